@@ -1,0 +1,32 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Ensemble",
+    products: [
+        .library(name: "Ensemble", targets: ["Ensemble"]),
+        .executable(name: "ensemble", targets: ["ensemble"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "COpenAL", pkgConfig: "openal", providers: [.apt(["libopenal-dev"])]),
+        .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CMpg123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
+        .target(
+            name: "Ensemble",
+            dependencies: ["COpenAL", "CSndfile", "CMpg123"]
+        ),
+        .executableTarget(
+            name: "ensemble",
+            dependencies: ["Ensemble", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // Test-only: counts heap allocations per thread so a test can prove the render path allocates nothing.
+        .target(name: "CAllocationCounter"),
+        .testTarget(
+            name: "EnsembleTests",
+            dependencies: ["Ensemble", "CAllocationCounter"]
+        ),
+    ]
+)

@@ -1,0 +1,42 @@
+// Interposes the C allocator for the test executable. glibc exports its real allocator as __libc_*,
+// so the wrappers need neither dlsym (which itself allocates) nor any state beyond two counters.
+// Counting is per thread: only the thread that called allocation_counter_start is counted, so the
+// event-delivery thread and XCTest's own threads do not pollute a render-thread measurement.
+#include "AllocationCounter.h"
+#include <stddef.h>
+#include <stdatomic.h>
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
+
+static __thread int counting;
+static __thread uint64_t thread_count;
+static _Atomic uint64_t process_total;
+
+static inline void note(void) {
+    atomic_fetch_add_explicit(&process_total, 1, memory_order_relaxed);
+    if (counting) thread_count++;
+}
+
+void *malloc(size_t size) { note(); return __libc_malloc(size); }
+void *calloc(size_t n, size_t size) { note(); return __libc_calloc(n, size); }
+void *realloc(void *p, size_t size) { note(); return __libc_realloc(p, size); }
+void free(void *p) { __libc_free(p); }
+void *memalign(size_t alignment, size_t size) { note(); return __libc_memalign(alignment, size); }
+void *aligned_alloc(size_t alignment, size_t size) { note(); return __libc_memalign(alignment, size); }
+int posix_memalign(void **out, size_t alignment, size_t size) {
+    note();
+    void *p = __libc_memalign(alignment, size);
+    if (!p) return 12; /* ENOMEM */
+    *out = p;
+    return 0;
+}
+
+void allocation_counter_start(void) { thread_count = 0; counting = 1; }
+uint64_t allocation_counter_stop(void) { counting = 0; return thread_count; }
+uint64_t allocation_counter_process_total(void) {
+    return atomic_load_explicit(&process_total, memory_order_relaxed);
+}

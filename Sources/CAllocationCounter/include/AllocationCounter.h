@@ -1,0 +1,12 @@
+#ifndef ENSEMBLE_ALLOCATION_COUNTER_H
+#define ENSEMBLE_ALLOCATION_COUNTER_H
+#include <stdint.h>
+
+/// Starts counting heap allocations made by the calling thread (and only that thread).
+void allocation_counter_start(void);
+/// Stops counting on the calling thread and returns how many allocations it made since the start.
+uint64_t allocation_counter_stop(void);
+/// Total allocations seen by the interposer in this process (proves the interposer is live).
+uint64_t allocation_counter_process_total(void);
+
+#endif

@@ -1,0 +1,3 @@
+#include <AL/al.h>
+#include <AL/alc.h>
+#include <AL/alext.h>
