@@ -1,0 +1,439 @@
+import Synchronization
+
+/// The render side: a preallocated pool of voices that it starts, mixes and ends, block by block.
+///
+/// Only one thread at a time may call `render` (the real-time output thread, or the offline renderer). It
+/// never allocates, locks, waits or calls user code: everything it needs is allocated in `init`, commands
+/// arrive through `commands`, and reports leave through `events`. The compiler checks the render path with
+/// `@_noLocks`; a test counts allocations while it runs.
+final class Mixer: @unchecked Sendable {
+    let sampleRate: Double
+    let maxBlockFrames: Int
+    let capacity: Int
+    let effectPolyphony: Int
+    /// Length of the fade given to a stolen effect.
+    let stealRampFrames: Int
+
+    let commands: CommandQueue
+    let events: EventQueue
+    let telemetry: VoiceTelemetry
+    let masterMeter = MeterReadout()
+
+    /// Output frames rendered so far: the engine's sample clock.
+    let clock = Atomic<Int64>(0)
+    /// Events that could not be delivered because every buffer was full (should stay 0).
+    let droppedEvents = Atomic<Int>(0)
+
+    private let pool: UnsafeMutablePointer<Voice>
+    /// What a free voice points at, so no voice ever holds a dangling pointer.
+    private let silence: UnsafeMutablePointer<Float>
+    /// Slots of sounding voices, kept sorted so voices are always summed in the same order (bit-exact results
+    /// whatever the block size).
+    private let active: UnsafeMutablePointer<Int32>
+    private var activeCount = 0
+    private var starts: StartQueue
+    private let scratchLeft: UnsafeMutablePointer<Float>
+    private let scratchRight: UnsafeMutablePointer<Float>
+    private let scratchGain: UnsafeMutablePointer<Float>
+    private let planarLeft: UnsafeMutablePointer<Float>
+    private let planarRight: UnsafeMutablePointer<Float>
+    /// Events of the current block (sorted by frame before they leave) followed by any the ring had no room for.
+    private let outbox: UnsafeMutablePointer<MixerEvent>
+    private let outboxCapacity: Int
+    private var outboxCount = 0
+    private var now: Int64 = 0
+
+    init(sampleRate: Double, maxBlockFrames: Int, capacity: Int, effectPolyphony: Int, stealRampFrames: Int,
+         commandCapacity: Int, eventCapacity: Int) {
+        self.sampleRate = sampleRate
+        self.maxBlockFrames = maxBlockFrames
+        self.capacity = capacity
+        self.effectPolyphony = effectPolyphony
+        self.stealRampFrames = stealRampFrames
+        commands = CommandQueue(minimumCapacity: commandCapacity)
+        events = EventQueue(minimumCapacity: eventCapacity)
+        telemetry = VoiceTelemetry(capacity: capacity)
+        let silence = UnsafeMutablePointer<Float>.allocate(capacity: 4)
+        silence.initialize(repeating: 0, count: 4)
+        self.silence = silence
+        pool = .allocate(capacity: capacity)
+        pool.initialize(repeating: Voice(source: VoiceSource(left: silence, right: silence, channelCount: 1,
+                                                              frameCount: 0, sampleRate: sampleRate)),
+                        count: capacity)
+        active = .allocate(capacity: capacity)
+        starts = StartQueue(capacity: capacity)
+        scratchLeft = .allocate(capacity: maxBlockFrames)
+        scratchRight = .allocate(capacity: maxBlockFrames)
+        scratchGain = .allocate(capacity: maxBlockFrames)
+        planarLeft = .allocate(capacity: maxBlockFrames)
+        planarRight = .allocate(capacity: maxBlockFrames)
+        outboxCapacity = 4 * capacity + 1024
+        outbox = .allocate(capacity: outboxCapacity)
+    }
+
+    deinit {
+        commands.deallocate()
+        events.deallocate()
+        telemetry.deallocate()
+        masterMeter.deallocate()
+        pool.deallocate()
+        silence.deallocate()
+        active.deallocate()
+        starts.deallocate()
+        for p in [scratchLeft, scratchRight, scratchGain, planarLeft, planarRight] { p.deallocate() }
+        outbox.deallocate()
+    }
+
+    // MARK: Rendering
+
+    /// Renders `frames` frames of the mix into two planar buffers (overwriting them).
+    @_noLocks
+    func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        var done = 0
+        while done < frames {
+            let n = min(maxBlockFrames, frames - done)
+            renderBlock(left + done, right + done, n)
+            done += n
+        }
+    }
+
+    /// Renders `frames` frames interleaved L R L R … (overwriting `output`), as files and OpenAL want them.
+    @_noLocks
+    func render(interleaved output: UnsafeMutablePointer<Float>, frames: Int) {
+        var done = 0
+        while done < frames {
+            let n = min(maxBlockFrames, frames - done)
+            renderBlock(planarLeft, planarRight, n)
+            let out = output + 2 * done
+            for j in 0..<n {
+                out[2 * j] = planarLeft[j]
+                out[2 * j + 1] = planarRight[j]
+            }
+            done += n
+        }
+    }
+
+    @_noLocks
+    private func renderBlock(_ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, _ n: Int) {
+        let t0 = now, t1 = now + Int64(n)
+        for j in 0..<n {
+            outL[j] = 0
+            outR[j] = 0
+        }
+        let firstEvent = outboxCount
+        while let command = commands.pop() { apply(command) }
+        activateStarts(before: t1)
+
+        var kept = 0
+        for k in 0..<activeCount {
+            let slot = Int(active[k])
+            if renderVoice(slot, t0, t1, outL, outR) {
+                active[kept] = active[k]
+                kept += 1
+            }
+        }
+        activeCount = kept
+
+        var master = MeterAccumulator()
+        master.add(left: outL, right: outR, count: n)
+        masterMeter.publish(master, blockFrames: n)
+
+        sortOutbox(from: firstEvent)
+        flushOutbox()
+        now = t1
+        clock.store(t1, ordering: .releasing)
+    }
+
+    /// Mixes one voice into the block; returns false when it ended (or paused) in this block.
+    @_noLocks
+    private func renderVoice(_ slot: Int, _ t0: Int64, _ t1: Int64,
+                             _ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>) -> Bool {
+        let begin = max(pool[slot].startFrame, t0)
+        if begin >= t1 { return true }
+        let stop = pool[slot].stopFrame
+        let end = min(stop, t1)
+        var meter = MeterAccumulator()
+        if end > begin {
+            let count = Int(end - begin)
+            let offset = Int(begin - t0)
+            let source = pool[slot].source
+            Resampler.fill(&pool[slot].cursor, source, scratchLeft, scratchRight, count: count)
+            GainStage.mix(pool[slot], frame: begin, count: count,
+                          source: scratchLeft, scratchRight, gainScratch: scratchGain,
+                          into: outL + offset, outR + offset, meter: &meter)
+        }
+        let v = pool[slot]
+        if v.metering { telemetry.meters[slot].publish(meter, blockFrames: Int(t1 - t0)) }
+        if stop > t1 {
+            telemetry.publish(slot: slot, generation: v.generation, phase: .playing, position: v.cursor.position)
+            return true
+        }
+        finish(slot, at: stop)
+        return false
+    }
+
+    /// Ends the voice in `slot` at `frame`: a natural end, the end of a stop or steal release, or a pause.
+    @_noLocks
+    private func finish(_ slot: Int, at frame: Int64) {
+        let v = pool[slot]
+        pool[slot].state = .free
+        if v.releaseIsPause && v.releaseEnd < v.naturalEnd {
+            telemetry.publish(slot: slot, generation: v.generation, phase: .paused, position: v.cursor.position)
+            post(MixerEvent(kind: .paused, reason: .stopped, slot: Int32(slot), generation: v.generation,
+                            frame: frame, position: v.cursor.position, pass: v.cursor.pass))
+        } else {
+            let reason: EndReason = v.naturalEnd <= v.releaseEnd ? .finished : v.releaseReason
+            telemetry.publish(slot: slot, generation: v.generation, phase: .ended, position: v.cursor.position)
+            post(MixerEvent(kind: .ended, reason: reason, slot: Int32(slot), generation: v.generation,
+                            frame: frame, position: v.cursor.position, pass: v.cursor.pass))
+        }
+        if v.metering { telemetry.meters[slot].clear() }
+    }
+
+    // MARK: Starting voices
+
+    @_noLocks
+    private func activateStarts(before end: Int64) {
+        while let entry = starts.top, entry.frame < end {
+            starts.removeTop()
+            let slot = Int(entry.slot)
+            if StartQueue.isStale(entry, in: pool) { continue }
+            if entry.frame < now {
+                // Late (the command arrived after its frame): start now, but where the sound would be had it
+                // started on time, so tracks started together stay together.
+                let late = now - entry.frame
+                if !pool[slot].cursor.skip(frames: late) {
+                    pool[slot].state = .free
+                    telemetry.publish(slot: slot, generation: entry.generation, phase: .ended, position: 0)
+                    post(MixerEvent(kind: .ended, reason: .finished, slot: entry.slot, generation: entry.generation,
+                                    frame: now, position: 0, pass: 0))
+                    continue
+                }
+                pool[slot].startFrame = now
+                pool[slot].attack = EdgeFade(zeroFrame: now, length: stealRampFrames, direction: 1)
+            }
+            pool[slot].updateNaturalEnd(now: pool[slot].startFrame)
+            let frame = pool[slot].startFrame
+            if pool[slot].isEffect { stealIfNeeded(at: frame) }
+            pool[slot].state = .playing
+            insertActive(Int32(slot))
+            telemetry.publish(slot: slot, generation: entry.generation, phase: .playing, position: pool[slot].cursor.position)
+            post(MixerEvent(kind: .started, reason: .finished, slot: entry.slot, generation: entry.generation,
+                            frame: frame, position: pool[slot].cursor.position, pass: pool[slot].cursor.pass))
+        }
+    }
+
+    /// Polyphony limit for one-shot effects: when a new effect starts on `frame` and `effectPolyphony` effects
+    /// are already sounding there, the oldest (earliest start, then earliest fire) fades out over
+    /// `stealRampFrames`. Tracks are never stolen. Decided from exact start/end frames, so the outcome does not
+    /// depend on block boundaries.
+    @_noLocks
+    private func stealIfNeeded(at frame: Int64) {
+        var sounding = 0
+        var oldest = -1
+        for k in 0..<activeCount {
+            let s = Int(active[k])
+            let v = pool[s]
+            guard v.isEffect, v.startFrame <= frame, v.stopFrame > frame, v.releaseStart > frame else { continue }
+            sounding += 1
+            if oldest < 0 {
+                oldest = s
+                continue
+            }
+            let o = pool[oldest]
+            if v.startFrame < o.startFrame || (v.startFrame == o.startFrame && v.sequence < o.sequence) {
+                oldest = s
+            }
+        }
+        if sounding >= effectPolyphony && oldest >= 0 {
+            pool[oldest].releaseStart = frame
+            pool[oldest].releaseLength = stealRampFrames
+            pool[oldest].releaseReason = .stolen
+            pool[oldest].releaseIsPause = false
+        }
+    }
+
+    @_noLocks
+    private func insertActive(_ slot: Int32) {
+        var lo = 0, hi = activeCount
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if active[mid] < slot { lo = mid + 1 } else { hi = mid }
+        }
+        let active = self.active
+        if lo < activeCount && active[lo] == slot { return }
+        var i = activeCount
+        while i > lo {
+            active[i] = active[i - 1]
+            i -= 1
+        }
+        active[lo] = slot
+        activeCount += 1
+    }
+
+    @_noLocks
+    private func removeActive(_ slot: Int32) {
+        var kept = 0
+        for k in 0..<activeCount where active[k] != slot {
+            active[kept] = active[k]
+            kept += 1
+        }
+        activeCount = kept
+    }
+
+    // MARK: Commands
+
+    @_noLocks
+    private func apply(_ command: MixerCommand) {
+        switch command {
+        case let .start(slot, generation, setup):
+            start(Int(slot), generation, setup)
+        case let .stop(slot, generation, frame, rampFrames):
+            guard let s = live(slot, generation) else { return }
+            let startFrame = pool[s].startFrame
+            if pool[s].isScheduled, frame <= startFrame {
+                // Stopped before it began: it never sounds.
+                pool[s].state = .free
+                telemetry.publish(slot: s, generation: generation, phase: .ended, position: pool[s].cursor.position)
+                post(MixerEvent(kind: .ended, reason: .stopped, slot: slot, generation: generation,
+                                frame: max(frame, now), position: pool[s].cursor.position, pass: pool[s].cursor.pass))
+                return
+            }
+            let at = max(frame, now)
+            let releaseStart = pool[s].releaseStart, releasingToPause = pool[s].releaseIsPause
+            if at < releaseStart || releasingToPause {
+                pool[s].releaseStart = at
+                pool[s].releaseLength = rampFrames
+                pool[s].releaseReason = .stopped
+                pool[s].releaseIsPause = false
+            }
+        case let .pause(slot, generation, rampFrames):
+            guard let s = live(slot, generation) else { return }
+            if pool[s].isScheduled {
+                pool[s].state = .free
+                telemetry.publish(slot: s, generation: generation, phase: .paused, position: pool[s].cursor.position)
+                post(MixerEvent(kind: .paused, reason: .stopped, slot: slot, generation: generation,
+                                frame: now, position: pool[s].cursor.position, pass: pool[s].cursor.pass))
+            } else if pool[s].releaseStart == .max {
+                pool[s].releaseStart = max(now, pool[s].startFrame)
+                pool[s].releaseLength = rampFrames
+                pool[s].releaseIsPause = true
+            }
+        case let .seek(slot, generation, position):
+            guard let s = live(slot, generation) else { return }
+            pool[s].cursor.position = min(max(position, 0), max(pool[s].cursor.length, 0))
+            pool[s].cursor.fraction = 0
+            pool[s].cursor.wrap()
+            pool[s].updateNaturalEnd(now: now)
+        case let .setVolume(slot, generation, volume, rampFrames):
+            guard let s = live(slot, generation) else { return }
+            let at = max(now, pool[s].startFrame)
+            pool[s].volume = LinearRamp(from: pool[s].volume.value(at: at), to: volume, startFrame: at, length: rampFrames)
+        case let .setPan(slot, generation, matrix, rampFrames):
+            guard let s = live(slot, generation) else { return }
+            pool[s].setPan(matrix, at: max(now, pool[s].startFrame), rampFrames: rampFrames)
+        case let .setRate(slot, generation, step):
+            guard let s = live(slot, generation) else { return }
+            pool[s].cursor.step = step
+            pool[s].updateNaturalEnd(now: now)
+        case let .setLoops(slot, generation, loops):
+            guard let s = live(slot, generation) else { return }
+            // A pass already under way is always finished, even if the new count is lower.
+            pool[s].cursor.loops = loops < 0 ? -1 : max(loops, pool[s].cursor.pass)
+            pool[s].updateNaturalEnd(now: now)
+        case let .setFades(slot, generation, fadeInFrames, fadeOutFrames):
+            guard let s = live(slot, generation) else { return }
+            pool[s].fadeIn = EdgeFade(zeroFrame: pool[s].fadeIn.zeroFrame, length: fadeInFrames, direction: 1)
+            pool[s].fadeOutFrames = fadeOutFrames
+        case let .setMetering(slot, generation, enabled):
+            guard let s = live(slot, generation) else { return }
+            pool[s].metering = enabled
+            if !enabled { telemetry.meters[s].clear() }
+        }
+    }
+
+    /// The slot index if it holds a scheduled or playing voice of `generation`.
+    @inline(__always)
+    private func live(_ slot: Int32, _ generation: UInt32) -> Int? {
+        let s = Int(slot)
+        guard s >= 0, s < capacity, !pool[s].isFree, pool[s].generation == generation else { return nil }
+        return s
+    }
+
+    @_noLocks
+    private func start(_ slot: Int, _ generation: UInt32, _ setup: VoiceSetup) {
+        guard slot >= 0, slot < capacity else { return }
+        if pool[slot].isPlaying {
+            // Restarting a sounding slot cuts the old voice where it is.
+            let old = pool[slot]
+            removeActive(Int32(slot))
+            post(MixerEvent(kind: .ended, reason: .stopped, slot: Int32(slot), generation: old.generation,
+                            frame: now, position: old.cursor.position, pass: old.cursor.pass))
+        }
+        var v = Voice(source: setup.source)
+        v.state = .scheduled
+        v.generation = generation
+        v.isEffect = setup.isEffect
+        v.sequence = setup.sequence
+        v.cursor = SourceCursor(position: min(max(setup.startPosition, 0), setup.source.frameCount),
+                                fraction: 0, pass: max(setup.startPass, 0), loops: setup.loops,
+                                step: setup.step,
+                                length: setup.source.frameCount)
+        v.cursor.wrap()
+        v.startFrame = setup.startFrame
+        v.volume = .constant(setup.volume)
+        v.panTo = setup.pan
+        v.panFrom = setup.pan
+        v.fadeIn = EdgeFade(zeroFrame: setup.fadeInFrame, length: setup.fadeInFrames, direction: 1)
+        v.fadeOutFrames = setup.fadeOutFrames
+        v.attack = EdgeFade(zeroFrame: setup.startFrame, length: setup.attackFrames, direction: 1)
+        v.metering = setup.metering
+        pool[slot] = v
+        pool[slot].updateNaturalEnd(now: setup.startFrame)
+        telemetry.publish(slot: slot, generation: generation, phase: .scheduled, position: v.cursor.position)
+        if !starts.insert(StartQueue.Entry(frame: setup.startFrame, sequence: setup.sequence, slot: Int32(slot),
+                                           generation: generation), pool: pool) {
+            pool[slot].state = .free
+            droppedEvents.add(1, ordering: .relaxed)
+        }
+    }
+
+    // MARK: Events
+
+    @inline(__always)
+    private func post(_ event: MixerEvent) {
+        if outboxCount < outboxCapacity {
+            outbox[outboxCount] = event
+            outboxCount += 1
+        } else {
+            droppedEvents.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// Stable insertion sort by frame of this block's events (few, and mostly in order already).
+    @_noLocks
+    private func sortOutbox(from first: Int) {
+        guard outboxCount - first > 1 else { return }
+        let outbox = self.outbox
+        for i in (first + 1)..<outboxCount {
+            let e = outbox[i]
+            var j = i
+            while j > first && outbox[j - 1].frame > e.frame {
+                outbox[j] = outbox[j - 1]
+                j -= 1
+            }
+            outbox[j] = e
+        }
+    }
+
+    @_noLocks
+    private func flushOutbox() {
+        let outbox = self.outbox, events = self.events, count = outboxCount
+        var sent = 0
+        while sent < count && events.push(outbox[sent]) { sent += 1 }
+        if sent == 0 { return }
+        let rest = count - sent
+        for i in 0..<rest { outbox[i] = outbox[sent + i] }
+        outboxCount = rest
+    }
+}

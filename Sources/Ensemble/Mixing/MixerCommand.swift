@@ -1,0 +1,81 @@
+/// Everything a voice needs to start, sent by value so the render side never reads control-side memory.
+struct VoiceSetup: BitwiseCopyable {
+    var source: VoiceSource
+    var isEffect: Bool
+    /// Output frame of the first sample.
+    var startFrame: Int64
+    /// File frame the first pass starts at (`offset`, or the position a resumed/seeked track continues from).
+    var startPosition: Int
+    /// Which pass `startPosition` is in (non-zero when a looping track is resumed after a pause).
+    var startPass: Int
+    /// 0 = play once, n = n extra passes, -1 = forever.
+    var loops: Int
+    var volume: Float
+    var pan: PanMatrix
+    /// Cursor step for the voice's rate and sample rate (see `SourceCursor.step`).
+    var step: UInt64
+    /// Linear fade-in length from `fadeInFrame`, and fade-out length ending at the voice's end, in frames.
+    var fadeInFrame: Int64
+    var fadeInFrames: Int
+    var fadeOutFrames: Int
+    /// Frames of the short ramp that hides a start in the middle of a waveform (resume, late start).
+    var attackFrames: Int
+    var metering: Bool
+    /// Order of `fire`/`play` calls, to break ties between voices that start on the same frame.
+    var sequence: UInt64
+}
+
+/// A request from the control side to the render side. Each names the slot it acts on and the slot's
+/// generation, so a late command for a voice that has since been reused is ignored.
+enum MixerCommand: BitwiseCopyable {
+    case start(slot: Int32, generation: UInt32, VoiceSetup)
+    /// Begin the release (fade to silence) at `frame`, over `rampFrames` (0 = hard cut), then end the voice.
+    case stop(slot: Int32, generation: UInt32, frame: Int64, rampFrames: Int)
+    /// Like stop, but the voice keeps its position and reports `.paused` instead of finishing.
+    case pause(slot: Int32, generation: UInt32, rampFrames: Int)
+    case seek(slot: Int32, generation: UInt32, position: Int)
+    case setVolume(slot: Int32, generation: UInt32, volume: Float, rampFrames: Int)
+    case setPan(slot: Int32, generation: UInt32, matrix: PanMatrix, rampFrames: Int)
+    /// `step` is the cursor step for the new rate (see `SourceCursor.step`), computed on the control side.
+    case setRate(slot: Int32, generation: UInt32, step: UInt64)
+    case setLoops(slot: Int32, generation: UInt32, loops: Int)
+    case setFades(slot: Int32, generation: UInt32, fadeInFrames: Int, fadeOutFrames: Int)
+    case setMetering(slot: Int32, generation: UInt32, enabled: Bool)
+}
+
+/// Why a voice stopped sounding.
+public enum EndReason: String, Sendable, Codable, BitwiseCopyable {
+    /// It played to the end of its last pass.
+    case finished
+    /// `stop` was called (with or without a fade).
+    case stopped
+    /// A newer one-shot effect took its place under the polyphony limit.
+    case stolen
+}
+
+/// A report from the render side, delivered to callbacks on the event thread.
+struct MixerEvent: BitwiseCopyable {
+    enum Kind: UInt8, BitwiseCopyable {
+        case started, paused, ended
+    }
+    var kind: Kind
+    var reason: EndReason
+    var slot: Int32
+    var generation: UInt32
+    /// Output frame: the first sample for `.started`, the frame after the last sample for `.ended`/`.paused`.
+    var frame: Int64
+    /// File frame and pass where a paused voice stopped, so `play()` can continue from there.
+    var position: Int
+    var pass: Int
+
+    @_noLocks
+    init(kind: Kind, reason: EndReason, slot: Int32, generation: UInt32, frame: Int64, position: Int, pass: Int) {
+        self.kind = kind
+        self.reason = reason
+        self.slot = slot
+        self.generation = generation
+        self.frame = frame
+        self.position = position
+        self.pass = pass
+    }
+}

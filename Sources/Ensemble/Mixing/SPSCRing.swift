@@ -1,0 +1,118 @@
+import Synchronization
+
+/// The index protocol of a bounded single-producer / single-consumer ring: the only way data crosses between
+/// the control side and the render side.
+///
+/// It is a struct of pointers rather than a class, and not generic, so the render side can use it without
+/// reference counting or unspecialised generic code. Producers on the control side are serialised by the
+/// engine's control lock; the consumer is the one render thread (or the one event-delivery thread).
+struct RingIndices: @unchecked Sendable {
+    /// `cells[0]` counts reads, `cells[8]` counts writes (apart, so each side writes its own cache line).
+    /// Both count up forever; `capacity` is a power of two so `& mask` finds the slot.
+    private let cells: UnsafeMutablePointer<Atomic<Int>>
+    let capacity: Int
+    let mask: Int
+
+    init(minimumCapacity: Int) {
+        var capacity = 2
+        while capacity < minimumCapacity { capacity <<= 1 }
+        self.capacity = capacity
+        mask = capacity - 1
+        cells = .allocate(capacity: 16)
+        for i in 0..<16 { (cells + i).initialize(to: Atomic(0)) }
+    }
+
+    func deallocate() {
+        cells.deinitialize(count: 16)
+        cells.deallocate()
+    }
+
+    /// Producer: the first free position if `n` positions are free, else nil.
+    @_noLocks
+    func reserve(_ n: Int) -> Int? {
+        let w = cells[8].load(ordering: .relaxed)
+        return capacity - (w - cells[0].load(ordering: .acquiring)) >= n ? w : nil
+    }
+
+    /// Producer: makes everything written before `end` visible to the consumer at once.
+    @_noLocks
+    func publish(_ end: Int) { cells[8].store(end, ordering: .releasing) }
+
+    /// Consumer: the oldest unread position, or nil when empty.
+    @_noLocks
+    func next() -> Int? {
+        let r = cells[0].load(ordering: .relaxed)
+        return r == cells[8].load(ordering: .acquiring) ? nil : r
+    }
+
+    /// Consumer: hands position `r` back to the producer.
+    @_noLocks
+    func consumed(_ r: Int) { cells[0].store(r + 1, ordering: .releasing) }
+
+    /// Unread elements (a snapshot; either side may ask).
+    func count() -> Int { cells[8].load(ordering: .acquiring) - cells[0].load(ordering: .acquiring) }
+}
+
+/// Commands from the control side to the render side.
+struct CommandQueue: @unchecked Sendable {
+    let indices: RingIndices
+    private let storage: UnsafeMutablePointer<MixerCommand>
+
+    init(minimumCapacity: Int) {
+        indices = RingIndices(minimumCapacity: minimumCapacity)
+        storage = .allocate(capacity: indices.capacity)
+    }
+
+    func deallocate() {
+        indices.deallocate()
+        storage.deallocate()
+    }
+
+    /// Appends all of `batch` or nothing, published with one store, so the render side never sees half of a
+    /// batch (a synchronised group start must land in one render block).
+    func push(_ batch: [MixerCommand]) -> Bool {
+        guard let w = indices.reserve(batch.count) else { return false }
+        for (i, c) in batch.enumerated() { storage[(w + i) & indices.mask] = c }
+        indices.publish(w + batch.count)
+        return true
+    }
+
+    @_noLocks
+    func pop() -> MixerCommand? {
+        guard let r = indices.next() else { return nil }
+        let c = storage[r & indices.mask]
+        indices.consumed(r)
+        return c
+    }
+}
+
+/// Reports from the render side to the event-delivery thread.
+struct EventQueue: @unchecked Sendable {
+    let indices: RingIndices
+    private let storage: UnsafeMutablePointer<MixerEvent>
+
+    init(minimumCapacity: Int) {
+        indices = RingIndices(minimumCapacity: minimumCapacity)
+        storage = .allocate(capacity: indices.capacity)
+    }
+
+    func deallocate() {
+        indices.deallocate()
+        storage.deallocate()
+    }
+
+    @_noLocks
+    func push(_ event: MixerEvent) -> Bool {
+        guard let w = indices.reserve(1) else { return false }
+        storage[w & indices.mask] = event
+        indices.publish(w + 1)
+        return true
+    }
+
+    func pop() -> MixerEvent? {
+        guard let r = indices.next() else { return nil }
+        let e = storage[r & indices.mask]
+        indices.consumed(r)
+        return e
+    }
+}

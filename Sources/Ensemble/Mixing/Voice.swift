@@ -1,0 +1,137 @@
+/// One playing instance of a sound, as the render side holds it: a cursor plus the gains that shape it.
+///
+/// Tracks and one-shot effects are both voices. All fields are plain values; voices live in a preallocated
+/// pool and are addressed by slot index.
+struct Voice: BitwiseCopyable {
+    enum State: UInt8, BitwiseCopyable {
+        case free, scheduled, playing
+    }
+
+    var state: State = .free
+    var generation: UInt32 = 0
+    var isEffect = false
+    var sequence: UInt64 = 0
+    var source: VoiceSource
+    var cursor = SourceCursor(position: 0, fraction: 0, pass: 0, loops: 0, step: SourceCursor.one, length: 0)
+
+    /// First output frame of the voice.
+    var startFrame: Int64 = 0
+    /// Output frame after the last sample of the last pass at the current rate, or `Int64.max` when looping forever.
+    var naturalEnd: Int64 = .max
+
+    var volume = LinearRamp.constant(1)
+    var panFrom = PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0, rightFromRight: 1)
+    var panTo = PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0, rightFromRight: 1)
+    var panRampStart: Int64 = 0
+    var panRampLength = 0
+    var fadeIn = EdgeFade(zeroFrame: 0, length: 0, direction: 1)
+    var fadeOutFrames = 0
+    var attack = EdgeFade(zeroFrame: 0, length: 0, direction: 1)
+
+    /// Output frame at which the release (stop/pause/steal fade) starts; `Int64.max` for none.
+    var releaseStart: Int64 = .max
+    var releaseLength = 0
+    var releaseReason = EndReason.stopped
+    var releaseIsPause = false
+
+    var metering = false
+
+    // Pattern matches rather than `==`: the synthesized Equatable goes through generic code that the
+    // render path's @_noLocks check rejects in debug builds.
+    var isFree: Bool { @_noLocks get { if case .free = state { true } else { false } } }
+    var isScheduled: Bool { @_noLocks get { if case .scheduled = state { true } else { false } } }
+    var isPlaying: Bool { @_noLocks get { if case .playing = state { true } else { false } } }
+
+    @_noLocks
+    init(source: VoiceSource) {
+        self.source = source
+    }
+
+    /// Frame at which the release has fully faded out.
+    var releaseEnd: Int64 {
+        @_noLocks get {
+            releaseStart == .max ? .max : releaseStart + Int64(releaseLength)
+        }
+    }
+
+    /// The frame where the voice stops producing sound for good (natural end or end of release).
+    var stopFrame: Int64 { @_noLocks get { min(naturalEnd, releaseEnd) } }
+
+    /// Fade-out ending at the natural end (g = (E − t)/N), or nothing for a voice that loops forever.
+    var fadeOut: EdgeFade {
+        @_noLocks get {
+            let length = naturalEnd == .max ? 0 : fadeOutFrames
+            return EdgeFade(zeroFrame: naturalEnd, length: length, direction: -1)
+
+        }
+    }
+
+    /// Gain multiplier of the release: 1 before it starts, falling to 0 at its end.
+    @inline(__always)
+    @_noLocks
+    func release(at frame: Int64) -> Float {
+        if frame < releaseStart { return 1 }
+        if releaseLength == 0 { return 0 }
+        let d = frame - releaseStart
+        return d >= Int64(releaseLength) ? 0 : 1 - Float(d) / Float(releaseLength)
+    }
+
+    /// The scalar gain at `frame`: volume · fade-in · fade-out · attack · release, always in this order so that
+    /// the constant and the per-sample paths give the same bits.
+    @inline(__always)
+    @_noLocks
+    func gain(at frame: Int64) -> Float {
+        volume.value(at: frame) * fadeIn.value(at: frame) * fadeOut.value(at: frame)
+            * attack.value(at: frame) * release(at: frame)
+    }
+
+    @inline(__always)
+    @_noLocks
+
+    func panMatrix(at frame: Int64) -> PanMatrix {
+        if panRampLength == 0 || frame >= panRampStart + Int64(panRampLength) { return panTo }
+        if frame <= panRampStart { return panFrom }
+        return PanMatrix.mix(panFrom, panTo, Float(frame - panRampStart) / Float(panRampLength))
+    }
+
+    /// Re-derives the natural end after anything that moves it (start, seek, rate or loop change), seen from
+    /// output frame `now` (the frame the cursor is about to produce).
+    @_noLocks
+    mutating func updateNaturalEnd(now: Int64) {
+        let from = max(now, startFrame)
+        if let frames = cursor.framesUntilEnd() {
+            let (end, overflow) = from.addingReportingOverflow(frames)
+            naturalEnd = overflow ? .max : end
+        } else {
+            naturalEnd = .max
+        }
+    }
+
+    /// Sets a new pan target reached `rampFrames` after `frame`, starting from wherever the pan is at `frame`.
+    /// The matrix comes computed from the control side (it needs cos and sin, which the render side avoids).
+    @_noLocks
+    mutating func setPan(_ matrix: PanMatrix, at frame: Int64, rampFrames: Int) {
+        let current = panMatrix(at: frame)
+        panFrom = current
+        panTo = matrix
+        panRampStart = frame
+        panRampLength = rampFrames
+    }
+
+    /// True when some gain or pan changes inside [start, end), so the block needs the per-sample path.
+    @_noLocks
+    func gainVaries(in start: Int64, _ end: Int64) -> Bool {
+        if volume.varies(in: start, end) { return true }
+        if fadeIn.varies(in: start, end) { return true }
+        if fadeOut.varies(in: start, end) { return true }
+        if attack.varies(in: start, end) { return true }
+        return releaseStart < end && releaseEnd > start
+    }
+
+    @_noLocks
+
+    func panVaries(in start: Int64, _ end: Int64) -> Bool {
+        if panRampLength == 0 || panFrom.isSame(as: panTo) { return false }
+        return start < panRampStart + Int64(panRampLength) && end > panRampStart
+    }
+}

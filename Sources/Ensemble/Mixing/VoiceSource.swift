@@ -1,0 +1,12 @@
+/// The render side's view of a `Sound`: raw pointers to its planar samples, no reference.
+///
+/// The control side keeps the owning `Sound` alive for as long as any voice may read these pointers
+/// (until the render side reports the voice's slot as finished).
+struct VoiceSource: BitwiseCopyable {
+    var left: UnsafePointer<Float>
+    /// Same as `left` for a mono sound.
+    var right: UnsafePointer<Float>
+    var channelCount: Int
+    var frameCount: Int
+    var sampleRate: Double
+}
