@@ -177,7 +177,9 @@ final class Mixer: @unchecked Sendable {
     private func finish(_ slot: Int, at frame: Int64) {
         let v = pool[slot]
         pool[slot].state = .free
-        if v.releaseIsPause && v.releaseEnd < v.naturalEnd {
+        if v.releaseIsPause, v.releaseEnd < v.naturalEnd {
+            pool[slot].state = .paused
+            pool[slot].releaseStart = .max
             telemetry.publish(slot: slot, generation: v.generation, phase: .paused, position: v.cursor.position)
             post(MixerEvent(kind: .paused, reason: .stopped, slot: Int32(slot), generation: v.generation,
                             frame: frame, position: v.cursor.position, pass: v.cursor.pass))
@@ -290,8 +292,9 @@ final class Mixer: @unchecked Sendable {
             start(Int(slot), generation, setup)
         case let .stop(slot, generation, frame, rampFrames):
             guard let s = live(slot, generation) else { return }
-            let startFrame = pool[s].startFrame
-            if pool[s].isScheduled, frame <= startFrame {
+            let v = pool[s]
+            let neverSounds = v.isScheduled && frame <= v.startFrame
+            if v.isPaused || neverSounds {
                 // Stopped before it began: it never sounds.
                 pool[s].state = .free
                 telemetry.publish(slot: s, generation: generation, phase: .ended, position: pool[s].cursor.position)
@@ -307,10 +310,31 @@ final class Mixer: @unchecked Sendable {
                 pool[s].releaseReason = .stopped
                 pool[s].releaseIsPause = false
             }
+        case let .resume(slot, generation, frame, rampFrames):
+            guard let s = live(slot, generation) else { return }
+            if pool[s].isPaused {
+                let at = max(frame, now)
+                pool[s].state = .scheduled
+                pool[s].startFrame = at
+                pool[s].attack = EdgeFade(zeroFrame: at, length: rampFrames, direction: 1)
+                pool[s].updateNaturalEnd(now: at)
+                telemetry.publish(slot: s, generation: generation, phase: .scheduled, position: pool[s].cursor.position)
+                if !starts.insert(StartQueue.Entry(frame: at, sequence: pool[s].sequence, slot: slot,
+                                                   generation: generation), pool: pool) {
+                    droppedEvents.add(1, ordering: .relaxed)
+                }
+            } else if pool[s].releaseIsPause, pool[s].releaseStart != .max {
+                // Still fading towards the pause: glide the volume back up from where the fade has got to.
+                let at = max(now, pool[s].startFrame)
+                let level = pool[s].volume.value(at: at) * pool[s].release(at: at)
+                pool[s].volume = LinearRamp(from: level, to: pool[s].volume.to, startFrame: at, length: rampFrames)
+                pool[s].releaseStart = .max
+                pool[s].releaseIsPause = false
+            }
         case let .pause(slot, generation, rampFrames):
             guard let s = live(slot, generation) else { return }
             if pool[s].isScheduled {
-                pool[s].state = .free
+                pool[s].state = .paused
                 telemetry.publish(slot: s, generation: generation, phase: .paused, position: pool[s].cursor.position)
                 post(MixerEvent(kind: .paused, reason: .stopped, slot: slot, generation: generation,
                                 frame: now, position: pool[s].cursor.position, pass: pool[s].cursor.pass))
@@ -380,18 +404,19 @@ final class Mixer: @unchecked Sendable {
                                 step: setup.step,
                                 length: setup.source.frameCount)
         v.cursor.wrap()
-        v.startFrame = setup.startFrame
+        let startFrame = setup.startFrame == .min ? now : setup.startFrame
+        v.startFrame = startFrame
         v.volume = .constant(setup.volume)
         v.panTo = setup.pan
         v.panFrom = setup.pan
-        v.fadeIn = EdgeFade(zeroFrame: setup.fadeInFrame, length: setup.fadeInFrames, direction: 1)
+        v.fadeIn = EdgeFade(zeroFrame: startFrame, length: setup.fadeInFrames, direction: 1)
         v.fadeOutFrames = setup.fadeOutFrames
-        v.attack = EdgeFade(zeroFrame: setup.startFrame, length: setup.attackFrames, direction: 1)
+        v.attack = EdgeFade(zeroFrame: startFrame, length: setup.attackFrames, direction: 1)
         v.metering = setup.metering
         pool[slot] = v
-        pool[slot].updateNaturalEnd(now: setup.startFrame)
+        pool[slot].updateNaturalEnd(now: startFrame)
         telemetry.publish(slot: slot, generation: generation, phase: .scheduled, position: v.cursor.position)
-        if !starts.insert(StartQueue.Entry(frame: setup.startFrame, sequence: setup.sequence, slot: Int32(slot),
+        if !starts.insert(StartQueue.Entry(frame: startFrame, sequence: setup.sequence, slot: Int32(slot),
                                            generation: generation), pool: pool) {
             pool[slot].state = .free
             droppedEvents.add(1, ordering: .relaxed)

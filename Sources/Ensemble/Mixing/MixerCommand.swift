@@ -1,8 +1,8 @@
 /// Everything a voice needs to start, sent by value so the render side never reads control-side memory.
-struct VoiceSetup: BitwiseCopyable {
+struct VoiceSetup: BitwiseCopyable, Sendable {
     var source: VoiceSource
     var isEffect: Bool
-    /// Output frame of the first sample.
+    /// Output frame of the first sample; `Int64.min` means the first frame of the block that receives it.
     var startFrame: Int64
     /// File frame the first pass starts at (`offset`, or the position a resumed/seeked track continues from).
     var startPosition: Int
@@ -14,8 +14,7 @@ struct VoiceSetup: BitwiseCopyable {
     var pan: PanMatrix
     /// Cursor step for the voice's rate and sample rate (see `SourceCursor.step`).
     var step: UInt64
-    /// Linear fade-in length from `fadeInFrame`, and fade-out length ending at the voice's end, in frames.
-    var fadeInFrame: Int64
+    /// Linear fade-in length from the start frame, and fade-out length ending at the voice's end, in frames.
     var fadeInFrames: Int
     var fadeOutFrames: Int
     /// Frames of the short ramp that hides a start in the middle of a waveform (resume, late start).
@@ -27,12 +26,14 @@ struct VoiceSetup: BitwiseCopyable {
 
 /// A request from the control side to the render side. Each names the slot it acts on and the slot's
 /// generation, so a late command for a voice that has since been reused is ignored.
-enum MixerCommand: BitwiseCopyable {
+enum MixerCommand: BitwiseCopyable, Sendable {
     case start(slot: Int32, generation: UInt32, VoiceSetup)
     /// Begin the release (fade to silence) at `frame`, over `rampFrames` (0 = hard cut), then end the voice.
     case stop(slot: Int32, generation: UInt32, frame: Int64, rampFrames: Int)
     /// Like stop, but the voice keeps its position and reports `.paused` instead of finishing.
     case pause(slot: Int32, generation: UInt32, rampFrames: Int)
+    /// Continues a paused voice from its cursor at `frame` (or cancels a pause still fading out).
+    case resume(slot: Int32, generation: UInt32, frame: Int64, rampFrames: Int)
     case seek(slot: Int32, generation: UInt32, position: Int)
     case setVolume(slot: Int32, generation: UInt32, volume: Float, rampFrames: Int)
     case setPan(slot: Int32, generation: UInt32, matrix: PanMatrix, rampFrames: Int)

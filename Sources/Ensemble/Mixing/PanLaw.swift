@@ -6,7 +6,7 @@ import Foundation
 /// Mono (`in = s`, only `leftFromLeft`/`rightFromLeft` used): x = (pan+1)/2, L = s·cos(xπ/2), R = s·sin(xπ/2).
 /// Stereo, pan ≤ 0: x = pan+1, L = inL + inR·cos(xπ/2), R = inR·sin(xπ/2).
 /// Stereo, pan > 0: x = pan,   L = inL·cos(xπ/2),       R = inR + inL·sin(xπ/2).
-struct PanMatrix: BitwiseCopyable {
+struct PanMatrix: BitwiseCopyable, Sendable {
     var leftFromLeft: Float
     var leftFromRight: Float
     var rightFromLeft: Float

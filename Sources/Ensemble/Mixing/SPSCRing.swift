@@ -49,6 +49,9 @@ struct RingIndices: @unchecked Sendable {
     @_noLocks
     func consumed(_ r: Int) { cells[0].store(r + 1, ordering: .releasing) }
 
+    /// Elements pushed so far, over the ring's whole life.
+    func written() -> Int { cells[8].load(ordering: .acquiring) }
+
     /// Unread elements (a snapshot; either side may ask).
     func count() -> Int { cells[8].load(ordering: .acquiring) - cells[0].load(ordering: .acquiring) }
 }

@@ -5,6 +5,8 @@
 struct Voice: BitwiseCopyable {
     enum State: UInt8, BitwiseCopyable {
         case free, scheduled, playing
+        /// Silent and out of the mix, cursor kept for `resume`.
+        case paused
     }
 
     var state: State = .free
@@ -41,6 +43,7 @@ struct Voice: BitwiseCopyable {
     var isFree: Bool { @_noLocks get { if case .free = state { true } else { false } } }
     var isScheduled: Bool { @_noLocks get { if case .scheduled = state { true } else { false } } }
     var isPlaying: Bool { @_noLocks get { if case .playing = state { true } else { false } } }
+    var isPaused: Bool { @_noLocks get { if case .paused = state { true } else { false } } }
 
     @_noLocks
     init(source: VoiceSource) {

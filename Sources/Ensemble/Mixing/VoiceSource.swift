@@ -1,8 +1,9 @@
-/// The render side's view of a `Sound`: raw pointers to its planar samples, no reference.
+/// The render side's view of a `Sound`: raw pointers to its planar samples, no reference. Sendable because the
+/// samples it points to are never written after the `Sound` is made.
 ///
 /// The control side keeps the owning `Sound` alive for as long as any voice may read these pointers
 /// (until the render side reports the voice's slot as finished).
-struct VoiceSource: BitwiseCopyable {
+struct VoiceSource: BitwiseCopyable, @unchecked Sendable {
     var left: UnsafePointer<Float>
     /// Same as `left` for a mono sound.
     var right: UnsafePointer<Float>

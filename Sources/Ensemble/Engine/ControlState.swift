@@ -1,0 +1,82 @@
+/// The control side's bookkeeping of voice slots, guarded by the engine's lock.
+///
+/// A slot belongs to one track for the track's whole life, or to one fired effect until the render side
+/// reports it ended. The slot keeps its `Sound` alive for as long as the render side may read it.
+struct ControlState {
+    enum Owner {
+        case none
+        case track(WeakTrack)
+        case effect(FiredEffect)
+        /// The track was released while its voice still sounded: free the slot when the voice ends.
+        case released
+    }
+
+    struct FiredEffect {
+        var effect: SoundEffect
+        var completion: (@Sendable (EffectCompletion) -> Void)?
+    }
+
+    struct Record {
+        var generation: UInt32 = 0
+        var sound: Sound?
+        var owner = Owner.none
+    }
+
+    var records: [Record]
+    /// Free slots, as a stack (the most recently freed is reused first: its memory is warm).
+    var free: [Int32]
+    var sequence: UInt64 = 0
+    /// Command batches that found the ring full, sent in order as soon as it has room.
+    var overflow: [[MixerCommand]] = []
+    var effects: [Int: (effect: SoundEffect, sound: Sound)] = [:]
+    var nextEffectID = 1
+
+    init(capacity: Int) {
+        records = Array(repeating: Record(), count: capacity)
+        free = (0..<Int32(capacity)).reversed()
+    }
+
+    /// Sends `batch` whole, behind any batches still waiting for room.
+    mutating func send(_ batch: [MixerCommand], to queue: CommandQueue) {
+        flushOverflow(to: queue)
+        if !overflow.isEmpty || !queue.push(batch) {
+            overflow.append(batch)
+        }
+    }
+
+    mutating func flushOverflow(to queue: CommandQueue) {
+        while let first = overflow.first, queue.push(first) {
+            overflow.removeFirst()
+        }
+    }
+
+    mutating func nextSequence() -> UInt64 {
+        sequence += 1
+        return sequence
+    }
+
+    /// Takes a free slot and starts its next generation.
+    mutating func claim(sound: Sound, owner: Owner) -> (slot: Int32, generation: UInt32)? {
+        guard let slot = free.popLast() else { return nil }
+        records[Int(slot)].sound = sound
+        records[Int(slot)].owner = owner
+        records[Int(slot)].generation &+= 1
+        return (slot, records[Int(slot)].generation)
+    }
+
+    mutating func nextGeneration(_ slot: Int32) -> UInt32 {
+        records[Int(slot)].generation &+= 1
+        return records[Int(slot)].generation
+    }
+
+    mutating func release(_ slot: Int32) {
+        records[Int(slot)].sound = nil
+        records[Int(slot)].owner = .none
+        free.append(slot)
+    }
+}
+
+/// A weak reference, so the engine's slot table never keeps a track alive.
+struct WeakTrack {
+    weak var track: Track?
+}

@@ -1,0 +1,76 @@
+/// One-shot effects, in the manner of System Sound Services: register a short sound once, fire it any number
+/// of times (instances overlap), get a completion callback per firing, dispose of it when done.
+extension Engine {
+    /// Registers `sound` (at most `Configuration.maxEffectDuration` seconds) for `fire`.
+    public func registerEffect(_ sound: Sound) throws(EngineError) -> SoundEffect {
+        guard sound.duration <= Configuration.maxEffectDuration else {
+            throw .effectTooLong(sound: sound.name, duration: sound.duration, limit: Configuration.maxEffectDuration)
+        }
+        return control.withLock { state in
+            let effect = SoundEffect(id: state.nextEffectID, name: sound.name, duration: sound.duration)
+            state.nextEffectID += 1
+            state.effects[effect.id] = (effect, sound)
+            return effect
+        }
+    }
+
+    /// Forgets `effect`. Instances already fired keep playing to their end and still report completion.
+    public func dispose(_ effect: SoundEffect) {
+        _ = control.withLock { state in state.effects.removeValue(forKey: effect.id) }
+    }
+
+    /// Plays `effect` once, as soon as possible or at `time` on the engine clock.
+    @discardableResult
+    public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, at time: Double? = nil,
+                     completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
+        var frame: Int64?
+        if let time {
+            guard time.isFinite else { throw .invalidParameter(name: "time", value: time, expected: "a finite time") }
+            frame = self.frame(for: time)
+        }
+        return try fire(effect, volume: volume, pan: pan, atFrame: frame, completion: completion)
+    }
+
+    /// Plays `effect` once starting exactly on output frame `frame` (nil: as soon as possible).
+    @discardableResult
+    public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, atFrame frame: Int64?,
+                     completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
+        guard volume.isFinite, volume >= 0, volume <= 1 else {
+            throw .invalidParameter(name: "volume", value: Double(volume), expected: "0…1")
+        }
+        guard pan.isFinite, pan >= -1, pan <= 1 else {
+            throw .invalidParameter(name: "pan", value: Double(pan), expected: "−1…1")
+        }
+        let claimed: (slot: Int32, generation: UInt32, sound: Sound, sequence: UInt64)? = try control.withLock {
+            state throws(EngineError) in
+            guard let registered = state.effects[effect.id] else { throw .unknownEffect(id: effect.id) }
+            let fired = ControlState.FiredEffect(effect: registered.effect, completion: completion)
+            guard let c = state.claim(sound: registered.sound, owner: .effect(fired)) else { return nil }
+            return (c.slot, c.generation, registered.sound, state.nextSequence())
+        }
+        guard let claimed else { throw .voicePoolExhausted(capacity: configuration.maxVoices) }
+        let sound = claimed.sound
+        let setup = VoiceSetup(
+            source: sound.voiceSource, isEffect: true, startFrame: frame ?? .min, startPosition: 0, startPass: 0,
+            loops: 0, volume: volume, pan: PanMatrix(pan: pan, channelCount: sound.channelCount),
+            step: SourceCursor.step(rate: 1, sourceRate: sound.sampleRate, outputRate: sampleRate),
+            fadeInFrames: 0, fadeOutFrames: 0, attackFrames: 0, metering: false, sequence: claimed.sequence)
+        send([.start(slot: claimed.slot, generation: claimed.generation, setup)])
+        return EffectInstance(slot: claimed.slot, generation: claimed.generation, effect: effect)
+    }
+
+    /// Stops a fired effect early, fading over the smoothing time (its completion reports `.stopped`).
+    public func stop(_ instance: EffectInstance) {
+        send([.stop(slot: instance.slot, generation: instance.generation, frame: .min, rampFrames: smoothingFrames)])
+    }
+
+    /// Frees a released track's slot now, or once its voice has faded out.
+    func releaseTrackSlot(_ slot: Int32, generation: UInt32, sounding: Bool) {
+        if sounding {
+            control.withLock { state in state.records[Int(slot)].owner = .released }
+            send([.stop(slot: slot, generation: generation, frame: .min, rampFrames: smoothingFrames)])
+        } else {
+            control.withLock { state in state.release(slot) }
+        }
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import Synchronization
+
+/// The mixer façade: loads nothing itself, but plays `Sound`s on `Track`s and fires one-shot effects, keeps
+/// the sample clock, and turns every call into a command for the render side.
+///
+/// Threads: every method may be called from any thread except `render`, which belongs to exactly one render
+/// thread at a time (the OpenAL output thread or an offline renderer). Callbacks (track finish, effect
+/// completion) run on the engine's own event thread, in the order the render side produced them.
+public final class Engine: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        /// Output sample rate in Hz.
+        public var sampleRate: Double = 48000
+        /// Largest block the render side processes at once; larger `render` calls are split.
+        public var maxBlockFrames = 4096
+        /// Voice slots shared by tracks and effect instances (a track holds one slot for its life).
+        public var maxVoices = 4096
+        /// One-shot effects that may sound at once; a new one beyond this steals the oldest (tracks are never stolen).
+        public var effectPolyphony = 32
+        /// Ramp length for parameter changes, pauses, stops without a fade, and steals.
+        public var smoothingTime = 0.005
+        public var commandCapacity = 16384
+        public var eventCapacity = 16384
+
+        /// The longest sound accepted as a one-shot effect, in seconds.
+        public static let maxEffectDuration = 30.0
+
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    let mixer: Mixer
+    /// The same mixer, reachable from the render path without retaining it (`mixer` keeps it alive).
+    private let renderer: Unmanaged<Mixer>
+    let control: Mutex<ControlState>
+    /// Ramp length in frames for smoothed changes.
+    let smoothingFrames: Int
+    /// Events handed to callbacks so far (for `waitForEvents`).
+    private let delivered = Atomic<Int>(0)
+
+    public init(configuration: Configuration = Configuration()) throws(EngineError) {
+        let c = configuration
+        guard c.sampleRate.isFinite, c.sampleRate >= 8000, c.sampleRate <= 384_000 else {
+            throw .invalidParameter(name: "sampleRate", value: c.sampleRate, expected: "8000…384000")
+        }
+        guard c.maxBlockFrames >= 16, c.maxBlockFrames <= 1 << 16 else {
+            throw .invalidParameter(name: "maxBlockFrames", value: Double(c.maxBlockFrames), expected: "16…65536")
+        }
+        guard c.maxVoices >= 1, c.maxVoices <= 1 << 20 else {
+            throw .invalidParameter(name: "maxVoices", value: Double(c.maxVoices), expected: "1…1048576")
+        }
+        guard c.effectPolyphony >= 1 else {
+            throw .invalidParameter(name: "effectPolyphony", value: Double(c.effectPolyphony), expected: "at least 1")
+        }
+        guard c.smoothingTime.isFinite, c.smoothingTime >= 0, c.smoothingTime <= 1 else {
+            throw .invalidParameter(name: "smoothingTime", value: c.smoothingTime, expected: "0…1 s")
+        }
+        self.configuration = c
+        smoothingFrames = Int((c.smoothingTime * c.sampleRate).rounded())
+        mixer = Mixer(sampleRate: c.sampleRate, maxBlockFrames: c.maxBlockFrames, capacity: c.maxVoices,
+                      effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames,
+                      commandCapacity: max(c.commandCapacity, 64), eventCapacity: max(c.eventCapacity, 64))
+        renderer = Unmanaged.passUnretained(mixer)
+        control = Mutex(ControlState(capacity: c.maxVoices))
+        startEventThread()
+    }
+
+    public var sampleRate: Double { configuration.sampleRate }
+
+    /// The sample clock: output frames rendered so far.
+    public var currentFrame: Int64 { mixer.clock.load(ordering: .acquiring) }
+
+    /// The sample clock in seconds, like `AVAudioPlayer.deviceCurrentTime`: pass `currentTime + δ` to
+    /// `play(at:)` to start tracks together δ seconds from now.
+    public var currentTime: Double { Double(currentFrame) / sampleRate }
+
+    /// The output frame a time on the engine clock falls on: round(time × sampleRate).
+    public func frame(for time: Double) -> Int64 {
+        Int64((time * sampleRate).rounded())
+    }
+
+    // MARK: Master meters
+
+    /// Average (RMS) power of the master output over the last block, in dB full scale (−160 for silence).
+    public func averagePower(forChannel channel: Int) -> Float { mixer.masterMeter.averagePower(channel: channel) }
+    /// Peak power of the master output over the last block, in dB full scale (−160 for silence).
+    public func peakPower(forChannel channel: Int) -> Float { mixer.masterMeter.peakPower(channel: channel) }
+
+    /// Events the render side could not report because its buffers were full (0 unless the event thread stalls).
+    public var droppedEvents: Int { mixer.droppedEvents.load(ordering: .relaxed) }
+
+    // MARK: Tracks
+
+    /// A new player for `sound`, holding one voice slot until it is released.
+    public func makeTrack(_ sound: Sound) throws(EngineError) -> Track {
+        let claimed = control.withLock { state in state.claim(sound: sound, owner: .none) }
+        guard let claimed else { throw .voicePoolExhausted(capacity: configuration.maxVoices) }
+        let track = Track(engine: self, sound: sound, slot: claimed.slot)
+        control.withLock { state in state.records[Int(claimed.slot)].owner = .track(WeakTrack(track: track)) }
+        return track
+    }
+
+    /// Starts every track in `tracks` on the same output frame, round(time × sampleRate), sample-accurately.
+    /// A time already past starts them at once, each where it would be had it started on time.
+    public func play(_ tracks: [Track], at time: Double) throws(EngineError) {
+        guard time.isFinite else { throw .invalidParameter(name: "time", value: time, expected: "a finite time") }
+        try play(tracks, atFrame: frame(for: time))
+    }
+
+    /// Starts every track in `tracks` on output frame `frame`.
+    public func play(_ tracks: [Track], atFrame frame: Int64) throws(EngineError) {
+        for t in tracks where t.engine !== self { throw .foreignTrack }
+        var batch: [MixerCommand] = []
+        for t in tracks { batch.append(contentsOf: t.startCommands(atFrame: frame)) }
+        send(batch)
+    }
+
+    // MARK: Render side
+
+    /// Renders the next `frames` frames into two planar buffers. Call from the one render thread only.
+    @_noLocks
+    public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        renderer._withUnsafeGuaranteedRef { $0.render(left: left, right: right, frames: frames) }
+    }
+
+    /// Renders the next `frames` frames interleaved (L R L R …). Call from the one render thread only.
+    @_noLocks
+    public func render(interleaved: UnsafeMutablePointer<Float>, frames: Int) {
+        renderer._withUnsafeGuaranteedRef { $0.render(interleaved: interleaved, frames: frames) }
+    }
+
+    // MARK: Commands
+
+    /// Sends a batch of commands so that the render side sees all of them in the same block.
+    func send(_ batch: [MixerCommand]) {
+        guard !batch.isEmpty else { return }
+        let queue = mixer.commands
+        control.withLock { state in state.send(batch, to: queue) }
+    }
+
+    /// Moves commands that found the command ring full into it. The event thread does this continuously;
+    /// an offline render loop calls it between blocks so that a burst of commands is never left behind.
+    public func pumpCommands() {
+        let queue = mixer.commands
+        control.withLock { state in state.flushOverflow(to: queue) }
+    }
+
+    func nextSequence() -> UInt64 {
+        control.withLock { state in state.nextSequence() }
+    }
+
+    // MARK: Events
+
+    private func startEventThread() {
+        let thread = Thread { [weak self] in
+            while true {
+                let worked: Bool
+                do {
+                    guard let engine = self else { return }
+                    worked = engine.deliverEvents()
+                }
+                if !worked { usleep(1000) }
+            }
+        }
+        thread.name = "ensemble-events"
+        thread.start()
+    }
+
+    /// Drains the event ring, updating the slot table and calling callbacks. Returns whether it did anything.
+    private func deliverEvents() -> Bool {
+        pumpCommands()
+        var any = false
+        while let event = mixer.events.pop() {
+            any = true
+            handle(event)
+            delivered.add(1, ordering: .releasing)
+        }
+        return any
+    }
+
+    private func handle(_ event: MixerEvent) {
+        let slot = event.slot
+        enum Action {
+            case none
+            case track(Track)
+            case effect(ControlState.FiredEffect)
+        }
+        let action: Action = control.withLock { state in
+            let record = state.records[Int(slot)]
+            guard record.generation == event.generation else { return .none }
+            switch record.owner {
+            case .none:
+                return .none
+            case let .track(weak):
+                guard let track = weak.track else { return .none }
+                return .track(track)
+            case let .effect(fired):
+                if event.kind == .ended { state.release(slot) }
+                return .effect(fired)
+            case .released:
+                if event.kind != .started { state.release(slot) }
+                return .none
+            }
+        }
+        switch action {
+        case .none:
+            break
+        case let .track(track):
+            track.handle(event)
+        case let .effect(fired):
+            if event.kind == .ended, let completion = fired.completion {
+                completion(EffectCompletion(effect: fired.effect, frame: event.frame, reason: event.reason))
+            }
+        }
+    }
+
+    /// Blocks until every event the render side has produced so far has been handed to its callback.
+    public func waitForEvents() {
+        let target = mixer.events.indices.written()
+        while delivered.load(ordering: .acquiring) < target { usleep(200) }
+    }
+}

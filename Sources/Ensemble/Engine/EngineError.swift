@@ -1,0 +1,38 @@
+import Foundation
+
+/// Why an engine call was refused. Every case reads as one line naming what was wrong.
+public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Decoding a file failed.
+    case file(AudioFileError)
+    /// The mixer plays mono and stereo sounds only.
+    case unsupportedChannelCount(sound: String, channels: Int)
+    /// A parameter was outside its range (or not a number).
+    case invalidParameter(name: String, value: Double, expected: String)
+    /// One-shot effects are for short sounds; longer ones belong on a track.
+    case effectTooLong(sound: String, duration: Double, limit: Double)
+    /// Every voice slot is in use (raise `Configuration.maxVoices`).
+    case voicePoolExhausted(capacity: Int)
+    /// The effect was disposed of (or never registered with this engine).
+    case unknownEffect(id: Int)
+    /// The track belongs to another engine.
+    case foreignTrack
+
+    public var description: String {
+        switch self {
+        case let .file(error):
+            return error.description
+        case let .unsupportedChannelCount(sound, channels):
+            return "\(sound): \(channels) channels; the mixer plays mono and stereo sounds"
+        case let .invalidParameter(name, value, expected):
+            return "\(name) is \(value); expected \(expected)"
+        case let .effectTooLong(sound, duration, limit):
+            return "\(sound): \(String(format: "%.2f", duration)) s is too long for a one-shot effect (limit \(Int(limit)) s); play it on a track"
+        case let .voicePoolExhausted(capacity):
+            return "all \(capacity) voices are in use; raise Engine.Configuration.maxVoices"
+        case let .unknownEffect(id):
+            return "effect \(id) is not registered (disposed of, or from another engine)"
+        case .foreignTrack:
+            return "the track belongs to another engine"
+        }
+    }
+}

@@ -1,0 +1,29 @@
+/// A short sound registered for fire-and-forget playback, like a System Sound Services sound ID.
+public struct SoundEffect: Hashable, Sendable {
+    public let id: Int
+    /// The sound's name (its file path when loaded from a file).
+    public let name: String
+    public let duration: Double
+}
+
+/// One firing of an effect, to stop it early.
+public struct EffectInstance: Hashable, Sendable {
+    let slot: Int32
+    let generation: UInt32
+    public let effect: SoundEffect
+}
+
+/// Delivered to a fired effect's completion callback on the engine's event thread.
+public struct EffectCompletion: Sendable {
+    public let effect: SoundEffect
+    /// Output frame after the effect's last sample (or the end of its fade when stopped or stolen).
+    public let frame: Int64
+    public let reason: EndReason
+}
+
+/// Delivered to a track's finish callback on the engine's event thread.
+public struct TrackEnd: Sendable {
+    /// Output frame after the track's last sample (or the end of its fade when stopped).
+    public let frame: Int64
+    public let reason: EndReason
+}

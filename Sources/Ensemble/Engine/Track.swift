@@ -1,0 +1,308 @@
+import Synchronization
+
+/// A player for one `Sound`, like `AVAudioPlayer`: volume, pan, rate, loops, position, fades, meters, a finish
+/// callback, and sample-accurate start at a time on the engine clock.
+///
+/// Property changes while playing are smoothed over `Engine.Configuration.smoothingTime` so they never click.
+/// Out-of-range values are clamped to their range; NaN is ignored. All methods are thread-safe.
+public final class Track: @unchecked Sendable {
+    public let engine: Engine
+    public let sound: Sound
+    let slot: Int32
+
+    enum Phase { case idle, active, paused }
+
+    struct State {
+        var volume: Float = 1
+        var pan: Float = 0
+        var rate: Float = 1
+        var loops = 0
+        var fadeIn = 0.0
+        var fadeOut = 0.0
+        var metering = false
+        /// File frame the next start begins at (`currentTime` set while stopped, or the `offset`).
+        var startPosition = 0
+        var generation: UInt32 = 0
+        var phase = Phase.idle
+        var onStart: (@Sendable (Int64) -> Void)?
+        var onFinish: (@Sendable (TrackEnd) -> Void)?
+    }
+
+    private let state = Mutex(State())
+
+    init(engine: Engine, sound: Sound, slot: Int32) {
+        self.engine = engine
+        self.sound = sound
+        self.slot = slot
+    }
+
+    deinit {
+        let (phase, generation) = state.withLock { ($0.phase, $0.generation) }
+        engine.releaseTrackSlot(slot, generation: generation, sounding: phase != .idle)
+    }
+
+    // MARK: Parameters
+
+    /// Gain, 0…1.
+    public var volume: Float {
+        get { state.withLock { $0.volume } }
+        set { update { s in
+            guard !newValue.isNaN else { return nil }
+            s.volume = min(max(newValue, 0), 1)
+            return .setVolume(slot: slot, generation: s.generation, volume: s.volume, rampFrames: engine.smoothingFrames)
+        } }
+    }
+
+    /// Stereo position, −1 (left) … 1 (right), equal-power (see `PanMatrix`).
+    public var pan: Float {
+        get { state.withLock { $0.pan } }
+        set { update { s in
+            guard !newValue.isNaN else { return nil }
+            s.pan = min(max(newValue, -1), 1)
+            return .setPan(slot: slot, generation: s.generation,
+                           matrix: PanMatrix(pan: s.pan, channelCount: sound.channelCount),
+                           rampFrames: engine.smoothingFrames)
+        } }
+    }
+
+    /// Playback speed, 0.5…2; pitch follows (varispeed).
+    public var rate: Float {
+        get { state.withLock { $0.rate } }
+        set { update { s in
+            guard !newValue.isNaN else { return nil }
+            s.rate = min(max(newValue, 0.5), 2)
+            return .setRate(slot: slot, generation: s.generation, step: step(rate: s.rate))
+        } }
+    }
+
+    /// Extra passes after the first: 0 plays once, n plays n + 1 times, −1 loops until stopped.
+    /// Lowering it while playing never cuts the pass under way.
+    public var numberOfLoops: Int {
+        get { state.withLock { $0.loops } }
+        set { update { s in
+            s.loops = max(newValue, -1)
+            return .setLoops(slot: slot, generation: s.generation, loops: s.loops)
+        } }
+    }
+
+    /// Linear fade-in from the start, in seconds (0 = none).
+    public var fadeIn: Double {
+        get { state.withLock { $0.fadeIn } }
+        set { update { s in
+            guard newValue.isFinite else { return nil }
+            s.fadeIn = max(newValue, 0)
+            return fadesCommand(s)
+        } }
+    }
+
+    /// Linear fade-out, in seconds, ending at the track's natural end (the end of its last pass) or at the
+    /// time given to `stop(at:)`; `stop()` fades over it too. 0 = none.
+    public var fadeOut: Double {
+        get { state.withLock { $0.fadeOut } }
+        set { update { s in
+            guard newValue.isFinite else { return nil }
+            s.fadeOut = max(newValue, 0)
+            return fadesCommand(s)
+        } }
+    }
+
+    /// Whether the render side measures this track's output for `averagePower`/`peakPower` (costs a little).
+    public var isMeteringEnabled: Bool {
+        get { state.withLock { $0.metering } }
+        set { update { s in
+            s.metering = newValue
+            return .setMetering(slot: slot, generation: s.generation, enabled: newValue)
+        } }
+    }
+
+    /// Called on the engine's event thread with the output frame of the first sample each time the track starts.
+    public var onStart: (@Sendable (Int64) -> Void)? {
+        get { state.withLock { $0.onStart } }
+        set { state.withLock { $0.onStart = newValue } }
+    }
+
+    /// Called on the engine's event thread when the track stops sounding: at its natural end, or at the end of
+    /// a stop's fade (not when `play` restarts it, nor on pause).
+    public var onFinish: (@Sendable (TrackEnd) -> Void)? {
+        get { state.withLock { $0.onFinish } }
+        set { state.withLock { $0.onFinish = newValue } }
+    }
+
+    /// The sound's length in seconds (one pass at rate 1).
+    public var duration: Double { sound.duration }
+
+    /// True from `play` until the track finishes, is stopped or is paused.
+    public var isPlaying: Bool {
+        state.withLock { s in
+            guard s.phase == .active else { return false }
+            let phase = engine.mixer.telemetry.phase(slot: Int(slot), generation: s.generation)
+            return phase != .ended && phase != .paused
+        }
+    }
+
+    /// Position in the sound in seconds (within the current pass). Setting it seeks, frame-accurately.
+    public var currentTime: Double {
+        get {
+            state.withLock { s in
+                if s.phase != .idle,
+                   let phase = engine.mixer.telemetry.phase(slot: Int(slot), generation: s.generation),
+                   phase != .ended {
+                    return Double(engine.mixer.telemetry.position(slot: Int(slot))) / sound.sampleRate
+                }
+                return Double(s.startPosition) / sound.sampleRate
+            }
+        }
+        set {
+            guard newValue.isFinite else { return }
+            let position = min(max(Int((newValue * sound.sampleRate).rounded()), 0), sound.frameCount)
+            update { s in
+                s.startPosition = position
+                return .seek(slot: slot, generation: s.generation, position: position)
+            }
+        }
+    }
+
+    // MARK: Meters
+
+    /// Average (RMS) power of the track's stereo output (after volume and pan) over the last block, in dB full
+    /// scale, −160 for silence or when metering is off. Channel 0 is left, 1 is right.
+    public func averagePower(forChannel channel: Int) -> Float {
+        engine.mixer.telemetry.meters[Int(slot)].averagePower(channel: channel)
+    }
+
+    /// Peak power of the track's stereo output over the last block, in dB full scale.
+    public func peakPower(forChannel channel: Int) -> Float {
+        engine.mixer.telemetry.meters[Int(slot)].peakPower(channel: channel)
+    }
+
+    // MARK: Transport
+
+    /// Starts (or resumes after `pause`) as soon as possible. Does nothing if already playing.
+    public func play() {
+        engine.send(startCommands(atFrame: nil))
+    }
+
+    /// Starts at `time` on the engine clock (`engine.currentTime + δ`), on output frame round(time × rate).
+    /// Restarts a track that is already playing. To start several tracks together use `Engine.play(_:at:)`.
+    public func play(at time: Double) throws(EngineError) {
+        try engine.play([self], at: time)
+    }
+
+    /// Starts on output frame `frame`.
+    public func play(atFrame frame: Int64) throws(EngineError) {
+        try engine.play([self], atFrame: frame)
+    }
+
+    /// Fades out over the smoothing time and holds the position; `play` continues from there.
+    public func pause() {
+        update { s in
+            guard s.phase == .active else { return nil }
+            s.phase = .paused
+            return .pause(slot: slot, generation: s.generation, rampFrames: engine.smoothingFrames)
+        }
+    }
+
+    /// Stops now, fading over `fadeOut` if set, else over the smoothing time. The next `play` starts from
+    /// the beginning (or from `currentTime` if you set it after stopping).
+    public func stop() {
+        let ramp = state.withLock { s in s.fadeOut > 0 ? frames(s.fadeOut) : engine.smoothingFrames }
+        stop(atFrame: nil, rampFrames: ramp, endsAtFrame: false)
+    }
+
+    /// Stops now with a fade of `fadeOut` seconds; 0 is a hard cut (no ramp at all).
+    public func stop(fadeOut seconds: Double) {
+        stop(atFrame: nil, rampFrames: seconds.isFinite ? frames(max(seconds, 0)) : 0, endsAtFrame: false)
+    }
+
+    /// Stops so that the track is silent from `time` on the engine clock: its fade (`fadeOut`, or the smoothing
+    /// time) ends there.
+    public func stop(at time: Double) {
+        guard time.isFinite else { return }
+        stop(atFrame: engine.frame(for: time))
+    }
+
+    /// Stops so that the track is silent from output frame `frame` on.
+    public func stop(atFrame frame: Int64) {
+        let ramp = state.withLock { s in s.fadeOut > 0 ? frames(s.fadeOut) : engine.smoothingFrames }
+        stop(atFrame: frame, rampFrames: ramp, endsAtFrame: true)
+    }
+
+    // MARK: Internals
+
+    private func stop(atFrame frame: Int64?, rampFrames: Int, endsAtFrame: Bool) {
+        update { s in
+            guard s.phase != .idle else { return nil }
+            s.phase = .idle
+            s.startPosition = 0
+            let at: Int64
+            if let frame {
+                at = endsAtFrame ? frame - Int64(rampFrames) : frame
+            } else {
+                at = .min
+            }
+            return .stop(slot: slot, generation: s.generation, frame: at, rampFrames: rampFrames)
+        }
+    }
+
+    /// Applies a change to the state and, when a voice is live, sends the command it returns.
+    private func update(_ change: (inout State) -> MixerCommand?) {
+        let command: MixerCommand? = state.withLock { s in
+            let phase = s.phase
+            let c = change(&s)
+            return phase == .idle ? nil : c
+        }
+        if let command { engine.send([command]) }
+    }
+
+    private func frames(_ seconds: Double) -> Int { Int((seconds * engine.sampleRate).rounded()) }
+
+    private func step(rate: Float) -> UInt64 {
+        SourceCursor.step(rate: rate, sourceRate: sound.sampleRate, outputRate: engine.sampleRate)
+    }
+
+    private func fadesCommand(_ s: State) -> MixerCommand {
+        .setFades(slot: slot, generation: s.generation, fadeInFrames: frames(s.fadeIn), fadeOutFrames: frames(s.fadeOut))
+    }
+
+    /// The command that starts (or resumes) this track at `frame` (nil: as soon as possible).
+    func startCommands(atFrame frame: Int64?) -> [MixerCommand] {
+        state.withLock { s in
+            let ended = engine.mixer.telemetry.phase(slot: Int(slot), generation: s.generation) == .ended
+            if s.phase == .active && !ended && frame == nil { return [] }
+            if s.phase == .paused && !ended {
+                s.phase = .active
+                return [.resume(slot: slot, generation: s.generation, frame: frame ?? .min,
+                                rampFrames: engine.smoothingFrames)]
+            }
+            s.generation = engine.control.withLock { $0.nextGeneration(slot) }
+            s.phase = .active
+            let setup = VoiceSetup(
+                source: sound.voiceSource, isEffect: false, startFrame: frame ?? .min,
+                startPosition: s.startPosition, startPass: 0, loops: s.loops,
+                volume: s.volume, pan: PanMatrix(pan: s.pan, channelCount: sound.channelCount),
+                step: step(rate: s.rate), fadeInFrames: frames(s.fadeIn), fadeOutFrames: frames(s.fadeOut),
+                attackFrames: 0, metering: s.metering, sequence: engine.nextSequence())
+            return [.start(slot: slot, generation: s.generation, setup)]
+        }
+    }
+
+    /// Called on the event thread for events of this track's slot.
+    func handle(_ event: MixerEvent) {
+        let callback: (@Sendable () -> Void)? = state.withLock { s in
+            guard event.generation == s.generation else { return nil }
+            switch event.kind {
+            case .started:
+                guard let onStart = s.onStart else { return nil }
+                return { onStart(event.frame) }
+            case .paused:
+                return nil
+            case .ended:
+                if s.phase == .active { s.phase = .idle }
+                s.startPosition = 0
+                guard let onFinish = s.onFinish else { return nil }
+                return { onFinish(TrackEnd(frame: event.frame, reason: event.reason)) }
+            }
+        }
+        callback?()
+    }
+}
