@@ -15,10 +15,12 @@ enum IMA4Encoder {
     /// Encodes planar channels (equal lengths) into interleaved packets: packet 0 of channel 0, of channel 1, …,
     /// then packet 1 of each channel.
     ///
-    /// Each channel's state carries over between packets and each header stores that running state (predictor with
-    /// its low 7 bits cleared). A decoder following ffmpeg's rule therefore keeps its precise predictor across
-    /// packets and reconstructs exactly what the encoder tracked, while a decoder that starts mid-stream still
-    /// resynchronises to within 127 of it.
+    /// Each channel's state normally carries over between packets and each header stores that running state
+    /// (predictor with its low 7 bits cleared). A decoder following ffmpeg's rule then keeps its precise predictor
+    /// across packets and reconstructs exactly what the encoder tracked, while a decoder starting mid-stream still
+    /// resynchronises to within 127 of it. Where the running state is badly placed (the first packet, which starts
+    /// from silence, and sudden onsets that a small step would take dozens of samples to climb), the encoder also
+    /// tries headers that restart from the block's first sample, which lifts a -6 dBFS tone from about 32 to 39 dB SNR.
     static func encode(_ channels: [[Float]]) -> [UInt8] {
         let channelCount = channels.count
         let frameCount = channels.first?.count ?? 0
@@ -27,6 +29,8 @@ enum IMA4Encoder {
         out.reserveCapacity(packets * channelCount * IMA4.bytesPerChannelPacket)
         var states = [IMA4ChannelState](repeating: IMA4ChannelState(), count: channelCount)
         var block = [Int32](repeating: 0, count: IMA4.framesPerPacket)
+        var codes = [UInt8](repeating: 0, count: IMA4.framesPerPacket)
+        var bestCodes = codes
         for packet in 0..<packets {
             let first = packet * IMA4.framesPerPacket
             let available = min(IMA4.framesPerPacket, frameCount - first)
@@ -36,29 +40,74 @@ enum IMA4Encoder {
                         block[i] = i < available ? int16Sample(samples[first + i]) : 0
                     }
                 }
-                var state = states[channel]
-                let header = UInt16(bitPattern: Int16(truncatingIfNeeded: state.predictor)) & 0xFF80 | UInt16(state.stepIndex)
+                let running = states[channel]
+                var bestHeader = header(for: running)
+                var start = running
                 // Run the decoder's own header rule so the tracked state cannot drift from what a decoder sees.
-                _ = state.applyHeader(header)
-                out.append(UInt8(header >> 8))
-                out.append(UInt8(header & 0xFF))
-                for pair in 0..<(IMA4.framesPerPacket / 2) {
-                    let low = nearestCode(to: block[2 * pair], from: &state)
-                    let high = nearestCode(to: block[2 * pair + 1], from: &state)
-                    out.append(low | high << 4)
+                _ = start.applyHeader(bestHeader)
+                var (bestEnd, bestCost) = encodeBlock(block, from: start, into: &bestCodes)
+                if packet == 0 || isOnset(block, after: running) {
+                    let restart = restartPredictor(block[0])
+                    for stepIndex in 0...IMA4.maxStepIndex {
+                        let candidate = restart | UInt16(stepIndex)
+                        var state = running
+                        _ = state.applyHeader(candidate)
+                        let (end, cost) = encodeBlock(block, from: state, into: &codes)
+                        if cost < bestCost {
+                            (bestHeader, bestEnd, bestCost) = (candidate, end, cost)
+                            swap(&codes, &bestCodes)
+                        }
+                    }
                 }
-                states[channel] = state
+                states[channel] = bestEnd
+                out.append(UInt8(bestHeader >> 8))
+                out.append(UInt8(bestHeader & 0xFF))
+                for pair in 0..<(IMA4.framesPerPacket / 2) {
+                    out.append(bestCodes[2 * pair] | bestCodes[2 * pair + 1] << 4)
+                }
             }
         }
         return out
     }
 
-    /// Picks the code whose reconstruction lands closest to `target`, advances `state` by it, and returns it.
+    /// The header that describes `state` as a decoder tracking it would see it.
+    private static func header(for state: IMA4ChannelState) -> UInt16 {
+        UInt16(bitPattern: Int16(truncatingIfNeeded: state.predictor)) & 0xFF80 | UInt16(state.stepIndex)
+    }
+
+    /// The header predictor bits closest to `sample` (headers keep only the top 9 bits).
+    private static func restartPredictor(_ sample: Int32) -> UInt16 {
+        let rounded = min((sample + 64) & ~0x7F, 32767 & ~0x7F)
+        return UInt16(bitPattern: Int16(truncatingIfNeeded: rounded)) & 0xFF80
+    }
+
+    /// True when the block moves far faster than the running step can follow, so restarting may beat carrying on.
+    private static func isOnset(_ block: [Int32], after state: IMA4ChannelState) -> Bool {
+        var largest = abs(block[0] - state.predictor)
+        for i in 1..<block.count { largest = max(largest, abs(block[i] - block[i - 1])) }
+        return largest > 8 * IMA4.stepTable[state.stepIndex]
+    }
+
+    /// Greedily codes one 64-sample block from `start`, writing the codes and returning the end state and the sum
+    /// of squared errors.
+    private static func encodeBlock(_ block: [Int32], from start: IMA4ChannelState, into codes: inout [UInt8]) -> (IMA4ChannelState, Int64) {
+        var state = start
+        var cost: Int64 = 0
+        for i in 0..<IMA4.framesPerPacket {
+            let (code, error) = nearestCode(to: block[i], from: &state)
+            codes[i] = code
+            cost += Int64(error) * Int64(error)
+        }
+        return (state, cost)
+    }
+
+    /// Picks the code whose reconstruction lands closest to `target`, advances `state` by it, and returns the code
+    /// and its error.
     ///
     /// Trying all 16 codes instead of the textbook successive-approximation quantizer costs little and avoids
     /// that quantizer's bias, because the dequantizer's truncations make the textbook choice occasionally not the
     /// closest reachable value.
-    private static func nearestCode(to target: Int32, from state: inout IMA4ChannelState) -> UInt8 {
+    private static func nearestCode(to target: Int32, from state: inout IMA4ChannelState) -> (UInt8, Int32) {
         var bestCode: UInt8 = 0
         var bestState = state.expanded(0)
         var bestError = abs(bestState.predictor - target)
@@ -72,6 +121,6 @@ enum IMA4Encoder {
             }
         }
         state = bestState
-        return bestCode
+        return (bestCode, bestError)
     }
 }
