@@ -13,11 +13,7 @@ final class IMA4DecoderTests: XCTestCase {
         XCTAssertGreaterThan(expected[0].count, 1000, "reference decode is suspiciously short", file: file, line: line)
         let actual = IMA4Fixtures.int16(decoded)
         for c in 0..<channels {
-            XCTAssertEqual(actual[c].count, expected[c].count, "\(name) channel \(c) frame count", file: file, line: line)
-            if let i = zip(actual[c], expected[c]).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
-                XCTFail("\(name) channel \(c) differs from ffmpeg first at frame \(i): \(actual[c][i]) vs \(expected[c][i])",
-                        file: file, line: line)
-            }
+            IMA4Fixtures.assertSamplesEqual(actual[c], expected[c], "\(name) channel \(c) vs ffmpeg", file: file, line: line)
         }
         if channels == 2 {
             XCTAssertNotEqual(actual[0], actual[1], "stereo fixture channels should differ", file: file, line: line)

@@ -59,7 +59,7 @@ final class IMA4EncoderTests: XCTestCase {
         for c in 0..<channels {
             // ffmpeg ignores the pakt's remainder and returns whole packets; the frames we keep must agree exactly.
             XCTAssertEqual(theirs[c].count, packets * 64, file: file, line: line)
-            XCTAssertEqual(Array(theirs[c].prefix(ours16[c].count)), ours16[c], "channel \(c) differs from ffmpeg", file: file, line: line)
+            IMA4Fixtures.assertSamplesEqual(ours16[c], Array(theirs[c].prefix(ours16[c].count)), "channel \(c) vs ffmpeg", file: file, line: line)
         }
     }
 
@@ -101,7 +101,7 @@ final class IMA4EncoderTests: XCTestCase {
         XCTAssertGreaterThan(reference.headersReset, 0, "onsets should restart from a fresh header")
         XCTAssertGreaterThan(reference.headersKept, 0, "steady stretches should carry the running state")
         let decoded = try IMA4Decoder.decode(packets, range: 0..<packets.count, channelCount: 1, path: "mem")
-        XCTAssertEqual(decoded[0].map { Int16($0 * 32768) }, expected[0])
+        IMA4Fixtures.assertSamplesEqual(decoded[0].map { Int16($0 * 32768) }, expected[0], "ours vs reference decoder")
         // Each jump takes a few samples to climb, but by the end of every plateau the decoder has caught up.
         for end in stride(from: 96, to: frames, by: 97) {
             XCTAssertEqual(decoded[0][end], signal[end], accuracy: 0.05, "plateau ending at \(end)")

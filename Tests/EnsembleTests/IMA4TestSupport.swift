@@ -43,6 +43,15 @@ enum IMA4Fixtures {
         }
     }
 
+    /// Compares sample arrays, reporting the length or the first differing frame instead of dumping both arrays.
+    static func assertSamplesEqual(_ actual: [Int16], _ expected: [Int16], _ what: String,
+                                   file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(actual.count, expected.count, "\(what): frame count", file: file, line: line)
+        if let i = zip(actual, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+            XCTFail("\(what): first differs at frame \(i): \(actual[i]) vs \(expected[i])", file: file, line: line)
+        }
+    }
+
     static let ffmpegPath = "/usr/bin/ffmpeg"
 
     /// Decodes `url` with ffmpeg to planar int16, or skips the test when ffmpeg is not installed.

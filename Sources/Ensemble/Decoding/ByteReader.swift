@@ -62,10 +62,13 @@ struct ByteReader {
         }
     }
 
+    /// Moves past `count` bytes, or throws `.truncated` if they are not there.
     mutating func skip(_ count: Int) throws(AudioFileError) {
         try require(count)
         offset += count
     }
+
+    // Each read consumes the field's bytes in big-endian order or throws `.truncated` and leaves `offset` alone.
 
     mutating func readUInt8() throws(AudioFileError) -> UInt8 {
         try require(1)
@@ -120,6 +123,8 @@ struct ByteWriter {
     private(set) var bytes: [UInt8] = []
 
     init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
+    // Each append writes the value's bytes in big-endian order.
 
     mutating func append(_ value: UInt8) { bytes.append(value) }
     mutating func append(_ value: UInt16) { appendBigEndian(UInt64(value), 2) }

@@ -77,8 +77,9 @@ enum IMA4Decoder {
     /// Decodes every whole packet in `bytes[range]` to planar floats (int16 / 32768).
     ///
     /// Packets are `34 × channelCount` bytes, one 34-byte block per channel in channel order. A trailing partial
-    /// packet cannot be decoded (its codes would run short) and is ignored, as ffmpeg's demuxers effectively do;
-    /// container parsers report truncation separately. Output size comes from the bytes present, never a header.
+    /// packet cannot be decoded (its codes would run short) and is deliberately dropped rather than rejected: the
+    /// container parsers already report a file cut short of its declared size, so what remains here is a writer's
+    /// stray tail. Output size comes from the bytes present, never from a header's claim.
     static func decode(_ bytes: [UInt8], range: Range<Int>, channelCount: Int, path: String) throws(AudioFileError) -> [[Float]] {
         guard channelCount > 0 else {
             throw AudioFileError(.corrupt, path: path, "IMA4 stream has no channels")
