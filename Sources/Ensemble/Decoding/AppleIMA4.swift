@@ -1,14 +1,66 @@
-// PLACEHOLDER owned by the IMA4 work: replaced by the real CAF/AIFC + IMA4 implementation before landing.
+import Foundation
+
+/// Apple IMA4 (`ima4`) in CAF and AIFC: the entry points the rest of the engine calls.
+///
+/// Containers are parsed by `CAFFile` and `AIFCFile`, packets decoded by `IMA4Decoder` and produced by
+/// `IMA4Encoder`/`IMA4Writer`, and `IMA4Stream` checks headers against what IMA4 needs; this type only wires them.
 enum AppleIMA4 {
     /// Decodes `bytes` when they are a CAF or AIFC file whose codec is Apple IMA4; returns nil for any other
     /// codec in those containers (the caller then uses libsndfile). Throws for a corrupt container.
-    static func decodeIfIMA4(bytes: [UInt8], path: String) throws(AudioFileError) -> DecodedAudio? { nil }
+    ///
+    /// Only whole packets are decoded; a trailing partial packet is dropped. A CAF `pakt` chunk trims the output to
+    /// its valid frames (after its priming frames). AIFC output is always a whole number of 64-frame packets.
+    static func decodeIfIMA4(bytes: [UInt8], path: String) throws(AudioFileError) -> DecodedAudio? {
+        guard let stream = try IMA4Stream.locate(in: bytes, path: path) else { return nil }
+        var channels = try IMA4Decoder.decode(bytes, range: stream.data, channelCount: stream.channelCount, path: path)
+        let decodedFrames = channels[0].count
+        let keep = try stream.framesToKeep(decodedFrames: decodedFrames, path: path)
+        if keep != 0..<decodedFrames {
+            channels = channels.map { Array($0[keep]) }
+        }
+        return DecodedAudio(sampleRate: stream.sampleRate, channels: channels)
+    }
+
     /// Like `decodeIfIMA4` but only reads the headers.
-    static func infoIfIMA4(bytes: [UInt8], path: String) throws(AudioFileError) -> AudioFileInfo? { nil }
+    static func infoIfIMA4(bytes: [UInt8], path: String) throws(AudioFileError) -> AudioFileInfo? {
+        guard let stream = try IMA4Stream.locate(in: bytes, path: path) else { return nil }
+        let keep = try stream.framesToKeep(decodedFrames: stream.wholePacketFrames, path: path)
+        return AudioFileInfo(container: stream.container, codec: "ima4", sampleRate: stream.sampleRate,
+                             channelCount: stream.channelCount, frameCount: keep.count)
+    }
+
     /// Container for `write`.
     enum Container: Sendable { case caf, aifc }
+
     /// Encodes `audio` as Apple IMA4 in a CAF or AIFC file at `path` (the caller handles temp + rename).
+    ///
+    /// CAF preserves the exact frame count through its `pakt` chunk; AIFC pads to a multiple of 64 frames.
     static func write(_ audio: DecodedAudio, container: Container, to path: String) throws(AudioFileError) {
-        throw AudioFileError(.unsupported, path: path, "IMA4 encoding not implemented yet")
+        let channelCount = audio.channelCount
+        guard channelCount <= IMA4Stream.maxChannels else {
+            throw AudioFileError(.unsupported, path: path, "cannot write \(channelCount) channels as IMA4 (at most \(IMA4Stream.maxChannels))")
+        }
+        guard IMA4Stream.plausibleSampleRate(audio.sampleRate) else {
+            throw AudioFileError(.unsupported, path: path, "cannot write sample rate \(audio.sampleRate) Hz")
+        }
+        let packetCount = IMA4Encoder.packetCount(frames: audio.frameCount)
+        let (payload, overflow) = packetCount.multipliedReportingOverflow(by: IMA4.bytesPerChannelPacket * channelCount)
+        if overflow || (container == .aifc && payload > IMA4Writer.maxAIFCPayload) {
+            throw AudioFileError(.tooLarge, path: path, "\(audio.frameCount) frames × \(channelCount) channels are too many for one IMA4 \(container == .caf ? "CAF" : "AIFC") file")
+        }
+        let packets = IMA4Encoder.encode(audio.channels)
+        let file: [UInt8]
+        switch container {
+        case .caf:
+            file = IMA4Writer.caf(packets: packets, sampleRate: audio.sampleRate, channelCount: channelCount, frameCount: audio.frameCount)
+        case .aifc:
+            file = IMA4Writer.aifc(packets: packets, sampleRate: audio.sampleRate, channelCount: channelCount, frameCount: audio.frameCount)
+        }
+        do {
+            try Data(file).write(to: URL(fileURLWithPath: path))
+        } catch {
+            let reason = "\(error)".split(whereSeparator: \.isNewline).joined(separator: " ")
+            throw AudioFileError(.writeFailed, path: path, "could not write IMA4 file: \(reason)")
+        }
     }
 }

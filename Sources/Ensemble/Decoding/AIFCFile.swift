@@ -1,0 +1,104 @@
+/// The parts of an AIFF or AIFF-C file that decoding needs, parsed from the file's bytes.
+struct AIFCFile {
+    /// The `COMM` chunk.
+    struct Common: Equatable {
+        var channelCount: Int
+        /// As stored. For compressed AIFC this is not reliably a frame count: ffmpeg and Apple store the number of
+        /// packets for `ima4`, and a piped ffmpeg write leaves it 0, so decoders should trust the SSND size instead.
+        var numSampleFrames: UInt32
+        var sampleSize: Int
+        var sampleRate: Double
+        /// `NONE` for plain AIFF, which has no compression field.
+        var compressionType: FourCC
+    }
+
+    /// True for an AIFF-C (`AIFC`) form, false for plain AIFF.
+    var isCompressedForm: Bool
+    var common: Common
+    /// Byte range of the sound data inside `SSND`, after its offset/blockSize header and `offset` bytes of alignment.
+    var soundData: Range<Int>
+
+    /// The form type when `bytes` start with an IFF `FORM` of type `AIFF` or `AIFC`, else nil.
+    static func sniff(_ bytes: [UInt8]) -> FourCC? {
+        guard bytes.count >= 12, Array(bytes[0..<4]) == FourCC("FORM").bytes else { return nil }
+        let form = Array(bytes[8..<12])
+        if form == FourCC("AIFF").bytes { return FourCC("AIFF") }
+        if form == FourCC("AIFC").bytes { return FourCC("AIFC") }
+        return nil
+    }
+
+    /// Walks the FORM's chunks (padded to even sizes), recording `COMM` and `SSND`; others are skipped.
+    ///
+    /// `commonOnly` stops at the first `COMM`, so a caller can learn the codec cheaply and ignore the rest of a
+    /// file it will hand to another decoder. In that mode `soundData` is empty.
+    static func parse(_ bytes: [UInt8], path: String, commonOnly: Bool = false) throws(AudioFileError) -> AIFCFile {
+        var header = ByteReader(bytes, path: path, context: "AIFF FORM header")
+        guard try header.readFourCC() == FourCC("FORM") else {
+            throw AudioFileError(.corrupt, path: path, "not an AIFF file (missing FORM header)")
+        }
+        let formSize = Int(try header.readUInt32())
+        let formType = try header.readFourCC()
+        guard formType == FourCC("AIFF") || formType == FourCC("AIFC") else {
+            throw AudioFileError(.corrupt, path: path, "FORM type \(formType) is not AIFF or AIFC")
+        }
+        let isCompressedForm = formType == FourCC("AIFC")
+        guard formSize >= 4 else {
+            throw AudioFileError(.corrupt, path: path, "AIFF FORM size is \(formSize) (an unfinished streaming write?)")
+        }
+        // Trailing bytes past the FORM are not ours to interpret; a FORM longer than the file shows up below as a
+        // chunk running past the end.
+        let formEnd = min(8 + formSize, bytes.count)
+        var reader = ByteReader(bytes, path: path, context: "AIFF chunk header", range: 12..<formEnd)
+        var common: Common?
+        var soundData: Range<Int>?
+        while reader.remaining >= 8 {
+            reader.context = "AIFF chunk header"
+            let type = try reader.readFourCC()
+            let size = Int(try reader.readUInt32())
+            let start = reader.offset
+            guard size <= reader.remaining else {
+                throw AudioFileError(.truncated, path: path,
+                                     "AIFF \(type) chunk claims \(size) bytes but only \(reader.remaining) remain (file truncated?)")
+            }
+            var chunk = ByteReader(bytes, path: path, context: "AIFF \(type) chunk", range: start..<(start + size))
+            switch type {
+            case FourCC("COMM") where common == nil:
+                common = try readCommon(&chunk, compressed: isCompressedForm)
+            case FourCC("SSND") where soundData == nil:
+                let offset = Int(try chunk.readUInt32())
+                _ = try chunk.readUInt32() // blockSize: an alignment hint for writers, irrelevant to reading
+                guard offset <= chunk.remaining else {
+                    throw AudioFileError(.corrupt, path: path, "AIFF SSND offset \(offset) is past the end of its chunk")
+                }
+                soundData = (chunk.offset + offset)..<chunk.end
+            default:
+                break
+            }
+            if commonOnly, let common {
+                return AIFCFile(isCompressedForm: isCompressedForm, common: common, soundData: 0..<0)
+            }
+            // The pad byte after an odd-sized chunk may be missing at the very end of a file; that is harmless.
+            try reader.skip(min(size + (size & 1), reader.remaining))
+        }
+        guard let common else {
+            throw AudioFileError(.corrupt, path: path, "AIFF file has no COMM chunk")
+        }
+        if commonOnly {
+            return AIFCFile(isCompressedForm: isCompressedForm, common: common, soundData: 0..<0)
+        }
+        guard let soundData else {
+            throw AudioFileError(.corrupt, path: path, "AIFF file has no SSND chunk")
+        }
+        return AIFCFile(isCompressedForm: isCompressedForm, common: common, soundData: soundData)
+    }
+
+    private static func readCommon(_ chunk: inout ByteReader, compressed: Bool) throws(AudioFileError) -> Common {
+        let channels = Int(try chunk.readInt16())
+        let frames = try chunk.readUInt32()
+        let sampleSize = Int(try chunk.readInt16())
+        let rate = try chunk.readFloat80()
+        let compression = compressed ? try chunk.readFourCC() : FourCC("NONE")
+        return Common(channelCount: channels, numSampleFrames: frames, sampleSize: sampleSize,
+                      sampleRate: rate, compressionType: compression)
+    }
+}

@@ -1,0 +1,157 @@
+/// A four-character code as stored in CAF and AIFF headers (big-endian, first character in the top byte).
+struct FourCC: Hashable, Sendable, CustomStringConvertible {
+    let rawValue: UInt32
+
+    init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// Builds a code from a four-character ASCII literal such as `"caff"`.
+    init(_ text: StaticString) {
+        precondition(text.utf8CodeUnitCount == 4, "a FourCC literal has exactly four ASCII characters")
+        var value: UInt32 = 0
+        text.withUTF8Buffer { for byte in $0 { value = value << 8 | UInt32(byte) } }
+        rawValue = value
+    }
+
+    /// The bytes in file order.
+    var bytes: [UInt8] { [UInt8(rawValue >> 24), UInt8(rawValue >> 16 & 0xFF), UInt8(rawValue >> 8 & 0xFF), UInt8(rawValue & 0xFF)] }
+
+    /// Printable form for error messages; non-printable codes are shown in hex so a message stays one line.
+    var description: String {
+        let chars = bytes
+        if chars.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            return "'" + String(decoding: chars, as: UTF8.self) + "'"
+        }
+        return "0x" + String(rawValue, radix: 16)
+    }
+}
+
+/// A cursor over a file's bytes that reads big-endian fields.
+///
+/// Every read is bounds-checked against `end` and throws `.truncated` rather than trapping, because the bytes come
+/// from files we do not control. Limiting `end` to a chunk keeps a malformed field from reading into the next chunk.
+struct ByteReader {
+    let bytes: [UInt8]
+    let path: String
+    /// Names what is being read ("CAF desc chunk"), so a truncation error says where the file ended.
+    var context: String
+    /// Index of the next byte to read.
+    private(set) var offset: Int
+    /// One past the last byte this reader may read.
+    let end: Int
+
+    /// A reader over `bytes[range]` (the whole array when `range` is nil).
+    init(_ bytes: [UInt8], path: String, context: String, range: Range<Int>? = nil) {
+        self.bytes = bytes
+        self.path = path
+        self.context = context
+        let r = range ?? 0..<bytes.count
+        // Clamp so a caller's miscomputed range still cannot index outside the array.
+        let lower = min(max(r.lowerBound, 0), bytes.count)
+        offset = lower
+        end = min(max(r.upperBound, lower), bytes.count)
+    }
+
+    /// Bytes left before `end`.
+    var remaining: Int { end - offset }
+
+    /// Throws `.truncated` unless `count` more bytes are available.
+    func require(_ count: Int) throws(AudioFileError) {
+        guard count >= 0, count <= remaining else {
+            throw AudioFileError(.truncated, path: path,
+                                 "file ends inside the \(context) (needs \(count) bytes at offset \(offset), \(remaining) left)")
+        }
+    }
+
+    /// Moves past `count` bytes, or throws `.truncated` if they are not there.
+    mutating func skip(_ count: Int) throws(AudioFileError) {
+        try require(count)
+        offset += count
+    }
+
+    // Each read consumes the field's bytes in big-endian order or throws `.truncated` and leaves `offset` alone.
+
+    mutating func readUInt8() throws(AudioFileError) -> UInt8 {
+        try require(1)
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func readUInt16() throws(AudioFileError) -> UInt16 {
+        UInt16(truncatingIfNeeded: try readBigEndian(2))
+    }
+
+    mutating func readUInt32() throws(AudioFileError) -> UInt32 {
+        UInt32(truncatingIfNeeded: try readBigEndian(4))
+    }
+
+    mutating func readUInt64() throws(AudioFileError) -> UInt64 {
+        try readBigEndian(8)
+    }
+
+    mutating func readInt16() throws(AudioFileError) -> Int16 { Int16(bitPattern: try readUInt16()) }
+    mutating func readInt32() throws(AudioFileError) -> Int32 { Int32(bitPattern: try readUInt32()) }
+    mutating func readInt64() throws(AudioFileError) -> Int64 { Int64(bitPattern: try readUInt64()) }
+    mutating func readFloat64() throws(AudioFileError) -> Double { Double(bitPattern: try readUInt64()) }
+    mutating func readFourCC() throws(AudioFileError) -> FourCC { FourCC(rawValue: try readUInt32()) }
+
+    /// Reads an 80-bit IEEE 754 extended float (AIFF's sample rate field) as a Double.
+    ///
+    /// Values a Double cannot hold come back as infinity or zero, which the caller's range check then rejects.
+    mutating func readFloat80() throws(AudioFileError) -> Double {
+        let signAndExponent = try readUInt16()
+        let mantissa = try readUInt64()
+        let negative = signAndExponent & 0x8000 != 0
+        let biased = Int(signAndExponent & 0x7FFF)
+        if mantissa == 0 { return negative ? -0.0 : 0.0 }
+        if biased == 0x7FFF { return .nan }
+        // The 80-bit format has an explicit integer bit, so the mantissa is an integer scaled by 2^(e - 16383 - 63).
+        let magnitude = Double(sign: .plus, exponent: biased - 16383 - 63, significand: Double(mantissa))
+        return negative ? -magnitude : magnitude
+    }
+
+    private mutating func readBigEndian(_ count: Int) throws(AudioFileError) -> UInt64 {
+        try require(count)
+        var value: UInt64 = 0
+        for i in offset..<(offset + count) { value = value << 8 | UInt64(bytes[i]) }
+        offset += count
+        return value
+    }
+}
+
+/// Appends big-endian fields to a byte array, mirroring `ByteReader` for the writers.
+struct ByteWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
+    // Each append writes the value's bytes in big-endian order.
+
+    mutating func append(_ value: UInt8) { bytes.append(value) }
+    mutating func append(_ value: UInt16) { appendBigEndian(UInt64(value), 2) }
+    mutating func append(_ value: UInt32) { appendBigEndian(UInt64(value), 4) }
+    mutating func append(_ value: UInt64) { appendBigEndian(value, 8) }
+    mutating func append(_ value: Int16) { append(UInt16(bitPattern: value)) }
+    mutating func append(_ value: Int32) { append(UInt32(bitPattern: value)) }
+    mutating func append(_ value: Int64) { append(UInt64(bitPattern: value)) }
+    mutating func append(_ value: Double) { append(value.bitPattern) }
+    mutating func append(_ code: FourCC) { append(code.rawValue) }
+    mutating func append<C: Collection>(contentsOf data: C) where C.Element == UInt8 { bytes.append(contentsOf: data) }
+
+    /// Writes a positive, finite Double as an 80-bit IEEE 754 extended float (AIFF's sample rate field).
+    mutating func appendFloat80(_ value: Double) {
+        guard value.isFinite, value > 0 else {
+            append(UInt16(0)); append(UInt64(0)); return
+        }
+        // Double's significand has an implicit leading 1; the 80-bit format stores it explicitly in bit 63.
+        let exponent = UInt16(truncatingIfNeeded: Int(value.exponent) + 16383)
+        let mantissa = (UInt64(1) << 63) | (value.significandBitPattern << 11)
+        append(exponent)
+        append(mantissa)
+    }
+
+    private mutating func appendBigEndian(_ value: UInt64, _ count: Int) {
+        for shift in stride(from: (count - 1) * 8, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
+    }
+}

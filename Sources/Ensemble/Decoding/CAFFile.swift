@@ -1,0 +1,127 @@
+/// The parts of a Core Audio Format (CAF) file that decoding needs, parsed from the file's bytes.
+///
+/// Only structure is checked here; whether the description makes sense for a particular codec is the codec's call.
+struct CAFFile {
+    static let magic = FourCC("caff")
+
+    /// The `desc` chunk (an AudioStreamBasicDescription, all fields big-endian).
+    struct Description: Equatable {
+        var sampleRate: Double
+        var formatID: FourCC
+        var formatFlags: UInt32
+        var bytesPerPacket: UInt32
+        var framesPerPacket: UInt32
+        var channelsPerFrame: UInt32
+        var bitsPerChannel: UInt32
+    }
+
+    /// The fixed header of the `pakt` chunk; per-packet descriptions after it are not needed for constant-size codecs.
+    struct PacketTable: Equatable {
+        var numberPackets: Int64
+        var validFrames: Int64
+        var primingFrames: Int32
+        var remainderFrames: Int32
+    }
+
+    var description: Description
+    var packetTable: PacketTable?
+    /// Byte range of the audio packets, after the `data` chunk's edit count.
+    var audioData: Range<Int>
+
+    /// True when `bytes` start with the CAF file type.
+    static func sniff(_ bytes: [UInt8]) -> Bool {
+        bytes.count >= 4 && bytes[0] == 0x63 && bytes[1] == 0x61 && bytes[2] == 0x66 && bytes[3] == 0x66
+    }
+
+    /// Reads the file header and the `desc` chunk, which the format requires to come first.
+    ///
+    /// Kept separate from `parse` so a caller can tell the codec before committing to validating the rest.
+    static func readDescription(_ bytes: [UInt8], path: String) throws(AudioFileError) -> Description {
+        var reader = ByteReader(bytes, path: path, context: "CAF file header")
+        guard try reader.readFourCC() == magic else {
+            throw AudioFileError(.corrupt, path: path, "not a CAF file (missing 'caff' header)")
+        }
+        let version = try reader.readUInt16()
+        guard version == 1 else {
+            throw AudioFileError(.unsupported, path: path, "CAF version \(version) is not supported (only version 1)")
+        }
+        _ = try reader.readUInt16() // file flags: none defined for version 1
+        reader.context = "CAF chunk header"
+        let type = try reader.readFourCC()
+        let size = try reader.readInt64()
+        guard type == FourCC("desc") else {
+            throw AudioFileError(.corrupt, path: path, "CAF file does not start with a desc chunk (found \(type))")
+        }
+        guard size >= 32 else {
+            throw AudioFileError(.corrupt, path: path, "CAF desc chunk is \(size) bytes (needs 32)")
+        }
+        reader.context = "CAF desc chunk"
+        return Description(
+            sampleRate: try reader.readFloat64(),
+            formatID: try reader.readFourCC(),
+            formatFlags: try reader.readUInt32(),
+            bytesPerPacket: try reader.readUInt32(),
+            framesPerPacket: try reader.readUInt32(),
+            channelsPerFrame: try reader.readUInt32(),
+            bitsPerChannel: try reader.readUInt32()
+        )
+    }
+
+    /// Walks every chunk, recording `desc`, `pakt` and `data`; unknown chunks (`kuki`, `free`, `chan`, `info`, …) are skipped.
+    ///
+    /// Throws `.truncated` when a chunk claims more bytes than the file holds, so a cut-off download is reported
+    /// rather than silently played short.
+    static func parse(_ bytes: [UInt8], path: String) throws(AudioFileError) -> CAFFile {
+        let description = try readDescription(bytes, path: path)
+        var reader = ByteReader(bytes, path: path, context: "CAF file header")
+        try reader.skip(8)
+        var packetTable: PacketTable?
+        var audioData: Range<Int>?
+        while reader.remaining > 0 {
+            // Chunks may follow the audio (a pakt is often written last). Once the audio is in hand, a damaged
+            // trailing chunk costs at most the trimming, so the walk stops instead of failing the whole file.
+            if audioData != nil && reader.remaining < 12 { break }
+            reader.context = "CAF chunk header"
+            let type = try reader.readFourCC()
+            let size = try reader.readInt64()
+            let start = reader.offset
+            let remaining = reader.remaining
+            let chunkSize: Int
+            if type == FourCC("data") && size == -1 {
+                // -1 is how a streaming writer says "to the end of the file", since it could not seek back.
+                chunkSize = remaining
+            } else if size < 0 {
+                if audioData != nil { break }
+                throw AudioFileError(.corrupt, path: path, "CAF \(type) chunk has negative size \(size)")
+            } else if size > Int64(remaining) {
+                if audioData != nil { break }
+                throw AudioFileError(.truncated, path: path,
+                                     "CAF \(type) chunk claims \(size) bytes but only \(remaining) remain (file truncated?)")
+            } else {
+                chunkSize = Int(size)
+            }
+            var chunk = ByteReader(bytes, path: path, context: "CAF \(type) chunk", range: start..<(start + chunkSize))
+            switch type {
+            case FourCC("pakt"):
+                guard chunkSize >= 24 else {
+                    if audioData != nil { break }
+                    throw AudioFileError(.corrupt, path: path, "CAF pakt chunk is \(chunkSize) bytes (needs 24)")
+                }
+                packetTable = PacketTable(numberPackets: try chunk.readInt64(), validFrames: try chunk.readInt64(),
+                                          primingFrames: try chunk.readInt32(), remainderFrames: try chunk.readInt32())
+            case FourCC("data") where audioData == nil:
+                guard chunkSize >= 4 else {
+                    throw AudioFileError(.corrupt, path: path, "CAF data chunk is \(chunkSize) bytes (needs a 4-byte edit count)")
+                }
+                audioData = (start + 4)..<(start + chunkSize)
+            default:
+                break
+            }
+            try reader.skip(chunkSize)
+        }
+        guard let audioData else {
+            throw AudioFileError(.corrupt, path: path, "CAF file has no data chunk")
+        }
+        return CAFFile(description: description, packetTable: packetTable, audioData: audioData)
+    }
+}
