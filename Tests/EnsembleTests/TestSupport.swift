@@ -170,7 +170,7 @@ func snr(_ x: [Float], reference ref: [Float]) -> Double {
 }
 
 func maxAbsDifference(_ a: [Float], _ b: [Float]) -> Float {
-    zip(a, b).reduce(0) { max($0, abs($1.0 - $1.1)) }
+    zip(a, b).reduce(Float(0)) { max($0, abs($1.0 - $1.1)) }
 }
 
 /// Asserts that `body` throws an AudioFileError of `kind` naming `path`, and returns it.
@@ -186,5 +186,13 @@ func assertAudioFileError<T>(_ kind: AudioFileError.Kind, path: String, file: St
         XCTAssertEqual(error.path, path, file: file, line: line)
         XCTAssertFalse(error.description.contains("\n"), file: file, line: line)
         return error
+    }
+}
+
+/// Sample-exact comparison that reports the first difference instead of printing whole arrays.
+func assertSamplesEqual(_ a: [Float], _ b: [Float], _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(a.count, b.count, "sample count \(message)", file: file, line: line)
+    if let i = (0..<min(a.count, b.count)).first(where: { a[$0] != b[$0] }) {
+        XCTFail("first difference at sample \(i): \(a[i]) vs \(b[i]); max |diff| \(maxAbsDifference(a, b)) \(message)", file: file, line: line)
     }
 }

@@ -16,6 +16,22 @@ enum ChunkLayout {
         }
     }
 
+    /// The format tag in a WAV file's 'fmt ' chunk, if the chunk is present and complete.
+    static func wavFormatTag(_ b: [UInt8], bigEndian: Bool) -> UInt16? {
+        var offset = 12
+        while offset + 8 <= b.count {
+            let size = Int(readUInt32(b, offset + 4, bigEndian: bigEndian))
+            if fourCC(b, offset) == "fmt " {
+                guard size >= 2, offset + 10 <= b.count else { return nil }
+                let lo = UInt16(b[offset + 8]), hi = UInt16(b[offset + 9])
+                return bigEndian ? lo << 8 | hi : hi << 8 | lo
+            }
+            guard size <= b.count - (offset + 8) else { return nil }
+            offset += 8 + size + (size & 1)
+        }
+        return nil
+    }
+
     /// Streaming writers that cannot seek back put this in the data size to mean "until end of file".
     private static let unknownSize32: UInt32 = 0xFFFF_FFFF
 

@@ -176,3 +176,12 @@ private struct ByteView {
         }
     }
 }
+
+extension MPEGFrameHeader {
+    /// Parses the frame header at `offset` in `bytes`, or nil if there is none.
+    init?(bytes: [UInt8], at offset: Int) {
+        let parsed = bytes.withUnsafeBufferPointer { MPEGFrameHeader(ByteView($0), at: offset) }
+        guard let parsed else { return nil }
+        self = parsed
+    }
+}

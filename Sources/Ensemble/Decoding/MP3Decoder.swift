@@ -28,6 +28,9 @@ public final class MP3Decoder {
     private var bitRateSum = 0
     private var bitRateFrames = 0
 
+    /// Frames decoded and discarded before the target after a seek (see `init`).
+    static let seekPrerollFrames = 8
+
     /// Creates a decoder; `path` is only used to name the stream in errors.
     public init(path: String = "<stream>") throws(AudioFileError) {
         self.path = path
@@ -45,6 +48,10 @@ public final class MP3Decoder {
         var ok = mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), flags, 0) == MPG123_OK.rawValue
         // Only float output: mpg123 must not pick an integer encoding. Every rate it can produce is
         // allowed because the stream's own rate is unknown until its first header arrives.
+        // After a seek, layer III needs earlier frames for its bit reservoir (up to 511 bytes back, several
+        // low-rate frames) and the overlap-add state; decoding that many frames silently first makes the
+        // samples after a seek identical to a straight-through decode.
+        ok = ok && mpg123_param2(handle, Int32(MPG123_PREFRAMES.rawValue), Self.seekPrerollFrames, 0) == MPG123_OK.rawValue
         ok = ok && mpg123_format_none(handle) == MPG123_OK.rawValue
         var rates: UnsafePointer<Int>?
         var rateCount = 0

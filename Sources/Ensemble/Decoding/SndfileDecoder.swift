@@ -11,7 +11,7 @@ enum SndfileDecoder {
 
     static func decode(bytes: [UInt8], container: AudioContainer, path: String) throws(AudioFileError) -> DecodedAudio {
         try ChunkLayout.validate(bytes, container: container, path: path)
-        return try withOpenFile(bytes: bytes, path: path) { (file, info) throws(AudioFileError) -> DecodedAudio in
+        return try withOpenFile(bytes: bytes, container: container, path: path) { (file, info) throws(AudioFileError) -> DecodedAudio in
             let channels = Int(info.channels)
             let claimedFrames = Int(info.frames)
             var interleaved: [Float] = []
@@ -30,11 +30,13 @@ enum SndfileDecoder {
                 interleaved.removeLast(chunkSamples - framesRead * channels)
                 if framesRead == 0 { break }
             }
-            let status = sf_error(file)
-            if status != 0 {
-                throw AudioFileError(.corrupt, path: path, "decoding failed: \(message(sf_strerror(file)))")
-            }
             let decodedFrames = interleaved.count / channels
+            if sf_error(file) != 0 {
+                // A decoder losing sync before the promised length is what a cut-off FLAC or Ogg looks like.
+                let kind: AudioFileError.Kind = decodedFrames < claimedFrames ? .truncated : .corrupt
+                let what = kind == .truncated ? "file is truncated" : "decoding failed"
+                throw AudioFileError(kind, path: path, "\(what): \(message(sf_strerror(file))) after \(decodedFrames) of \(claimedFrames) frames")
+            }
             // FLAC and Ogg state their length up front; fewer frames than promised means the tail is missing.
             if decodedFrames < claimedFrames {
                 throw AudioFileError(.truncated, path: path,
@@ -46,7 +48,7 @@ enum SndfileDecoder {
 
     static func info(bytes: [UInt8], container: AudioContainer, path: String) throws(AudioFileError) -> AudioFileInfo {
         try ChunkLayout.validate(bytes, container: container, path: path)
-        return try withOpenFile(bytes: bytes, path: path) { (_, info) throws(AudioFileError) -> AudioFileInfo in
+        return try withOpenFile(bytes: bytes, container: container, path: path) { (_, info) throws(AudioFileError) -> AudioFileInfo in
             AudioFileInfo(container: container.infoName, codec: codecName(format: info.format),
                           sampleRate: Double(info.samplerate), channelCount: Int(info.channels),
                           frameCount: Int(info.frames))
@@ -84,7 +86,7 @@ enum SndfileDecoder {
 
     /// Opens `bytes` with libsndfile, validates what it reports, and runs `body` with the open handle.
     private static func withOpenFile<T>(
-        bytes: [UInt8], path: String,
+        bytes: [UInt8], container: AudioContainer, path: String,
         _ body: (OpaquePointer, SF_INFO) throws(AudioFileError) -> T
     ) throws(AudioFileError) -> T {
         // withUnsafeBytes only rethrows untyped errors, so the typed error travels out in a Result.
@@ -95,7 +97,7 @@ enum SndfileDecoder {
             let opened = withExtendedLifetime(source) {
                 sf_open_virtual(&io, Int32(SFM_READ), &info, Unmanaged.passUnretained(source).toOpaque())
             }
-            guard let file = opened else { return .failure(openError(path: path)) }
+            guard let file = opened else { return .failure(openError(bytes: bytes, container: container, path: path)) }
             defer { sf_close(file) }
             do throws(AudioFileError) {
             guard info.channels > 0, Int(info.channels) <= maximumChannels else {
@@ -115,9 +117,20 @@ enum SndfileDecoder {
         return try result.get()
     }
 
-    private static func openError(path: String) -> AudioFileError {
+    /// WAVE format tags libsndfile can decode (PCM, MS ADPCM, float, A-law, µ-law, IMA ADPCM, GSM 6.10,
+    /// G.721, G.723, MPEG, MPEG Layer III, extensible).
+    private static let decodableWAVTags: Set<UInt16> = [0x0001, 0x0002, 0x0003, 0x0006, 0x0007, 0x0011, 0x0031,
+                                                         0x0040, 0x0014, 0x0050, 0x0055, 0xFFFE]
+
+    private static func openError(bytes: [UInt8], container: AudioContainer, path: String) -> AudioFileError {
         let code = Int(sf_error(nil))
         let text = message(sf_strerror(nil))
+        // libsndfile calls an unknown codec a "malformed 'fmt ' chunk"; name the real problem instead.
+        if container == .wav || container == .rifx,
+           let tag = ChunkLayout.wavFormatTag(bytes, bigEndian: container == .rifx), !decodableWAVTags.contains(tag) {
+            let hex = String(tag, radix: 16, uppercase: true)
+            return AudioFileError(.unsupported, path: path, "unsupported WAV codec (format tag 0x\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex))")
+        }
         switch code {
         case SF_ERR_UNRECOGNISED_FORMAT:
             return AudioFileError(.unsupported, path: path, "format not recognised by libsndfile")
