@@ -15,10 +15,10 @@ enum SndfileDecoder {
             let channels = Int(info.channels)
             let claimedFrames = Int(info.frames)
             var interleaved: [Float] = []
-            // Trust the header only as far as the file size can back it: no codec here stores a sample in
-            // less than a bit, so more samples than 8 × bytes cannot be real.
-            let plausible = min(claimedFrames, bytes.count * 8 / channels)
-            interleaved.reserveCapacity(max(0, plausible) * channels)
+            // Trust the header only as far as the file size backs it: reserve at most one sample per input
+            // byte (what 8-bit PCM needs); codecs that expand further grow the buffer as samples arrive.
+            let claimedSamples = claimedFrames.multipliedReportingOverflow(by: channels)
+            interleaved.reserveCapacity(claimedSamples.overflow ? bytes.count : min(claimedSamples.partialValue, bytes.count))
             let chunkSamples = chunkFrames * channels
             while true {
                 let start = interleaved.count
