@@ -147,6 +147,8 @@ enum SndfileDecoder {
         var text = String(cString: cString)
         text = text.split(whereSeparator: \.isNewline).joined(separator: " ")
         while let last = text.last, last == "." || last == " " { text.removeLast() }
+        // Some decoders prefix their text with "Error : ", which says nothing the context does not.
+        for prefix in ["Error : ", "Error: "] where text.hasPrefix(prefix) { text.removeFirst(prefix.count) }
         return text.isEmpty ? "unknown libsndfile error" : text
     }
 }
