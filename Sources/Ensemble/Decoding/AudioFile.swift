@@ -1,0 +1,49 @@
+/// The one way into the decoders: checks the path, reads the bytes, identifies the container from them
+/// (never from the file name) and hands the bytes to the decoder for that container.
+public enum AudioFile {
+    /// Decodes the file at `path` to planar 32-bit float at the file's own sample rate and channel count.
+    ///
+    /// - Throws: `AudioFileError` with kind `.notFound`, `.isDirectory`, `.empty`, `.unreadable`,
+    ///   `.tooLarge` for path problems; `.unsupported` for bytes that are not a recognised audio file or an
+    ///   encoding no decoder handles; `.truncated` or `.corrupt` for damaged files.
+    public static func decode(path: String) throws(AudioFileError) -> DecodedAudio {
+        let bytes = try FileBytes.read(path: path)
+        let container = try sniff(bytes, path: path)
+        switch container {
+        case .caf, .aifc:
+            if let audio = try AppleIMA4.decodeIfIMA4(bytes: bytes, path: path) { return audio }
+            return try SndfileDecoder.decode(bytes: bytes, container: container, path: path)
+        case .mp3:
+            return try MP3Decoder.decode(bytes: bytes, path: path).audio
+        default:
+            return try SndfileDecoder.decode(bytes: bytes, container: container, path: path)
+        }
+    }
+
+    /// Describes the file at `path` (container, codec, rate, channels, length; bit rate for MP3) without
+    /// keeping its samples. For MP3 the file is decoded to count frames exactly.
+    ///
+    /// - Throws: the same errors as `decode(path:)`, except that damage past the headers of FLAC and Ogg
+    ///   files is only found by decoding.
+    public static func info(path: String) throws(AudioFileError) -> AudioFileInfo {
+        let bytes = try FileBytes.read(path: path)
+        let container = try sniff(bytes, path: path)
+        switch container {
+        case .caf, .aifc:
+            if let info = try AppleIMA4.infoIfIMA4(bytes: bytes, path: path) { return info }
+            return try SndfileDecoder.info(bytes: bytes, container: container, path: path)
+        case .mp3:
+            return try MP3Decoder.info(bytes: bytes, path: path)
+        default:
+            return try SndfileDecoder.info(bytes: bytes, container: container, path: path)
+        }
+    }
+
+    private static func sniff(_ bytes: [UInt8], path: String) throws(AudioFileError) -> AudioContainer {
+        guard let container = ContainerSniffer.sniff(bytes) else {
+            throw AudioFileError(.unsupported, path: path,
+                                 "not a recognised audio file (\(ContainerSniffer.describeMagic(bytes)))")
+        }
+        return container
+    }
+}

@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads whole files with POSIX calls so every failure maps to a specific `AudioFileError` kind.
+enum FileBytes {
+    /// Files larger than this are refused before any read: the decoders hold the whole file in memory, and
+    /// audio files that big are outside what the mixer is meant to load.
+    static let maximumSize = 2 << 30
+
+    /// The file's bytes, after checking it exists, is a regular file, is not empty and is not too large.
+    static func read(path: String) throws(AudioFileError) -> [UInt8] {
+        let size = try checkedSize(path: path)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw openError(errno, path: path) }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var filled = 0
+        while filled < size {
+            let n = bytes.withUnsafeMutableBytes { buffer -> Int in
+                Glibc.read(fd, buffer.baseAddress! + filled, size - filled)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw AudioFileError(.unreadable, path: path, "read failed: \(errnoText(errno))")
+            }
+            // The file shrank between stat and read; decode what is there rather than pad with zeros.
+            if n == 0 { break }
+            filled += n
+        }
+        if filled < size { bytes.removeLast(size - filled) }
+        guard !bytes.isEmpty else { throw AudioFileError(.empty, path: path, "file is empty") }
+        return bytes
+    }
+
+    /// Validates the path without reading it and returns the file's size in bytes.
+    static func checkedSize(path: String) throws(AudioFileError) -> Int {
+        guard !path.isEmpty else { throw AudioFileError(.notFound, path: path, "no such file") }
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw openError(errno, path: path) }
+        let type = st.st_mode & S_IFMT
+        if type == S_IFDIR { throw AudioFileError(.isDirectory, path: path, "is a directory, not an audio file") }
+        guard type == S_IFREG else { throw AudioFileError(.unreadable, path: path, "not a regular file") }
+        guard st.st_size > 0 else { throw AudioFileError(.empty, path: path, "file is empty") }
+        guard st.st_size <= maximumSize else {
+            throw AudioFileError(.tooLarge, path: path,
+                                 "file is \(st.st_size) bytes; the limit is \(maximumSize) bytes")
+        }
+        return Int(st.st_size)
+    }
+
+    private static func openError(_ code: Int32, path: String) -> AudioFileError {
+        switch code {
+        case ENOENT, ENOTDIR: return AudioFileError(.notFound, path: path, "no such file")
+        case EISDIR: return AudioFileError(.isDirectory, path: path, "is a directory, not an audio file")
+        case EACCES, EPERM: return AudioFileError(.unreadable, path: path, "permission denied")
+        default: return AudioFileError(.unreadable, path: path, "cannot open: \(errnoText(code))")
+        }
+    }
+}
+
+/// The C library's message for an errno value.
+func errnoText(_ code: Int32) -> String {
+    guard let text = strerror(code) else { return "error \(code)" }
+    return String(cString: text)
+}

@@ -1,0 +1,147 @@
+import CSndfile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes interleaved float frames through libsndfile into an `AtomicOutputFile`, quantising integer
+/// formats itself so that writing and reading use the same scale (x·32768 for 16-bit, as libsndfile reads).
+///
+/// libsndfile's own float→int conversion scales by 32767 on write while reading divides by 32768, so a
+/// round trip through it drifts by up to 1.5 LSB; doing the conversion here keeps round trips within
+/// half an LSB and makes the clip count exact.
+final class SndfileSink {
+    let format: OutputFormat
+    let channelCount: Int
+    let output: AtomicOutputFile
+    private(set) var clippedSampleCount = 0
+    private(set) var framesWritten = 0
+    private var file: OpaquePointer?
+    private var shorts: [Int16] = []
+    private var ints: [Int32] = []
+
+    init(path: String, format: OutputFormat, sampleRate: Double, channelCount: Int) throws(AudioFileError) {
+        try format.validate(path: path)
+        guard format.codec != .ima4 else {
+            throw AudioFileError(.unsupported, path: path, "IMA4 is written by the IMA4 encoder, not libsndfile")
+        }
+        guard let rate = Int32(exactly: sampleRate), rate > 0 else {
+            throw AudioFileError(.unsupported, path: path, "cannot write sample rate \(sampleRate) Hz (must be a positive whole number)")
+        }
+        guard channelCount > 0, channelCount <= SndfileDecoder.maximumChannels else {
+            throw AudioFileError(.unsupported, path: path, "cannot write \(channelCount) channels")
+        }
+        var info = SF_INFO()
+        info.samplerate = rate
+        info.channels = Int32(channelCount)
+        info.format = Int32(Self.majorFormat(format.container) | Self.subFormat(format.codec))
+        guard sf_format_check(&info) != 0 else {
+            throw AudioFileError(.unsupported, path: path, "libsndfile cannot write \(format) at \(rate) Hz × \(channelCount)")
+        }
+        let output = try AtomicOutputFile(destination: path)
+        // close_desc = 1: sf_close owns the descriptor from here on.
+        guard let file = sf_open_fd(output.descriptor, Int32(SFM_WRITE), &info, 1) else {
+            let text = SndfileDecoder.message(sf_strerror(nil))
+            close(output.descriptor)
+            output.discard()
+            throw AudioFileError(.writeFailed, path: path, "cannot start writing \(format): \(text)")
+        }
+        // Samples arrive already quantised, so this is only a backstop against wrap-around.
+        sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        self.format = format
+        self.channelCount = channelCount
+        self.output = output
+        self.file = file
+    }
+
+    deinit { abort() }
+
+    /// Appends whole frames; `samples.count` must be a multiple of the channel count.
+    func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
+        guard let file else {
+            throw AudioFileError(.writeFailed, path: output.destination, "writer is already finished or aborted")
+        }
+        guard samples.count % channelCount == 0 else {
+            throw AudioFileError(.writeFailed, path: output.destination,
+                                 "\(samples.count) samples is not a whole number of \(channelCount)-channel frames")
+        }
+        let frames = samples.count / channelCount
+        guard frames > 0, let source = samples.baseAddress else { return }
+        let written: sf_count_t
+        switch format.codec {
+        case .pcm16:
+            if shorts.count < samples.count { shorts = [Int16](repeating: 0, count: samples.count) }
+            written = shorts.withUnsafeMutableBufferPointer { buffer in
+                for i in 0..<samples.count { buffer[i] = Int16(quantise(source[i], scale: 32768, max: 32767)) }
+                return sf_writef_short(file, buffer.baseAddress, sf_count_t(frames))
+            }
+        case .pcm24:
+            if ints.count < samples.count { ints = [Int32](repeating: 0, count: samples.count) }
+            written = ints.withUnsafeMutableBufferPointer { buffer in
+                // libsndfile takes 24-bit samples in the top bits of an int.
+                for i in 0..<samples.count { buffer[i] = quantise(source[i], scale: 8_388_608, max: 8_388_607) << 8 }
+                return sf_writef_int(file, buffer.baseAddress, sf_count_t(frames))
+            }
+        case .float32, .ima4:
+            written = sf_writef_float(file, source, sf_count_t(frames))
+        }
+        guard written == sf_count_t(frames) else {
+            let text = SndfileDecoder.message(sf_strerror(file))
+            abort()
+            throw AudioFileError(.writeFailed, path: output.destination, "write failed: \(text)")
+        }
+        framesWritten += frames
+    }
+
+    /// Completes the file and moves it into place.
+    func finish() throws(AudioFileError) {
+        guard let file else {
+            throw AudioFileError(.writeFailed, path: output.destination, "writer is already finished or aborted")
+        }
+        self.file = nil
+        let status = sf_close(file)
+        guard status == 0 else {
+            output.discard()
+            throw AudioFileError(.writeFailed, path: output.destination, "closing the file failed: \(SndfileDecoder.message(sf_error_number(status)))")
+        }
+        try output.commit()
+    }
+
+    /// Abandons the file: nothing is left at the destination or in the temporary location.
+    func abort() {
+        guard let file else { return }
+        self.file = nil
+        sf_close(file)
+        output.discard()
+    }
+
+    /// Rounds `x·scale` to an integer in [-scale, max]; anything beyond ±1 (or NaN, written as silence)
+    /// counts as clipped.
+    private func quantise(_ x: Float, scale: Float, max: Int32) -> Int32 {
+        guard !x.isNaN else {
+            clippedSampleCount += 1
+            return 0
+        }
+        if x > 1 || x < -1 { clippedSampleCount += 1 }
+        let scaled = (x * scale).rounded()
+        if scaled >= Float(max) { return max }
+        if scaled <= -scale { return Int32(-scale) }
+        return Int32(scaled)
+    }
+
+    private static func majorFormat(_ container: OutputFormat.Container) -> Int {
+        switch container {
+        case .wav: return SF_FORMAT_WAV
+        case .aiff, .aifc: return SF_FORMAT_AIFF
+        case .caf: return SF_FORMAT_CAF
+        case .flac: return SF_FORMAT_FLAC
+        }
+    }
+
+    private static func subFormat(_ codec: OutputFormat.Codec) -> Int {
+        switch codec {
+        case .pcm16: return SF_FORMAT_PCM_16
+        case .pcm24: return SF_FORMAT_PCM_24
+        case .float32, .ima4: return SF_FORMAT_FLOAT
+        }
+    }
+}

@@ -1,0 +1,43 @@
+/// Writes a file incrementally, as the mixer's offline render produces blocks, and only puts it at its
+/// destination when `finish` succeeds; `abort` (or dropping the writer unfinished) deletes everything.
+public final class StreamingFileWriter {
+    /// Where the finished file will appear.
+    public let path: String
+    public let format: OutputFormat
+    public let sampleRate: Int
+    public let channelCount: Int
+    private let sink: SndfileSink
+
+    /// Opens a temporary file next to `path`. Any format except IMA4 is accepted; the render normally
+    /// uses WAV float32 or WAV pcm16.
+    public init(path: String, format: OutputFormat = OutputFormat(container: .wav, codec: .float32),
+                sampleRate: Int, channelCount: Int) throws(AudioFileError) {
+        self.path = path
+        self.format = format
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        sink = try SndfileSink(path: path, format: format, sampleRate: Double(sampleRate), channelCount: channelCount)
+    }
+
+    /// Samples written so far whose magnitude exceeded 1 (or were NaN), for integer formats; always 0 for float.
+    public var clippedSampleCount: Int { sink.clippedSampleCount }
+    /// Frames written so far.
+    public var framesWritten: Int { sink.framesWritten }
+    /// The hidden file being written until `finish` renames it to `path`.
+    public var temporaryPath: String { sink.output.temporaryPath }
+
+    /// Appends interleaved frames (`frame0ch0, frame0ch1, …`); the count must be a multiple of `channelCount`.
+    public func write(interleaved samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
+        try sink.write(samples)
+    }
+
+    /// Completes the file and renames it to `path`.
+    public func finish() throws(AudioFileError) {
+        try sink.finish()
+    }
+
+    /// Stops writing and removes the temporary file; `path` is left untouched. Safe to call repeatedly.
+    public func abort() {
+        sink.abort()
+    }
+}

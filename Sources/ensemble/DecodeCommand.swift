@@ -1,0 +1,22 @@
+import ArgumentParser
+import Ensemble
+
+struct DecodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode any supported file to a 32-bit float WAV at the same rate and channel count."
+    )
+
+    @Argument(help: "The audio file to decode.")
+    var input: String
+
+    @Option(name: .shortAndLong, help: "The WAV file to write.")
+    var output: String
+
+    func run() throws {
+        try reportingFailures(path: input) {
+            let audio = try AudioFile.decode(path: input)
+            try AudioFileWriter.write(audio, format: OutputFormat(container: .wav, codec: .float32), to: output)
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Ensemble
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs a subcommand's work so that every failure ends the same way: exactly one line on stderr,
+/// `ensemble: <path>: <problem>`, and exit code 1. ArgumentParser's own usage errors never get here.
+func reportingFailures(path: String, _ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as AudioFileError {
+        printError(error.description)
+        throw ExitCode(1)
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        printError("\(path): \(oneLine(String(describing: error)))")
+        throw ExitCode(1)
+    }
+}
+
+private func printError(_ message: String) {
+    // A single write(2) keeps the line whole even if something else writes to stderr concurrently.
+    var line = Array("ensemble: \(oneLine(message))\n".utf8)
+    _ = line.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
+/// A detail that somehow spans lines would break the one-line contract, so newlines are folded.
+private func oneLine(_ text: String) -> String {
+    text.split(whereSeparator: \.isNewline).joined(separator: " ")
+}
