@@ -37,6 +37,17 @@ public final class Sound: @unchecked Sendable {
         }
     }
 
+    /// Decodes the file at `path` (any format `AudioFile` reads) into memory.
+    public convenience init(contentsOf path: String) throws(EngineError) {
+        let audio: DecodedAudio
+        do {
+            audio = try AudioFile.decode(path: path)
+        } catch {
+            throw .file(error)
+        }
+        try self.init(audio, name: path)
+    }
+
     deinit { samples.deallocate() }
 
     /// Sample `frame` of `channel`, for tests and tools (not for the hot path).
