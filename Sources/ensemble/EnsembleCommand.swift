@@ -5,7 +5,7 @@ import ArgumentParser
 struct Ensemble: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ensemble",
-        abstract: "Inspect, decode and convert audio files.",
-        subcommands: [InfoCommand.self, DecodeCommand.self, ConvertCommand.self]
+        abstract: "Mix scenes of tracks and effects offline, and inspect, decode and convert audio files.",
+        subcommands: [RenderCommand.self, InfoCommand.self, DecodeCommand.self, ConvertCommand.self]
     )
 }

@@ -12,6 +12,9 @@ func reportingFailures(path: String, _ body: () throws -> Void) throws {
     } catch let error as AudioFileError {
         printError(error.description)
         throw ExitCode(1)
+    } catch let error as SceneError {
+        printError(error.description)
+        throw ExitCode(1)
     } catch let exit as ExitCode {
         throw exit
     } catch {
@@ -20,7 +23,7 @@ func reportingFailures(path: String, _ body: () throws -> Void) throws {
     }
 }
 
-private func printError(_ message: String) {
+func printError(_ message: String) {
     // A single write(2) keeps the line whole even if something else writes to stderr concurrently.
     var line = Array("ensemble: \(oneLine(message))\n".utf8)
     _ = line.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }

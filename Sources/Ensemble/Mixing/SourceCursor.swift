@@ -26,9 +26,11 @@ struct SourceCursor: BitwiseCopyable {
     }
 
     /// `rate × sourceRate / outputRate` in 32.32 fixed point (at least 1/2^32, so the cursor always moves).
+    /// Rounded up, so a sound never lasts a frame longer than the exact ratio gives: 4410 frames at 44.1 kHz
+    /// are 4800 frames at 48 kHz, not 4801.
     static func step(rate: Float, sourceRate: Double, outputRate: Double) -> UInt64 {
         let ratio = Double(rate) * sourceRate / outputRate
-        return max(1, UInt64((ratio * Double(one)).rounded()))
+        return max(1, UInt64((ratio * Double(one)).rounded(.up)))
     }
 
     var isPassthrough: Bool { @_noLocks get { step == Self.one && fraction == 0 } }

@@ -1,0 +1,90 @@
+import Foundation
+
+/// A mix described in a JSON file: tracks that start at given times, loop, pan and fade, and one-shot effects
+/// fired at given times. File paths are relative to the scene file's folder.
+///
+/// ```json
+/// { "sampleRate": 48000, "duration": 12.5,
+///   "tracks": [ { "name": "drums", "file": "drums.caf", "start": 0.25, "offset": 0.0, "volume": 0.8,
+///                 "pan": -0.3, "rate": 1.0, "loops": 3, "fadeIn": 0.0, "fadeOut": 0.5 } ],
+///   "effects": [ { "name": "coin", "file": "coin.wav", "at": 1.0, "volume": 1.0, "pan": 0.5 } ] }
+/// ```
+/// Defaults: sampleRate 48000, start 0, offset 0, volume 1, pan 0, rate 1, loops 0, fades 0, a track's or an
+/// effect's name is its file name without extension. `duration` defaults to the end of the last track or
+/// effect, and is required when a track loops forever (`loops: -1`). Unknown keys and out-of-range values
+/// are errors naming the key.
+public struct Scene: Sendable, Equatable {
+    public struct Track: Sendable, Equatable {
+        public var name: String
+        /// Absolute path (resolved against the scene's folder).
+        public var file: String
+        /// Seconds on the scene's timeline at which the first sample plays.
+        public var start = 0.0
+        /// Seconds into the file at which the first pass begins.
+        public var offset = 0.0
+        public var volume: Float = 1
+        public var pan: Float = 0
+        public var rate: Float = 1
+        /// 0 = once, n = n extra passes, −1 = until the scene ends.
+        public var loops = 0
+        public var fadeIn = 0.0
+        /// Ends at the track's last sample, or at the scene's end for a track that loops forever.
+        public var fadeOut = 0.0
+
+        public init(name: String, file: String) {
+            self.name = name
+            self.file = file
+        }
+    }
+
+    public struct Effect: Sendable, Equatable {
+        public var name: String
+        public var file: String
+        /// Seconds on the scene's timeline at which it fires.
+        public var at = 0.0
+        public var volume: Float = 1
+        public var pan: Float = 0
+
+        public init(name: String, file: String) {
+            self.name = name
+            self.file = file
+        }
+    }
+
+    public var sampleRate = 48000.0
+    /// Length of the mix in seconds; nil means "until the last track or effect ends".
+    public var duration: Double?
+    public var tracks: [Track] = []
+    public var effects: [Effect] = []
+
+    public init() {}
+
+    /// Reads and validates the scene at `path`.
+    public static func load(path: String) throws(SceneError) -> Scene {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw SceneError(path: path, "no such file")
+        }
+        guard !isDirectory.boolValue else { throw SceneError(path: path, "is a directory, not a scene file") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SceneError(path: path, "cannot read the file")
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        return try parse(data, folder: folder.isEmpty ? "." : folder, path: path)
+    }
+
+    /// Parses and validates scene JSON; `folder` resolves relative file paths, `path` names the scene in errors.
+    public static func parse(_ data: Data, folder: String, path: String) throws(SceneError) -> Scene {
+        let raw: SceneFile
+        do {
+            raw = try JSONDecoder().decode(SceneFile.self, from: data)
+        } catch let error as SceneKeyError {
+            throw SceneError(path: path, error.message)
+        } catch let error as DecodingError {
+            throw SceneError(path: path, SceneFile.describe(error))
+        } catch {
+            throw SceneError(path: path, "not a valid scene: \(error)")
+        }
+        return try raw.validated(folder: folder, path: path)
+    }
+}

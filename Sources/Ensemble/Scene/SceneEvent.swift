@@ -1,0 +1,20 @@
+/// One line of `ensemble render --events`: what happened, to which named track or effect, on which output frame.
+public struct SceneEvent: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Codable {
+        case trackStarted, trackFinished, effectCompleted
+    }
+
+    public var event: Kind
+    public var name: String
+    /// First sample for `trackStarted`; the frame after the last sample for the others.
+    public var frame: Int64
+    /// Why it ended (`finished`, `stopped`, `stolen`); absent for `trackStarted`.
+    public var reason: EndReason?
+
+    public init(event: Kind, name: String, frame: Int64, reason: EndReason? = nil) {
+        self.event = event
+        self.name = name
+        self.frame = frame
+        self.reason = reason
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+
+/// The scene file exactly as written (all keys optional), decoded strictly: an unknown key is an error that
+/// names it. `validated` then checks ranges and fills in defaults.
+struct SceneFile: Decodable {
+    var sampleRate: Double?
+    var duration: Double?
+    var tracks: [TrackEntry]?
+    var effects: [EffectEntry]?
+
+    struct TrackEntry: Decodable {
+        var name: String?
+        var file: String?
+        var start, offset, fadeIn, fadeOut: Double?
+        var volume, pan, rate: Double?
+        var loops: Int?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case name, file, start, offset, volume, pan, rate, loops, fadeIn, fadeOut
+        }
+
+        init(from decoder: Decoder) throws {
+            let c = try strictContainer(decoder, CodingKeys.self)
+            name = try c.decodeIfPresent(String.self, forKey: .name)
+            file = try c.decodeIfPresent(String.self, forKey: .file)
+            start = try c.decodeIfPresent(Double.self, forKey: .start)
+            offset = try c.decodeIfPresent(Double.self, forKey: .offset)
+            volume = try c.decodeIfPresent(Double.self, forKey: .volume)
+            pan = try c.decodeIfPresent(Double.self, forKey: .pan)
+            rate = try c.decodeIfPresent(Double.self, forKey: .rate)
+            loops = try c.decodeIfPresent(Int.self, forKey: .loops)
+            fadeIn = try c.decodeIfPresent(Double.self, forKey: .fadeIn)
+            fadeOut = try c.decodeIfPresent(Double.self, forKey: .fadeOut)
+        }
+    }
+
+    struct EffectEntry: Decodable {
+        var name: String?
+        var file: String?
+        var at, volume, pan: Double?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case name, file, at, volume, pan
+        }
+
+        init(from decoder: Decoder) throws {
+            let c = try strictContainer(decoder, CodingKeys.self)
+            name = try c.decodeIfPresent(String.self, forKey: .name)
+            file = try c.decodeIfPresent(String.self, forKey: .file)
+            at = try c.decodeIfPresent(Double.self, forKey: .at)
+            volume = try c.decodeIfPresent(Double.self, forKey: .volume)
+            pan = try c.decodeIfPresent(Double.self, forKey: .pan)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case sampleRate, duration, tracks, effects
+    }
+
+    init(from decoder: Decoder) throws {
+        let c = try strictContainer(decoder, CodingKeys.self)
+        sampleRate = try c.decodeIfPresent(Double.self, forKey: .sampleRate)
+        duration = try c.decodeIfPresent(Double.self, forKey: .duration)
+        tracks = try c.decodeIfPresent([TrackEntry].self, forKey: .tracks)
+        effects = try c.decodeIfPresent([EffectEntry].self, forKey: .effects)
+    }
+
+    /// Names a decoding failure by its key path, e.g. `tracks[0].volume: expected a number`.
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [CodingKey]) -> String {
+            var text = ""
+            for key in keys {
+                if let index = key.intValue {
+                    text += "[\(index)]"
+                } else {
+                    text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+                }
+            }
+            return text
+        }
+        switch error {
+        case let .typeMismatch(type, context), let .valueNotFound(type, context):
+            let what: String
+            switch type {
+            case is Double.Type: what = "a number"
+            case is Int.Type: what = "a whole number"
+            case is String.Type: what = "a string"
+            default: what = type is [Any].Type ? "a list" : "an object"
+            }
+            let at = path(context.codingPath)
+            return at.isEmpty ? "expected \(what) at the top level" : "\(at): expected \(what)"
+        case let .keyNotFound(key, context):
+            return "\(path(context.codingPath + [key])): missing"
+        case let .dataCorrupted(context):
+            let at = path(context.codingPath)
+            if at.isEmpty {
+                return "not valid JSON"
+            }
+            return "\(at): \(context.debugDescription)"
+        @unknown default:
+            return "not a valid scene"
+        }
+    }
+}
+
+/// An unknown key in the scene file, reported with its full key path.
+struct SceneKeyError: Error {
+    let message: String
+}
+
+/// A keyed container that rejects keys `Keys` does not list.
+private func strictContainer<Keys: CodingKey & CaseIterable>(
+    _ decoder: Decoder, _ keys: Keys.Type
+) throws -> KeyedDecodingContainer<Keys> {
+    let known = Set(Keys.allCases.map(\.stringValue))
+    let any = try decoder.container(keyedBy: AnyKey.self)
+    for key in any.allKeys where !known.contains(key.stringValue) {
+        var prefix = ""
+        for k in decoder.codingPath {
+            if let i = k.intValue { prefix += "[\(i)]" } else { prefix += prefix.isEmpty ? k.stringValue : ".\(k.stringValue)" }
+        }
+        let name = prefix.isEmpty ? key.stringValue : "\(prefix).\(key.stringValue)"
+        throw SceneKeyError(message: "\(name): unknown key (known: \(Keys.allCases.map(\.stringValue).joined(separator: ", ")))")
+    }
+    return try decoder.container(keyedBy: Keys.self)
+}
+
+private struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) {
+        self.stringValue = "\(intValue)"
+        self.intValue = intValue
+    }
+}
+
+extension SceneFile {
+    /// Checks every value against its range and fills in defaults.
+    func validated(folder: String, path: String) throws(SceneError) -> Scene {
+        func fail(_ message: String) -> SceneError { SceneError(path: path, message) }
+        func check(_ value: Double?, _ key: String, _ range: ClosedRange<Double>, _ text: String) throws(SceneError) -> Double? {
+            guard let value else { return nil }
+            guard value.isFinite, range.contains(value) else { throw fail("\(key): \(value) is out of range \(text)") }
+            return value
+        }
+        func resolve(_ file: String?, _ key: String) throws(SceneError) -> String {
+            guard let file, !file.isEmpty else { throw fail("\(key).file: missing") }
+            return file.hasPrefix("/") ? file : (folder as NSString).appendingPathComponent(file)
+        }
+        func defaultName(_ file: String) -> String {
+            ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        }
+
+        var scene = Scene()
+        if let rate = try check(sampleRate, "sampleRate", 8000...384_000, "8000…384000") {
+            guard rate == rate.rounded() else { throw fail("sampleRate: \(rate) is not a whole number of hertz") }
+            scene.sampleRate = rate
+        }
+        if let d = duration {
+            guard d.isFinite, d > 0, d <= 24 * 3600 else { throw fail("duration: \(d) is out of range (0, 86400] seconds") }
+            scene.duration = d
+        }
+        for (i, entry) in (tracks ?? []).enumerated() {
+            let key = "tracks[\(i)]"
+            let file = try resolve(entry.file, key)
+            var t = Scene.Track(name: entry.name ?? defaultName(file), file: file)
+            if let v = try check(entry.start, "\(key).start", 0...86400, "0…86400 s") { t.start = v }
+            if let v = try check(entry.offset, "\(key).offset", 0...86400, "0…86400 s") { t.offset = v }
+            if let v = try check(entry.volume, "\(key).volume", 0...1, "0…1") { t.volume = Float(v) }
+            if let v = try check(entry.pan, "\(key).pan", -1...1, "−1…1") { t.pan = Float(v) }
+            if let v = try check(entry.rate, "\(key).rate", 0.5...2, "0.5…2") { t.rate = Float(v) }
+            if let v = try check(entry.fadeIn, "\(key).fadeIn", 0...86400, "0…86400 s") { t.fadeIn = v }
+            if let v = try check(entry.fadeOut, "\(key).fadeOut", 0...86400, "0…86400 s") { t.fadeOut = v }
+            if let loops = entry.loops {
+                guard loops >= -1, loops <= 1_000_000 else { throw fail("\(key).loops: \(loops) is out of range −1…1000000") }
+                t.loops = loops
+            }
+            if t.loops == -1 && scene.duration == nil {
+                throw fail("duration: required because \(key).loops is -1 (loops forever)")
+            }
+            scene.tracks.append(t)
+        }
+        for (i, entry) in (effects ?? []).enumerated() {
+            let key = "effects[\(i)]"
+            let file = try resolve(entry.file, key)
+            var e = Scene.Effect(name: entry.name ?? defaultName(file), file: file)
+            if let v = try check(entry.at, "\(key).at", 0...86400, "0…86400 s") { e.at = v }
+            if let v = try check(entry.volume, "\(key).volume", 0...1, "0…1") { e.volume = Float(v) }
+            if let v = try check(entry.pan, "\(key).pan", -1...1, "−1…1") { e.pan = Float(v) }
+            scene.effects.append(e)
+        }
+        if scene.tracks.isEmpty && scene.effects.isEmpty && scene.duration == nil {
+            throw fail("the scene has no tracks or effects and no duration")
+        }
+        return scene
+    }
+}

@@ -1,0 +1,136 @@
+import Synchronization
+
+/// A scene loaded onto an engine: its sounds decoded (each file once), a track per scene track, an effect per
+/// distinct effect file, everything scheduled on exact frames, and a log of what happened when.
+public final class ScenePlayback: @unchecked Sendable {
+    public let scene: Scene
+    public let engine: Engine
+    /// Output frames the scene lasts: round(duration × rate), or up to the end of its last track or effect.
+    public let frameCount: Int64
+
+    private let scenePath: String
+    private var tracks: [(spec: Scene.Track, track: Track)] = []
+    private var effects: [(spec: Scene.Effect, effect: SoundEffect)] = []
+    private let log = EventLog()
+
+    /// Decodes every file the scene names and prepares tracks and effects on `engine` (whose sample rate the
+    /// scene is rendered at). Fails naming the scene, the key and the file.
+    public init(scene: Scene, path scenePath: String, engine: Engine) throws(SceneError) {
+        self.scene = scene
+        self.engine = engine
+        self.scenePath = scenePath
+        func fail(_ key: String, _ error: EngineError) -> SceneError {
+            SceneError(path: scenePath, "\(key): \(error.description)")
+        }
+        var sounds: [String: Sound] = [:]
+        func sound(_ file: String, _ key: String) throws(SceneError) -> Sound {
+            if let cached = sounds[file] { return cached }
+            do {
+                let s = try Sound(contentsOf: file)
+                sounds[file] = s
+                return s
+            } catch {
+                throw fail("\(key).file", error)
+            }
+        }
+
+        let rate = engine.sampleRate
+        var lastEnd: Int64 = 0
+        for (i, spec) in scene.tracks.enumerated() {
+            let key = "tracks[\(i)]"
+            let s = try sound(spec.file, key)
+            let offsetFrames = Int((spec.offset * s.sampleRate).rounded())
+            guard offsetFrames < s.frameCount else {
+                throw SceneError(path: scenePath, "\(key).offset: \(spec.offset) s is not inside the file (\(s.duration) s long)")
+            }
+            let track: Track
+            do { track = try engine.makeTrack(s) } catch { throw fail(key, error) }
+            track.volume = spec.volume
+            track.pan = spec.pan
+            track.rate = spec.rate
+            track.numberOfLoops = spec.loops
+            track.fadeIn = spec.fadeIn
+            track.fadeOut = spec.fadeOut
+            track.currentTime = Double(offsetFrames) / s.sampleRate
+            tracks.append((spec, track))
+            if spec.loops >= 0 {
+                let cursor = SourceCursor(position: offsetFrames, fraction: 0, pass: 0, loops: spec.loops,
+                                          step: SourceCursor.step(rate: spec.rate, sourceRate: s.sampleRate, outputRate: rate),
+                                          length: s.frameCount)
+                lastEnd = max(lastEnd, Int64((spec.start * rate).rounded()) + (cursor.framesUntilEnd() ?? 0))
+            }
+        }
+        var registered: [String: SoundEffect] = [:]
+        for (i, spec) in scene.effects.enumerated() {
+            let key = "effects[\(i)]"
+            let s = try sound(spec.file, key)
+            let effect: SoundEffect
+            if let known = registered[spec.file] {
+                effect = known
+            } else {
+                do { effect = try engine.registerEffect(s) } catch { throw fail("\(key).file", error) }
+                registered[spec.file] = effect
+            }
+            effects.append((spec, effect))
+            let cursor = SourceCursor(position: 0, fraction: 0, pass: 0, loops: 0,
+                                      step: SourceCursor.step(rate: 1, sourceRate: s.sampleRate, outputRate: rate),
+                                      length: s.frameCount)
+            lastEnd = max(lastEnd, Int64((spec.at * rate).rounded()) + (cursor.framesUntilEnd() ?? 0))
+        }
+        frameCount = scene.duration.map { Int64(($0 * rate).rounded()) } ?? lastEnd
+    }
+
+    /// Schedules every track and effect relative to output frame `origin` (the engine's frame where the
+    /// scene's time 0 falls). Tracks that start together start on the same frame.
+    public func schedule(origin: Int64 = 0) throws(SceneError) {
+        let rate = engine.sampleRate
+        let end = origin + frameCount
+        // Group tracks by start frame so that each group is one atomic batch for the render side.
+        var byFrame: [Int64: [Track]] = [:]
+        for (spec, track) in tracks {
+            let name = spec.name
+            track.onStart = { [log] frame in
+                log.append(SceneEvent(event: .trackStarted, name: name, frame: frame - origin))
+            }
+            track.onFinish = { [log] end in
+                log.append(SceneEvent(event: .trackFinished, name: name, frame: end.frame - origin, reason: end.reason))
+            }
+            byFrame[origin + Int64((spec.start * rate).rounded()), default: []].append(track)
+        }
+        do {
+            for frame in byFrame.keys.sorted() {
+                try engine.play(byFrame[frame] ?? [], atFrame: frame)
+            }
+            // A track that loops forever ends with the scene, its fade-out finishing on the last frame.
+            for (spec, track) in tracks where spec.loops == -1 {
+                track.stop(atFrame: end)
+            }
+            for (spec, effect) in effects {
+                let name = spec.name
+                try engine.fire(effect, volume: spec.volume, pan: spec.pan,
+                                atFrame: origin + Int64((spec.at * rate).rounded())) { [log] done in
+                    log.append(SceneEvent(event: .effectCompleted, name: name, frame: done.frame - origin, reason: done.reason))
+                }
+            }
+        } catch {
+            throw SceneError(path: scenePath, error.description)
+        }
+    }
+
+    /// Everything that happened so far, in frame order (call `engine.waitForEvents()` first).
+    public func events() -> [SceneEvent] {
+        let all = log.all
+        // Stable: events on one frame keep the order the render side reported them in.
+        return all.enumerated().sorted { a, b in
+            a.element.frame != b.element.frame ? a.element.frame < b.element.frame : a.offset < b.offset
+        }.map(\.element)
+    }
+}
+
+/// Events appended by callbacks on the engine's event thread, read by the caller.
+private final class EventLog: Sendable {
+    private let events = Mutex<[SceneEvent]>([])
+
+    func append(_ event: SceneEvent) { events.withLock { $0.append(event) } }
+    var all: [SceneEvent] { events.withLock { $0 } }
+}

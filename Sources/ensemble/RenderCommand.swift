@@ -1,0 +1,125 @@
+import ArgumentParser
+import Ensemble
+import Foundation
+
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Mix a scene offline, as fast as the machine allows, into a stereo WAV file.",
+        discussion: """
+        The scene is a JSON file of tracks (start, offset, volume, pan, rate, loops, fades) and one-shot \
+        effects; see the README. The output is 32-bit float by default; with --bit-depth 16 samples beyond \
+        full scale are clipped and counted.
+        """
+    )
+
+    @Argument(help: "The scene file (JSON).")
+    var scene: String
+
+    @Option(name: .shortAndLong, help: "The WAV file to write.")
+    var output: String
+
+    @Option(help: "Also write what happened, one JSON object per line in frame order.")
+    var events: String?
+
+    @Option(help: "16 or 32 (float).")
+    var bitDepth = 32
+
+    @Option(help: "Render at this rate instead of the scene's.")
+    var sampleRate: Int?
+
+    @Option(help: "Frames per render block (the result does not depend on it).")
+    var blockSize = 1024
+
+    func run() throws {
+        try reportingFailures(path: scene) {
+            guard bitDepth == 16 || bitDepth == 32 else {
+                throw SceneError(path: scene, "--bit-depth \(bitDepth): expected 16 or 32")
+            }
+            guard (1...65536).contains(blockSize) else {
+                throw SceneError(path: scene, "--block-size \(blockSize): expected 1…65536")
+            }
+            var description = try Scene.load(path: scene)
+            if let sampleRate {
+                guard (8000...384_000).contains(sampleRate) else {
+                    throw SceneError(path: scene, "--sample-rate \(sampleRate): expected 8000…384000")
+                }
+                description.sampleRate = Double(sampleRate)
+            }
+            var configuration = Engine.Configuration()
+            configuration.sampleRate = description.sampleRate
+            configuration.maxVoices = max(4096, description.tracks.count + description.effects.count + 64)
+            let engine: Engine
+            do { engine = try Engine(configuration: configuration) } catch { throw SceneError(path: scene, "\(error)") }
+            let playback = try ScenePlayback(scene: description, path: scene, engine: engine)
+            try playback.schedule()
+
+            let format = OutputFormat(container: .wav, codec: bitDepth == 16 ? .pcm16 : .float32)
+            let writer = try StreamingFileWriter(path: output, format: format, sampleRate: Int(description.sampleRate),
+                                                 channelCount: 2)
+            let progress = ProgressBar(total: playback.frameCount)
+            let started = Date()
+            do {
+                try OfflineRenderer.render(engine, frames: playback.frameCount, blockFrames: blockSize, to: writer) {
+                    progress.update($0)
+                }
+                progress.finish()
+                engine.waitForEvents()
+                try writer.finish()
+            } catch {
+                progress.finish()
+                writer.abort()
+                throw error
+            }
+            if let events {
+                do {
+                    try TextFileWriter.write(Self.jsonLines(playback.events()), to: events)
+                } catch {
+                    unlink(output)
+                    throw error
+                }
+            }
+            let seconds = Date().timeIntervalSince(started)
+            let audio = Double(playback.frameCount) / description.sampleRate
+            var summary = String(format: "rendered %.2f s of audio in %.3f s (%.0f× real time)",
+                                 audio, seconds, seconds > 0 ? audio / seconds : 0)
+            if bitDepth == 16 && writer.clippedSampleCount > 0 {
+                summary += "; \(writer.clippedSampleCount) samples clipped to full scale"
+            }
+            FileHandle.standardError.write(Data((summary + "\n").utf8))
+        }
+    }
+
+    static func jsonLines(_ events: [SceneEvent]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return events.compactMap { event in
+            (try? encoder.encode(event)).map { String(decoding: $0, as: UTF8.self) + "\n" }
+        }.joined()
+    }
+}
+
+/// A one-line progress bar on stderr, drawn only when stderr is a terminal.
+final class ProgressBar {
+    private let total: Int64
+    private let enabled = isatty(STDERR_FILENO) == 1
+    private var shown = -1
+
+    init(total: Int64) { self.total = max(total, 1) }
+
+    func update(_ done: Int64) {
+        guard enabled else { return }
+        let percent = Int(done * 100 / total)
+        guard percent != shown else { return }
+        shown = percent
+        let width = 40, filled = width * percent / 100
+        let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+        FileHandle.standardError.write(Data("\r[\(bar)] \(percent)%".utf8))
+    }
+
+    func finish() {
+        guard enabled, shown >= 0 else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        shown = -1
+    }
+}
