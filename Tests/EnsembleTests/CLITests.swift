@@ -17,19 +17,7 @@ final class CLITests: XCTestCase {
         outDir = nil
     }
 
-    /// The executable sits next to the test bundle in the build directory (`swift test` builds it too).
-    private func ensemble() throws -> String {
-        let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ensemble").path,
-            Bundle.main.bundleURL.appendingPathComponent("ensemble").path,
-            packageRoot.appendingPathComponent(".build/debug/ensemble").path,
-        ]
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            XCTFail("ensemble executable not found; looked in \(candidates)")
-            throw XCTSkip("no executable")
-        }
-        return found
-    }
+    private func ensemble() throws -> String { try ensembleExecutable() }
 
     private func assertFails(_ arguments: [String], naming path: String, line: UInt = #line) throws {
         let result = try runProcess(try ensemble(), arguments)

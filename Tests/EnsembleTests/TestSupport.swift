@@ -91,6 +91,21 @@ func requireTool(_ name: String) throws -> String {
     return path
 }
 
+/// The built `ensemble` executable, which sits next to the test bundle in the build directory
+/// (`swift test` builds it too).
+func ensembleExecutable() throws -> String {
+    let candidates = [
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ensemble").path,
+        Bundle.main.bundleURL.appendingPathComponent("ensemble").path,
+        packageRoot.appendingPathComponent(".build/debug/ensemble").path,
+    ]
+    guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        XCTFail("ensemble executable not found; looked in \(candidates)")
+        throw XCTSkip("no executable")
+    }
+    return found
+}
+
 struct ProcessResult {
     var status: Int32
     var stdout: Data

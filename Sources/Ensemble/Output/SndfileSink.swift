@@ -47,6 +47,9 @@ final class SndfileSink {
         }
         // Samples arrive already quantised, so this is only a backstop against wrap-around.
         sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        // libsndfile adds a PEAK chunk with a wall-clock timestamp to float files; without it the same
+        // render gives the same bytes every time. Must precede the first write.
+        sf_command(file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
         self.format = format
         self.channelCount = channelCount
         self.output = output

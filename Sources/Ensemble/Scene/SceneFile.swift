@@ -13,7 +13,9 @@ struct SceneFile: Decodable {
         var file: String?
         var start, offset, fadeIn, fadeOut: Double?
         var volume, pan, rate: Double?
-        var loops: Int?
+        /// Decoded as a number and checked for being whole later: Foundation's decoder reports 1.5 read as an Int
+        /// as "not valid JSON", without naming the key.
+        var loops: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case name, file, start, offset, volume, pan, rate, loops, fadeIn, fadeOut
@@ -28,7 +30,7 @@ struct SceneFile: Decodable {
             volume = try c.decodeIfPresent(Double.self, forKey: .volume)
             pan = try c.decodeIfPresent(Double.self, forKey: .pan)
             rate = try c.decodeIfPresent(Double.self, forKey: .rate)
-            loops = try c.decodeIfPresent(Int.self, forKey: .loops)
+            loops = try c.decodeIfPresent(Double.self, forKey: .loops)
             fadeIn = try c.decodeIfPresent(Double.self, forKey: .fadeIn)
             fadeOut = try c.decodeIfPresent(Double.self, forKey: .fadeOut)
         }
@@ -172,9 +174,9 @@ extension SceneFile {
             if let v = try check(entry.rate, "\(key).rate", 0.5...2, "0.5…2") { t.rate = Float(v) }
             if let v = try check(entry.fadeIn, "\(key).fadeIn", 0...86400, "0…86400 s") { t.fadeIn = v }
             if let v = try check(entry.fadeOut, "\(key).fadeOut", 0...86400, "0…86400 s") { t.fadeOut = v }
-            if let loops = entry.loops {
-                guard loops >= -1, loops <= 1_000_000 else { throw fail("\(key).loops: \(loops) is out of range −1…1000000") }
-                t.loops = loops
+            if let loops = try check(entry.loops, "\(key).loops", -1...1_000_000, "−1…1000000") {
+                guard loops == loops.rounded() else { throw fail("\(key).loops: \(loops) is not a whole number") }
+                t.loops = Int(loops)
             }
             if t.loops == -1 && scene.duration == nil {
                 throw fail("duration: required because \(key).loops is -1 (loops forever)")
