@@ -130,4 +130,32 @@ final class RenderCommandTests: XCTestCase {
         XCTAssertTrue(badDepth.stderr.contains("--bit-depth"), badDepth.stderr)
         XCTAssertEqual(try outDir.contents(), [])
     }
+
+    /// The README's main command renders the bundled demo scene: it must keep working, in sync and in range.
+    func testBundledDemoSceneRenders() throws {
+        let scene = packageRoot.appendingPathComponent("Assets/demo.json").path
+        let out = dir.file("demo.wav"), events = dir.file("demo.jsonl")
+        let result = try runProcess(try ensembleExecutable(), ["render", scene, "-o", out, "--events", events])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let audio = try AudioFile.decode(path: out)
+        XCTAssertEqual(audio.frameCount, 792_000)  // 16.5 s at 48 kHz
+        let peak = audio.channels.flatMap { $0 }.map(abs).max() ?? 0
+        XCTAssertLessThan(peak, 1, "the demo leaves headroom")
+        XCTAssertGreaterThan(peak, 0.5)
+        let lines = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
+        let decoded = try lines.map { try JSONDecoder().decode(SceneEvent.self, from: Data($0.utf8)) }
+        func frame(_ kind: SceneEvent.Kind, _ name: String) -> Int64? {
+            decoded.first { $0.event == kind && $0.name == name }?.frame
+        }
+        // Loops start together and, being 4 s long at 44.1 and 48 kHz, end together on the bar line.
+        XCTAssertEqual(frame(.trackStarted, "drums"), 0)
+        XCTAssertEqual(frame(.trackStarted, "chords"), 0)
+        XCTAssertEqual(frame(.trackStarted, "bass"), 192_000)
+        XCTAssertEqual(frame(.trackFinished, "drums"), 768_000)
+        XCTAssertEqual(frame(.trackFinished, "bass"), 768_000)
+        XCTAssertEqual(frame(.trackFinished, "arp-fast"), 768_000)
+        XCTAssertEqual(frame(.trackFinished, "chords"), 792_000)
+        XCTAssertEqual(decoded.filter { $0.event == .effectCompleted }.count, 6)
+        XCTAssertEqual(decoded.map(\.frame), decoded.map(\.frame).sorted(), "events in frame order")
+    }
 }
