@@ -88,19 +88,22 @@ struct SourceCursor: BitwiseCopyable {
     /// Returns false when the cursor ran past the end of its last pass.
     @_noLocks
     mutating func skip(frames: Int64) -> Bool {
-        let (prod, overflow) = UInt64(frames).multipliedFullWidth(by: step)
-        if overflow != 0 || prod > UInt64(Int.max / 2) {
-            // Further than any finite sound can be: only a forever-loop survives, at a position we reduce below.
-            guard loops < 0 else { return false }
-        }
-        let total = UInt64(fraction) &+ prod
-        fraction = UInt32(truncatingIfNeeded: total)
-        let whole = Int(truncatingIfNeeded: total >> 32)
-        if length > 0 {
-            let sum = position + whole
-            pass += sum / length
-            position = sum % length
-        }
+        guard frames > 0 else { return loops < 0 || pass <= loops }
+        // frames × step + fraction as a 128-bit value in 2^-32 units. (multipliedFullWidth returns
+        // (high, low); reading it as (product, overflow) made every late start of a finite sound end at once.)
+        let (high, low) = UInt64(frames).multipliedFullWidth(by: step)
+        let (sum, carry) = low.addingReportingOverflow(UInt64(fraction))
+        let top = high &+ (carry ? 1 : 0)
+        fraction = UInt32(truncatingIfNeeded: sum)
+        guard top >> 32 == 0 else { return loops < 0 } // beyond 2^64 frames: only a forever-loop survives
+        let whole = top << 32 | sum >> 32
+        guard length > 0 else { return loops < 0 || pass <= loops }
+        if whole > UInt64(Int.max / 4) && loops >= 0 { return false } // further than any finite sound
+        let len = UInt64(length)
+        let moved = UInt64(position) + whole % len
+        let passes = whole / len + moved / len
+        position = Int(moved % len)
+        pass = passes > UInt64(Int.max / 4) ? Int.max / 4 : min(pass + Int(passes), Int.max / 4)
         return loops < 0 || pass <= loops
     }
 
