@@ -102,6 +102,74 @@ final class MixerStartTests: XCTestCase {
         XCTAssertEqual(mix.left.enumerated().filter { $0.element != 0 }.map(\.offset), [63])
     }
 
+    func testLateStartJoinsWhereItWouldBe() throws {
+        // play(atFrame: 100) arriving when the clock is at 512: the track starts at 512 where it would be had
+        // it started on time (file frame 412), with a smoothing ramp (t − 512)/240 so it does not click.
+        let engine = try makeEngine()
+        let track = try engine.makeTrack(try monoSound(2000, rampValue))
+        track.pan = -1
+        let starts = Recorder<Int64>()
+        let ends = Recorder<TrackEnd>()
+        track.onStart = { starts.append($0) }
+        track.onFinish = { ends.append($0) }
+        let mix = render(engine, frames: 2500, block: 256) { now in
+            if now == 512 { try? track.play(atFrame: 100) }
+        }
+        assertChannel(mix.left, { t in
+            t >= 512 && t < 2100 ? rampValue(t - 100) * min(1, Double(t - 512) / 240) : 0
+        }, 0..<2500, "late start")
+        engine.waitForEvents()
+        XCTAssertEqual(starts.values, [512])
+        XCTAssertEqual(ends.values.map(\.frame), [2100], "it ends where it would have")
+    }
+
+    func testLateStartOfALoopingTrackJoinsTheRightPass() throws {
+        // 300-frame sound, 2 extra passes, due at 100, arriving at 512: 412 frames late = pass 1, frame 112.
+        // It still ends at 100 + 3·300 = 1000.
+        let engine = try makeEngine()
+        let track = try engine.makeTrack(try monoSound(300, rampValue))
+        track.pan = -1
+        track.numberOfLoops = 2
+        let ends = Recorder<TrackEnd>()
+        track.onFinish = { ends.append($0) }
+        let mix = render(engine, frames: 1200, block: 256) { now in
+            if now == 512 { try? track.play(atFrame: 100) }
+        }
+        assertChannel(mix.left, { t in
+            t >= 512 && t < 1000 ? rampValue((t - 100) % 300) * min(1, Double(t - 512) / 240) : 0
+        }, 0..<1200, "late looping start")
+        engine.waitForEvents()
+        XCTAssertEqual(ends.values.map(\.frame), [1000])
+    }
+
+    func testStartSoLateTheSoundIsOverNeverSounds() throws {
+        let engine = try makeEngine()
+        let track = try engine.makeTrack(try monoSound(100, rampValue))
+        let ends = Recorder<TrackEnd>()
+        track.onFinish = { ends.append($0) }
+        let mix = render(engine, frames: 1024, block: 256) { now in
+            if now == 512 { try? track.play(atFrame: 10) }
+        }
+        XCTAssertNil(mix.firstNonZero)
+        engine.waitForEvents()
+        XCTAssertEqual(ends.values.map(\.reason), [.finished])
+    }
+
+    func testCursorSkip() {
+        let one = SourceCursor.one
+        var c = SourceCursor(position: 5, fraction: 0, pass: 0, loops: 1, step: one + one / 2, length: 100)
+        XCTAssertTrue(c.skip(frames: 3)) // 4.5 frames on
+        XCTAssertEqual(c.position, 9)
+        XCTAssertEqual(c.fraction, UInt32(one / 2))
+        XCTAssertTrue(c.skip(frames: 100)) // +150 → 159.5 → pass 1, frame 59.5
+        XCTAssertEqual(c.pass, 1)
+        XCTAssertEqual(c.position, 59)
+        XCTAssertFalse(c.skip(frames: 40)) // +60 → past the end of the last pass
+        var forever = SourceCursor(position: 0, fraction: 0, pass: 0, loops: -1, step: one, length: 7)
+        XCTAssertTrue(forever.skip(frames: Int64.max / 2))
+        XCTAssertEqual(forever.position, Int((Int64.max / 2) % 7))
+    }
+
     func testPlayAtTimeRoundsToFrame() throws {
         // play(at: t) starts on round(t × 48000): 0.0210104 s → 1008.4992 → 1008.
         let engine = try makeEngine()

@@ -72,6 +72,36 @@ final class PanLawTests: XCTestCase {
         }
     }
 
+    func testHardPansAndStereoCentreAreExact() throws {
+        // cos(π/2) must be exactly 0: no −330 dB leak into the far channel, and a centred stereo source
+        // passes through bit-exactly.
+        var rng = SplitMix64(seed: 3)
+        let l = (0..<64).map { _ in Double(Float.random(in: -1...1, using: &rng)) }
+        let r = (0..<64).map { _ in Double(Float.random(in: -1...1, using: &rng)) }
+        func run(_ stereo: Bool, _ pan: Float) throws -> Mix {
+            let engine = try makeEngine()
+            let sound = stereo ? try stereoSound(64, left: { l[$0] }, right: { r[$0] }) : try monoSound(64) { l[$0] }
+            let t = try engine.makeTrack(sound)
+            t.pan = pan
+            try t.play(atFrame: 0)
+            return render(engine, frames: 64, block: 64)
+        }
+        let monoRight = try run(false, 1), monoLeft = try run(false, -1)
+        let centre = try run(true, 0), stereoLeft = try run(true, -1), stereoRight = try run(true, 1)
+        for i in 0..<64 {
+            XCTAssertEqual(monoRight.left[i].bitPattern, Float(0).bitPattern, "mono pan 1: L silent")
+            XCTAssertEqual(monoRight.right[i], Float(l[i]))
+            XCTAssertEqual(monoLeft.right[i].bitPattern, Float(0).bitPattern, "mono pan −1: R silent")
+            XCTAssertEqual(monoLeft.left[i], Float(l[i]))
+            XCTAssertEqual(centre.left[i], Float(l[i]), "stereo pan 0: L = inL")
+            XCTAssertEqual(centre.right[i], Float(r[i]), "stereo pan 0: R = inR")
+            XCTAssertEqual(stereoLeft.left[i], Float(l[i]) + Float(r[i]), "stereo pan −1: L = inL + inR")
+            XCTAssertEqual(stereoLeft.right[i].bitPattern, Float(0).bitPattern, "stereo pan −1: R silent")
+            XCTAssertEqual(stereoRight.left[i].bitPattern, Float(0).bitPattern, "stereo pan 1: L silent")
+            XCTAssertEqual(stereoRight.right[i], Float(r[i]) + Float(l[i]), "stereo pan 1: R = inR + inL")
+        }
+    }
+
     func testOutputIsThePlainSumOfVoices() throws {
         // Three tracks summing past full scale: no master gain, no limiter, no clipping in float.
         let engine = try makeEngine()

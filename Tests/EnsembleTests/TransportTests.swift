@@ -141,6 +141,29 @@ final class TransportTests: XCTestCase {
         XCTAssertEqual(ends.values.map(\.frame), [Int64(2048 + 6000 - 1264)], "paused time does not count")
     }
 
+    func testStopDuringPauseFadeNeverJumpsBackUp() throws {
+        // Pause at 1024 (fade (1264 − t)/240); stop at 1152, where the fade has reached 112/240: the stop's
+        // smoothing ramp starts from that level, so the gain only ever falls, and the track ends at 1392.
+        let engine = try makeEngine()
+        let track = try engine.makeTrack(try monoSound(5000) { _ in 0.5 })
+        track.pan = -1
+        let ends = Recorder<TrackEnd>()
+        track.onFinish = { ends.append($0) }
+        try track.play(atFrame: 0)
+        let mix = render(engine, frames: 1600, block: 128) { now in
+            if now == 1024 { track.pause() }
+            if now == 1152 { track.stop() }
+        }
+        assertChannel(mix.left, { t in
+            if t < 1152 { return 0.5 * self.clamp(Double(1264 - t) / 240) }
+            return 0.5 * (112.0 / 240) * self.clamp(Double(1392 - t) / 240)
+        }, 0..<1600, "pause then stop")
+        for i in 1..<1600 { XCTAssertLessThanOrEqual(mix.left[i], mix.left[i - 1], "gain rose at \(i)") }
+        engine.waitForEvents()
+        XCTAssertEqual(ends.values.map(\.frame), [1392])
+        XCTAssertEqual(ends.values.map(\.reason), [.stopped])
+    }
+
     func testSeekWhilePlayingJumpsAtTheBlockStart() throws {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(4000, rampValue))
