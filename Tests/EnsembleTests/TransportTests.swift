@@ -181,6 +181,25 @@ final class TransportTests: XCTestCase {
         XCTAssertEqual(ends.values.map(\.frame), [2024])
     }
 
+    func testPauseSeekPlayIsASmoothedSeek() throws {
+        // Pause at 512 (fade to 752), seek to 3000 while paused, play at 1024: resumes from file frame 3000
+        // with the 240-frame ramp.
+        let engine = try makeEngine()
+        let track = try engine.makeTrack(try monoSound(4000, rampValue))
+        track.pan = -1
+        try track.play(atFrame: 0)
+        let mix = render(engine, frames: 2500, block: 256) { now in
+            if now == 512 { track.pause() }
+            if now == 768 { track.currentTime = 3000.0 / 48000 }
+            if now == 1024 { track.play() }
+        }
+        assertChannel(mix.left, { t in
+            if t < 1024 { return rampValue(t) * self.clamp(Double(752 - t) / 240) }
+            let k = 3000 + t - 1024
+            return k < 4000 ? rampValue(k) * self.clamp(Double(t - 1024) / 240) : 0
+        }, 0..<2500, "pause/seek/play")
+    }
+
     func testCurrentTimeReportsPositionAndResetsAfterStop() throws {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(48000) { _ in 0.1 })
