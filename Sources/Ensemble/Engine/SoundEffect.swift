@@ -16,14 +16,18 @@ public struct EffectInstance: Hashable, Sendable {
 /// Delivered to a fired effect's completion callback on the engine's event thread.
 public struct EffectCompletion: Sendable {
     public let effect: SoundEffect
-    /// Output frame after the effect's last sample (or the end of its fade when stopped or stolen).
+    /// Output frame after the effect's last sample: its natural end, or the end of its fade when stopped or
+    /// stolen, whichever comes first.
     public let frame: Int64
+    /// `.finished` only when it played to its natural end untouched: an instance whose stop or steal fade had
+    /// begun reports `.stopped`/`.stolen` even if its natural end came before the fade finished.
     public let reason: EndReason
 }
 
 /// Delivered to a track's finish callback on the engine's event thread.
 public struct TrackEnd: Sendable {
-    /// Output frame after the track's last sample (or the end of its fade when stopped).
+    /// Output frame after the track's last sample (or the end of its fade when stopped, whichever comes first).
     public let frame: Int64
+    /// `.finished` when it reached its natural end without a stop fade under way, else `.stopped`.
     public let reason: EndReason
 }

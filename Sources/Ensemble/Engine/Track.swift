@@ -141,6 +141,10 @@ public final class Track: @unchecked Sendable {
     }
 
     /// Position in the sound in seconds (within the current pass). Setting it seeks, frame-accurately.
+    ///
+    /// Set before `play`, it is the offset where the first pass starts (later passes start at frame 0).
+    /// Set while playing, the cursor jumps at the first frame of the next rendered block; the jump itself is
+    /// not crossfaded, so seeking inside loud material can click (pause, seek, play for a smoothed seek).
     public var currentTime: Double {
         get {
             state.withLock { s in
@@ -221,7 +225,10 @@ public final class Track: @unchecked Sendable {
         stop(atFrame: engine.frame(for: time))
     }
 
-    /// Stops so that the track is silent from output frame `frame` on.
+    /// Stops so that the track is silent from output frame `frame` on: its fade (`fadeOut`, or the smoothing
+    /// time) ends there, g(t) = (frame − t)/N. If the track is scheduled to start less than N frames before
+    /// `frame`, it still sounds from its start, already partway down that fade; if it would start at or after
+    /// `frame`, it never sounds.
     public func stop(atFrame frame: Int64) {
         let ramp = state.withLock { s in s.fadeOut > 0 ? frames(s.fadeOut) : engine.smoothingFrames }
         stop(atFrame: frame, rampFrames: ramp, endsAtFrame: true)

@@ -184,7 +184,10 @@ final class Mixer: @unchecked Sendable {
             post(MixerEvent(kind: .paused, reason: .stopped, slot: Int32(slot), generation: v.generation,
                             frame: frame, position: v.cursor.position, pass: v.cursor.pass))
         } else {
-            let reason: EndReason = v.naturalEnd <= v.releaseEnd ? .finished : v.releaseReason
+            // A voice whose stop or steal fade had begun before its natural end was cut short, even if the
+            // natural end then came first (a stolen effect near its end still reports .stolen).
+            let cutShort = v.releaseStart < v.naturalEnd && !v.releaseIsPause
+            let reason: EndReason = cutShort ? v.releaseReason : .finished
             telemetry.publish(slot: slot, generation: v.generation, phase: .ended, position: v.cursor.position)
             post(MixerEvent(kind: .ended, reason: reason, slot: Int32(slot), generation: v.generation,
                             frame: frame, position: v.cursor.position, pass: v.cursor.pass))
@@ -293,17 +296,28 @@ final class Mixer: @unchecked Sendable {
         case let .stop(slot, generation, frame, rampFrames):
             guard let s = live(slot, generation) else { return }
             let v = pool[s]
-            let neverSounds = v.isScheduled && frame <= v.startFrame
+            let at = max(frame, now)
+            // The frame from which the voice is silent: the end of the release.
+            let (silentFrom, overflow) = at.addingReportingOverflow(Int64(rampFrames))
+            // A waiting voice stopped "now", or whose release ends by its start frame, never sounds. One whose
+            // release ends after its start (stop(atFrame:) shortly after a scheduled start) sounds from its
+            // start, already partway down the release: g = (silentFrom − t)/ramp.
+            let neverSounds = v.isScheduled && (frame == .min || (!overflow && silentFrom <= v.startFrame))
             if v.isPaused || neverSounds {
-                // Stopped before it began: it never sounds.
                 pool[s].state = .free
                 telemetry.publish(slot: s, generation: generation, phase: .ended, position: pool[s].cursor.position)
                 post(MixerEvent(kind: .ended, reason: .stopped, slot: slot, generation: generation,
-                                frame: max(frame, now), position: pool[s].cursor.position, pass: pool[s].cursor.pass))
+                                frame: frame == .min || overflow ? now : max(silentFrom, now),
+                                position: pool[s].cursor.position, pass: pool[s].cursor.pass))
                 return
             }
-            let at = max(frame, now)
             let releaseStart = pool[s].releaseStart, releasingToPause = pool[s].releaseIsPause
+            if releasingToPause, releaseStart < at, at == now {
+                // Stopped while already fading towards a pause: the stop's release starts from the level the
+                // pause fade has reached, instead of jumping back up to full gain.
+                let level = pool[s].volume.value(at: at) * pool[s].release(at: at)
+                pool[s].volume = .constant(level)
+            }
             if at < releaseStart || releasingToPause {
                 pool[s].releaseStart = at
                 pool[s].releaseLength = rampFrames

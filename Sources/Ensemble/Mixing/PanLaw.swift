@@ -22,22 +22,30 @@ struct PanMatrix: BitwiseCopyable, Sendable {
 
     /// The matrix for `pan` in −1…1 and a source of `channelCount` (1 or 2) channels. Computed in Double
     /// so that the Float coefficients are the correctly rounded values of the law.
+    ///
+    /// cos(π/2) is exactly 0 here, not Double's 6.1e-17: a hard-panned mono source is silent on the far side,
+    /// and a stereo source at pan 0 passes through bit-exactly (L = inL, R = inR).
     init(pan: Float, channelCount: Int) {
         let p = Double(min(max(pan, -1), 1))
         if channelCount == 1 {
             let x = (p + 1) / 2
-            self.init(leftFromLeft: Float(cos(x * .pi / 2)), leftFromRight: 0,
-                      rightFromLeft: Float(sin(x * .pi / 2)), rightFromRight: 0)
+            self.init(leftFromLeft: Self.cosQuarter(x), leftFromRight: 0,
+                      rightFromLeft: Self.sinQuarter(x), rightFromRight: 0)
         } else if p <= 0 {
             let x = p + 1
-            self.init(leftFromLeft: 1, leftFromRight: Float(cos(x * .pi / 2)),
-                      rightFromLeft: 0, rightFromRight: Float(sin(x * .pi / 2)))
+            self.init(leftFromLeft: 1, leftFromRight: Self.cosQuarter(x),
+                      rightFromLeft: 0, rightFromRight: Self.sinQuarter(x))
         } else {
             let x = p
-            self.init(leftFromLeft: Float(cos(x * .pi / 2)), leftFromRight: 0,
-                      rightFromLeft: Float(sin(x * .pi / 2)), rightFromRight: 1)
+            self.init(leftFromLeft: Self.cosQuarter(x), leftFromRight: 0,
+                      rightFromLeft: Self.sinQuarter(x), rightFromRight: 1)
         }
     }
+
+    /// cos(xπ/2) for x in 0…1, exact at both ends.
+    private static func cosQuarter(_ x: Double) -> Float { x >= 1 ? 0 : Float(cos(x * .pi / 2)) }
+    /// sin(xπ/2) for x in 0…1, exact at both ends.
+    private static func sinQuarter(_ x: Double) -> Float { x >= 1 ? 1 : Float(sin(x * .pi / 2)) }
 
     @_noLocks
     func isSame(as other: PanMatrix) -> Bool {

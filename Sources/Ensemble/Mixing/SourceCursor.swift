@@ -25,12 +25,39 @@ struct SourceCursor: BitwiseCopyable {
         self.length = length
     }
 
-    /// `rate × sourceRate / outputRate` in 32.32 fixed point (at least 1/2^32, so the cursor always moves).
-    /// Rounded up, so a sound never lasts a frame longer than the exact ratio gives: 4410 frames at 44.1 kHz
-    /// are 4800 frames at 48 kHz, not 4801.
+    /// `rate × sourceRate / outputRate` in 32.32 fixed point (at least 1/2^32, so the cursor always moves),
+    /// rounded UP, computed exactly in integers when the sample rates are whole numbers.
+    ///
+    /// Rounding up means the cursor never lags the true position, so a sound lasts exactly
+    /// ceil(length × outputRate / (rate × sourceRate)) output frames: 1 s at 44.1 kHz is 48000 frames at 48 kHz.
+    /// (Rounding to nearest made 44100/48000 a hair slow, and every 44.1 kHz sound whose length is a multiple of
+    /// 147 frames one output frame too long.) The drift of a rounded-up step is under 2^-32 frame per output
+    /// frame, so durations stay exact as long as that drift stays below the ratio's granularity (for
+    /// 44.1 → 48 kHz, 1/160 frame: sounds up to about 11 minutes).
     static func step(rate: Float, sourceRate: Double, outputRate: Double) -> UInt64 {
+        if let exact = exactStep(rate: rate, sourceRate: sourceRate, outputRate: outputRate) {
+            return max(1, exact)
+        }
         let ratio = Double(rate) * sourceRate / outputRate
-        return max(1, UInt64((ratio * Double(one)).rounded(.up)))
+        let scaled = (ratio * Double(one)).rounded(.up)
+        return scaled >= 0x1p63 ? 1 << 63 : max(1, UInt64(scaled))
+    }
+
+    /// ceil(rate × sourceRate × 2^32 / outputRate) in integer arithmetic, or nil when the inputs do not allow it.
+    private static func exactStep(rate: Float, sourceRate: Double, outputRate: Double) -> UInt64? {
+        guard rate.isNormal, rate > 0,
+              sourceRate == sourceRate.rounded(), sourceRate >= 1, sourceRate <= 0x1p24,
+              outputRate == outputRate.rounded(), outputRate >= 1, outputRate <= 0x1p24 else { return nil }
+        // rate = m · 2^(exponent − 23) exactly, with m a 24-bit integer.
+        let m = UInt64(rate.significandBitPattern) | (1 << 23)
+        let shift = 32 + Int(rate.exponent) - 23
+        guard shift >= 0, shift < 64 else { return nil }
+        let (high, low) = (m * UInt64(sourceRate)).multipliedFullWidth(by: UInt64(1) << UInt64(shift))
+        let out = UInt64(outputRate)
+        guard high < out else { return nil }
+        let (q, r) = out.dividingFullWidth((high, low))
+        if r == 0 { return q }
+        return q == .max ? nil : q + 1
     }
 
     var isPassthrough: Bool { @_noLocks get { step == Self.one && fraction == 0 } }
@@ -61,19 +88,22 @@ struct SourceCursor: BitwiseCopyable {
     /// Returns false when the cursor ran past the end of its last pass.
     @_noLocks
     mutating func skip(frames: Int64) -> Bool {
-        let (prod, overflow) = UInt64(frames).multipliedFullWidth(by: step)
-        if overflow != 0 || prod > UInt64(Int.max / 2) {
-            // Further than any finite sound can be: only a forever-loop survives, at a position we reduce below.
-            guard loops < 0 else { return false }
-        }
-        let total = UInt64(fraction) &+ prod
-        fraction = UInt32(truncatingIfNeeded: total)
-        let whole = Int(truncatingIfNeeded: total >> 32)
-        if length > 0 {
-            let sum = position + whole
-            pass += sum / length
-            position = sum % length
-        }
+        guard frames > 0 else { return loops < 0 || pass <= loops }
+        // frames × step + fraction as a 128-bit value in 2^-32 units. (multipliedFullWidth returns
+        // (high, low); reading it as (product, overflow) made every late start of a finite sound end at once.)
+        let (high, low) = UInt64(frames).multipliedFullWidth(by: step)
+        let (sum, carry) = low.addingReportingOverflow(UInt64(fraction))
+        let top = high &+ (carry ? 1 : 0)
+        fraction = UInt32(truncatingIfNeeded: sum)
+        guard top >> 32 == 0 else { return loops < 0 } // beyond 2^64 frames: only a forever-loop survives
+        let whole = top << 32 | sum >> 32
+        guard length > 0 else { return loops < 0 || pass <= loops }
+        if whole > UInt64(Int.max / 4) && loops >= 0 { return false } // further than any finite sound
+        let len = UInt64(length)
+        let moved = UInt64(position) + whole % len
+        let passes = whole / len + moved / len
+        position = Int(moved % len)
+        pass = passes > UInt64(Int.max / 4) ? Int.max / 4 : min(pass + Int(passes), Int.max / 4)
         return loops < 0 || pass <= loops
     }
 

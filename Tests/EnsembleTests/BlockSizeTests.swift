@@ -1,0 +1,99 @@
+import XCTest
+@testable import Ensemble
+
+/// The same scene renders to the same bytes whatever the block size.
+final class BlockSizeTests: XCTestCase {
+    /// A busy scene, entirely scheduled before rendering (so no command depends on when a block boundary
+    /// falls): tracks with loops, rates, offsets, fades and pans; effects at odd frames with a steal;
+    /// a scheduled stop. Returns the interleaved rendering.
+    static func renderScene(block: Int, frames: Int = 12000, interleaved: Bool = false) throws -> [Float] {
+        let engine = try makeEngine(effectPolyphony: 2)
+        let ramp = try monoSound(700, rampValue)
+        let stereo = try stereoSound(1234, left: { sin(Double($0) * 0.05) * 0.5 }, right: { rampValue($0 % 300) - 0.15 })
+        let sr44 = try monoSound(2000, rate: 44100) { sin(Double($0) * 0.02) }
+
+        let a = try engine.makeTrack(ramp)
+        a.numberOfLoops = 5
+        a.pan = -0.5
+        a.rate = 1.25
+        a.fadeIn = 0.002
+        let b = try engine.makeTrack(stereo)
+        b.numberOfLoops = -1
+        b.pan = 0.3
+        b.volume = 0.6
+        b.rate = 0.75
+        b.fadeIn = 0.004
+        b.fadeOut = 0.003
+        let c = try engine.makeTrack(sr44)
+        c.numberOfLoops = 2
+        c.currentTime = 0.01
+        c.fadeOut = 0.01
+        let d = try engine.makeTrack(ramp)
+        d.pan = 1
+        d.numberOfLoops = 3
+
+        try a.play(atFrame: 1)
+        try engine.play([b, c], atFrame: 1001)
+        try d.play(atFrame: 4097)
+        b.stop(atFrame: 9999)
+        d.stop(atFrame: 5555)
+
+        let fx = try engine.registerEffect(try monoSound(900) { Double(($0 * 37) % 101) / 200 - 0.25 })
+        let fx2 = try engine.registerEffect(stereo)
+        for (k, f) in [63, 333, 777, 2048, 2049, 4095, 6001].enumerated() {
+            try engine.fire(fx, volume: 0.2 + 0.1 * Float(k % 4), pan: [-1, -0.5, 0, 0.3, 1][k % 5], atFrame: Int64(f))
+        }
+        try engine.fire(fx2, volume: 0.5, pan: -0.25, atFrame: 3001)
+        let stopped = try engine.fire(fx2, volume: 0.5, pan: 0.75, atFrame: 7000)
+        engine.stop(stopped) // stopped before it starts: never sounds
+
+        if interleaved {
+            var out = [Float](repeating: .nan, count: 2 * frames)
+            out.withUnsafeMutableBufferPointer { p in
+                var done = 0
+                while done < frames {
+                    let n = min(block, frames - done)
+                    engine.render(interleaved: p.baseAddress! + 2 * done, frames: n)
+                    done += n
+                }
+            }
+            return out
+        }
+        let mix = render(engine, frames: frames, block: block)
+        var out: [Float] = []
+        out.reserveCapacity(2 * frames)
+        for i in 0..<frames {
+            out.append(mix.left[i])
+            out.append(mix.right[i])
+        }
+        return out
+    }
+
+    func testSameBytesForEveryBlockSize() throws {
+        let reference = try Self.renderScene(block: 64)
+        XCTAssertGreaterThan(reference.filter { $0 != 0 }.count, 10000, "the scene must actually sound")
+        XCTAssertFalse(reference.contains { $0.isNaN }, "every frame must be written")
+        for block in [512, 4096, 1000, 333, 1] {
+            let other = try Self.renderScene(block: block, frames: block == 1 ? 3000 : 12000)
+            var firstDifference: Int?
+            for i in 0..<other.count where other[i].bitPattern != reference[i].bitPattern {
+                firstDifference = i
+                break
+            }
+            XCTAssertNil(firstDifference, "block \(block) differs from block 64 at sample \(firstDifference ?? -1) (frame \((firstDifference ?? -2) / 2))")
+        }
+    }
+
+    func testInterleavedMatchesPlanar() throws {
+        let planar = try Self.renderScene(block: 1000)
+        let interleaved = try Self.renderScene(block: 1000, interleaved: true)
+        XCTAssertEqual(planar.map(\.bitPattern), interleaved.map(\.bitPattern))
+    }
+
+    func testBlocksLargerThanMaxBlockFramesAreSplit() throws {
+        // 4096-frame max block, one render call of 12000 frames.
+        let reference = try Self.renderScene(block: 64)
+        let big = try Self.renderScene(block: 12000)
+        XCTAssertEqual(reference.map(\.bitPattern), big.map(\.bitPattern))
+    }
+}
