@@ -97,3 +97,37 @@ final class BlockSizeTests: XCTestCase {
         XCTAssertEqual(reference.map(\.bitPattern), big.map(\.bitPattern))
     }
 }
+
+/// The sum must not depend on which voice slot each sound happened to get: slots are handed out by the control
+/// side and, when effects fire during playback, depend on when earlier effects' slots came back.
+final class SummationOrderTests: XCTestCase {
+    /// Renders five overlapping effects; with `permuted`, tracks first take five slots and give them back in
+    /// the order 0, 2, 4, 1, 3, so the effects land in slots 3, 1, 4, 2, 0 instead of 0…4.
+    private func renderEffects(permuted: Bool) throws -> Mix {
+        let engine = try makeEngine(maxVoices: 64)
+        let filler = try monoSound(10) { _ in 0 }
+        if permuted {
+            var tracks: [Track?] = try (0..<5).map { _ in try engine.makeTrack(filler) }
+            for i in [0, 2, 4, 1, 3] { tracks[i] = nil }
+        }
+        // Values whose Float sums depend on the order of addition.
+        let sounds = try [0.1, 1e-4, 0.3, 7e-3, 0.9].enumerated().map { i, v in
+            try monoSound(200 + 40 * i) { k in v * (1 + Double(k % 7) / 3) }
+        }
+        for (i, s) in sounds.enumerated() {
+            let effect = try engine.registerEffect(s)
+            try engine.fire(effect, volume: 0.7, pan: Float(i) / 5 - 0.4, atFrame: Int64(3 + 17 * i))
+        }
+        return render(engine, frames: 512, block: 128)
+    }
+
+    func testSlotAssignmentDoesNotChangeTheBits() throws {
+        let a = try renderEffects(permuted: false)
+        let b = try renderEffects(permuted: true)
+        XCTAssertNotNil(a.firstNonZero)
+        let differing = (0..<a.count).first {
+            a.left[$0].bitPattern != b.left[$0].bitPattern || a.right[$0].bitPattern != b.right[$0].bitPattern
+        }
+        XCTAssertNil(differing, "frame \(differing ?? -1) differs between slot assignments")
+    }
+}

@@ -27,8 +27,9 @@ final class Mixer: @unchecked Sendable {
     private let pool: UnsafeMutablePointer<Voice>
     /// What a free voice points at, so no voice ever holds a dangling pointer.
     private let silence: UnsafeMutablePointer<Float>
-    /// Slots of sounding voices, kept sorted so voices are always summed in the same order (bit-exact results
-    /// whatever the block size).
+    /// Slots of sounding voices, kept in the order of the `play`/`fire` calls that started them (their
+    /// sequence), so voices are always summed in the same order: bit-exact results whatever the block size,
+    /// and whichever slot a voice happened to get.
     private let active: UnsafeMutablePointer<Int32>
     private var activeCount = 0
     private var starts: StartQueue
@@ -260,13 +261,14 @@ final class Mixer: @unchecked Sendable {
 
     @_noLocks
     private func insertActive(_ slot: Int32) {
+        // Voices enter only from the scheduled or paused state, so `slot` is not in the list yet.
+        let key = pool[Int(slot)].sequence
+        let active = self.active, pool = self.pool
         var lo = 0, hi = activeCount
         while lo < hi {
             let mid = (lo + hi) / 2
-            if active[mid] < slot { lo = mid + 1 } else { hi = mid }
+            if pool[Int(active[mid])].sequence < key { lo = mid + 1 } else { hi = mid }
         }
-        let active = self.active
-        if lo < activeCount && active[lo] == slot { return }
         var i = activeCount
         while i > lo {
             active[i] = active[i - 1]
