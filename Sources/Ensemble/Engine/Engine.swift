@@ -214,6 +214,13 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
+    /// For render loops that may wait (offline): when the event ring is more than half full, waits for the event
+    /// thread to catch up, so a burst of events can never overflow the render side's buffers.
+    public func throttleEvents() {
+        let events = mixer.events.indices
+        if events.count() > events.capacity / 2 { waitForEvents() }
+    }
+
     /// Blocks until every event the render side has produced so far has been handed to its callback.
     public func waitForEvents() {
         let target = mixer.events.indices.written()
