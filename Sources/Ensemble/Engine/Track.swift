@@ -65,7 +65,8 @@ public final class Track: @unchecked Sendable {
         } }
     }
 
-    /// Playback speed, 0.5…2; pitch follows (varispeed).
+    /// Playback speed, 0.5…2; pitch follows (varispeed). A change takes effect at the next rendered block
+    /// without a ramp: the cursor only changes speed, the waveform stays continuous, so it does not click.
     public var rate: Float {
         get { state.withLock { $0.rate } }
         set { update { s in
