@@ -150,6 +150,11 @@ public final class OpenALDevice: @unchecked Sendable {
         return alcMakeContextCurrent(context) != 0
     }
 
+    /// Clears the calling thread's context (before a thread that called `makeCurrent` ends).
+    func releaseCurrent() {
+        if ALExtensions.threadLocalContexts, let setThread = ALExtensions.setThreadContext { _ = setThread(nil) }
+    }
+
     /// Whether the device is still connected (`ALC_EXT_disconnect`); true when the extension is absent.
     public var isConnected: Bool {
         guard alcIsExtensionPresent(device, "ALC_EXT_disconnect") != 0 else { return true }

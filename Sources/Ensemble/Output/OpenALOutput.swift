@@ -40,6 +40,8 @@ public final class OpenALOutput: @unchecked Sendable {
     public let engine: Engine
     public let device: OpenALDevice
     public let configuration: Configuration
+    /// Buffers in the ring: the configured count, or more when the device's period needs them.
+    public let bufferCount: Int
     private let stream: OpenALStream
     /// The same stream, for the render thread, without retain/release.
     private let streamRef: Unmanaged<OpenALStream>
@@ -76,8 +78,13 @@ public final class OpenALOutput: @unchecked Sendable {
             engine.deviceClock.attached.store(false, ordering: .releasing)
             throw error
         }
+        // The device mixes a whole period at a time, so the ring must hold more than a period or the source
+        // runs dry at every update: add buffers until it holds a period plus two buffers.
+        let period = device.periodFrames
+        let needed = period > 0 ? (period + configuration.bufferFrames - 1) / configuration.bufferFrames + 2 : 0
+        bufferCount = max(configuration.bufferCount, needed)
         do {
-            stream = try OpenALStream(device: device, engine: engine, bufferCount: configuration.bufferCount,
+            stream = try OpenALStream(device: device, engine: engine, bufferCount: bufferCount,
                                       bufferFrames: configuration.bufferFrames)
         } catch {
             device.close()
@@ -92,7 +99,7 @@ public final class OpenALOutput: @unchecked Sendable {
     // MARK: Figures
 
     /// Frames queued to OpenAL when the ring is full: the output latency on our side.
-    public var queuedFrames: Int { configuration.bufferCount * configuration.bufferFrames }
+    public var queuedFrames: Int { bufferCount * configuration.bufferFrames }
     /// Our side's latency in seconds (the ring); the device adds `device.periodFrames` or so.
     public var latency: Double { Double(queuedFrames) / engine.sampleRate }
     /// Times the source ran dry because the render thread fell behind (each was recovered by a restart).
@@ -138,7 +145,8 @@ public final class OpenALOutput: @unchecked Sendable {
         stream.fadeRequest.store(frames, ordering: .releasing)
         var silent = stream.silentFrom.load(ordering: .acquiring)
         let deadline = monotonicNanos() + Int64((fadeOut + 2 * latency + 1) * 1e9)
-        while (silent == .max || engine.currentFrame < silent) && monotonicNanos() < deadline {
+        let margin = Int64(configuration.bufferFrames)
+        while (silent == .max || engine.currentFrame < silent + margin) && monotonicNanos() < deadline {
             usleep(2000)
             silent = stream.silentFrom.load(ordering: .acquiring)
         }
@@ -186,6 +194,7 @@ public final class OpenALOutput: @unchecked Sendable {
         param.sched_priority = 10
         _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)  // best effort; needs privileges
         runLoop()
+        device.releaseCurrent()
     }
 
     /// The render thread's loop: refill what was played, publish the clock, sleep about a quarter buffer.
