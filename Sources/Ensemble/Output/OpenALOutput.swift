@@ -102,6 +102,12 @@ public final class OpenALOutput: @unchecked Sendable {
     public var queuedFrames: Int { bufferCount * configuration.bufferFrames }
     /// Our side's latency in seconds (the ring); the device adds `device.periodFrames` or so.
     public var latency: Double { Double(queuedFrames) / engine.sampleRate }
+    /// The device's own latency beyond the ring, as OpenAL reports it (`AL_SOFT_source_latency`; OpenAL Soft
+    /// estimates it as all but one of the device's periods), in seconds. The engine clock subtracts it.
+    public var deviceLatency: Double { Double(stream.deviceLatencyFrames.load(ordering: .relaxed)) / engine.sampleRate }
+    /// Request-to-ear latency of an immediate `fire` or `play()`: the ring plus the device latency, at most
+    /// one buffer more (a request waits for the next buffer to be rendered).
+    public var totalLatency: Double { latency + deviceLatency }
     /// Times the source ran dry because the render thread fell behind (each was recovered by a restart).
     public var underrunCount: Int { stream.underruns.load(ordering: .relaxed) }
     /// The engine frame the device is playing now (what `Engine.currentFrame` reports while attached).

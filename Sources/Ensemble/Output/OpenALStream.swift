@@ -45,9 +45,10 @@ final class OpenALStream: @unchecked Sendable {
 
     /// Underruns: times the source stopped because every queued buffer had been played.
     let underruns = Atomic<Int>(0)
-    /// Engine frames lost to underruns would be none: the source resumes where it stopped, so this counts the
-    /// device time (in frames) spent in silence between an underrun and the restart, as an estimate.
+    /// The played frame last published (before extrapolation).
     let lastPlayedFrame = Atomic<Int64>(0)
+    /// The device latency OpenAL last reported (`AL_SOFT_source_latency`), in frames; 0 without it.
+    let deviceLatencyFrames = Atomic<Int64>(0)
 
     /// Fade-out: frames of ramp asked for (set by the control side, taken by the render thread).
     let fadeRequest = Atomic<Int>(-1)
@@ -233,8 +234,10 @@ final class OpenALStream: @unchecked Sendable {
                     p.withMemoryRebound(to: ALint64SOFT.self, capacity: 2) { get(s, AL_SAMPLE_OFFSET_LATENCY_SOFT, $0) }
                 }
             }
+            let latency = Int64(Double(values.1) * 1e-9 * sampleRate)
             played += values.0 >> 32
-            played -= Int64(Double(values.1) * 1e-9 * sampleRate)
+            played -= latency
+            deviceLatencyFrames.store(latency, ordering: .relaxed)
         } else {
             var offset: ALint = 0
             _unsafePerformance { alGetSourcei(s, AL_SAMPLE_OFFSET, &offset) }
