@@ -16,23 +16,34 @@ final class OpenALOutputTests: XCTestCase {
     private static let rate = 48000.0
 
     /// Plays `body` on a fresh engine through the wave device and returns the recording (interleaved).
-    private func session(bufferCount: Int = 4, bufferFrames: Int = 240, maxBlockFrames: Int = 4096,
+    ///
+    /// The wave writer imitates a sound card with a timer: when its thread wakes late on a loaded machine it
+    /// catches up by mixing several periods at once, which can drain any ring. A run that had an underrun is
+    /// therefore repeated (up to 3 runs; `body` must reset what it records) unless `allowUnderruns`; the
+    /// underrun behaviour itself has its own test.
+    private func session(bufferCount: Int = 4, bufferFrames: Int = 240, allowUnderruns: Bool = false,
                          _ body: (Engine, OpenALOutput) throws -> Void) throws -> [Float] {
         let recording = try OpenALTestConfig.install()
-        let engine = try makeEngine(maxBlockFrames: maxBlockFrames)
-        let output = try OpenALOutput(engine: engine, configuration: .init(bufferCount: bufferCount, bufferFrames: bufferFrames))
-        XCTAssertEqual(output.device.name, "Wave File Writer")
-        XCTAssertEqual(output.device.sampleRate, 48000)
-        try output.start()
-        do {
-            try body(engine, output)
-        } catch {
+        for attempt in 1...3 {
+            let engine = try makeEngine()
+            let output = try OpenALOutput(engine: engine, configuration: .init(bufferCount: bufferCount, bufferFrames: bufferFrames))
+            XCTAssertEqual(output.device.name, "Wave File Writer")
+            XCTAssertEqual(output.device.sampleRate, 48000)
+            try output.start()
+            do {
+                try body(engine, output)
+            } catch {
+                output.shutdown()
+                throw error
+            }
+            let underruns = output.underrunCount, underrunFrame = output.lastUnderrunFrame
             output.shutdown()
-            throw error
+            XCTAssertFalse(output.isRunning)
+            engine.waitForEvents()
+            if allowUnderruns || underruns == 0 { return try interleavedStereo(recording) }
+            print("run \(attempt) had \(underruns) underrun(s), last at engine frame \(underrunFrame ?? -1) (machine busy); repeating")
+            XCTAssertLessThan(attempt, 3, "underruns in every run")
         }
-        output.shutdown()
-        XCTAssertFalse(output.isRunning)
-        engine.waitForEvents()
         return try interleavedStereo(recording)
     }
 
@@ -44,7 +55,10 @@ final class OpenALOutputTests: XCTestCase {
         let requests = Mutex<[(rendered: Int64, played: Int64)]>([])
         let ends = Mutex<[Int64]>([])
         var queued = 0, bufferFrames = 0, deviceLatency = 0
-        let recording = try session { engine, output in
+        // 8 × 5 ms: a roomier ring than the default, so a busy CI machine does not underrun mid-measurement.
+        let recording = try session(bufferCount: 8) { engine, output in
+            requests.withLock { $0 = [] }
+            ends.withLock { $0 = [] }
             queued = output.queuedFrames
             bufferFrames = output.configuration.bufferFrames
             let fx = try engine.registerEffect(try monoSound(100) { _ in 0.5 })
@@ -61,7 +75,6 @@ final class OpenALOutputTests: XCTestCase {
             }
             done.wait()
             usleep(150_000)
-            XCTAssertEqual(output.underrunCount, 0)
             deviceLatency = Int((output.deviceLatency * Self.rate).rounded())
         }
         let starts = ends.withLock { $0 }.map { $0 - 100 }.sorted()
@@ -92,7 +105,7 @@ final class OpenALOutputTests: XCTestCase {
         }
     }
 
-    /// Test 3. `play(at: currentTime + 0.05)` on three different tracks while playing: one start frame for
+    /// Test 3. `play(at: currentTime + 0.08)` (beyond the 40 ms ring) on three different tracks while playing: one start frame for
     /// all, and the recording from there equals an offline render of the three started together on frame 0.
     func testGroupStartWhilePlayingBeginsOnOneFrame() throws {
         let sounds = [try monoSound(9000, name: "ramp", rampValue),
@@ -108,16 +121,16 @@ final class OpenALOutputTests: XCTestCase {
         }
         let startFrames = Mutex<[Int64]>([])
         var groupFrame: Int64 = 0
-        let recording = try session { engine, output in
+        let recording = try session(bufferCount: 8) { engine, output in
+            startFrames.withLock { $0 = [] }
             let tracks = try setUp(engine)
             for t in tracks { t.onStart = { f in startFrames.withLock { $0.append(f) } } }
             usleep(150_000)
-            let when = engine.currentTime + 0.05
+            let when = engine.currentTime + 0.08
             groupFrame = engine.frame(for: when)
             XCTAssertGreaterThan(groupFrame, engine.renderedFrame, "the start is still ahead of the renderer")
             try engine.play(tracks, at: when)
             usleep(350_000)
-            XCTAssertEqual(output.underrunCount, 0)
         }
         XCTAssertEqual(startFrames.withLock { $0 }, [groupFrame, groupFrame, groupFrame])
 
@@ -189,7 +202,7 @@ final class OpenALOutputTests: XCTestCase {
         let sound = try monoSound(length) { 0.1 + 0.8 * Double($0 % 1000) / 1000 }
         let started = Mutex<Int64>(-1), finished = Mutex<Int64>(-1)
         var underruns = 0
-        let recording = try session { engine, output in
+        let recording = try session(allowUnderruns: true) { engine, output in
             let track = try engine.makeTrack(sound)
             track.onStart = { f in started.withLock { $0 = f } }
             track.onFinish = { e in finished.withLock { $0 = e.frame } }
@@ -200,6 +213,7 @@ final class OpenALOutputTests: XCTestCase {
             XCTAssertFalse(track.isPlaying)
             XCTAssertLessThanOrEqual(engine.currentFrame, engine.renderedFrame)
             underruns = output.underrunCount
+            XCTAssertNotNil(output.lastUnderrunFrame)
         }
         XCTAssertGreaterThanOrEqual(underruns, 1, "the stall must have caused an underrun")
         let s = started.withLock { $0 }, f = finished.withLock { $0 }

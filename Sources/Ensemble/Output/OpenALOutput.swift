@@ -110,6 +110,12 @@ public final class OpenALOutput: @unchecked Sendable {
     public var totalLatency: Double { latency + deviceLatency }
     /// Times the source ran dry because the render thread fell behind (each was recovered by a restart).
     public var underrunCount: Int { stream.underruns.load(ordering: .relaxed) }
+    /// The engine frame at which the device resumed after the most recent underrun (nil: none so far). The
+    /// frames before it were all played; the device heard silence between them and this frame.
+    public var lastUnderrunFrame: Int64? {
+        let f = stream.lastUnderrunFrame.load(ordering: .relaxed)
+        return f < 0 ? nil : f
+    }
     /// The engine frame the device is playing now (what `Engine.currentFrame` reports while attached).
     public var playedFrame: Int64 { engine.currentFrame }
     /// Whether the render thread runs.

@@ -45,6 +45,8 @@ final class OpenALStream: @unchecked Sendable {
 
     /// Underruns: times the source stopped because every queued buffer had been played.
     let underruns = Atomic<Int>(0)
+    /// The engine frame the source resumed with after the last underrun (-1: none yet).
+    let lastUnderrunFrame = Atomic<Int64>(-1)
     /// The played frame last published (before extrapolation).
     let lastPlayedFrame = Atomic<Int64>(0)
     /// The device latency OpenAL last reported (`AL_SOFT_source_latency`), in frames; 0 without it.
@@ -209,6 +211,8 @@ final class OpenALStream: @unchecked Sendable {
         let wasStarted = started
         let stopped = state == AL_STOPPED && wasStarted
         if stopped {
+            // Every frame up to here was played; the restarted source resumes with the next one.
+            lastUnderrunFrame.store(unqueuedFrames, ordering: .relaxed)
             underruns.add(1, ordering: .relaxed)
             _unsafePerformance { alSourcePlay(s) }
         }
