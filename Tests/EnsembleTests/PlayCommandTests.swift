@@ -41,8 +41,13 @@ final class PlayCommandTests: XCTestCase {
         let rendered = dir.file("render.wav"), recording = dir.file("recording.wav")
         let r = try runProcess(try ensembleExecutable(), ["render", scene, "-o", rendered])
         XCTAssertEqual(r.status, 0, r.stderr)
-        let p = try runProcess(try ensembleExecutable(), ["play", scene, "--latency", "40"], environment: try waveEnvironment(recording))
+        // Log level 2 makes OpenAL Soft warn about anything left open at exit (devices, contexts, sources, buffers).
+        var env = try waveEnvironment(recording)
+        env["ALSOFT_LOGLEVEL"] = "2"
+        let p = try runProcess(try ensembleExecutable(), ["play", scene, "--latency", "40"], environment: env)
         XCTAssertEqual(p.status, 0, p.stderr)
+        let lines = p.stderr.split(separator: "\n").filter { !$0.contains("No capture backend") }
+        XCTAssertEqual(lines.count, 1, "only the summary line, no OpenAL leak warnings: \(p.stderr)")
         XCTAssertTrue(p.stderr.contains("played 1.20 s on \"Wave File Writer\""), p.stderr)
         XCTAssertFalse(p.stderr.contains("underrun"), "no underrun may spoil the comparison: \(p.stderr)")
 
@@ -89,6 +94,12 @@ final class PlayCommandTests: XCTestCase {
         let listed = try runProcess(try ensembleExecutable(), ["devices"], environment: ["ALSOFT_CONF": none])
         XCTAssertEqual(listed.status, 0)
         XCTAssertEqual(listed.stdout, Data())
+
+        // OpenAL Soft's null backend is a device ("No Output") that plays into nothing, in real time.
+        let null = try dir.write(Array("[general]\ndrivers=null\n".utf8), to: "null.conf")
+        let silent = try runProcess(try ensembleExecutable(), ["play", scene], environment: ["ALSOFT_CONF": null])
+        XCTAssertEqual(silent.status, 0, silent.stderr)
+        XCTAssertTrue(silent.stderr.contains("on \"No Output\""), silent.stderr)
 
         let badLatency = try runProcess(try ensembleExecutable(), ["play", scene, "--latency", "0"], environment: env)
         XCTAssertEqual(badLatency.status, 1)
