@@ -194,11 +194,11 @@ final class OpenALOutputTests: XCTestCase {
         _ = recording
     }
 
-    /// Underruns: a render thread stalled for 150 ms lets the source run dry; the underrun is counted, the
+    /// Underruns: a render thread stalled for 150 ms (and later 60 ms) lets the source run dry; each is counted, the
     /// source restarted, and the engine timeline is unchanged (the track still ends exactly its length after
     /// it started, and the recording holds every rendered sample, in order, around a gap of silence).
     func testUnderrunIsCountedAndTimelineKept() throws {
-        let length = 24000
+        let length = 48000
         let sound = try monoSound(length) { 0.1 + 0.8 * Double($0 % 1000) / 1000 }
         let started = Mutex<Int64>(-1), finished = Mutex<Int64>(-1)
         var underruns = 0
@@ -209,13 +209,15 @@ final class OpenALOutputTests: XCTestCase {
             try track.play(at: engine.currentTime + 0.05)
             usleep(200_000)
             output.stallRenderThreadForTesting(0.15)
+            usleep(400_000)
+            output.stallRenderThreadForTesting(0.06)
             XCTAssertTrue(output.waitUntilPlayed(engine.frame(for: 0.05) + Int64(length) + 2400, timeout: 3))
             XCTAssertFalse(track.isPlaying)
             XCTAssertLessThanOrEqual(engine.currentFrame, engine.renderedFrame)
             underruns = output.underrunCount
             XCTAssertNotNil(output.lastUnderrunFrame)
         }
-        XCTAssertGreaterThanOrEqual(underruns, 1, "the stall must have caused an underrun")
+        XCTAssertGreaterThanOrEqual(underruns, 2, "each stall must have caused an underrun")
         let s = started.withLock { $0 }, f = finished.withLock { $0 }
         XCTAssertEqual(f - s, Int64(length), "engine timeline unchanged")
         let offline = try makeEngine()
@@ -230,7 +232,7 @@ final class OpenALOutputTests: XCTestCase {
             i += 1
         }
         assertSamplesEqual(sounding, reference, "rendered samples around the underrun")
-        XCTAssertGreaterThan(gap, 2400, "a gap of silence where the source ran dry")
+        XCTAssertGreaterThan(gap, 4800, "gaps of silence where the source ran dry")
         print("underruns: \(underruns), silent gap \(gap) frames (\(Double(gap) / 48) ms)")
     }
 

@@ -209,16 +209,42 @@ final class OpenALStream: @unchecked Sendable {
             done += 1
         }
         let wasStarted = started
-        let stopped = state == AL_STOPPED && wasStarted
-        if stopped {
-            // Every frame up to here was played; the restarted source resumes with the next one.
-            lastUnderrunFrame.store(unqueuedFrames, ordering: .relaxed)
-            underruns.add(1, ordering: .relaxed)
-            _unsafePerformance { alSourcePlay(s) }
+        if state == AL_STOPPED && wasStarted {
+            // It ran dry before this pass: the previous pass saw it playing after queueing, so every buffer
+            // it held was played, and all of them were just unqueued and refilled. Resume with the next frame.
+            restartAfterUnderrun()
+        } else if wasStarted {
+            // It may have run dry during this pass, between the state query and our queueing: then the
+            // buffers that were still queued at the query were all played, and the fresh ones were not.
+            // (A source cannot play a whole ring plus our fresh buffers in the microseconds in between: the
+            // ring is longer than the device's period.)
+            var after: ALint = 0
+            _unsafePerformance { alGetSourcei(s, AL_SOURCE_STATE, &after) }
+            if after == AL_STOPPED {
+                var stale = bufferCount - done
+                while stale > 0 {
+                    var b: ALuint = 0
+                    _unsafePerformance { alSourceUnqueueBuffers(s, 1, &b) }
+                    unqueuedFrames += Int64(bufferFrames)
+                    refill(b)
+                    stale -= 1
+                }
+                restartAfterUnderrun()
+            }
         }
         publishClock()
         if let probe { _unsafePerformance { probe(Probe.passEnd) } }
         return done
+    }
+
+    /// Counts an underrun and restarts the stopped source, whose queue holds only unplayed buffers in order.
+    @_noLocks
+    private func restartAfterUnderrun() {
+        // Every frame before `unqueuedFrames` was played; the restarted source resumes with the next one.
+        lastUnderrunFrame.store(unqueuedFrames, ordering: .relaxed)
+        underruns.add(1, ordering: .relaxed)
+        let s = source
+        _unsafePerformance { alSourcePlay(s) }
     }
 
     /// Publishes the frame being played: unqueued frames + the source's offset into its queue, minus the
@@ -250,12 +276,5 @@ final class OpenALStream: @unchecked Sendable {
         played = max(played, 0)
         lastPlayedFrame.store(played, ordering: .relaxed)
         clock._withUnsafeGuaranteedRef { $0.publish(frame: played, at: time, running: state == AL_PLAYING) }
-    }
-
-    /// Frames queued and not yet played (rendered minus unqueued, minus the offset into the queue).
-    var sourceState: ALint {
-        var state: ALint = 0
-        alGetSourcei(source, AL_SOURCE_STATE, &state)
-        return state
     }
 }
