@@ -55,7 +55,7 @@ final class PlayCommandTests: XCTestCase {
         XCTAssertEqual(reference.count, 2 * 57600)
         let lead = try XCTUnwrap(firstSoundingFrame(played)) - XCTUnwrap(firstSoundingFrame(reference))
         XCTAssertGreaterThanOrEqual(lead, 0)
-        print("ensemble play: leading device silence \(lead) frames (\(Double(lead) / 48)) ms)")
+        print("ensemble play: leading device silence \(lead) frames (\(Double(lead) / 48) ms)")
         XCTAssertGreaterThanOrEqual(played.count, 2 * (lead + 57600), "the whole scene was recorded")
         assertSamplesEqual(frames(played, lead..<(lead + 57600)), reference, "recording vs render")
         XCTAssertTrue(played[(2 * (lead + 57600))...].allSatisfy { $0 == 0 }, "silence after the scene")
