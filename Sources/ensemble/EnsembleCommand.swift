@@ -5,7 +5,8 @@ import ArgumentParser
 struct Ensemble: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ensemble",
-        abstract: "Mix scenes of tracks and effects offline, and inspect, decode and convert audio files.",
-        subcommands: [RenderCommand.self, InfoCommand.self, DecodeCommand.self, ConvertCommand.self]
+        abstract: "Mix scenes of tracks and effects offline or play them in real time, and inspect, decode and convert audio files.",
+        subcommands: [RenderCommand.self, PlayCommand.self, DevicesCommand.self, InfoCommand.self, DecodeCommand.self,
+                      ConvertCommand.self]
     )
 }

@@ -15,6 +15,9 @@ func reportingFailures(path: String, _ body: () throws -> Void) throws {
     } catch let error as SceneError {
         printError(error.description)
         throw ExitCode(1)
+    } catch let error as OutputError {
+        printError(error.description)
+        throw ExitCode(1)
     } catch let exit as ExitCode {
         throw exit
     } catch {

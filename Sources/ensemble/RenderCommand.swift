@@ -39,19 +39,8 @@ struct RenderCommand: ParsableCommand {
             guard (1...65536).contains(blockSize) else {
                 throw SceneError(path: scene, "--block-size \(blockSize): expected 1…65536")
             }
-            var description = try Scene.load(path: scene)
-            if let sampleRate {
-                guard (8000...384_000).contains(sampleRate) else {
-                    throw SceneError(path: scene, "--sample-rate \(sampleRate): expected 8000…384000")
-                }
-                description.sampleRate = Double(sampleRate)
-            }
-            var configuration = Engine.Configuration()
-            configuration.sampleRate = description.sampleRate
-            configuration.maxVoices = max(4096, description.tracks.count + description.effects.count + 64)
-            let engine: Engine
-            do { engine = try Engine(configuration: configuration) } catch { throw SceneError(path: scene, "\(error)") }
-            let playback = try ScenePlayback(scene: description, path: scene, engine: engine)
+            let prepared = try PreparedScene(path: scene, sampleRate: sampleRate)
+            let description = prepared.scene, engine = prepared.engine, playback = prepared.playback
             try playback.schedule()
 
             let format = OutputFormat(container: .wav, codec: bitDepth == 16 ? .pcm16 : .float32)

@@ -114,7 +114,8 @@ struct ProcessResult {
 
 /// Runs a program to completion. Output goes to temporary files rather than pipes so a chatty program
 /// can never block on a full pipe while the test waits for it.
-func runProcess(_ executable: String, _ arguments: [String]) throws -> ProcessResult {
+/// `environment` entries are added to (or replace) the test process's own environment.
+func runProcess(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
     let scratch = try TemporaryDirectory()
     let outPath = scratch.file("stdout"), errPath = scratch.file("stderr")
     _ = FileManager.default.createFile(atPath: outPath, contents: nil)
@@ -124,6 +125,9 @@ func runProcess(_ executable: String, _ arguments: [String]) throws -> ProcessRe
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
     process.standardOutput = out
     process.standardError = err
     try process.run()

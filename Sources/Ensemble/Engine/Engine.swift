@@ -67,10 +67,24 @@ public final class Engine: @unchecked Sendable {
 
     public var sampleRate: Double { configuration.sampleRate }
 
-    /// The sample clock: output frames rendered so far.
-    public var currentFrame: Int64 { mixer.clock.load(ordering: .acquiring) }
+    /// The device clock when an output plays the engine: the engine frame being played now, which `OpenALOutput`
+    /// maintains (frames rendered minus frames still queued, refined with the device latency).
+    let deviceClock = DeviceClock()
 
-    /// The sample clock in seconds, like `AVAudioPlayer.deviceCurrentTime`: pass `currentTime + δ` to
+    /// The engine clock, in output frames. Offline (no output attached) it is the render clock, the frames
+    /// rendered so far. With an `OpenALOutput` attached it is the device clock: the frames actually played,
+    /// which trails `renderedFrame` by the output latency. Both count on the same timeline (frame F of the mix
+    /// is rendered as frame F and played as frame F), so `play(atFrame:)` is exact either way.
+    public var currentFrame: Int64 {
+        let rendered = mixer.clock.load(ordering: .acquiring)
+        guard deviceClock.attached.load(ordering: .acquiring) else { return rendered }
+        return deviceClock.current(rendered: rendered, sampleRate: configuration.sampleRate)
+    }
+
+    /// Output frames rendered so far (the render clock), whatever the output.
+    public var renderedFrame: Int64 { mixer.clock.load(ordering: .acquiring) }
+
+    /// The engine clock in seconds, like `AVAudioPlayer.deviceCurrentTime`: pass `currentTime + δ` to
     /// `play(at:)` to start tracks together δ seconds from now.
     public var currentTime: Double { Double(currentFrame) / sampleRate }
 

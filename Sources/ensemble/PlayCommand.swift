@@ -1,0 +1,76 @@
+import ArgumentParser
+import Ensemble
+import Foundation
+import Synchronization
+
+/// Set by the SIGINT handler, polled by the play loop.
+private let interrupted = Atomic<Bool>(false)
+
+struct PlayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play a scene in real time through OpenAL and exit when it ends.",
+        discussion: """
+        The scene is loaded exactly as `ensemble render` loads it (a bad scene fails the same way). A progress \
+        bar is shown when stderr is a terminal. Ctrl-C fades out over 20 ms, shuts the device down and exits \
+        with code 130; a scene that plays to its end exits with 0. Device problems end with exit 1 and one line.
+        """
+    )
+
+    @Argument(help: "The scene file (JSON).")
+    var scene: String
+
+    @Option(help: "Playback device name (see `ensemble devices`); the default device otherwise.")
+    var device: String?
+
+    @Option(help: "Output latency in milliseconds: the length of the buffer ring (5…2000).")
+    var latency = 20.0
+
+    func run() throws {
+        var wasInterrupted = false
+        try reportingFailures(path: scene) {
+            guard latency.isFinite, latency >= 5, latency <= 2000 else {
+                throw SceneError(path: scene, "--latency \(latency): expected 5…2000 ms")
+            }
+            let prepared = try PreparedScene(path: scene)
+            let engine = prepared.engine, playback = prepared.playback
+            let output = try OpenALOutput(engine: engine, configuration: .init(
+                deviceName: device, latency: latency, sampleRate: engine.sampleRate))
+            // Scene time 0 is the first frame of the first buffer: the first frame the device plays.
+            try playback.schedule(origin: engine.renderedFrame)
+            let origin = engine.renderedFrame
+            let end = origin + playback.frameCount
+
+            interrupted.store(false, ordering: .relaxed)
+            signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
+            defer { signal(SIGINT, SIG_DFL) }
+
+            let progress = ProgressBar(total: playback.frameCount)
+            try output.start()
+            while engine.currentFrame < end {
+                if interrupted.load(ordering: .relaxed) { wasInterrupted = true; break }
+                if !output.isRunning { break }
+                progress.update(max(0, engine.currentFrame - origin))
+                usleep(20_000)
+            }
+            progress.finish()
+            if wasInterrupted {
+                output.stop(fadeOut: 0.02)
+            } else {
+                // Let the device's own buffer drain before closing it.
+                let tail = Double(max(output.device.periodFrames, 0)) / engine.sampleRate
+                usleep(UInt32(min(tail, 1) * 1e6))
+                output.stop(fadeOut: 0)
+            }
+            engine.waitForEvents()
+            let seconds = Double(min(engine.renderedFrame, end) - origin) / engine.sampleRate
+            var summary = String(format: "played %.2f s", seconds)
+                + " on \"\(output.device.name)\"" + String(format: " (latency %.1f ms", output.latency * 1000)
+                + ", device period \(output.device.periodFrames) frames)"
+            if output.underrunCount > 0 { summary += "; \(output.underrunCount) underruns" }
+            if wasInterrupted { summary += "; interrupted" }
+            FileHandle.standardError.write(Data((summary + "\n").utf8))
+        }
+        if wasInterrupted { throw ExitCode(130) }
+    }
+}

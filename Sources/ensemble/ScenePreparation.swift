@@ -1,0 +1,29 @@
+import Ensemble
+
+/// The one way `render` and `play` turn a scene file into a scheduled engine, so a bad scene fails
+/// identically in both (exit 1, one line naming the scene and the key).
+struct PreparedScene {
+    let scene: Scene
+    let engine: Engine
+    let playback: ScenePlayback
+
+    /// Loads and validates `path`, builds an engine at the scene's rate (or `sampleRate`), decodes every file
+    /// and creates tracks and effects. Call `playback.schedule(origin:)` to put them on the timeline.
+    init(path: String, sampleRate: Int? = nil) throws {
+        var description = try Scene.load(path: path)
+        if let sampleRate {
+            guard (8000...384_000).contains(sampleRate) else {
+                throw SceneError(path: path, "--sample-rate \(sampleRate): expected 8000…384000")
+            }
+            description.sampleRate = Double(sampleRate)
+        }
+        var configuration = Engine.Configuration()
+        configuration.sampleRate = description.sampleRate
+        configuration.maxVoices = max(4096, description.tracks.count + description.effects.count + 64)
+        let engine: Engine
+        do { engine = try Engine(configuration: configuration) } catch { throw SceneError(path: path, "\(error)") }
+        scene = description
+        self.engine = engine
+        playback = try ScenePlayback(scene: description, path: path, engine: engine)
+    }
+}

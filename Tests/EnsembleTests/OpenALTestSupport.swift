@@ -1,0 +1,76 @@
+import Foundation
+import XCTest
+@testable import Ensemble
+
+/// OpenAL Soft configurations for machines without a sound card. The wave writer ("Wave File Writer"
+/// backend) plays in real time into a WAV file; with these settings OpenAL Soft passes float samples through
+/// untouched: float32 output at 48 kHz stereo, no limiter, no dither, no HRTF, no crossfeed.
+enum OpenALTestConfig {
+    static func wave(recordingTo file: String, periodFrames: Int = 240) -> String {
+        """
+        [general]
+        drivers=wave
+        sample-type=float32
+        frequency=48000
+        channels=stereo
+        period_size=\(periodFrames)
+        output-limiter=false
+        dither=false
+        hrtf=false
+        stereo-mode=speakers
+        [wave]
+        file=\(file)
+
+        """
+    }
+
+    /// A configuration under which no device can be opened: the only driver named does not exist.
+    static let noDriver = "[general]\ndrivers=no-such-driver\n"
+
+    /// The in-process configuration. OpenAL Soft reads its configuration once, at the first OpenAL call in
+    /// the process, so every in-process OpenAL test calls `install()` first and shares one recording file.
+    nonisolated(unsafe) private static var installed: String?
+    private static let lock = NSLock()
+
+    /// Sets ALSOFT_CONF for this process (once) and returns the path of the wave writer's recording.
+    @discardableResult
+    static func install() throws -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        if let installed { return installed }
+        let dir = FileManager.default.temporaryDirectory.path + "/ensemble-openal-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let recording = dir + "/recording.wav", conf = dir + "/alsoft.conf"
+        try wave(recordingTo: recording).write(toFile: conf, atomically: true, encoding: .utf8)
+        setenv("ALSOFT_CONF", conf, 1)
+        installed = recording
+        return recording
+    }
+}
+
+/// Decodes a recording (or render) to interleaved stereo frames.
+func interleavedStereo(_ path: String) throws -> [Float] {
+    let audio = try AudioFile.decode(path: path)
+    XCTAssertEqual(audio.channelCount, 2)
+    var out = [Float](repeating: 0, count: 2 * audio.frameCount)
+    for i in 0..<audio.frameCount {
+        out[2 * i] = audio.channels[0][i]
+        out[2 * i + 1] = audio.channels[1][i]
+    }
+    return out
+}
+
+/// The first frame with a non-zero sample in either channel.
+func firstSoundingFrame(_ x: [Float], from start: Int = 0) -> Int? {
+    var i = start
+    while 2 * i + 1 < x.count {
+        if x[2 * i] != 0 || x[2 * i + 1] != 0 { return i }
+        i += 1
+    }
+    return nil
+}
+
+/// Frames `range` of an interleaved stereo array.
+func frames(_ x: [Float], _ range: Range<Int>) -> [Float] {
+    Array(x[(2 * range.lowerBound)..<min(x.count, 2 * range.upperBound)])
+}

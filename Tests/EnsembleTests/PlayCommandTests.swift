@@ -1,0 +1,130 @@
+import XCTest
+@testable import Ensemble
+
+/// `ensemble play` and `ensemble devices` through OpenAL Soft's wave writer (no sound card needed): the
+/// recording equals `ensemble render` sample for sample; device errors are one line and exit 1.
+final class PlayCommandTests: XCTestCase {
+    private var dir: TemporaryDirectory!
+
+    override func setUpWithError() throws { dir = try TemporaryDirectory() }
+    override func tearDown() { dir = nil }
+
+    private func waveEnvironment(_ recording: String) throws -> [String: String] {
+        let conf = try dir.write(Array(OpenALTestConfig.wave(recordingTo: recording).utf8), to: "alsoft.conf")
+        return ["ALSOFT_CONF": conf]
+    }
+
+    /// About 1.2 s: a resampled looping stereo track, a panned mono track with fades, effects.
+    private func writeScene() throws -> String {
+        let n = 4800
+        let tone = (0..<n).map { Float(0.3 * cos(2 * .pi * 440 * Double($0) / 48000)) }
+        _ = try dir.write(WAVBuilder.float32(tone, rate: 48000).bytes, to: "tone.wav")
+        let pad = (0..<3000).flatMap { i -> [Float] in
+            [Float(0.2 * sin(Double(i) * 0.013) + 0.05), Float(0.15 * cos(Double(i) * 0.021))]
+        }
+        _ = try dir.write(WAVBuilder.float32(pad, channels: 2, rate: 44100).bytes, to: "pad.wav")
+        let click = (0..<300).map { Float(0.4 * sin(Double($0) * 0.2)) }
+        _ = try dir.write(WAVBuilder.float32(click, rate: 48000).bytes, to: "click.wav")
+        return try dir.write(Array("""
+        { "duration": 1.2,
+          "tracks": [ { "name": "tone", "file": "tone.wav", "start": 0, "volume": 0.8, "pan": 0.3, "loops": 5, "fadeOut": 0.05 },
+                      { "name": "pad", "file": "pad.wav", "start": 0.1003, "rate": 1.37, "pan": -0.4, "loops": -1, "fadeIn": 0.02, "fadeOut": 0.1 } ],
+          "effects": [ { "file": "click.wav", "at": 0.25, "pan": 0.9 }, { "file": "click.wav", "at": 0.61, "volume": 0.5 } ] }
+        """.utf8), to: "scene.json")
+    }
+
+    /// Test 1. The recording is the render delayed by the device's leading silence, exactly: OpenAL Soft
+    /// copies float32 samples of a direct-channels source at pitch 1, gain 1, the device's own rate, into a
+    /// float32 output with no limiter or dither, so no tolerance is needed (none is allowed here).
+    func testPlayedRecordingEqualsRender() throws {
+        let scene = try writeScene()
+        let rendered = dir.file("render.wav"), recording = dir.file("recording.wav")
+        let r = try runProcess(try ensembleExecutable(), ["render", scene, "-o", rendered])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        // Log level 2 makes OpenAL Soft warn about anything left open at exit (devices, contexts, sources, buffers).
+        var env = try waveEnvironment(recording)
+        env["ALSOFT_LOGLEVEL"] = "2"
+        let p = try runProcess(try ensembleExecutable(), ["play", scene, "--latency", "40"], environment: env)
+        XCTAssertEqual(p.status, 0, p.stderr)
+        let lines = p.stderr.split(separator: "\n").filter { !$0.contains("No capture backend") }
+        XCTAssertEqual(lines.count, 1, "only the summary line, no OpenAL leak warnings: \(p.stderr)")
+        XCTAssertTrue(p.stderr.contains("played 1.20 s on \"Wave File Writer\""), p.stderr)
+        XCTAssertFalse(p.stderr.contains("underrun"), "no underrun may spoil the comparison: \(p.stderr)")
+
+        let reference = try interleavedStereo(rendered), played = try interleavedStereo(recording)
+        XCTAssertEqual(reference.count, 2 * 57600)
+        let lead = try XCTUnwrap(firstSoundingFrame(played)) - XCTUnwrap(firstSoundingFrame(reference))
+        XCTAssertGreaterThanOrEqual(lead, 0)
+        print("ensemble play: leading device silence \(lead) frames (\(Double(lead) / 48) ms)")
+        XCTAssertGreaterThanOrEqual(played.count, 2 * (lead + 57600), "the whole scene was recorded")
+        assertSamplesEqual(frames(played, lead..<(lead + 57600)), reference, "recording vs render")
+        XCTAssertTrue(played[(2 * (lead + 57600))...].allSatisfy { $0 == 0 }, "silence after the scene")
+    }
+
+    /// Bad scenes fail exactly like `ensemble render`: same line, exit 1, before any device is opened.
+    func testBadSceneFailsLikeRender() throws {
+        _ = try writeScene()
+        let bad = try dir.write(Array(#"{"tracks":[{"file":"tone.wav","volume":2}]}"#.utf8), to: "bad.json")
+        let env = try waveEnvironment(dir.file("unused.wav"))
+        let render = try runProcess(try ensembleExecutable(), ["render", bad, "-o", dir.file("o.wav")], environment: env)
+        let play = try runProcess(try ensembleExecutable(), ["play", bad], environment: env)
+        XCTAssertEqual(play.status, 1)
+        XCTAssertEqual(play.stderr, render.stderr)
+        XCTAssertTrue(play.stderr.contains("tracks[0].volume"), play.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("unused.wav")), "no device was opened")
+    }
+
+    /// Test 4 (CLI). A device name that does not exist, and a machine where no device can be opened.
+    func testDeviceErrorsAreOneLineAndExit1() throws {
+        let scene = try writeScene()
+        let env = try waveEnvironment(dir.file("rec.wav"))
+        let devices = try runProcess(try ensembleExecutable(), ["devices"], environment: env)
+        XCTAssertEqual(devices.status, 0, devices.stderr)
+        XCTAssertEqual(String(decoding: devices.stdout, as: UTF8.self), "* Wave File Writer\n")
+
+        let named = try runProcess(try ensembleExecutable(), ["play", scene, "--device", "No Such Card"], environment: env)
+        XCTAssertEqual(named.status, 1)
+        XCTAssertEqual(named.stderr, "ensemble: device \"No Such Card\": no such playback device (available: \"Wave File Writer\")\n")
+
+        let none = try dir.write(Array(OpenALTestConfig.noDriver.utf8), to: "none.conf")
+        let failed = try runProcess(try ensembleExecutable(), ["play", scene], environment: ["ALSOFT_CONF": none])
+        XCTAssertEqual(failed.status, 1)
+        XCTAssertTrue(failed.stderr.hasPrefix("ensemble: no audio output device could be opened"), failed.stderr)
+        XCTAssertEqual(failed.stderr.filter { $0 == "\n" }.count, 1, failed.stderr)
+        let listed = try runProcess(try ensembleExecutable(), ["devices"], environment: ["ALSOFT_CONF": none])
+        XCTAssertEqual(listed.status, 0)
+        XCTAssertEqual(listed.stdout, Data())
+
+        // OpenAL Soft's null backend is a device ("No Output") that plays into nothing, in real time.
+        let null = try dir.write(Array("[general]\ndrivers=null\n".utf8), to: "null.conf")
+        let silent = try runProcess(try ensembleExecutable(), ["play", scene], environment: ["ALSOFT_CONF": null])
+        XCTAssertEqual(silent.status, 0, silent.stderr)
+        XCTAssertTrue(silent.stderr.contains("on \"No Output\""), silent.stderr)
+
+        let badLatency = try runProcess(try ensembleExecutable(), ["play", scene, "--latency", "0"], environment: env)
+        XCTAssertEqual(badLatency.status, 1)
+        XCTAssertTrue(badLatency.stderr.contains("--latency"), badLatency.stderr)
+    }
+
+    /// Ctrl-C: fades out, shuts the device down (the recording is a finished WAV), exits 130.
+    func testInterruptStopsCleanlyWith130() throws {
+        let scene = try dir.write(Array("""
+        { "duration": 5, "tracks": [ { "file": "tone.wav", "loops": -1 } ] }
+        """.utf8), to: "long.json")
+        _ = try writeScene()
+        let recording = dir.file("rec.wav")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try ensembleExecutable())
+        process.arguments = ["play", scene]
+        process.environment = ProcessInfo.processInfo.environment.merging(try waveEnvironment(recording)) { $1 }
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(700_000)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130)
+        let played = try interleavedStereo(recording)  // a complete header: the device was closed properly
+        XCTAssertLessThan(played.count, 2 * 48000 * 3, "stopped early")
+        XCTAssertEqual(played.suffix(2 * 48).map(abs).max(), 0, "faded out to silence before the end")
+    }
+}
