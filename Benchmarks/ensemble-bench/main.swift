@@ -20,7 +20,7 @@ if arguments.first == "--memory-child", arguments.count == 4, let count = Int(ar
 }
 
 var quick = false, jsonPath: String?, useOpenAL = true, useMixdown = true
-var seconds: Double?, repeats: Int?, voiceList: [Int]?
+var seconds: Double?, repeats: Int?, voiceList: [Int]?, soundSecondsOption: Double?
 var k = 0
 @MainActor func value() -> String {
     k += 1
@@ -34,6 +34,7 @@ while k < arguments.count {
     case "--seconds": seconds = Double(value())
     case "--repeats": repeats = Int(value())
     case "--voices": voiceList = value().split(separator: ",").compactMap { Int($0) }
+    case "--sound-seconds": soundSecondsOption = Double(value())
     case "--no-openal": useOpenAL = false
     case "--no-mixdown": useMixdown = false
     case "-h", "--help":
@@ -49,7 +50,7 @@ while k < arguments.count {
 let secs = seconds ?? (quick ? 0.25 : 10)
 let reps = max(1, repeats ?? (quick ? 1 : 3))
 let voices = voiceList ?? (quick ? [16, 64] : [16, 64, 256, 1024])
-let soundSeconds = quick ? 1.0 : 10.0
+let soundSeconds = soundSecondsOption ?? (quick ? 1.0 : 10.0)
 var failures: [String] = []
 var json: [String: Any] = [:]
 

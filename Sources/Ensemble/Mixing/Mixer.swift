@@ -158,10 +158,16 @@ final class Mixer: @unchecked Sendable {
             let count = Int(end - begin)
             let offset = Int(begin - t0)
             let source = pool[slot].source
-            Resampler.fill(&pool[slot].cursor, source, scratchLeft, scratchRight, count: count)
-            GainStage.mix(pool[slot], frame: begin, count: count,
-                          source: scratchLeft, scratchRight, gainScratch: scratchGain,
-                          into: outL + offset, outR + offset, meter: &meter)
+            let metering = pool[slot].metering
+            if !metering, let gains = GainStage.constantGains(pool[slot], frame: begin, count: count) {
+                // Constant gains, no meter: resample and mix in one pass (same bits as the two-pass path).
+                Resampler.mix(&pool[slot].cursor, source, gains: gains, into: outL + offset, outR + offset, count: count)
+            } else {
+                Resampler.fill(&pool[slot].cursor, source, scratchLeft, scratchRight, count: count)
+                GainStage.mix(pool[slot], frame: begin, count: count,
+                              source: scratchLeft, scratchRight, gainScratch: scratchGain,
+                              into: outL + offset, outR + offset, meter: &meter)
+            }
         }
         let v = pool[slot]
         if v.metering { telemetry.meters[slot].publish(meter, blockFrames: Int(t1 - t0)) }
