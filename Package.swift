@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "Ensemble", targets: ["Ensemble"]),
         .executable(name: "ensemble", targets: ["ensemble"]),
+        .executable(name: "ensemble-bench", targets: ["ensemble-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -22,7 +23,13 @@ let package = Package(
             name: "ensemble",
             dependencies: ["Ensemble", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // Test-only: counts heap allocations per thread so a test can prove the render path allocates nothing.
+        // The benchmark program (Benchmarks/README.md): `swift run -c release ensemble-bench [--quick]`.
+        .executableTarget(
+            name: "ensemble-bench",
+            dependencies: ["Ensemble", "COpenAL", "CAllocationCounter"],
+            path: "Benchmarks/ensemble-bench"
+        ),
+        // Test-only (and the benchmark): counts heap allocations per thread so a test can prove the render path allocates nothing.
         .target(name: "CAllocationCounter"),
         .testTarget(
             name: "EnsembleTests",

@@ -129,9 +129,12 @@ func catmullRomReference(_ s0: Double, _ s1: Double, _ s2: Double, _ s3: Double,
 /// The resampled signal a voice should produce: output frame k reads position p = k·ratio in the
 /// concatenation of `passes` copies of `samples` (silence before and after), with Catmull-Rom.
 func resampledReference(_ samples: [Double], ratio: Double, frame k: Int, passes: Int = 1, offset: Int = 0) -> Double {
-    let p = Double(offset) + Double(k) * ratio
-    let i = Int(p.rounded(.down))
-    let t = p - Double(i)
+    // The engine's position: 32.32 fixed point with the step rounded up; its Catmull-Rom weights come from a
+    // table of 1024 phases, picked by the fraction's top 10 bits (Resampler.phaseBits).
+    let step = UInt64((ratio * 0x1p32).rounded(.up))
+    let fixed = UInt64(offset) << 32 + UInt64(k) * step
+    let i = Int(fixed >> 32)
+    let t = Double((fixed >> 22) & 1023) / 1024
     let n = samples.count
     func tap(_ j: Int) -> Double { j < 0 || j >= n * passes ? 0 : samples[j % n] }
     return catmullRomReference(tap(i - 1), tap(i), tap(i + 1), tap(i + 2), t)

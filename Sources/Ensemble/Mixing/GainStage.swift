@@ -4,6 +4,19 @@
 /// constant over the block (k hoisted out of the loop) or ramping (k per sample): identical bits either way,
 /// which keeps a rendering independent of where block boundaries fall.
 enum GainStage {
+    /// The block's hoisted constants when neither gain nor pan varies over [frame, frame + n): the same `k`
+    /// values as `mix`'s constant path (mono uses a and c), for the fused kernel `Resampler.mix`. Nil when
+    /// the block needs the per-sample path.
+    @_noLocks
+    static func constantGains(_ voice: Voice, frame: Int64, count n: Int) -> Resampler.Gains? {
+        let end = frame + Int64(n)
+        if voice.panVaries(in: frame, end) || voice.gainVaries(in: frame, end) { return nil }
+        let g = voice.gain(at: frame)
+        let m = voice.panMatrix(at: frame)
+        return Resampler.Gains(a: m.leftFromLeft * g, b: m.leftFromRight * g,
+                               c: m.rightFromLeft * g, d: m.rightFromRight * g)
+    }
+
     @_noLocks
     static func mix(_ voice: Voice, frame: Int64, count n: Int,
                     source left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,

@@ -36,6 +36,8 @@ final class Mixer: @unchecked Sendable {
     private let scratchLeft: UnsafeMutablePointer<Float>
     private let scratchRight: UnsafeMutablePointer<Float>
     private let scratchGain: UnsafeMutablePointer<Float>
+    /// The resampler's Catmull-Rom weight table (`Resampler.makeWeightTable`).
+    private let weights: UnsafeMutablePointer<Float>
     private let planarLeft: UnsafeMutablePointer<Float>
     private let planarRight: UnsafeMutablePointer<Float>
     /// Events of the current block (sorted by frame before they leave) followed by any the ring had no room for.
@@ -67,6 +69,7 @@ final class Mixer: @unchecked Sendable {
         scratchRight = .allocate(capacity: maxBlockFrames)
         scratchGain = .allocate(capacity: maxBlockFrames)
         planarLeft = .allocate(capacity: maxBlockFrames)
+        weights = Resampler.makeWeightTable()
         planarRight = .allocate(capacity: maxBlockFrames)
         outboxCapacity = 4 * capacity + 1024
         outbox = .allocate(capacity: outboxCapacity)
@@ -81,7 +84,7 @@ final class Mixer: @unchecked Sendable {
         silence.deallocate()
         active.deallocate()
         starts.deallocate()
-        for p in [scratchLeft, scratchRight, scratchGain, planarLeft, planarRight] { p.deallocate() }
+        for p in [scratchLeft, scratchRight, scratchGain, planarLeft, planarRight, weights] { p.deallocate() }
         outbox.deallocate()
     }
 
@@ -158,10 +161,16 @@ final class Mixer: @unchecked Sendable {
             let count = Int(end - begin)
             let offset = Int(begin - t0)
             let source = pool[slot].source
-            Resampler.fill(&pool[slot].cursor, source, scratchLeft, scratchRight, count: count)
-            GainStage.mix(pool[slot], frame: begin, count: count,
-                          source: scratchLeft, scratchRight, gainScratch: scratchGain,
-                          into: outL + offset, outR + offset, meter: &meter)
+            let metering = pool[slot].metering
+            if !metering, let gains = GainStage.constantGains(pool[slot], frame: begin, count: count) {
+                // Constant gains, no meter: resample and mix in one pass (same bits as the two-pass path).
+                Resampler.mix(&pool[slot].cursor, source, weights: weights, gains: gains, into: outL + offset, outR + offset, count: count)
+            } else {
+                Resampler.fill(&pool[slot].cursor, source, weights: weights, scratchLeft, scratchRight, count: count)
+                GainStage.mix(pool[slot], frame: begin, count: count,
+                              source: scratchLeft, scratchRight, gainScratch: scratchGain,
+                              into: outL + offset, outR + offset, meter: &meter)
+            }
         }
         let v = pool[slot]
         if v.metering { telemetry.meters[slot].publish(meter, blockFrames: Int(t1 - t0)) }

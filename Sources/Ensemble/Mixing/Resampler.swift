@@ -1,41 +1,138 @@
-/// Fills a voice's scratch buffers with `count` source frames at its cursor and advances the cursor.
+/// Fills a voice's scratch buffers with `count` source frames at its cursor and advances the cursor, or
+/// (`mix`) resamples and applies constant gains in one pass, adding straight into the output.
 ///
 /// Three kernels, chosen once per call, not per sample: an exact copy when the step is exactly one frame
 /// (rate 1.0 at the output rate: samples pass through untouched), and a 4-point Catmull-Rom cubic otherwise,
 /// split into a fast loop that reads the file directly and a careful loop near the file's ends that reads
-/// across loop seams and pads with silence. Catmull-Rom keeps a 1 kHz sine at −88 dB THD+N or better for
-/// every rate in 0.5…2 and 44.1 → 48 kHz, where linear interpolation only reaches about −59 dB.
+/// across loop seams and pads with silence. The cubic's weights come from a table of 1024 phases (the top 10
+/// bits of the 32-bit fraction; the position itself stays exact 32.32 fixed point). A 1 kHz sine stays near
+/// −88 dB THD+N for every rate in 0.5…2 and 44.1 → 48 kHz, where linear interpolation only reaches about −59 dB.
+///
+/// The fast loop computes four output frames at a time with `SIMD4<Float>`: four unaligned tap loads, four
+/// products with the frames' weight rows, and a transposed sum. Every path (four at a time, the scalar tail,
+/// the careful loop) computes a sample as (w0·s0 + w2·s2) + (w1·s1 + w3·s3), IEEE per lane, so a sample has
+/// the same bits whichever path made it: results do not depend on block boundaries, and the fused path (`mix`)
+/// adds exactly the value the scratch path would have written before `GainStage` applied the same gains.
 enum Resampler {
+    /// The constant per-block gains of `GainStage`: L += a·sL + b·sR, R += c·sL + d·sR (mono: L += a·s, R += c·s).
+    struct Gains: BitwiseCopyable {
+        var a: Float
+        var b: Float
+        var c: Float
+        var d: Float
+
+        @_noLocks
+        init(a: Float, b: Float, c: Float, d: Float) {
+            self.a = a
+            self.b = b
+            self.c = c
+            self.d = d
+        }
+    }
+
+    /// Where the kernels put their samples: the scratch buffers, or (fused) added into the output with gains.
+    private struct Sink: BitwiseCopyable {
+        var left: UnsafeMutablePointer<Float>
+        var right: UnsafeMutablePointer<Float>
+        var gains: Gains
+        var fused: Bool
+
+        /// Writes (or mixes) one frame at index `j`.
+        @inline(__always)
+        @_noLocks
+        func put(_ j: Int, _ sl: Float, _ sr: Float, stereo: Bool) {
+            if !fused {
+                left[j] = sl
+                if stereo { right[j] = sr }
+            } else if stereo {
+                left[j] += gains.a * sl + gains.b * sr
+                right[j] += gains.c * sl + gains.d * sr
+            } else {
+                left[j] += gains.a * sl
+                right[j] += gains.c * sl
+            }
+        }
+    }
+
+    /// Phases of the weight table: the top `phaseBits` bits of the cursor's fraction pick a row.
+    static var phaseBits: Int { @_noLocks get { 10 } }
+    static var phaseCount: Int { @_noLocks get { 1 << phaseBits } }
+
+    /// The Catmull-Rom weights (w0…w3 for taps index−1 … index+2) at t = p / phaseCount for every phase p, four
+    /// Floats per phase, 16-byte aligned. Made once by the mixer, read by every voice. Quantising t to 1/1024
+    /// frame is a timing jitter below −90 dB for a 1 kHz tone; the kernel stays near −88 dB THD+N.
+    static func makeWeightTable() -> UnsafeMutablePointer<Float> {
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: 16 * phaseCount, alignment: 16)
+        let table = raw.bindMemory(to: Float.self, capacity: 4 * phaseCount)
+        for p in 0..<phaseCount {
+            let t = Double(p) / Double(phaseCount), t2 = t * t, t3 = t2 * t
+            table[4 * p] = Float(0.5 * (-t + 2 * t2 - t3))
+            table[4 * p + 1] = Float(0.5 * (2 - 5 * t2 + 3 * t3))
+            table[4 * p + 2] = Float(0.5 * (t + 4 * t2 - 3 * t3))
+            table[4 * p + 3] = Float(0.5 * (t3 - t2))
+        }
+        return table
+    }
+
     @_noLocks
-    static func fill(_ cursor: inout SourceCursor, _ source: VoiceSource,
+    static func fill(_ cursor: inout SourceCursor, _ source: VoiceSource, weights: UnsafePointer<Float>,
                      _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, count: Int) {
+        let sink = Sink(left: left, right: right, gains: Gains(a: 0, b: 0, c: 0, d: 0), fused: false)
         if cursor.isPassthrough {
-            copy(&cursor, source, left, right, count: count)
+            copy(&cursor, source, sink, count: count)
         } else {
-            interpolate(&cursor, source, left, right, count: count)
+            interpolate(&cursor, source, weights, sink, count: count)
+        }
+    }
+
+    /// Resamples `count` frames and adds them with constant `gains` into `outL`/`outR`: the same bits as
+    /// `fill` followed by `GainStage.mix` on a constant-gain block, without the scratch round trip.
+    @_noLocks
+    static func mix(_ cursor: inout SourceCursor, _ source: VoiceSource, weights: UnsafePointer<Float>, gains: Gains,
+                    into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, count: Int) {
+        let sink = Sink(left: outL, right: outR, gains: gains, fused: true)
+        if cursor.isPassthrough {
+            copy(&cursor, source, sink, count: count)
+        } else {
+            interpolate(&cursor, source, weights, sink, count: count)
         }
     }
 
     @_noLocks
-    private static func copy(_ cursor: inout SourceCursor, _ source: VoiceSource,
-                             _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, count: Int) {
+    private static func copy(_ cursor: inout SourceCursor, _ source: VoiceSource, _ sink: Sink, count: Int) {
         let stereo = source.channelCount == 2
+        let left = sink.left, right = sink.right
+        let a = sink.gains.a, b = sink.gains.b, c = sink.gains.c, d = sink.gains.d
         var done = 0
         while done < count {
             let available = cursor.length - cursor.position
             if available <= 0 {
                 // Past the last pass: the caller asks for no more than the voice has, so this is only reached
                 // for a zero-length sound. Silence keeps the kernel total.
-                for j in done..<count {
-                    left[j] = 0
-                    right[j] = 0
+                if !sink.fused {
+                    for j in done..<count {
+                        left[j] = 0
+                        right[j] = 0
+                    }
                 }
                 return
             }
             let n = min(available, count - done)
             let l = source.left + cursor.position, r = source.right + cursor.position
             let outL = left + done, outR = right + done
-            if stereo {
+            if sink.fused {
+                if stereo {
+                    for j in 0..<n {
+                        outL[j] += a * l[j] + b * r[j]
+                        outR[j] += c * l[j] + d * r[j]
+                    }
+                } else {
+                    for j in 0..<n {
+                        outL[j] += a * l[j]
+                        outR[j] += c * l[j]
+                    }
+                }
+            } else if stereo {
                 for j in 0..<n {
                     outL[j] = l[j]
                     outR[j] = r[j]
@@ -49,18 +146,52 @@ enum Resampler {
         }
     }
 
+    /// The row of `weights` for a fraction (its top `phaseBits` bits).
     @inline(__always)
-    private static func catmullRom(_ s0: Float, _ s1: Float, _ s2: Float, _ s3: Float, _ t: Float) -> Float {
-        s1 + 0.5 * t * (s2 - s0 + t * (2 * s0 - 5 * s1 + 4 * s2 - s3 + t * (3 * (s1 - s2) + s3 - s0)))
+    private static func row(_ weights: UnsafePointer<Float>, _ fraction: UInt32) -> UnsafePointer<Float> {
+        weights + 4 &* Int(truncatingIfNeeded: fraction >> UInt32(32 - phaseBits))
     }
 
-    /// 2^-32: turns the cursor's fraction bits into a Float in [0, 1).
-    private static var fractionScale: Float { 2.3283064365386963e-10 }
+    /// One sample from four taps and a weight row, summed as (w0·s0 + w2·s2) + (w1·s1 + w3·s3): the order the
+    /// four-frame kernel's transposed sum uses, so both give the same bits.
+    @inline(__always)
+    private static func kernel(_ s0: Float, _ s1: Float, _ s2: Float, _ s3: Float, _ w: UnsafePointer<Float>) -> Float {
+        (s0 * w[0] + s2 * w[2]) + (s1 * w[1] + s3 * w[3])
+    }
+
+    @inline(__always)
+    private static func load4(_ p: UnsafePointer<Float>) -> SIMD4<Float> {
+        SIMD4<Float>(p[0], p[1], p[2], p[3])
+    }
+
+    @inline(__always)
+    private static func load4(_ p: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
+        SIMD4<Float>(p[0], p[1], p[2], p[3])
+    }
+
+    @inline(__always)
+    private static func store4(_ v: SIMD4<Float>, _ p: UnsafeMutablePointer<Float>) {
+        p[0] = v[0]
+        p[1] = v[1]
+        p[2] = v[2]
+        p[3] = v[3]
+    }
+
+    /// Four frames at taps `p + i − 1 … p + i + 2` with weight rows w0…w3: four products, then a transposed
+    /// sum giving lane k = (pk[0] + pk[2]) + (pk[1] + pk[3]), exactly `kernel` per frame.
+    @inline(__always)
+    private static func four(_ p: UnsafePointer<Float>, _ i0: Int, _ i1: Int, _ i2: Int, _ i3: Int,
+                             _ w0: SIMD4<Float>, _ w1: SIMD4<Float>, _ w2: SIMD4<Float>, _ w3: SIMD4<Float>) -> SIMD4<Float> {
+        let p0 = load4(p + (i0 &- 1)) * w0, p1 = load4(p + (i1 &- 1)) * w1
+        let p2 = load4(p + (i2 &- 1)) * w2, p3 = load4(p + (i3 &- 1)) * w3
+        let ab = SIMD4<Float>(p0[0], p1[0], p0[1], p1[1]) + SIMD4<Float>(p0[2], p1[2], p0[3], p1[3])
+        let cd = SIMD4<Float>(p2[0], p3[0], p2[1], p3[1]) + SIMD4<Float>(p2[2], p3[2], p2[3], p3[3])
+        return SIMD4<Float>(ab[0], ab[1], cd[0], cd[1]) + SIMD4<Float>(ab[2], ab[3], cd[2], cd[3])
+    }
 
     @_noLocks
-    private static func interpolate(_ cursor: inout SourceCursor, _ source: VoiceSource,
-                                    _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
-                                    count: Int) {
+    private static func interpolate(_ cursor: inout SourceCursor, _ source: VoiceSource, _ weights: UnsafePointer<Float>,
+                                    _ sink: Sink, count: Int) {
         let stereo = source.channelCount == 2
         let l = source.left, r = source.right
         var done = 0
@@ -74,24 +205,9 @@ enum Resampler {
                 fast = Int(min(possible, UInt64(count - done)))
             }
             if fast > 0 {
-                var f = UInt64(cursor.fraction)
                 let base = cursor.position
-                if stereo {
-                    for j in 0..<fast {
-                        let i = base + Int(f >> 32)
-                        let t = Float(UInt32(truncatingIfNeeded: f)) * fractionScale
-                        left[done + j] = catmullRom(l[i - 1], l[i], l[i + 1], l[i + 2], t)
-                        right[done + j] = catmullRom(r[i - 1], r[i], r[i + 1], r[i + 2], t)
-                        f &+= cursor.step
-                    }
-                } else {
-                    for j in 0..<fast {
-                        let i = base + Int(f >> 32)
-                        let t = Float(UInt32(truncatingIfNeeded: f)) * fractionScale
-                        left[done + j] = catmullRom(l[i - 1], l[i], l[i + 1], l[i + 2], t)
-                        f &+= cursor.step
-                    }
-                }
+                let f = fastLoop(l + base, r + base, UInt64(cursor.fraction), cursor.step, weights, sink, at: done,
+                                 count: fast, stereo: stereo)
                 cursor.position = base + Int(f >> 32)
                 cursor.fraction = UInt32(truncatingIfNeeded: f)
                 done += fast
@@ -100,16 +216,88 @@ enum Resampler {
             }
             // Near an edge: one frame at a time, through `tap`, until the fast loop can take over again.
             let i = cursor.position
-            let t = Float(cursor.fraction) * fractionScale
-            left[done] = catmullRom(cursor.tap(l, i - 1), cursor.tap(l, i), cursor.tap(l, i + 1), cursor.tap(l, i + 2), t)
+            let w = row(weights, cursor.fraction)
+            let sl = kernel(cursor.tap(l, i - 1), cursor.tap(l, i), cursor.tap(l, i + 1), cursor.tap(l, i + 2), w)
+            var sr: Float = 0
             if stereo {
-                right[done] = catmullRom(cursor.tap(r, i - 1), cursor.tap(r, i), cursor.tap(r, i + 1), cursor.tap(r, i + 2), t)
+                sr = kernel(cursor.tap(r, i - 1), cursor.tap(r, i), cursor.tap(r, i + 1), cursor.tap(r, i + 2), w)
             }
+            sink.put(done, sl, sr, stereo: stereo)
             let f = UInt64(cursor.fraction) + cursor.step
             cursor.position += Int(f >> 32)
             cursor.fraction = UInt32(truncatingIfNeeded: f)
             done += 1
             cursor.wrap()
         }
+    }
+
+    /// `count` frames whose taps all lie inside the file, starting at fixed-point offset `start` from `l`/`r`;
+    /// results go to `sink` from index `at`. Returns the final offset. One loop per kind of voice and sink, so
+    /// that no flag is tested inside a loop.
+    @inline(__always)
+    @_noLocks
+    private static func fastLoop(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ start: UInt64, _ step: UInt64,
+                                 _ weights: UnsafePointer<Float>, _ sink: Sink, at: Int, count: Int,
+                                 stereo: Bool) -> UInt64 {
+        var f = start
+        let groups = count / 4
+        let outL = sink.left + at, outR = sink.right + at
+        let g = sink.gains
+        let a = SIMD4<Float>(repeating: g.a), b = SIMD4<Float>(repeating: g.b)
+        let c = SIMD4<Float>(repeating: g.c), d = SIMD4<Float>(repeating: g.d)
+        if stereo {
+            if sink.fused {
+                for k in 0..<groups {
+                    let q = positions(&f, step, weights)
+                    let sl = four(l, q.i0, q.i1, q.i2, q.i3, q.w0, q.w1, q.w2, q.w3)
+                    let sr = four(r, q.i0, q.i1, q.i2, q.i3, q.w0, q.w1, q.w2, q.w3)
+                    let oL = outL + 4 &* k, oR = outR + 4 &* k
+                    store4(load4(oL) + (a * sl + b * sr), oL)
+                    store4(load4(oR) + (c * sl + d * sr), oR)
+                }
+            } else {
+                for k in 0..<groups {
+                    let q = positions(&f, step, weights)
+                    store4(four(l, q.i0, q.i1, q.i2, q.i3, q.w0, q.w1, q.w2, q.w3), outL + 4 &* k)
+                    store4(four(r, q.i0, q.i1, q.i2, q.i3, q.w0, q.w1, q.w2, q.w3), outR + 4 &* k)
+                }
+            }
+        } else if sink.fused {
+            for k in 0..<groups {
+                let q = positions(&f, step, weights)
+                let sl = four(l, q.i0, q.i1, q.i2, q.i3, q.w0, q.w1, q.w2, q.w3)
+                let oL = outL + 4 &* k, oR = outR + 4 &* k
+                store4(load4(oL) + a * sl, oL)
+                store4(load4(oR) + c * sl, oR)
+            }
+        } else {
+            for k in 0..<groups {
+                let q = positions(&f, step, weights)
+                store4(four(l, q.i0, q.i1, q.i2, q.i3, q.w0, q.w1, q.w2, q.w3), outL + 4 &* k)
+            }
+        }
+        var j = groups &* 4
+        while j < count {
+            let i = Int(truncatingIfNeeded: f >> 32)
+            let w = row(weights, UInt32(truncatingIfNeeded: f))
+            let sl = kernel(l[i - 1], l[i], l[i + 1], l[i + 2], w)
+            let sr = stereo ? kernel(r[i - 1], r[i], r[i + 1], r[i + 2], w) : 0
+            sink.put(at + j, sl, sr, stereo: stereo)
+            f &+= step
+            j += 1
+        }
+        return f
+    }
+
+    /// The integer positions and weight rows of the next four frames, advancing `f` past them.
+    @inline(__always)
+    private static func positions(_ f: inout UInt64, _ step: UInt64, _ weights: UnsafePointer<Float>)
+        -> (i0: Int, i1: Int, i2: Int, i3: Int, w0: SIMD4<Float>, w1: SIMD4<Float>, w2: SIMD4<Float>, w3: SIMD4<Float>) {
+        let f0 = f, f1 = f0 &+ step, f2 = f1 &+ step, f3 = f2 &+ step
+        f = f3 &+ step
+        return (Int(truncatingIfNeeded: f0 >> 32), Int(truncatingIfNeeded: f1 >> 32),
+                Int(truncatingIfNeeded: f2 >> 32), Int(truncatingIfNeeded: f3 >> 32),
+                load4(row(weights, UInt32(truncatingIfNeeded: f0))), load4(row(weights, UInt32(truncatingIfNeeded: f1))),
+                load4(row(weights, UInt32(truncatingIfNeeded: f2))), load4(row(weights, UInt32(truncatingIfNeeded: f3))))
     }
 }

@@ -1,0 +1,223 @@
+import CAllocationCounter
+import Ensemble
+import Foundation
+
+struct RenderResult {
+    var wall: Double
+    var allocations: UInt64
+}
+
+enum EnsembleRuns {
+    static func engine(voices: Int) throws -> Engine {
+        var c = Engine.Configuration()
+        c.maxVoices = voices + 64
+        c.maxBlockFrames = 1024
+        c.commandCapacity = max(16384, 2 * voices + 64)
+        return try Engine(configuration: c)
+    }
+
+    /// Renders `frames` frames in 1024-frame blocks as the render thread; times only this loop and counts
+    /// the render thread's allocations inside it.
+    static func renderLoop(_ engine: Engine, frames total: Int) -> RenderResult {
+        let block = 1024
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
+        defer { out.deallocate() }
+        var allocations: UInt64 = 0
+        let t0 = now()
+        var done = 0
+        while done < total {
+            let k = min(block, total - done)
+            allocation_counter_start()
+            engine.render(interleaved: out, frames: k)
+            allocations += allocation_counter_stop()
+            done += k
+        }
+        return RenderResult(wall: now() - t0, allocations: allocations)
+    }
+
+    /// N looping voices (half mono, half stereo) with their own volume, pan and (with `pitch`) rate.
+    static func throughput(sounds: [Sound], voices n: Int, pitch: Bool, seconds: Double) throws -> RenderResult {
+        let engine = try engine(voices: n)
+        var tracks: [Track] = []
+        tracks.reserveCapacity(n)
+        for i in 0..<n {
+            let t = try engine.makeTrack(sounds[VoiceParams.source(i)])
+            t.volume = VoiceParams.gain(i)
+            t.pan = VoiceParams.pan(i)
+            if pitch { t.rate = VoiceParams.rate(i) }
+            t.numberOfLoops = -1
+            tracks.append(t)
+        }
+        try engine.play(tracks, atFrame: 0)
+        engine.pumpCommands()
+        let result = renderLoop(engine, frames: Int(seconds * 48000))
+        withExtendedLifetime(tracks) {}
+        return result
+    }
+
+    /// `playing` looping voices plus `silent` tracks scheduled to start far in the future. One warm-up
+    /// block (which takes in every start command) is rendered before the timed loop, with or without them.
+    static func scheduledSilent(sounds: [Sound], playing: Int, silent: Int, seconds: Double) throws -> RenderResult {
+        let engine = try engine(voices: playing + silent)
+        var tracks: [Track] = []
+        for i in 0..<playing {
+            let t = try engine.makeTrack(sounds[VoiceParams.source(i)])
+            t.volume = VoiceParams.gain(i)
+            t.pan = VoiceParams.pan(i)
+            t.numberOfLoops = -1
+            tracks.append(t)
+        }
+        try engine.play(tracks, atFrame: 0)
+        var later: [Track] = []
+        for i in 0..<silent {
+            let t = try engine.makeTrack(sounds[VoiceParams.source(i)])
+            later.append(t)
+        }
+        // Start frames about 11 hours ahead: scheduled, never reached.
+        for (i, t) in later.enumerated() { try t.play(atFrame: 2_000_000_000 + Int64(i)) }
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 2048)
+        defer { scratch.deallocate() }
+        for _ in 0..<4 {
+            engine.pumpCommands()
+            engine.render(interleaved: scratch, frames: 1024)
+        }
+        let result = renderLoop(engine, frames: Int(seconds * 48000))
+        withExtendedLifetime((tracks, later)) {}
+        return result
+    }
+
+    struct Timing {
+        var effectLatency: Int64
+        var effectAllocations: UInt64
+        var syncSpread: Int64
+        var syncFirstFrameOffset: Int64
+        var syncSumExact: Bool
+        var syncAllocations: UInt64
+    }
+
+    /// Offline path: frames between `fire(atFrame: F)` and the effect's first sample, and the spread of the
+    /// start frames of 64 tracks started together (reported by `onStart`, and checked in the audio: the first
+    /// sounding frame is F and already holds all 64 tracks).
+    static func timing() throws -> Timing {
+        let engine = try engine(voices: 128)
+        let dc = DecodedAudio(sampleRate: 48000, channels: [[Float](repeating: 0.5, count: 4800)])
+        let effect = try engine.registerEffect(try Sound(dc, name: "dc"))
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 2 * 1024 * 64)
+        defer { scratch.deallocate() }
+        for _ in 0..<3 { engine.render(interleaved: scratch, frames: 1024) }
+
+        // Effect on a frame in the middle of a block, a few blocks ahead.
+        let fireFrame = engine.currentFrame + 3 * 1024 + 517
+        try engine.fire(effect, volume: 1, pan: -1, atFrame: fireFrame)
+        engine.pumpCommands()
+        let base = engine.currentFrame
+        var allocations: UInt64 = 0
+        for b in 0..<8 {
+            allocation_counter_start()
+            engine.render(interleaved: scratch + 2048 * b, frames: 1024)
+            allocations += allocation_counter_stop()
+        }
+        var first: Int64 = -1
+        for j in 0..<(8 * 1024) where scratch[2 * j] != 0 {
+            first = base + Int64(j)
+            break
+        }
+        let latency = first < 0 ? Int64.max : first - fireFrame
+
+        // 64 tracks, one play call, start frame mid-block.
+        let n = 64
+        var tracks: [Track] = []
+        let starts = StartLog()
+        var expected: Float = 0
+        for i in 0..<n {
+            let g = Float(1 + i % 7) / 8
+            let sound = try Sound(DecodedAudio(sampleRate: 48000, channels: [[Float](repeating: 1.0 / 64, count: 48000)]),
+                                  name: "t\(i)")
+            let t = try engine.makeTrack(sound)
+            t.volume = g
+            t.pan = -1
+            t.onStart = { frame in starts.add(frame) }
+            expected += g / 64
+            tracks.append(t)
+        }
+        for _ in 0..<8 { engine.render(interleaved: scratch, frames: 1024) } // let the effect end
+        let syncFrame = engine.currentFrame + 2 * 1024 + 333
+        try engine.play(tracks, atFrame: syncFrame)
+        engine.pumpCommands()
+        let base2 = engine.currentFrame
+        var syncAllocations: UInt64 = 0
+        for b in 0..<6 {
+            allocation_counter_start()
+            engine.render(interleaved: scratch + 2048 * b, frames: 1024)
+            syncAllocations += allocation_counter_stop()
+        }
+        engine.waitForEvents()
+        var firstSync: Int64 = -1
+        for j in 0..<(6 * 1024) where scratch[2 * j] != 0 {
+            firstSync = base2 + Int64(j)
+            break
+        }
+        // Sum in the engine's order (the order of the play call) for an exact comparison.
+        var sum: Float = 0
+        for i in 0..<n { sum += (Float(1 + i % 7) / 8) * (1.0 / 64) }
+        let sumExact = firstSync >= 0 && abs(scratch[2 * Int(firstSync - base2)] - sum) <= 1e-6
+        let frames = starts.frames
+        let spread = frames.count == n ? frames.max()! - frames.min()! : Int64.max
+        withExtendedLifetime(tracks) {}
+        return Timing(effectLatency: latency, effectAllocations: allocations, syncSpread: spread,
+                      syncFirstFrameOffset: firstSync < 0 ? Int64.max : firstSync - syncFrame,
+                      syncSumExact: sumExact, syncAllocations: syncAllocations)
+    }
+}
+
+final class StartLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [Int64] = []
+    func add(_ f: Int64) { lock.lock(); list.append(f); lock.unlock() }
+    var frames: [Int64] { lock.lock(); defer { lock.unlock() }; return list }
+}
+
+/// Memory, measured in a child process so that its peak RSS is its own.
+enum MemoryProbe {
+    /// Child: loads `count` distinct sounds of `seconds` (half mono, half stereo) and prints
+    /// "rssBefore hwmAfter payloadBytes" in kB/kB/bytes.
+    static func sounds(count: Int, seconds: Double) throws {
+        let frames = Int(seconds * 48000)
+        let mono = DecodedAudio(sampleRate: 48000, channels: [(0..<frames).map { Float(($0 * 7919) % 65536 - 32768) / 32768 }])
+        let stereo = DecodedAudio(sampleRate: 48000, channels: [mono.channels[0], mono.channels[0].reversed()])
+        let before = procStatusKB("VmRSS")
+        var sounds: [Sound] = []
+        var payload = 0
+        for i in 0..<count {
+            let s = try Sound(i % 2 == 0 ? mono : stereo, name: "s\(i)")
+            payload += s.frameCount * s.channelCount * 2 // what the 16-bit files hold
+            sounds.append(s)
+        }
+        let after = procStatusKB("VmHWM")
+        print(before, after, payload)
+        withExtendedLifetime(sounds) {}
+    }
+
+    /// Child: `count` playing looping tracks over 16 shared sounds, rendered for `seconds`; prints
+    /// "rssBefore hwmAfter allocations" (before = after loading the shared sounds, before the engine).
+    static func tracks(count: Int, seconds: Double) throws {
+        let sounds = try InputSet(sampleRate: 48000, seconds: 1).sounds(prefix: "m")
+        let before = procStatusKB("VmRSS")
+        let engine = try EnsembleRuns.engine(voices: count)
+        var tracks: [Track] = []
+        for i in 0..<count {
+            let t = try engine.makeTrack(sounds[VoiceParams.source(i)])
+            t.volume = VoiceParams.gain(i)
+            t.pan = VoiceParams.pan(i)
+            t.rate = VoiceParams.rate(i)
+            t.numberOfLoops = -1
+            tracks.append(t)
+        }
+        try engine.play(tracks, atFrame: 0)
+        engine.pumpCommands()
+        let r = EnsembleRuns.renderLoop(engine, frames: Int(seconds * 48000))
+        let after = procStatusKB("VmHWM")
+        print(before, after, r.allocations)
+        withExtendedLifetime(tracks) {}
+    }
+}

@@ -1,0 +1,153 @@
+import Ensemble
+import Foundation
+
+/// Deterministic benchmark inputs, generated in-process: 8 mono and 8 stereo looping sounds, 16-bit PCM
+/// (samples are quantised to Int16 and read back as Float, as a 16-bit file would decode).
+/// Mono k: two sines (f, 1.5 f); stereo k: L = filtered noise from a fixed LCG, R = a sine at 2 f.
+struct InputSet {
+    let sampleRate: Int
+    /// 16 sources: 0…7 mono, 8…15 stereo. `pcm` is interleaved Int16 (what OpenAL is given).
+    let pcm: [[Int16]]
+    let audio: [DecodedAudio]
+
+    static let frequencies: [Double] = [110, 220, 330, 440, 550, 660, 770, 880]
+
+    init(sampleRate: Int, seconds: Double) {
+        self.sampleRate = sampleRate
+        let frames = Int(seconds * Double(sampleRate))
+        var pcm: [[Int16]] = []
+        var audio: [DecodedAudio] = []
+        for stereo in [false, true] {
+            for k in 0..<8 {
+                let f = Self.frequencies[k]
+                let w = 2 * Double.pi / Double(sampleRate)
+                var seed: UInt32 = 0x1234_5678 &+ UInt32(k) &* 7919
+                var lp = 0.0
+                var left = [Int16](repeating: 0, count: frames)
+                var right = [Int16](repeating: 0, count: stereo ? frames : 0)
+                for i in 0..<frames {
+                    let t = Double(i)
+                    if stereo {
+                        seed = seed &* 1_664_525 &+ 1_013_904_223
+                        let white = Double(Int32(bitPattern: seed)) / 2_147_483_648
+                        lp += 0.1 * (white - lp)
+                        left[i] = Self.q(0.9 * lp)
+                        right[i] = Self.q(0.3 * sin(w * 2 * f * t))
+                    } else {
+                        left[i] = Self.q(0.3 * (sin(w * f * t) + sin(w * 1.5 * f * t)))
+                    }
+                }
+                var inter = [Int16](repeating: 0, count: frames * (stereo ? 2 : 1))
+                if stereo {
+                    for i in 0..<frames { inter[2 * i] = left[i]; inter[2 * i + 1] = right[i] }
+                } else {
+                    inter = left
+                }
+                pcm.append(inter)
+                var channels = [left.map { Float($0) / 32768 }]
+                if stereo { channels.append(right.map { Float($0) / 32768 }) }
+                audio.append(DecodedAudio(sampleRate: Double(sampleRate), channels: channels))
+            }
+        }
+        self.pcm = pcm
+        self.audio = audio
+    }
+
+    private init(sampleRate: Int, pcm: [[Int16]], audio: [DecodedAudio]) {
+        self.sampleRate = sampleRate
+        self.pcm = pcm
+        self.audio = audio
+    }
+
+    static func q(_ x: Double) -> Int16 { Int16(max(-32768, min(32767, (x * 32768).rounded()))) }
+
+    /// The same sounds round-tripped through Apple IMA4 (Ensemble's encoder, CAF) and decoded ahead by
+    /// `AudioFile` as the engine loads them; `pcm` holds the decoded samples for OpenAL.
+    func ima4(in directory: String) throws -> InputSet {
+        var pcm: [[Int16]] = []
+        var audio: [DecodedAudio] = []
+        for (k, a) in self.audio.enumerated() {
+            let path = "\(directory)/ima4-\(k).caf"
+            try AudioFileWriter.write(a, format: OutputFormat(container: .caf, codec: .ima4), to: path)
+            let decoded = try AudioFile.decode(path: path)
+            audio.append(decoded)
+            var inter = [Int16](repeating: 0, count: decoded.frameCount * decoded.channelCount)
+            for c in 0..<decoded.channelCount {
+                for i in 0..<decoded.frameCount {
+                    inter[i * decoded.channelCount + c] = Self.q(Double(decoded.channels[c][i]))
+                }
+            }
+            pcm.append(inter)
+        }
+        return InputSet(sampleRate: sampleRate, pcm: pcm, audio: audio)
+    }
+
+    func sounds(prefix: String) throws -> [Sound] {
+        try audio.enumerated().map { try Sound($0.element, name: "\(prefix)\($0.offset)") }
+    }
+}
+
+/// Per-voice parameters shared by Ensemble and OpenAL runs (as in ../shared/peerbench/openal_mix.c).
+enum VoiceParams {
+    /// Source index 0…15 for voice i: even voices mono, odd voices stereo.
+    static func source(_ i: Int) -> Int { (i % 2 == 0 ? 0 : 8) + (i / 2) % 8 }
+    static func gain(_ i: Int) -> Float { 0.2 + 0.8 * Float((i * 37) % 100) / 100 }
+    static func pan(_ i: Int) -> Float { -1 + 2 * Float((i * 53) % 101) / 100 }
+    static func rate(_ i: Int) -> Float { 0.5 + 1.5 * Float((i * 71) % 100) / 100 }
+}
+
+/// Monotonic wall clock in seconds.
+func now() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
+}
+
+/// A line of /proc/self/status in kB (VmHWM: peak RSS, VmRSS: current).
+func procStatusKB(_ key: String) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
+    for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
+        let digits = line.split(separator: " ").compactMap { Int($0) }
+        return digits.first ?? -1
+    }
+    return -1
+}
+
+/// The path of this executable (for child processes) and of its sibling `ensemble`.
+func selfExecutable() -> String {
+    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+}
+
+func which(_ tool: String) -> String? {
+    for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+        let p = "\(dir)/\(tool)"
+        if FileManager.default.isExecutableFile(atPath: p) { return p }
+    }
+    return nil
+}
+
+/// Runs a process to completion with output discarded; returns (wall seconds, exit status).
+func runProcess(_ path: String, _ arguments: [String]) -> (Double, Int32) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: path)
+    p.arguments = arguments
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    let t0 = now()
+    do { try p.run() } catch { return (0, -1) }
+    p.waitUntilExit()
+    return (now() - t0, p.terminationStatus)
+}
+
+/// Runs a process and returns its standard output.
+func captureProcess(_ path: String, _ arguments: [String]) -> String {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: path)
+    p.arguments = arguments
+    let pipe = Pipe()
+    p.standardOutput = pipe
+    do { try p.run() } catch { return "" }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}

@@ -1,0 +1,80 @@
+import Ensemble
+import Foundation
+
+/// Whole-process offline mixdown of the same N 16-bit input files: `ensemble render` of a scene vs `sox -m`
+/// and `ffmpeg … amix`, wall time of each process (decode + mix + write a float WAV).
+enum Mixdown {
+    struct Row {
+        var voices: Int
+        var seconds: Double
+        var tool: String
+        var wall: Double?
+        var note: String
+    }
+
+    static func files(inputs: InputSet, in dir: String) throws -> [String] {
+        var paths: [String] = []
+        for (k, a) in inputs.audio.enumerated() {
+            let p = "\(dir)/\(k < 8 ? "m" : "s")\(k % 8).wav"
+            if !FileManager.default.fileExists(atPath: p) {
+                try AudioFileWriter.write(a, format: OutputFormat(container: .wav, codec: .pcm16), to: p)
+            }
+            paths.append(p)
+        }
+        return paths
+    }
+
+    static func run(inputs: InputSet, voices: [Int], seconds: Double, dir: String) throws -> [Row] {
+        let paths = try files(inputs: inputs, in: dir)
+        let exe = URL(fileURLWithPath: selfExecutable()).deletingLastPathComponent().appendingPathComponent("ensemble").path
+        let ensemble = FileManager.default.isExecutableFile(atPath: exe) ? exe : nil
+        let sox = which("sox"), ffmpeg = which("ffmpeg")
+        var rows: [Row] = []
+        for n in voices {
+            let file = (0..<n).map { paths[VoiceParams.source($0)] }
+            // ensemble render: a scene of N tracks, each with its volume and pan, starting together.
+            if let ensemble {
+                var tracks: [[String: Any]] = []
+                for i in 0..<n {
+                    tracks.append(["file": file[i], "volume": Double(VoiceParams.gain(i)), "pan": Double(VoiceParams.pan(i))])
+                }
+                let scene: [String: Any] = ["sampleRate": 48000, "duration": seconds, "tracks": tracks]
+                let scenePath = "\(dir)/scene-\(n).json"
+                try JSONSerialization.data(withJSONObject: scene).write(to: URL(fileURLWithPath: scenePath))
+                let (wall, status) = runProcess(ensemble, ["render", scenePath, "-o", "\(dir)/ensemble-out.wav"])
+                rows.append(Row(voices: n, seconds: seconds, tool: "ensemble render", wall: status == 0 ? wall : nil,
+                                note: status == 0 ? "" : "exit \(status)"))
+            } else {
+                rows.append(Row(voices: n, seconds: seconds, tool: "ensemble render", wall: nil,
+                                note: "skipped: \(exe) not built (run `swift build -c release` first)"))
+            }
+            if let sox {
+                var args = ["-m"]
+                for i in 0..<n { args += ["-v", String(format: "%.3f", VoiceParams.gain(i)), file[i]] }
+                args += ["-c", "2", "-e", "floating-point", "-b", "32", "\(dir)/sox-out.wav", "trim", "0", "\(seconds)"]
+                let (wall, status) = runProcess(sox, args)
+                rows.append(Row(voices: n, seconds: seconds, tool: "sox -m", wall: status == 0 ? wall : nil,
+                                note: status == 0 ? "" : "exit \(status)"))
+            } else {
+                rows.append(Row(voices: n, seconds: seconds, tool: "sox -m", wall: nil, note: "skipped: sox not installed"))
+            }
+            if let ffmpeg {
+                var args = ["-loglevel", "error", "-y"]
+                var graph = "", labels = ""
+                for i in 0..<n {
+                    args += ["-i", file[i]]
+                    graph += "[\(i):a]volume=\(String(format: "%.3f", VoiceParams.gain(i))),aformat=channel_layouts=stereo[a\(i)];"
+                    labels += "[a\(i)]"
+                }
+                graph += "\(labels)amix=inputs=\(n):normalize=0[out]"
+                args += ["-filter_complex", graph, "-map", "[out]", "-t", "\(seconds)", "-c:a", "pcm_f32le", "\(dir)/ffmpeg-out.wav"]
+                let (wall, status) = runProcess(ffmpeg, args)
+                rows.append(Row(voices: n, seconds: seconds, tool: "ffmpeg amix", wall: status == 0 ? wall : nil,
+                                note: status == 0 ? "" : "exit \(status) (older ffmpeg without amix normalize=?)"))
+            } else {
+                rows.append(Row(voices: n, seconds: seconds, tool: "ffmpeg amix", wall: nil, note: "skipped: ffmpeg not installed"))
+            }
+        }
+        return rows
+    }
+}

@@ -1,0 +1,294 @@
+// ensemble-bench: Ensemble's mixer against OpenAL Soft's (ALC_SOFT_loopback) in the same run, whole-process
+// mixdown against sox and ffmpeg, scaling, memory, effect latency and start sync, and render-thread
+// allocations. `--quick` is the seconds-long smoke run CI uses: it checks allocations, latency and sync only.
+//
+//   swift build -c release && swift run -c release ensemble-bench [--quick] [--json FILE] [--seconds S]
+//       [--repeats R] [--voices 16,64,256,1024] [--no-openal] [--no-mixdown]
+import Ensemble
+import Foundation
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--memory-child", arguments.count == 4, let count = Int(arguments[2]), let secs = Double(arguments[3]) {
+    do {
+        if arguments[1] == "sounds" { try MemoryProbe.sounds(count: count, seconds: secs) }
+        else { try MemoryProbe.tracks(count: count, seconds: secs) }
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("memory child: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
+var quick = false, jsonPath: String?, useOpenAL = true, useMixdown = true
+var seconds: Double?, repeats: Int?, voiceList: [Int]?, soundSecondsOption: Double?
+var k = 0
+@MainActor func value() -> String {
+    k += 1
+    guard k < arguments.count else { FileHandle.standardError.write(Data("missing value for \(arguments[k - 1])\n".utf8)); exit(2) }
+    return arguments[k]
+}
+while k < arguments.count {
+    switch arguments[k] {
+    case "--quick": quick = true
+    case "--json": jsonPath = value()
+    case "--seconds": seconds = Double(value())
+    case "--repeats": repeats = Int(value())
+    case "--voices": voiceList = value().split(separator: ",").compactMap { Int($0) }
+    case "--sound-seconds": soundSecondsOption = Double(value())
+    case "--no-openal": useOpenAL = false
+    case "--no-mixdown": useMixdown = false
+    case "-h", "--help":
+        print("usage: ensemble-bench [--quick] [--json FILE] [--seconds S] [--repeats R] [--voices 16,64,…] [--no-openal] [--no-mixdown]")
+        exit(0)
+    default:
+        FileHandle.standardError.write(Data("ensemble-bench: unknown option \(arguments[k])\n".utf8))
+        exit(2)
+    }
+    k += 1
+}
+
+let secs = seconds ?? (quick ? 0.25 : 10)
+let reps = max(1, repeats ?? (quick ? 1 : 3))
+let voices = voiceList ?? (quick ? [16, 64] : [16, 64, 256, 1024])
+let soundSeconds = soundSecondsOption ?? (quick ? 1.0 : 10.0)
+var failures: [String] = []
+var json: [String: Any] = [:]
+
+func fmt(_ x: Double?, _ digits: Int = 0) -> String {
+    guard let x, x.isFinite else { return "—" }
+    if digits == 0 {
+        let n = NumberFormatter()
+        n.numberStyle = .decimal
+        n.maximumFractionDigits = 0
+        return n.string(from: NSNumber(value: x.rounded())) ?? "\(Int(x))"
+    }
+    return String(format: "%.\(digits)f", x)
+}
+
+func machine() -> String {
+    let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+        .split(separator: "\n").first { $0.hasPrefix("model name") }?
+        .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+    return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores"
+}
+
+let dir = NSTemporaryDirectory() + "ensemble-bench-\(getpid())"
+try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: dir) }
+
+print("ensemble-bench\(quick ? " --quick" : ""): \(machine()); \(fmt(secs, 2)) s rendered per run, best of \(reps)")
+json["machine"] = machine()
+json["quick"] = quick
+json["seconds_per_run"] = secs
+json["repeats"] = reps
+
+// MARK: 1. Throughput
+
+let pcm48 = InputSet(sampleRate: 48000, seconds: soundSeconds)
+let pcm44 = InputSet(sampleRate: 44100, seconds: soundSeconds)
+let ima4 = try pcm48.ima4(in: dir)
+let sounds48 = try pcm48.sounds(prefix: "p48-"), sounds44 = try pcm44.sounds(prefix: "p44-"), soundsIMA4 = try ima4.sounds(prefix: "ima4-")
+let openALAvailable = useOpenAL && OpenALPeer.functions != nil
+if useOpenAL && !openALAvailable { print("note: OpenAL Soft's ALC_SOFT_loopback is not available; OpenAL columns skipped") }
+
+struct Scenario {
+    let key: String
+    let title: String
+    let sounds: [Sound]
+    let inputs: InputSet
+    let pitch: Bool
+    let cubicPeer: Bool
+}
+let scenarios = [
+    Scenario(key: "rate1", title: "rate 1.0", sounds: sounds48, inputs: pcm48, pitch: false, cubicPeer: false),
+    Scenario(key: "spread", title: "rates 0.5…2", sounds: sounds48, inputs: pcm48, pitch: true, cubicPeer: true),
+    Scenario(key: "sr44", title: "44.1→48 kHz", sounds: sounds44, inputs: pcm44, pitch: false, cubicPeer: true),
+    Scenario(key: "ima4", title: "IMA4, rate 1.0", sounds: soundsIMA4, inputs: ima4, pitch: false, cubicPeer: false),
+]
+
+struct ThroughputRow {
+    var voices: Int
+    var scenario: String
+    var title: String
+    var ensemble: Double
+    var openalLinear: Double?
+    var openalCubic: Double?
+    var allocations: UInt64
+}
+var rows: [ThroughputRow] = []
+print("\n## 1. Mixer throughput (voice_x = voices × seconds / wall s; render loop only; 1024-frame blocks, 48 kHz stereo float)\n")
+print("| voices | scenario | Ensemble | OpenAL linear | Ensemble/OpenAL | OpenAL cubic | Ensemble/OpenAL cubic | render allocations |")
+print("|---|---|---|---|---|---|---|---|")
+for n in voices {
+    for s in scenarios {
+        var best = Double.infinity, bestLinear = Double.infinity, bestCubic = Double.infinity
+        var allocations: UInt64 = 0
+        for _ in 0..<reps {
+            let r = try EnsembleRuns.throughput(sounds: s.sounds, voices: n, pitch: s.pitch, seconds: secs)
+            best = min(best, r.wall)
+            allocations += r.allocations
+            if openALAvailable {
+                if let w = OpenALPeer.run(inputs: s.inputs, voices: n, pitch: s.pitch, resampler: .linear, seconds: secs) {
+                    bestLinear = min(bestLinear, w)
+                }
+                if s.cubicPeer, let w = OpenALPeer.run(inputs: s.inputs, voices: n, pitch: s.pitch, resampler: .cubic, seconds: secs) {
+                    bestCubic = min(bestCubic, w)
+                }
+            }
+        }
+        let vx = { (w: Double) -> Double? in w.isFinite ? Double(n) * secs / w : nil }
+        let row = ThroughputRow(voices: n, scenario: s.key, title: s.title, ensemble: vx(best)!,
+                                openalLinear: vx(bestLinear), openalCubic: vx(bestCubic), allocations: allocations)
+        rows.append(row)
+        if allocations != 0 { failures.append("\(allocations) allocations on the render thread (\(s.title), \(n) voices)") }
+        print("| \(n) | \(s.title) | \(fmt(row.ensemble)) | \(fmt(row.openalLinear)) | \(fmt(row.openalLinear.map { row.ensemble / $0 }, 2)) "
+              + "| \(fmt(row.openalCubic)) | \(fmt(row.openalCubic.map { row.ensemble / $0 }, 2)) | \(allocations) |")
+    }
+}
+print("\nIMA4: the engine has no streaming IMA4 voices yet; IMA4 files are decoded ahead (Ensemble's CAF/IMA4 decoder) "
+      + "into the same float buffers as PCM, so the IMA4 row measures the mixer on decoded IMA4 audio. OpenAL gets the same "
+      + "decoded samples as 16-bit PCM.")
+print("OpenAL at rate 1.0 with 48 kHz sources does not resample (its 'linear' column is its default, unused there).")
+json["throughput"] = rows.map { r -> [String: Any] in
+    var d: [String: Any] = ["voices": r.voices, "scenario": r.scenario, "ensemble_voice_x": r.ensemble,
+                            "render_allocations": r.allocations]
+    if let l = r.openalLinear { d["openal_linear_voice_x"] = l; d["ratio_vs_openal_linear"] = r.ensemble / l }
+    if let c = r.openalCubic { d["openal_cubic_voice_x"] = c; d["ratio_vs_openal_cubic"] = r.ensemble / c }
+    return d
+}
+
+let ima4Ratios = voices.compactMap { n -> Double? in
+    guard let p = rows.first(where: { $0.voices == n && $0.scenario == "rate1" }),
+          let i = rows.first(where: { $0.voices == n && $0.scenario == "ima4" }) else { return nil }
+    return p.ensemble / i.ensemble
+}
+print("IMA4 cost relative to PCM (PCM voice_x / IMA4 voice_x), per N: " + ima4Ratios.map { fmt($0, 2) }.joined(separator: ", "))
+
+// MARK: 2. Scaling
+
+print("\n## 2. Scaling (ns of render time per voice per output frame; flat = linear in N)\n")
+print("| voices | rate 1.0 | rates 0.5…2 | 44.1→48 kHz | IMA4 |")
+print("|---|---|---|---|---|")
+var scalingJSON: [[String: Any]] = []
+for n in voices {
+    var cells: [String] = []
+    var d: [String: Any] = ["voices": n]
+    for s in scenarios {
+        guard let r = rows.first(where: { $0.voices == n && $0.scenario == s.key }) else { continue }
+        let ns = 1e9 / (r.ensemble * 48000)
+        cells.append(fmt(ns, 2))
+        d["ns_per_voice_frame_\(s.key)"] = ns
+    }
+    scalingJSON.append(d)
+    print("| \(n) | " + cells.joined(separator: " | ") + " |")
+}
+let silentCount = quick ? 1000 : 10_000
+let playingCount = 64
+var alone = Double.infinity, withSilent = Double.infinity
+var silentAllocations: UInt64 = 0
+for _ in 0..<reps {
+    let a = try EnsembleRuns.scheduledSilent(sounds: sounds48, playing: playingCount, silent: 0, seconds: secs)
+    let b = try EnsembleRuns.scheduledSilent(sounds: sounds48, playing: playingCount, silent: silentCount, seconds: secs)
+    alone = min(alone, a.wall)
+    withSilent = min(withSilent, b.wall)
+    silentAllocations += a.allocations + b.allocations
+}
+if silentAllocations != 0 { failures.append("\(silentAllocations) render allocations with scheduled silent tracks") }
+print("\n| scene | wall s (\(fmt(secs, 2)) s rendered) | voice_x of the 64 playing | render allocations |")
+print("|---|---|---|---|")
+print("| 64 playing | \(fmt(alone, 4)) | \(fmt(Double(playingCount) * secs / alone)) | — |")
+print("| 64 playing + \(silentCount) scheduled far ahead | \(fmt(withSilent, 4)) | \(fmt(Double(playingCount) * secs / withSilent)) | \(silentAllocations) |")
+print("cost with the silent tracks / without: \(fmt(withSilent / alone, 3))")
+json["scaling"] = ["per_voice": scalingJSON, "silent_tracks": silentCount, "playing": playingCount,
+                   "wall_playing_alone": alone, "wall_with_silent": withSilent, "silent_cost_ratio": withSilent / alone,
+                   "render_allocations": silentAllocations] as [String: Any]
+
+// MARK: 3. Memory
+
+print("\n## 3. Memory (peak RSS, child processes)\n")
+let memCount = quick ? 20 : 1000
+let memSeconds = quick ? 1.0 : 10.0
+let exe = selfExecutable()
+func parse(_ s: String) -> [Int] { s.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) } }
+let soundsOut = parse(captureProcess(exe, ["--memory-child", "sounds", "\(memCount)", "\(memSeconds)"]))
+let tracksOut = parse(captureProcess(exe, ["--memory-child", "tracks", "\(memCount)", quick ? "0.1" : "1"]))
+var memJSON: [String: Any] = ["count": memCount, "sound_seconds": memSeconds]
+print("| what | peak RSS | added | per item |")
+print("|---|---|---|---|")
+if soundsOut.count == 3 {
+    let added = Double(soundsOut[1] - soundsOut[0]) * 1024
+    print("| \(memCount) loaded \(fmt(memSeconds, 0))-s sounds (half mono, half stereo, 48 kHz) | \(fmt(Double(soundsOut[1]) / 1024, 1)) MB "
+          + "| \(fmt(added / 1_048_576, 1)) MB | \(fmt(added / Double(memCount) / 1_048_576, 2)) MB per sound "
+          + "(\(fmt(added / Double(soundsOut[2]), 2))× the 16-bit file payload: samples are held as Float) |")
+    memJSON["sounds_peak_rss_kb"] = soundsOut[1]
+    memJSON["sounds_bytes_per_sound"] = added / Double(memCount)
+    memJSON["sounds_ratio_to_16bit_payload"] = added / Double(soundsOut[2])
+} else {
+    failures.append("memory child (sounds) failed")
+}
+if tracksOut.count == 3 {
+    let added = Double(tracksOut[1] - tracksOut[0]) * 1024
+    print("| \(memCount) playing tracks (16 shared sounds, engine included) | \(fmt(Double(tracksOut[1]) / 1024, 1)) MB "
+          + "| \(fmt(added / 1024, 0)) kB | \(fmt(added / Double(memCount), 0)) bytes per track |")
+    memJSON["tracks_peak_rss_kb"] = tracksOut[1]
+    memJSON["tracks_bytes_per_track"] = added / Double(memCount)
+    memJSON["tracks_render_allocations"] = tracksOut[2]
+    if tracksOut[2] != 0 { failures.append("\(tracksOut[2]) render allocations with \(memCount) playing tracks") }
+} else {
+    failures.append("memory child (tracks) failed")
+}
+json["memory"] = memJSON
+
+// MARK: 4. Latency and sync
+
+print("\n## 4. Effect latency and start sync (offline path)\n")
+let t = try EnsembleRuns.timing()
+print("| check | result | required |")
+print("|---|---|---|")
+print("| frames from fire(atFrame: F) to the effect's first sample | \(t.effectLatency) | 0 |")
+print("| spread of onStart frames, 64 tracks started by one play(atFrame:) | \(t.syncSpread) | 0 |")
+print("| first sounding frame of those 64 minus F | \(t.syncFirstFrameOffset) | 0 |")
+print("| all 64 tracks already in frame F's sample | \(t.syncSumExact ? "yes" : "no") | yes |")
+print("| render allocations in these runs | \(t.effectAllocations + t.syncAllocations) | 0 |")
+if t.effectLatency != 0 { failures.append("effect latency \(t.effectLatency) frames") }
+if t.syncSpread != 0 || t.syncFirstFrameOffset != 0 || !t.syncSumExact {
+    failures.append("64-track start spread \(t.syncSpread), offset \(t.syncFirstFrameOffset), all in first frame: \(t.syncSumExact)")
+}
+if t.effectAllocations + t.syncAllocations != 0 { failures.append("render allocations in the latency/sync runs") }
+json["timing"] = ["effect_latency_frames": t.effectLatency, "sync_spread_frames": t.syncSpread,
+                  "sync_first_frame_offset": t.syncFirstFrameOffset, "sync_all_in_first_frame": t.syncSumExact,
+                  "render_allocations": t.effectAllocations + t.syncAllocations] as [String: Any]
+
+// MARK: 5. Whole-process mixdown
+
+if useMixdown {
+    let mixVoices = quick ? [8] : [16, 64, 256]
+    let mixSeconds = quick ? 1.0 : 10.0
+    print("\n## 5. Whole-process offline mixdown (\(fmt(mixSeconds, 0)) s of N 16-bit WAV inputs → 32-bit float WAV; wall time of the process)\n")
+    print("| voices | tool | wall s | voice_x | note |")
+    print("|---|---|---|---|---|")
+    let mix = try Mixdown.run(inputs: pcm48, voices: mixVoices, seconds: mixSeconds, dir: dir)
+    for r in mix {
+        print("| \(r.voices) | \(r.tool) | \(fmt(r.wall, 3)) | \(fmt(r.wall.map { Double(r.voices) * r.seconds / $0 })) | \(r.note) |")
+    }
+    json["mixdown"] = mix.map { r -> [String: Any] in
+        var d: [String: Any] = ["voices": r.voices, "tool": r.tool, "seconds": r.seconds, "note": r.note]
+        if let w = r.wall { d["wall"] = w; d["voice_x"] = Double(r.voices) * r.seconds / w }
+        return d
+    }
+}
+
+// MARK: Checks
+
+json["failures"] = failures
+if let jsonPath {
+    let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys])
+    try data.write(to: URL(fileURLWithPath: jsonPath))
+    print("\nwrote \(jsonPath)")
+}
+if failures.isEmpty {
+    print("\nchecks: render allocations 0, effect latency 0, start spread 0: OK")
+} else {
+    print("\nFAILED: " + failures.joined(separator: "; "))
+    exit(1)
+}
