@@ -56,10 +56,13 @@ struct RingIndices: @unchecked Sendable {
     func count() -> Int { cells[8].load(ordering: .acquiring) - cells[0].load(ordering: .acquiring) }
 }
 
-/// Commands from the control side to the render side.
-struct CommandQueue: @unchecked Sendable {
+/// A ring of `Element`s: the index protocol plus the slots. Allocation and teardown are generic; each
+/// direction's push and pop live in extensions constrained to its one element type, which compile as plain
+/// concrete functions, because the render side may not call unspecialised generic code (debug builds do not
+/// specialise, and `@_noLocks` rejects the metadata lookups that would need).
+struct SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     let indices: RingIndices
-    private let storage: UnsafeMutablePointer<MixerCommand>
+    fileprivate let storage: UnsafeMutablePointer<Element>
 
     init(minimumCapacity: Int) {
         indices = RingIndices(minimumCapacity: minimumCapacity)
@@ -70,7 +73,12 @@ struct CommandQueue: @unchecked Sendable {
         indices.deallocate()
         storage.deallocate()
     }
+}
 
+/// Commands from the control side to the render side.
+typealias CommandQueue = SPSCRing<MixerCommand>
+
+extension SPSCRing where Element == MixerCommand {
     /// Appends all of `batch` or nothing, published with one store, so the render side never sees half of a
     /// batch (a synchronised group start must land in one render block).
     func push(_ batch: [MixerCommand]) -> Bool {
@@ -90,20 +98,9 @@ struct CommandQueue: @unchecked Sendable {
 }
 
 /// Reports from the render side to the event-delivery thread.
-struct EventQueue: @unchecked Sendable {
-    let indices: RingIndices
-    private let storage: UnsafeMutablePointer<MixerEvent>
+typealias EventQueue = SPSCRing<MixerEvent>
 
-    init(minimumCapacity: Int) {
-        indices = RingIndices(minimumCapacity: minimumCapacity)
-        storage = .allocate(capacity: indices.capacity)
-    }
-
-    func deallocate() {
-        indices.deallocate()
-        storage.deallocate()
-    }
-
+extension SPSCRing where Element == MixerEvent {
     @_noLocks
     func push(_ event: MixerEvent) -> Bool {
         guard let w = indices.reserve(1) else { return false }
