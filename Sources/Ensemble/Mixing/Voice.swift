@@ -37,6 +37,8 @@ struct Voice: BitwiseCopyable {
     var releaseIsPause = false
 
     var metering = false
+    /// The bus the voice is summed into (0: straight into the output).
+    var bus: Int32 = 0
 
     // Pattern matches rather than `==`: the synthesized Equatable goes through generic code that the
     // render path's @_noLocks check rejects in debug builds.
