@@ -117,6 +117,33 @@ final class BusSceneTests: XCTestCase {
         XCTAssertGreaterThan(peak, 0.45)
     }
 
+    /// `ensemble play` goes through the same ScenePlayback: through OpenAL Soft's wave writer, a scene with
+    /// buses, an EQ, a delay and a master limiter is recorded exactly as `ensemble render` writes it.
+    func testPlayHonoursBusesLikeRender() throws {
+        let tone = (0..<9600).map { Float(0.6 * sin(2 * .pi * 330 * Double($0) / 48000)) }
+        _ = try dir.write(WAVBuilder.float32(tone, rate: 48000).bytes, to: "tone.wav")
+        let scene = try dir.write(Array("""
+        { "duration": 0.5,
+          "buses": [ {"name": "music", "volume": 0.8, "pan": 0.2,
+                      "effects": [{"type": "eq", "preset": "Rock"}, {"type": "delay", "time": 0.05, "feedback": 0.4, "mix": 0.3}]} ],
+          "master": {"effects": [{"type": "limiter", "ceiling": -3}]},
+          "tracks": [ {"file": "tone.wav", "bus": "music"}, {"file": "tone.wav", "start": 0.1, "pan": -0.5} ] }
+        """.utf8), to: "scene.json")
+        let rendered = dir.file("render.wav"), recording = dir.file("recording.wav")
+        let r = try runProcess(try ensembleExecutable(), ["render", scene, "-o", rendered])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let conf = try dir.write(Array(OpenALTestConfig.wave(recordingTo: recording).utf8), to: "alsoft.conf")
+        let p = try runProcess(try ensembleExecutable(), ["play", scene, "--latency", "40"], environment: ["ALSOFT_CONF": conf])
+        XCTAssertEqual(p.status, 0, p.stderr)
+        guard !p.stderr.contains("underrun") else { throw XCTSkip("an underrun spoiled the comparison: \(p.stderr)") }
+        let reference = try interleavedStereo(rendered), played = try interleavedStereo(recording)
+        XCTAssertEqual(reference.count, 2 * 24000)
+        let lead = try XCTUnwrap(firstSoundingFrame(played)) - XCTUnwrap(firstSoundingFrame(reference))
+        XCTAssertGreaterThanOrEqual(lead, 0)
+        XCTAssertGreaterThanOrEqual(played.count, 2 * (lead + 24000))
+        assertSamplesEqual(frames(played, lead..<(lead + 24000)), reference, "recording vs render")
+    }
+
     func testBadBusSceneFailsWithOneLine() throws {
         _ = try dir.write(WAVBuilder.float32([0.1, 0.2], channels: 1, rate: 48000).bytes, to: "a.wav")
         let path = try dir.write(Array(#"{"tracks": [{"file": "a.wav", "bus": "nope"}]}"#.utf8), to: "bad.json")
