@@ -58,6 +58,16 @@ final class GraphicEQTests: XCTestCase {
         XCTAssertEqual(GraphicEQ.sections(gains: GraphicEQ.preset(named: "Rock")!, sampleRate: 22050).count, 9)
     }
 
+    /// The README's preset table is the code's table.
+    func testReadmeTableMatchesTheCode() throws {
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        for preset in GraphicEQ.presets {
+            let row = try XCTUnwrap(readme.split(separator: "\n").first { $0.hasPrefix("| \(preset.name) |") }, preset.name)
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            XCTAssertEqual(cells.dropFirst().compactMap { Double($0) }, preset.gains, preset.name)
+        }
+    }
+
     func testUnknownPresetIsNil() {
         XCTAssertNil(EffectSpec.eq(preset: "Polka"))
         XCTAssertNotNil(EffectSpec.eq(preset: "hip-hop"))
