@@ -23,7 +23,7 @@ final class BusMixTests: XCTestCase {
         try tracks[0].play(atFrame: 10)
         try tracks[1].play(atFrame: 300)
         try tracks[2].play(atFrame: 1000)
-        return render(engine, frames: frames, block: block)
+        return withExtendedLifetime(tracks) { render(engine, frames: frames, block: block) }
     }
 
     private func assertSame(_ a: Mix, _ b: Mix, _ label: String, file: StaticString = #filePath, line: UInt = #line) {
@@ -50,7 +50,7 @@ final class BusMixTests: XCTestCase {
             t.pan = 0.25
             t.bus = bus
             try t.play(atFrame: 5)
-            return render(engine, frames: 3000, block: 700)
+            return withExtendedLifetime(t) { render(engine, frames: 3000, block: 700) }
         }
         assertSame(try single(0), try single(1), "unity bus")
     }
@@ -73,6 +73,7 @@ final class BusMixTests: XCTestCase {
         // A lone track on a half bus: exactly half, bit for bit.
         let full = try mix(buses: [1, 1, 1]) { try $0.setBus(1, BusSettings()) }
         let half = try mix(buses: [1, 1, 1]) { try $0.setBus(1, BusSettings(volume: 0.5)) }
+        XCTAssertNotNil(full.firstNonZero)
         for i in 0..<full.count {
             XCTAssertEqual(half.left[i], full.left[i] * 0.5)
             XCTAssertEqual(half.right[i], full.right[i] * 0.5)

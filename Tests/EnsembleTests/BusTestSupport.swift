@@ -48,7 +48,7 @@ func busImpulseResponse(_ effects: [EffectSpec], frames: Int = 32768, block: Int
     let track = try engine.makeTrack(try impulseSound())
     track.bus = 1
     try track.play(atFrame: 0)
-    return render(engine, frames: frames, block: block).left
+    return withExtendedLifetime(track) { render(engine, frames: frames, block: block).left }
 }
 
 /// 20·log10 of the magnitude of the discrete-time Fourier transform of `x` at `f` Hz (evaluated directly at

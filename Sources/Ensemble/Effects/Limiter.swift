@@ -8,19 +8,27 @@
 /// before the peak and recovers linearly over the release time after it. A final guard clamps any sample that
 /// rounding would put a fraction of an ulp over the ceiling.
 ///
-/// Below the ceiling every r is exactly 1, h is exactly 1 (L ones summed and divided by L) and the output is
-/// the input delayed by L frames, bit for bit.
+/// O(1) per frame: the window minimum comes from a monotonic queue (exact), the mean from a running Double sum.
+/// Whenever no t below 1 is left in the window the sum is reset to exactly L, so below the ceiling h is exactly
+/// 1 and the output is the input delayed by L frames, bit for bit, however loud earlier material was.
 struct Limiter: BitwiseCopyable {
     var ceiling: Float
     var releaseStep: Float
     var lookahead: Int
-    /// Delay lines (L frames each), the last L + 1 required gains, the last L window minima.
+    /// Delay lines (L frames each) and the last L window minima (ring, same position).
     var delayL: UnsafeMutablePointer<Float>
     var delayR: UnsafeMutablePointer<Float>
-    var required: UnsafeMutablePointer<Float>
     var minima: UnsafeMutablePointer<Float>
+    /// Monotonic queue of (frame, required gain) over the last L + 1 frames: ring of L + 2 entries.
+    var queueFrames: UnsafeMutablePointer<Int>
+    var queueGains: UnsafeMutablePointer<Float>
+    var queueHead = 0
+    var queueCount = 0
+    var frame = 0
     var position = 0
-    var requiredPosition = 0
+    var sum: Double
+    /// How many of the last L minima are below 1.
+    var belowOne = 0
     var gain: Float = 1
 
     init(ceiling: Float, lookahead: Int, releaseFrames: Int) {
@@ -30,23 +38,29 @@ struct Limiter: BitwiseCopyable {
         let n = self.lookahead
         delayL = .allocate(capacity: n)
         delayR = .allocate(capacity: n)
-        required = .allocate(capacity: n + 1)
         minima = .allocate(capacity: n)
+        queueFrames = .allocate(capacity: n + 2)
+        queueGains = .allocate(capacity: n + 2)
         delayL.initialize(repeating: 0, count: n)
         delayR.initialize(repeating: 0, count: n)
-        required.initialize(repeating: 1, count: n + 1)
         minima.initialize(repeating: 1, count: n)
+        queueFrames.initialize(repeating: 0, count: n + 2)
+        queueGains.initialize(repeating: 1, count: n + 2)
+        sum = Double(n)
     }
 
     func deallocate() {
-        for p in [delayL, delayR, required, minima] { p.deallocate() }
+        for p in [delayL, delayR, minima, queueGains] { p.deallocate() }
+        queueFrames.deallocate()
     }
 
     @_noLocks
     mutating func process(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {
-        let c = ceiling, length = lookahead
-        let delayL = self.delayL, delayR = self.delayR, required = self.required, minima = self.minima
-        var p = position, q = requiredPosition, g = gain
+        let c = ceiling, length = lookahead, capacity = lookahead + 2
+        let delayL = self.delayL, delayR = self.delayR, minima = self.minima
+        let queueFrames = self.queueFrames, queueGains = self.queueGains
+        var p = position, g = gain, head = queueHead, count = queueCount, k = frame, sum = self.sum
+        var belowOne = self.belowOne
         for j in 0..<n {
             let xl = l[j], xr = r[j]
             let peak = max(abs(xl), abs(xr))
@@ -55,21 +69,31 @@ struct Limiter: BitwiseCopyable {
                 need = c / peak
                 while need * peak > c { need = need.nextDown }
             }
-            required[q] = need
-            q += 1
-            if q > length { q = 0 }
-            var lowest: Float = 1
-            for k in 0...length { lowest = min(lowest, required[k]) }
+            // Window minimum of the required gain over frames k − L … k.
+            while count > 0 && queueGains[(head + count - 1) % capacity] >= need { count -= 1 }
+            queueFrames[(head + count) % capacity] = k
+            queueGains[(head + count) % capacity] = need
+            count += 1
+            while queueFrames[head] < k - length {
+                head = (head + 1) % capacity
+                count -= 1
+            }
+            let lowest = queueGains[head]
+            // Mean of the last L minima.
+            let old = minima[p]
+            if old < 1 { belowOne -= 1 }
+            if lowest < 1 { belowOne += 1 }
             minima[p] = lowest
-            var sum: Float = 0
-            for k in 0..<length { sum += minima[k] }
-            let h = sum / Float(length)
+            sum += Double(lowest) - Double(old)
+            if belowOne == 0 { sum = Double(length) }
+            let h = belowOne == 0 ? 1 : Float(sum / Double(length))
             g = min(h, g + releaseStep)
             let yl = delayL[p], yr = delayR[p]
             delayL[p] = xl
             delayR[p] = xr
             p += 1
             if p == length { p = 0 }
+            k += 1
             var ol = yl * g, or = yr * g
             if abs(ol) > c { ol = ol < 0 ? -c : c }
             if abs(or) > c { or = or < 0 ? -c : c }
@@ -77,7 +101,11 @@ struct Limiter: BitwiseCopyable {
             r[j] = or
         }
         position = p
-        requiredPosition = q
         gain = g
+        queueHead = head
+        queueCount = count
+        frame = k
+        self.sum = sum
+        self.belowOne = belowOne
     }
 }
