@@ -34,7 +34,7 @@ final class BusAllocationTests: XCTestCase {
             case 1: try engine.setBus(2, BusSettings(volume: Float(k % 5) / 5, pan: Float(k % 3) - 1, mute: k % 4 == 1, solo: k % 12 == 1))
             case 2: try engine.fire(fx, pan: 0.3, bus: k % 3)
             case 3: try engine.setEffects(k % 12 == 3 ? [] : [.filter(.lowpass, frequency: 1000 + Double(k) * 50, q: 0.7, gainDB: 0)], onBus: 2)
-            case 4: t1.bus = 2 - k % 3 // takes effect at the next start
+            case 4: t1.bus = 2 - k % 3 // moves while playing (crossfade between buses)
             default: if k % 12 == 5 { t1.stop(fadeOut: 0) } else { t1.play() }
             }
             allocation_counter_start()
@@ -78,5 +78,33 @@ final class BusAllocationTests: XCTestCase {
         let kept = render(engine2, frames: 24000, block: 512)
         XCTAssertEqual(kept.left[12000], m.left[12000])
         XCTAssertGreaterThan(abs(kept.left[20000] - m.left[20000]) + abs(kept.left[20050] - m.left[20050]), 1e-3)
+    }
+
+    /// Moving a playing track to another bus crossfades over the smoothing time (240 frames): the output moves
+    /// from the old bus's version to the new one's without a jump, and afterwards equals a render that was on the
+    /// new bus all along (bit for bit, once the old bus's chain tail has gone).
+    func testRoutingChangeWhilePlayingIsSmooth() throws {
+        func run(moveAt: Int64?, startBus: Int) throws -> Mix {
+            let engine = try makeEngine()
+            try engine.setBus(1, BusSettings(volume: 1))
+            try engine.setBus(2, BusSettings(volume: 0.25))
+            let t = try engine.makeTrack(try stereoSound(48000, left: { _ in 0.8 }, right: { _ in -0.4 }))
+            t.bus = startBus
+            try t.play(atFrame: 0)
+            return withExtendedLifetime(t) {
+                render(engine, frames: 6000, block: 500) { frame in if frame == moveAt { t.bus = 2 } }
+            }
+        }
+        let moved = try run(moveAt: 2000, startBus: 1)
+        let onTwo = try run(moveAt: nil, startBus: 2)
+        XCTAssertEqual(moved.left[1999], 0.8)
+        XCTAssertEqual(Double(moved.left[2120]), 0.8 * 0.5 + 0.2 * 0.5, accuracy: 1e-6)
+        var worst: Float = 0
+        for i in 1..<6000 { worst = max(worst, abs(moved.left[i] - moved.left[i - 1])) }
+        XCTAssertLessThanOrEqual(worst, (0.8 - 0.2) / 240 + 1e-6)
+        for i in 2240..<6000 {
+            XCTAssertEqual(moved.left[i].bitPattern, onTwo.left[i].bitPattern, "L[\(i)]")
+            XCTAssertEqual(moved.right[i].bitPattern, onTwo.right[i].bitPattern, "R[\(i)]")
+        }
     }
 }

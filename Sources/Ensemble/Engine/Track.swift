@@ -118,14 +118,15 @@ public final class Track: @unchecked Sendable {
     }
 
     /// The bus the track plays into: 0 = master (straight into the output), 1…`Engine.maxBuses` = a bus set up
-    /// with `Engine.setBus` or `setEffects`. Takes effect at the next start (`play` from idle or stopped);
-    /// values outside the range are ignored.
+    /// with `Engine.setBus` or `setEffects`. Changed while playing, the track crossfades from the old bus to the
+    /// new one over the smoothing time. Values outside the range are ignored.
     public var bus: Int {
         get { state.withLock { Int($0.bus) } }
-        set {
-            guard newValue >= 0, newValue <= Engine.maxBuses else { return }
-            state.withLock { $0.bus = Int32(newValue) }
-        }
+        set { update { s in
+            guard newValue >= 0, newValue <= Engine.maxBuses else { return nil }
+            s.bus = Int32(newValue)
+            return .route(slot: slot, generation: s.generation, bus: s.bus, rampFrames: engine.smoothingFrames)
+        } }
     }
 
     /// Called on the engine's event thread with the output frame of the first sample each time the track starts.

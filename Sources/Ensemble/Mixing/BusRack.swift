@@ -58,6 +58,9 @@ struct BusRack: @unchecked Sendable {
     let right: UnsafeMutablePointer<Float>
     let scratchL: UnsafeMutablePointer<Float>
     let scratchR: UnsafeMutablePointer<Float>
+    /// A voice moving between buses is rendered here first, then split between the two.
+    let routeL: UnsafeMutablePointer<Float>
+    let routeR: UnsafeMutablePointer<Float>
     let meters: UnsafeMutablePointer<MeterReadout>
     let retired = RetiredChains()
     let maxBlockFrames: Int
@@ -76,6 +79,8 @@ struct BusRack: @unchecked Sendable {
         right.initialize(repeating: 0, count: Self.count * maxBlockFrames)
         scratchL = .allocate(capacity: maxBlockFrames)
         scratchR = .allocate(capacity: maxBlockFrames)
+        routeL = .allocate(capacity: maxBlockFrames)
+        routeR = .allocate(capacity: maxBlockFrames)
         activeFlag = .allocate(capacity: 1)
         activeFlag.initialize(to: false)
         meters = .allocate(capacity: Self.count)
@@ -89,7 +94,7 @@ struct BusRack: @unchecked Sendable {
             meters[b].deallocate()
         }
         retired.deallocate()
-        for p in [left, right, scratchL, scratchR] { p.deallocate() }
+        for p in [left, right, scratchL, scratchR, routeL, routeR] { p.deallocate() }
         states.deallocate()
         meters.deallocate()
         activeFlag.deallocate()
@@ -104,6 +109,34 @@ struct BusRack: @unchecked Sendable {
         let b = Int(bus)
         guard b > 0, b < Self.count, states[b].configured else { return (outL, outR) }
         return (left + b * maxBlockFrames, right + b * maxBlockFrames)
+    }
+
+    /// Clears the routing buffers for a voice that is moving between buses in this block.
+    @_noLocks
+    func beginRoute(_ n: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        for j in 0..<n {
+            routeL[j] = 0
+            routeR[j] = 0
+        }
+        return (routeL, routeR)
+    }
+
+    /// Splits the routed voice between its previous bus (1 − f) and its new one (f), f rising over the move.
+    /// Past the move's end f = 1 gives the new bus exactly what the direct path would have added.
+    @_noLocks
+    func finishRoute(_ voice: Voice, _ n: Int, _ t0: Int64,
+                     _ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>) {
+        let (fromL, fromR) = destination(voice.previousBus, outL, outR)
+        let (toL, toR) = destination(voice.bus, outL, outR)
+        let fade = voice.busFade
+        for j in 0..<n {
+            let f = fade.value(at: t0 + Int64(j))
+            let l = routeL[j], r = routeR[j]
+            fromL[j] += l * (1 - f)
+            fromR[j] += r * (1 - f)
+            toL[j] += l * f
+            toR[j] += r * f
+        }
     }
 
     @_noLocks
@@ -241,5 +274,30 @@ struct BusRack: @unchecked Sendable {
                 states[b].crossfading = false
             }
         }
+    }
+}
+
+extension Voice {
+    /// True while the voice is moving from `previousBus` to `bus` somewhere in [t0, t1).
+    @inline(__always)
+    @_noLocks
+    func isRouting(_ t0: Int64) -> Bool {
+        busFade.length > 0 && t0 < busFade.startFrame + Int64(busFade.length)
+    }
+
+    /// Moves the voice to `bus`: at once if it is not sounding yet (or `rampFrames` is 0), else crossfading
+    /// from the old bus to the new one over `rampFrames` from `now`. A move that arrives during another one
+    /// starts from the bus the voice was heading for.
+    @_noLocks
+    mutating func route(to newBus: Int32, now: Int64, rampFrames: Int) {
+        if newBus == bus { return }
+        if !isPlaying || rampFrames == 0 {
+            bus = newBus
+            busFade = .constant(1)
+            return
+        }
+        previousBus = bus
+        bus = newBus
+        busFade = LinearRamp(from: 0, to: 1, startFrame: max(now, startFrame), length: rampFrames)
     }
 }

@@ -137,8 +137,16 @@ final class Mixer: @unchecked Sendable {
         var kept = 0
         for k in 0..<activeCount {
             let slot = Int(active[k])
-            let (toL, toR) = buses.destination(pool[slot].bus, outL, outR)
-            if renderVoice(slot, t0, t1, toL, toR) {
+            let keep: Bool
+            if pool[slot].isRouting(t0) {
+                let (routeL, routeR) = buses.beginRoute(n)
+                keep = renderVoice(slot, t0, t1, routeL, routeR)
+                buses.finishRoute(pool[slot], n, t0, outL, outR)
+            } else {
+                let (toL, toR) = buses.destination(pool[slot].bus, outL, outR)
+                keep = renderVoice(slot, t0, t1, toL, toR)
+            }
+            if keep {
                 active[kept] = active[k]
                 kept += 1
             }
@@ -404,6 +412,9 @@ final class Mixer: @unchecked Sendable {
             pool[s].fadeOutFrames = fadeOutFrames
         case let .bus(command):
             buses.apply(command, now: now)
+        case let .route(slot, generation, bus, rampFrames):
+            guard let s = live(slot, generation) else { return }
+            pool[s].route(to: bus, now: now, rampFrames: rampFrames)
         case let .setMetering(slot, generation, enabled):
             guard let s = live(slot, generation) else { return }
             pool[s].metering = enabled

@@ -46,6 +46,8 @@ enum MixerCommand: BitwiseCopyable, Sendable {
     case setMetering(slot: Int32, generation: UInt32, enabled: Bool)
     /// Bus settings and effect chains (see `BusRack`).
     case bus(BusCommand)
+    /// Moves a voice to another bus, crossfading over `rampFrames` if it is sounding.
+    case route(slot: Int32, generation: UInt32, bus: Int32, rampFrames: Int)
 }
 
 /// Why a voice stopped sounding.
