@@ -102,8 +102,9 @@ extension Engine {
         }
         let ramp = busRampFrames
         let retired = mixer.buses.retired
-        retired.drain()
         mixer.busControl.buses.withLock { buses in
+            // Chains the render side has handed back are freed here, one consumer at a time (under the lock).
+            retired.drain()
             buses[bus].effects = effects
             let chain = EffectChain.make(effects, sampleRate: sampleRate)
             var batch: [MixerCommand] = []

@@ -38,14 +38,14 @@ public final class ScenePlayback: @unchecked Sendable {
 
         // Buses first (engine bus i + 1 for scene bus i), so they are in place before the first block.
         var busIndex: [String: Int] = [:]
-        do {
-            for (i, bus) in scene.buses.enumerated() {
-                busIndex[bus.name] = i + 1
-                do {
-                    try engine.setBus(i + 1, bus.settings)
-                    try engine.setEffects(bus.effects, onBus: i + 1)
-                } catch { throw fail("buses[\(i)]", error) }
-            }
+        for (i, bus) in scene.buses.enumerated() {
+            busIndex[bus.name] = i + 1
+            do {
+                try engine.setBus(i + 1, bus.settings)
+                if !bus.effects.isEmpty { try engine.setEffects(bus.effects, onBus: i + 1) }
+            } catch { throw fail("buses[\(i)]", error) }
+        }
+        if !scene.masterEffects.isEmpty {
             do { try engine.setEffects(scene.masterEffects, onBus: 0) } catch { throw fail("master", error) }
         }
         self.busIndex = busIndex
