@@ -58,6 +58,25 @@ final class GraphicEQTests: XCTestCase {
         XCTAssertEqual(GraphicEQ.sections(gains: GraphicEQ.preset(named: "Rock")!, sampleRate: 22050).count, 9)
     }
 
+    /// At every sample rate the solve converges: the analytic response at each usable centre is the table's.
+    func testSolveConvergesAtEverySampleRate() {
+        var worst = 0.0, loudestSection = 0.0
+        for rate in [8000.0, 11025, 22050, 32000, 44100, 48000, 96000, 192000] {
+            for preset in GraphicEQ.presets {
+                let sections = GraphicEQ.sections(gains: preset.gains, sampleRate: rate)
+                XCTAssertEqual(sections.count, GraphicEQ.usableBands(sampleRate: rate))
+                for (k, f) in GraphicEQ.bandCentres.prefix(sections.count).enumerated() {
+                    let response = sections.reduce(0) { $0 + $1.decibels(at: f, sampleRate: rate) }
+                    worst = max(worst, abs(response - preset.gains[k]))
+                    loudestSection = max(loudestSection, abs(sections[k].decibels(at: f, sampleRate: rate)))
+                }
+            }
+        }
+        print("graphic EQ solve: worst centre error \(worst) dB, largest section gain \(loudestSection) dB")
+        XCTAssertLessThan(worst, 0.001)
+        XCTAssertLessThan(loudestSection, 15)
+    }
+
     /// The README's preset table is the code's table.
     func testReadmeTableMatchesTheCode() throws {
         let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
