@@ -144,6 +144,23 @@ final class BusSceneTests: XCTestCase {
         assertSamplesEqual(frames(played, lead..<(lead + 24000)), reference, "recording vs render")
     }
 
+    /// The bundled `Assets/demo-buses.json` (the demo through two buses and a master limiter) renders, to the same
+    /// bytes at two block sizes, under the limiter's ceiling.
+    func testBundledBusDemoRenders() throws {
+        let scene = packageRoot.appendingPathComponent("Assets/demo-buses.json").path
+        let a = dir.file("a.wav"), b = dir.file("b.wav")
+        let r1 = try runProcess(try ensembleExecutable(), ["render", scene, "-o", a])
+        XCTAssertEqual(r1.status, 0, r1.stderr)
+        let r2 = try runProcess(try ensembleExecutable(), ["render", scene, "-o", b, "--block-size", "333"])
+        XCTAssertEqual(r2.status, 0, r2.stderr)
+        XCTAssertEqual(FileManager.default.contents(atPath: a), FileManager.default.contents(atPath: b))
+        let audio = try AudioFile.decode(path: a)
+        XCTAssertEqual(audio.frameCount, 792_000)
+        let peak = audio.channels.flatMap { $0 }.map(abs).max()!
+        XCTAssertGreaterThan(peak, 0.1)
+        XCTAssertLessThanOrEqual(peak, Float(pow(10, -1.0 / 20)))
+    }
+
     func testBadBusSceneFailsWithOneLine() throws {
         _ = try dir.write(WAVBuilder.float32([0.1, 0.2], channels: 1, rate: 48000).bytes, to: "a.wav")
         let path = try dir.write(Array(#"{"tracks": [{"file": "a.wav", "bus": "nope"}]}"#.utf8), to: "bad.json")
