@@ -278,6 +278,21 @@ if useMixdown {
     }
 }
 
+// MARK: 6. Cost of an effect chain per bus
+
+print("\n## 6. Cost of an effect chain per bus (one looping stereo voice into bus 1; render ns per output frame, best of \(reps))\n")
+print("| chain | ns / frame | extra over the empty bus | % of one core at 48 kHz (extra) | render allocations |")
+print("|---|---|---|---|---|")
+let chainRows = try ChainCost.run(sound: sounds48[1], seconds: quick ? 0.25 : min(secs, 5), repeats: reps)
+let emptyBus = chainRows[1].nsPerFrame
+for r in chainRows {
+    let extra = r.nsPerFrame - emptyBus
+    let isChain = r.name != chainRows[0].name && r.name != chainRows[1].name
+    print("| \(r.name) | \(fmt(r.nsPerFrame, 1)) | \(isChain ? fmt(extra, 1) : "—") | \(isChain ? fmt(extra * 48000 / 1e9 * 100, 2) : "—") | \(r.allocations) |")
+    if r.allocations != 0 { failures.append("\(r.allocations) render allocations with chain \(r.name)") }
+}
+json["chain_cost"] = chainRows.map { ["chain": $0.name, "ns_per_frame": $0.nsPerFrame, "render_allocations": $0.allocations] as [String: Any] }
+
 // MARK: Checks
 
 json["failures"] = failures

@@ -7,6 +7,6 @@ struct Ensemble: ParsableCommand {
         commandName: "ensemble",
         abstract: "Mix scenes of tracks and effects offline or play them in real time, and inspect, decode and convert audio files.",
         subcommands: [RenderCommand.self, PlayCommand.self, DevicesCommand.self, InfoCommand.self, DecodeCommand.self,
-                      ConvertCommand.self]
+                      ConvertCommand.self, PresetsCommand.self]
     )
 }

@@ -19,27 +19,30 @@ extension Engine {
         _ = control.withLock { state in state.effects.removeValue(forKey: effect.id) }
     }
 
-    /// Plays `effect` once, as soon as possible or at `time` on the engine clock.
+    /// Plays `effect` once, as soon as possible or at `time` on the engine clock, into bus `bus` (0 = master).
     @discardableResult
-    public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, at time: Double? = nil,
+    public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, at time: Double? = nil, bus: Int = 0,
                      completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
         var frame: Int64?
         if let time {
             guard time.isFinite else { throw .invalidParameter(name: "time", value: time, expected: "a finite time") }
             frame = self.frame(for: time)
         }
-        return try fire(effect, volume: volume, pan: pan, atFrame: frame, completion: completion)
+        return try fire(effect, volume: volume, pan: pan, atFrame: frame, bus: bus, completion: completion)
     }
 
     /// Plays `effect` once starting exactly on output frame `frame` (nil: as soon as possible).
     @discardableResult
-    public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, atFrame frame: Int64?,
+    public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, atFrame frame: Int64?, bus: Int = 0,
                      completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
         guard volume.isFinite, volume >= 0, volume <= 1 else {
             throw .invalidParameter(name: "volume", value: Double(volume), expected: "0…1")
         }
         guard pan.isFinite, pan >= -1, pan <= 1 else {
             throw .invalidParameter(name: "pan", value: Double(pan), expected: "−1…1")
+        }
+        guard bus >= 0, bus <= Engine.maxBuses else {
+            throw .invalidParameter(name: "bus", value: Double(bus), expected: "0…\(Engine.maxBuses)")
         }
         let claimed: (slot: Int32, generation: UInt32, sound: Sound, sequence: UInt64)? = try control.withLock {
             state throws(EngineError) in
@@ -50,11 +53,12 @@ extension Engine {
         }
         guard let claimed else { throw .voicePoolExhausted(capacity: configuration.maxVoices) }
         let sound = claimed.sound
-        let setup = VoiceSetup(
+        var setup = VoiceSetup(
             source: sound.voiceSource, isEffect: true, startFrame: frame ?? .min, startPosition: 0, startPass: 0,
             loops: 0, volume: volume, pan: PanMatrix(pan: pan, channelCount: sound.channelCount),
             step: SourceCursor.step(rate: 1, sourceRate: sound.sampleRate, outputRate: sampleRate),
             fadeInFrames: 0, fadeOutFrames: 0, attackFrames: 0, metering: false, sequence: claimed.sequence)
+        setup.bus = Int32(bus)
         send([.start(slot: claimed.slot, generation: claimed.generation, setup)])
         return EffectInstance(slot: claimed.slot, generation: claimed.generation, effect: effect)
     }

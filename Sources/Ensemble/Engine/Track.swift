@@ -20,6 +20,7 @@ public final class Track: @unchecked Sendable {
         var fadeIn = 0.0
         var fadeOut = 0.0
         var metering = false
+        var bus: Int32 = 0
         /// File frame the next start begins at (`currentTime` set while stopped, or the `offset`).
         var startPosition = 0
         var generation: UInt32 = 0
@@ -113,6 +114,18 @@ public final class Track: @unchecked Sendable {
         set { update { s in
             s.metering = newValue
             return .setMetering(slot: slot, generation: s.generation, enabled: newValue)
+        } }
+    }
+
+    /// The bus the track plays into: 0 = master (straight into the output), 1…`Engine.maxBuses` = a bus set up
+    /// with `Engine.setBus` or `setEffects`. Changed while playing, the track crossfades from the old bus to the
+    /// new one over the smoothing time. Values outside the range are ignored.
+    public var bus: Int {
+        get { state.withLock { Int($0.bus) } }
+        set { update { s in
+            guard newValue >= 0, newValue <= Engine.maxBuses else { return nil }
+            s.bus = Int32(newValue)
+            return .route(slot: slot, generation: s.generation, bus: s.bus, rampFrames: engine.smoothingFrames)
         } }
     }
 
@@ -284,12 +297,13 @@ public final class Track: @unchecked Sendable {
             }
             s.generation = engine.control.withLock { $0.nextGeneration(slot) }
             s.phase = .active
-            let setup = VoiceSetup(
+            var setup = VoiceSetup(
                 source: sound.voiceSource, isEffect: false, startFrame: frame ?? .min,
                 startPosition: s.startPosition, startPass: 0, loops: s.loops,
                 volume: s.volume, pan: PanMatrix(pan: s.pan, channelCount: sound.channelCount),
                 step: step(rate: s.rate), fadeInFrames: frames(s.fadeIn), fadeOutFrames: frames(s.fadeOut),
                 attackFrames: 0, metering: s.metering, sequence: engine.nextSequence())
+            setup.bus = s.bus
             return [.start(slot: slot, generation: s.generation, setup)]
         }
     }

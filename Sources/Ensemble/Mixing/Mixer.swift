@@ -18,6 +18,9 @@ final class Mixer: @unchecked Sendable {
     let events: EventQueue
     let telemetry: VoiceTelemetry
     let masterMeter = MeterReadout()
+    /// Buses and effect chains (render side) and their settings (control side).
+    let buses: BusRack
+    let busControl = BusControl()
 
     /// Output frames rendered so far: the engine's sample clock.
     let clock = Atomic<Int64>(0)
@@ -73,6 +76,7 @@ final class Mixer: @unchecked Sendable {
         planarRight = .allocate(capacity: maxBlockFrames)
         outboxCapacity = 4 * capacity + 1024
         outbox = .allocate(capacity: outboxCapacity)
+        buses = BusRack(maxBlockFrames: maxBlockFrames)
     }
 
     deinit {
@@ -86,6 +90,7 @@ final class Mixer: @unchecked Sendable {
         starts.deallocate()
         for p in [scratchLeft, scratchRight, scratchGain, planarLeft, planarRight, weights] { p.deallocate() }
         outbox.deallocate()
+        buses.deallocate()
     }
 
     // MARK: Rendering
@@ -127,16 +132,27 @@ final class Mixer: @unchecked Sendable {
         let firstEvent = outboxCount
         while let command = commands.pop() { apply(command) }
         activateStarts(before: t1)
+        buses.beginBlock(n)
 
         var kept = 0
         for k in 0..<activeCount {
             let slot = Int(active[k])
-            if renderVoice(slot, t0, t1, outL, outR) {
+            let keep: Bool
+            if pool[slot].isRouting(t0) {
+                let (routeL, routeR) = buses.beginRoute(n)
+                keep = renderVoice(slot, t0, t1, routeL, routeR)
+                buses.finishRoute(pool[slot], n, t0, outL, outR)
+            } else {
+                let (toL, toR) = buses.destination(pool[slot].bus, outL, outR)
+                keep = renderVoice(slot, t0, t1, toL, toR)
+            }
+            if keep {
                 active[kept] = active[k]
                 kept += 1
             }
         }
         activeCount = kept
+        buses.finishBlock(outL, outR, n, t0)
 
         var master = MeterAccumulator()
         master.add(left: outL, right: outR, count: n)
@@ -394,6 +410,11 @@ final class Mixer: @unchecked Sendable {
             guard let s = live(slot, generation) else { return }
             pool[s].fadeIn = EdgeFade(zeroFrame: pool[s].fadeIn.zeroFrame, length: fadeInFrames, direction: 1)
             pool[s].fadeOutFrames = fadeOutFrames
+        case let .bus(command):
+            buses.apply(command, now: now)
+        case let .route(slot, generation, bus, rampFrames):
+            guard let s = live(slot, generation) else { return }
+            pool[s].route(to: bus, now: now, rampFrames: rampFrames)
         case let .setMetering(slot, generation, enabled):
             guard let s = live(slot, generation) else { return }
             pool[s].metering = enabled
@@ -438,6 +459,7 @@ final class Mixer: @unchecked Sendable {
         v.fadeOutFrames = setup.fadeOutFrames
         v.attack = EdgeFade(zeroFrame: startFrame, length: setup.attackFrames, direction: 1)
         v.metering = setup.metering
+        v.bus = setup.bus
         pool[slot] = v
         pool[slot].updateNaturalEnd(now: startFrame)
         telemetry.publish(slot: slot, generation: generation, phase: .scheduled, position: v.cursor.position)

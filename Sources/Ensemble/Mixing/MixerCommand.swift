@@ -22,6 +22,8 @@ struct VoiceSetup: BitwiseCopyable, Sendable {
     var metering: Bool
     /// Order of `fire`/`play` calls, to break ties between voices that start on the same frame.
     var sequence: UInt64
+    /// The bus the voice is summed into: 0 = master (straight into the output), 1…16 = a configured bus.
+    var bus: Int32 = 0
 }
 
 /// A request from the control side to the render side. Each names the slot it acts on and the slot's
@@ -42,6 +44,10 @@ enum MixerCommand: BitwiseCopyable, Sendable {
     case setLoops(slot: Int32, generation: UInt32, loops: Int)
     case setFades(slot: Int32, generation: UInt32, fadeInFrames: Int, fadeOutFrames: Int)
     case setMetering(slot: Int32, generation: UInt32, enabled: Bool)
+    /// Bus settings and effect chains (see `BusRack`).
+    case bus(BusCommand)
+    /// Moves a voice to another bus, crossfading over `rampFrames` if it is sounding.
+    case route(slot: Int32, generation: UInt32, bus: Int32, rampFrames: Int)
 }
 
 /// Why a voice stopped sounding.

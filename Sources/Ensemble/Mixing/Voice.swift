@@ -37,6 +37,11 @@ struct Voice: BitwiseCopyable {
     var releaseIsPause = false
 
     var metering = false
+    /// The bus the voice is summed into (0: straight into the output), and while moving between buses the
+    /// one it leaves, with the crossfade (see `BusRack.finishRoute`).
+    var bus: Int32 = 0
+    var previousBus: Int32 = 0
+    var busFade = LinearRamp.constant(1)
 
     // Pattern matches rather than `==`: the synthesized Equatable goes through generic code that the
     // render path's @_noLocks check rejects in debug builds.

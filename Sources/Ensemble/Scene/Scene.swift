@@ -30,6 +30,8 @@ public struct Scene: Sendable, Equatable {
         public var fadeIn = 0.0
         /// Ends at the track's last sample, or at the scene's end for a track that loops forever.
         public var fadeOut = 0.0
+        /// The name of the bus it plays into; nil for the master.
+        public var bus: String?
 
         public init(name: String, file: String) {
             self.name = name
@@ -44,12 +46,29 @@ public struct Scene: Sendable, Equatable {
         public var at = 0.0
         public var volume: Float = 1
         public var pan: Float = 0
+        /// The name of the bus it plays into; nil for the master.
+        public var bus: String?
 
         public init(name: String, file: String) {
             self.name = name
             self.file = file
         }
     }
+
+    /// A bus (see "Buses and effects" in the README): tracks and effects routed to it by name are summed,
+    /// run through `effects`, and mixed into the master with its volume, pan, mute and solo.
+    public struct Bus: Sendable, Equatable {
+        public var name: String
+        public var settings = BusSettings()
+        public var effects: [EffectSpec] = []
+
+        public init(name: String) { self.name = name }
+    }
+
+    /// Buses in the order given; the first is engine bus 1.
+    public var buses: [Bus] = []
+    /// The master bus's chain, run on the final mix.
+    public var masterEffects: [EffectSpec] = []
 
     public var sampleRate = 48000.0
     /// Length of the mix in seconds; nil means "until the last track or effect ends".

@@ -7,6 +7,8 @@ struct SceneFile: Decodable {
     var duration: Double?
     var tracks: [TrackEntry]?
     var effects: [EffectEntry]?
+    var buses: [BusEntry]?
+    var master: MasterEntry?
 
     struct TrackEntry: Decodable {
         var name: String?
@@ -16,9 +18,10 @@ struct SceneFile: Decodable {
         /// Decoded as a number and checked for being whole later: Foundation's decoder reports 1.5 read as an Int
         /// as "not valid JSON", without naming the key.
         var loops: Double?
+        var bus: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case name, file, start, offset, volume, pan, rate, loops, fadeIn, fadeOut
+            case name, file, start, offset, volume, pan, rate, loops, fadeIn, fadeOut, bus
         }
 
         init(from decoder: Decoder) throws {
@@ -33,6 +36,7 @@ struct SceneFile: Decodable {
             loops = try c.decodeIfPresent(Double.self, forKey: .loops)
             fadeIn = try c.decodeIfPresent(Double.self, forKey: .fadeIn)
             fadeOut = try c.decodeIfPresent(Double.self, forKey: .fadeOut)
+            bus = try c.decodeIfPresent(String.self, forKey: .bus)
         }
     }
 
@@ -40,9 +44,10 @@ struct SceneFile: Decodable {
         var name: String?
         var file: String?
         var at, volume, pan: Double?
+        var bus: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case name, file, at, volume, pan
+            case name, file, at, volume, pan, bus
         }
 
         init(from decoder: Decoder) throws {
@@ -52,11 +57,12 @@ struct SceneFile: Decodable {
             at = try c.decodeIfPresent(Double.self, forKey: .at)
             volume = try c.decodeIfPresent(Double.self, forKey: .volume)
             pan = try c.decodeIfPresent(Double.self, forKey: .pan)
+            bus = try c.decodeIfPresent(String.self, forKey: .bus)
         }
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case sampleRate, duration, tracks, effects
+        case sampleRate, duration, tracks, effects, buses, master
     }
 
     init(from decoder: Decoder) throws {
@@ -65,6 +71,8 @@ struct SceneFile: Decodable {
         duration = try c.decodeIfPresent(Double.self, forKey: .duration)
         tracks = try c.decodeIfPresent([TrackEntry].self, forKey: .tracks)
         effects = try c.decodeIfPresent([EffectEntry].self, forKey: .effects)
+        buses = try c.decodeIfPresent([BusEntry].self, forKey: .buses)
+        master = try c.decodeIfPresent(MasterEntry.self, forKey: .master)
     }
 
     /// Names a decoding failure by its key path, e.g. `tracks[0].volume: expected a number`.
@@ -87,6 +95,7 @@ struct SceneFile: Decodable {
             case is Double.Type: what = "a number"
             case is Int.Type: what = "a whole number"
             case is String.Type: what = "a string"
+            case is Bool.Type: what = "true or false"
             default: what = type is [Any].Type ? "a list" : "an object"
             }
             let at = path(context.codingPath)
@@ -111,7 +120,7 @@ struct SceneKeyError: Error {
 }
 
 /// A keyed container that rejects keys `Keys` does not list.
-private func strictContainer<Keys: CodingKey & CaseIterable>(
+func strictContainer<Keys: CodingKey & CaseIterable>(
     _ decoder: Decoder, _ keys: Keys.Type
 ) throws -> KeyedDecodingContainer<Keys> {
     let known = Set(Keys.allCases.map(\.stringValue))
@@ -163,6 +172,7 @@ extension SceneFile {
             guard d.isFinite, d > 0, d <= 24 * 3600 else { throw fail("duration: \(d) is out of range (0, 86400] seconds") }
             scene.duration = d
         }
+        try validateBuses(into: &scene, path: path)
         for (i, entry) in (tracks ?? []).enumerated() {
             let key = "tracks[\(i)]"
             let file = try resolve(entry.file, key)
@@ -178,6 +188,7 @@ extension SceneFile {
                 guard loops == loops.rounded() else { throw fail("\(key).loops: \(loops) is not a whole number") }
                 t.loops = Int(loops)
             }
+            t.bus = try busName(entry.bus, "\(key).bus", scene, path: path)
             if t.loops == -1 && scene.duration == nil {
                 throw fail("duration: required because \(key).loops is -1 (loops forever)")
             }
@@ -190,6 +201,7 @@ extension SceneFile {
             if let v = try check(entry.at, "\(key).at", 0...86400, "0…86400 s") { e.at = v }
             if let v = try check(entry.volume, "\(key).volume", 0...1, "0…1") { e.volume = Float(v) }
             if let v = try check(entry.pan, "\(key).pan", -1...1, "−1…1") { e.pan = Float(v) }
+            e.bus = try busName(entry.bus, "\(key).bus", scene, path: path)
             scene.effects.append(e)
         }
         if scene.tracks.isEmpty && scene.effects.isEmpty && scene.duration == nil {

@@ -12,6 +12,8 @@ public final class ScenePlayback: @unchecked Sendable {
     private var tracks: [(spec: Scene.Track, track: Track)] = []
     private var effects: [(spec: Scene.Effect, effect: SoundEffect)] = []
     private let log = EventLog()
+    /// Engine bus of each scene bus, by name.
+    private let busIndex: [String: Int]
 
     /// Decodes every file the scene names and prepares tracks and effects on `engine` (whose sample rate the
     /// scene is rendered at). Fails naming the scene, the key and the file.
@@ -34,6 +36,20 @@ public final class ScenePlayback: @unchecked Sendable {
             }
         }
 
+        // Buses first (engine bus i + 1 for scene bus i), so they are in place before the first block.
+        var busIndex: [String: Int] = [:]
+        for (i, bus) in scene.buses.enumerated() {
+            busIndex[bus.name] = i + 1
+            do {
+                try engine.setBus(i + 1, bus.settings)
+                if !bus.effects.isEmpty { try engine.setEffects(bus.effects, onBus: i + 1) }
+            } catch { throw fail("buses[\(i)]", error) }
+        }
+        if !scene.masterEffects.isEmpty {
+            do { try engine.setEffects(scene.masterEffects, onBus: 0) } catch { throw fail("master", error) }
+        }
+        self.busIndex = busIndex
+
         let rate = engine.sampleRate
         var lastEnd: Int64 = 0
         for (i, spec) in scene.tracks.enumerated() {
@@ -52,6 +68,7 @@ public final class ScenePlayback: @unchecked Sendable {
             track.fadeIn = spec.fadeIn
             track.fadeOut = spec.fadeOut
             track.currentTime = Double(offsetFrames) / s.sampleRate
+            track.bus = spec.bus.flatMap { busIndex[$0] } ?? 0
             tracks.append((spec, track))
             if spec.loops >= 0 {
                 let cursor = SourceCursor(position: offsetFrames, fraction: 0, pass: 0, loops: spec.loops,
@@ -108,7 +125,8 @@ public final class ScenePlayback: @unchecked Sendable {
             for (spec, effect) in effects {
                 let name = spec.name
                 try engine.fire(effect, volume: spec.volume, pan: spec.pan,
-                                atFrame: origin + Int64((spec.at * rate).rounded())) { [log] done in
+                                atFrame: origin + Int64((spec.at * rate).rounded()),
+                                bus: spec.bus.flatMap { busIndex[$0] } ?? 0) { [log] done in
                     log.append(SceneEvent(event: .effectCompleted, name: name, frame: done.frame - origin, reason: done.reason))
                 }
             }

@@ -1,0 +1,159 @@
+import Foundation
+
+/// One processor in a bus's effect chain, as the control side describes it.
+public enum EffectSpec: Sendable, Equatable {
+    /// An RBJ cookbook biquad (`gainDB` is used by peaking and the shelves).
+    case filter(BiquadShape, frequency: Double, q: Double, gainDB: Double)
+    /// The 10-band graphic equaliser with these gains in dB at `GraphicEQ.bandCentres`.
+    case graphicEQ(gains: [Double])
+    /// Echo: `time` seconds, `feedback` 0…0.95, `mix` 0 (dry) … 1 (wet only).
+    case delay(time: Double, feedback: Double, mix: Double)
+    /// Look-ahead limiter: ceiling in dBFS, look-ahead and release in seconds.
+    case limiter(ceilingDB: Double, lookahead: Double, release: Double)
+
+    /// The graphic equaliser set to a named preset (see `GraphicEQ.presets`), or nil for an unknown name.
+    public static func eq(preset: String) -> EffectSpec? {
+        GraphicEQ.preset(named: preset).map { .graphicEQ(gains: $0) }
+    }
+
+    /// The first parameter outside its range at `sampleRate`: its scene key, its value and the range expected.
+    public func problem(sampleRate: Double) -> (key: String, value: Double, expected: String)? {
+        func bad(_ v: Double, _ range: ClosedRange<Double>) -> Bool { !(v.isFinite && range.contains(v)) }
+        switch self {
+        case let .filter(_, frequency, q, gainDB):
+            let nyquist = sampleRate / 2
+            if !(frequency.isFinite && frequency > 0 && frequency < nyquist) {
+                return ("frequency", frequency, "between 0 and \(nyquist) Hz (half the sample rate)")
+            }
+            if bad(q, 0.05...50) { return ("q", q, "0.05…50") }
+            if bad(gainDB, -48...48) { return ("gain", gainDB, "−48…48 dB") }
+        case let .graphicEQ(gains):
+            if gains.count != GraphicEQ.bandCentres.count { return ("gains", Double(gains.count), "10 band gains") }
+            if let g = gains.first(where: { bad($0, -24...24) }) { return ("gains", g, "−24…24 dB") }
+        case let .delay(time, feedback, mix):
+            if bad(time, 0.001...5) { return ("time", time, "0.001…5 s") }
+            if bad(feedback, 0...0.95) { return ("feedback", feedback, "0…0.95") }
+            if bad(mix, 0...1) { return ("mix", mix, "0…1") }
+        case let .limiter(ceilingDB, lookahead, release):
+            if bad(ceilingDB, -60...0) { return ("ceiling", ceilingDB, "−60…0 dBFS") }
+            if bad(lookahead, 0.0001...0.05) { return ("lookahead", lookahead, "0.0001…0.05 s") }
+            if bad(release, 0.001...5) { return ("release", release, "0.001…5 s") }
+        }
+        return nil
+    }
+}
+
+/// A processor on the render side: plain state behind pointers allocated by `EffectChain.make`.
+enum EffectUnit: BitwiseCopyable {
+    case biquads(UnsafeMutablePointer<BiquadSection>, count: Int)
+    case delay(UnsafeMutablePointer<DelayLine>)
+    case limiter(UnsafeMutablePointer<Limiter>)
+}
+
+/// A bus's chain of processors, allocated on the control side, installed by a command carrying its pointer,
+/// run in place on the render side, and handed back (through `RetiredChains`) to be freed on the control side.
+struct EffectChain {
+    var units: UnsafeMutablePointer<EffectUnit>
+    var count: Int
+
+    /// Allocates and initialises the chain (all state zeroed). An empty list gives nil: "no chain".
+    static func make(_ specs: [EffectSpec], sampleRate: Double) -> UnsafeMutablePointer<EffectChain>? {
+        guard !specs.isEmpty else { return nil }
+        let units = UnsafeMutablePointer<EffectUnit>.allocate(capacity: specs.count)
+        for (i, spec) in specs.enumerated() {
+            let unit: EffectUnit
+            switch spec {
+            case let .filter(shape, frequency, q, gainDB):
+                let s = UnsafeMutablePointer<BiquadSection>.allocate(capacity: 1)
+                s.initialize(to: BiquadSection(BiquadCoefficients(shape: shape, frequency: frequency, q: q,
+                                                                  gainDB: gainDB, sampleRate: sampleRate)))
+                unit = .biquads(s, count: 1)
+            case let .graphicEQ(gains):
+                let coefficients = GraphicEQ.sections(gains: gains, sampleRate: sampleRate)
+                let s = UnsafeMutablePointer<BiquadSection>.allocate(capacity: max(coefficients.count, 1))
+                for (k, c) in coefficients.enumerated() { (s + k).initialize(to: BiquadSection(c)) }
+                unit = .biquads(s, count: coefficients.count)
+            case let .delay(time, feedback, mix):
+                let d = UnsafeMutablePointer<DelayLine>.allocate(capacity: 1)
+                d.initialize(to: DelayLine(frames: Int((time * sampleRate).rounded()), feedback: Float(feedback),
+                                           mix: Float(mix)))
+                unit = .delay(d)
+            case let .limiter(ceilingDB, lookahead, release):
+                let l = UnsafeMutablePointer<Limiter>.allocate(capacity: 1)
+                l.initialize(to: Limiter(ceiling: Float(pow(10, ceilingDB / 20)),
+                                         lookahead: Int((lookahead * sampleRate).rounded()),
+                                         releaseFrames: Int((release * sampleRate).rounded())))
+                unit = .limiter(l)
+            }
+            (units + i).initialize(to: unit)
+        }
+        let chain = UnsafeMutablePointer<EffectChain>.allocate(capacity: 1)
+        chain.initialize(to: EffectChain(units: units, count: specs.count))
+        return chain
+    }
+
+    /// Frees a chain made by `make` (control side only).
+    static func free(_ chain: UnsafeMutablePointer<EffectChain>) {
+        let c = chain.pointee
+        for i in 0..<c.count {
+            switch c.units[i] {
+            case let .biquads(s, _): s.deallocate()
+            case let .delay(d):
+                d.pointee.deallocate()
+                d.deallocate()
+            case let .limiter(l):
+                l.pointee.deallocate()
+                l.deallocate()
+            }
+        }
+        c.units.deallocate()
+        chain.deallocate()
+    }
+
+    /// Runs every processor in order over `n` frames, in place.
+    @_noLocks
+    static func process(_ chain: UnsafeMutablePointer<EffectChain>,
+                        _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {
+        let units = chain.pointee.units, count = chain.pointee.count
+        for i in 0..<count {
+            switch units[i] {
+            case let .biquads(s, sections):
+                for k in 0..<sections { s[k].process(l, r, n) }
+            case let .delay(d):
+                d.pointee.process(l, r, n)
+            case let .limiter(lim):
+                lim.pointee.process(l, r, n)
+            }
+        }
+    }
+}
+
+/// Retired chains on their way from the render side back to the control side to be freed.
+struct RetiredChains: @unchecked Sendable {
+    let indices = RingIndices(minimumCapacity: 1024)
+    let storage: UnsafeMutablePointer<UnsafeMutablePointer<EffectChain>?>
+
+    init() { storage = .allocate(capacity: 1024) }
+
+    @_noLocks
+    func push(_ chain: UnsafeMutablePointer<EffectChain>) -> Bool {
+        guard let w = indices.reserve(1) else { return false }
+        storage[w & indices.mask] = chain
+        indices.publish(w + 1)
+        return true
+    }
+
+    /// Control side: frees every chain handed back so far.
+    func drain() {
+        while let r = indices.next() {
+            if let c = storage[r & indices.mask] { EffectChain.free(c) }
+            indices.consumed(r)
+        }
+    }
+
+    func deallocate() {
+        drain()
+        indices.deallocate()
+        storage.deallocate()
+    }
+}

@@ -1,0 +1,137 @@
+import Synchronization
+
+/// A bus's mixing-desk settings.
+public struct BusSettings: Sendable, Equatable {
+    /// Gain, 0…1.
+    public var volume: Float = 1
+    /// Equal-power balance of the bus's stereo signal, −1…1 (the stereo law of `PanMatrix`; 0 passes it untouched).
+    public var pan: Float = 0
+    public var mute = false
+    /// While any bus is soloed, every bus that is not is silent (sounds routed straight to master are not
+    /// part of the solo system).
+    public var solo = false
+
+    public init(volume: Float = 1, pan: Float = 0, mute: Bool = false, solo: Bool = false) {
+        self.volume = volume
+        self.pan = pan
+        self.mute = mute
+        self.solo = solo
+    }
+}
+
+/// Control-side bus settings (the render side only ever sees the commands they turn into).
+final class BusControl: Sendable {
+    struct Bus {
+        var configured = false
+        var settings = BusSettings()
+        var effects: [EffectSpec] = []
+        /// The gain last sent: volume × (muted or soloed out ? 0 : 1).
+        var sentGain: Float = 1
+    }
+    let buses = Mutex<[Bus]>(Array(repeating: Bus(), count: BusRack.count))
+}
+
+/// Buses and effect chains: up to 16 buses (1…16) collect the tracks and effects routed to them, run their
+/// chain of effects, and mix into the master (bus 0), which has a chain of its own.
+extension Engine {
+    /// Buses 1…`maxBuses`; bus 0 is the master.
+    public static let maxBuses = BusRack.count - 1
+
+    /// Ramp length for a bus change: the smoothing time, or none before the first block is rendered (so a
+    /// scene starts with its buses already as configured).
+    private var busRampFrames: Int { renderedFrame == 0 ? 0 : smoothingFrames }
+
+    private func checkBus(_ bus: Int, allowMaster: Bool) throws(EngineError) {
+        let low = allowMaster ? 0 : 1
+        guard bus >= low, bus <= Self.maxBuses else {
+            throw .invalidParameter(name: "bus", value: Double(bus), expected: "\(low)…\(Self.maxBuses)")
+        }
+    }
+
+    /// Sets bus `bus` (1…16) up, or changes its volume, pan, mute and solo (smoothed over the smoothing time).
+    public func setBus(_ bus: Int, _ settings: BusSettings) throws(EngineError) {
+        try checkBus(bus, allowMaster: false)
+        guard settings.volume.isFinite, settings.volume >= 0, settings.volume <= 1 else {
+            throw .invalidParameter(name: "volume", value: Double(settings.volume), expected: "0…1")
+        }
+        guard settings.pan.isFinite, settings.pan >= -1, settings.pan <= 1 else {
+            throw .invalidParameter(name: "pan", value: Double(settings.pan), expected: "−1…1")
+        }
+        let ramp = busRampFrames
+        mixer.busControl.buses.withLock { buses in
+            var batch: [MixerCommand] = []
+            if !buses[bus].configured {
+                buses[bus].configured = true
+                batch.append(.bus(.configure(bus: Int32(bus))))
+            }
+            if buses[bus].settings.pan != settings.pan {
+                batch.append(.bus(.pan(bus: Int32(bus), matrix: PanMatrix(pan: settings.pan, channelCount: 2),
+                                       rampFrames: ramp)))
+            }
+            buses[bus].settings = settings
+            let anySolo = buses.contains { $0.configured && $0.settings.solo }
+            for b in 1..<buses.count where buses[b].configured {
+                let s = buses[b].settings
+                let audible = !s.mute && (!anySolo || s.solo)
+                let gain: Float = audible ? s.volume : 0
+                if gain != buses[b].sentGain {
+                    buses[b].sentGain = gain
+                    batch.append(.bus(.gain(bus: Int32(b), gain: gain, rampFrames: ramp)))
+                }
+            }
+            send(batch)
+        }
+    }
+
+    /// The settings of bus `bus` (defaults for one never set up).
+    public func busSettings(_ bus: Int) -> BusSettings {
+        guard bus >= 0, bus <= Self.maxBuses else { return BusSettings() }
+        return mixer.busControl.buses.withLock { $0[bus].settings }
+    }
+
+    /// Replaces the effect chain of bus `bus` (0 = master). The new chain starts with silent state and the
+    /// output crossfades from the old chain's to the new one's over the smoothing time (no crossfade before the
+    /// first rendered block). The old chain keeps running during the crossfade, so its tail fades rather than
+    /// stops; it is freed on the control side afterwards. An empty list removes the chain.
+    public func setEffects(_ effects: [EffectSpec], onBus bus: Int) throws(EngineError) {
+        try checkBus(bus, allowMaster: true)
+        for (i, e) in effects.enumerated() {
+            if let p = e.problem(sampleRate: sampleRate) {
+                throw .invalidParameter(name: "effects[\(i)].\(p.key)", value: p.value, expected: p.expected)
+            }
+        }
+        let ramp = busRampFrames
+        let retired = mixer.buses.retired
+        mixer.busControl.buses.withLock { buses in
+            // Chains the render side has handed back are freed here, one consumer at a time (under the lock).
+            retired.drain()
+            buses[bus].effects = effects
+            let chain = EffectChain.make(effects, sampleRate: sampleRate)
+            var batch: [MixerCommand] = []
+            if bus > 0 && !buses[bus].configured {
+                buses[bus].configured = true
+                batch.append(.bus(.configure(bus: Int32(bus))))
+            }
+            batch.append(.bus(.chain(bus: Int32(bus), chain: ChainHandle(pointer: chain), fadeFrames: ramp)))
+            send(batch)
+        }
+    }
+
+    /// The effect chain last set on bus `bus`.
+    public func effects(onBus bus: Int) -> [EffectSpec] {
+        guard bus >= 0, bus <= Self.maxBuses else { return [] }
+        return mixer.busControl.buses.withLock { $0[bus].effects }
+    }
+
+    /// Peak power of bus `bus` (1…16, after its chain, volume and pan) over the last block, in dB full scale.
+    public func peakPower(forChannel channel: Int, onBus bus: Int) -> Float {
+        guard bus >= 1, bus <= Self.maxBuses else { return -160 }
+        return mixer.buses.meters[bus].peakPower(channel: channel)
+    }
+
+    /// Average (RMS) power of bus `bus` over the last block, in dB full scale.
+    public func averagePower(forChannel channel: Int, onBus bus: Int) -> Float {
+        guard bus >= 1, bus <= Self.maxBuses else { return -160 }
+        return mixer.buses.meters[bus].averagePower(channel: channel)
+    }
+}

@@ -1,0 +1,303 @@
+/// A request for the bus rack, carried by `MixerCommand.bus`.
+enum BusCommand: BitwiseCopyable, Sendable {
+    /// Bus `bus` (1…16) starts collecting the voices routed to it and mixing itself into the master.
+    case configure(bus: Int32)
+    /// Effective gain (volume × mute/solo), reached over `rampFrames` from its current value.
+    case gain(bus: Int32, gain: Float, rampFrames: Int)
+    case pan(bus: Int32, matrix: PanMatrix, rampFrames: Int)
+    /// Replaces the bus's chain (nil: none), crossfading from the old chain's output over `fadeFrames`.
+    case chain(bus: Int32, chain: ChainHandle, fadeFrames: Int)
+}
+
+/// A chain pointer that may cross to the render side (which owns it until it hands it back).
+struct ChainHandle: @unchecked Sendable, BitwiseCopyable {
+    var pointer: UnsafeMutablePointer<EffectChain>?
+}
+
+/// What the render side holds for one bus.
+struct BusState: BitwiseCopyable {
+    var configured = false
+    var gain = LinearRamp.constant(1)
+    var panFrom = PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0, rightFromRight: 1)
+    var panTo = PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0, rightFromRight: 1)
+    var panRampStart: Int64 = 0
+    var panRampLength = 0
+    var chain = ChainHandle(pointer: nil)
+    /// During a chain change: the previous chain, faded out linearly between `fadeStart` and its end.
+    var crossfading = false
+    var previous = ChainHandle(pointer: nil)
+    var fade = LinearRamp.constant(1)
+
+    @_noLocks
+    init() {}
+
+    @inline(__always)
+    @_noLocks
+    func panMatrix(at frame: Int64) -> PanMatrix {
+        if panRampLength == 0 || frame >= panRampStart + Int64(panRampLength) { return panTo }
+        if frame <= panRampStart { return panFrom }
+        return PanMatrix.mix(panFrom, panTo, Float(frame - panRampStart) / Float(panRampLength))
+    }
+
+    @_noLocks
+    func panVaries(in start: Int64, _ end: Int64) -> Bool {
+        if panRampLength == 0 || panFrom.isSame(as: panTo) { return false }
+        return start < panRampStart + Int64(panRampLength) && end > panRampStart
+    }
+}
+
+/// The render side's buses: bus 0 is the master (its chain runs on the final mix), buses 1…16 each collect
+/// the voices routed to them in a preallocated stereo buffer, run their chain, apply their gain and pan
+/// (smoothed like a track's, with the same constant/ramping bit-identity) and add into the master, in bus
+/// order. Voices on bus 0 are summed straight into the output exactly as without buses.
+struct BusRack: @unchecked Sendable {
+    static let count = 17
+
+    let states: UnsafeMutablePointer<BusState>
+    let left: UnsafeMutablePointer<Float>
+    let right: UnsafeMutablePointer<Float>
+    let scratchL: UnsafeMutablePointer<Float>
+    let scratchR: UnsafeMutablePointer<Float>
+    /// A voice moving between buses is rendered here first, then split between the two.
+    let routeL: UnsafeMutablePointer<Float>
+    let routeR: UnsafeMutablePointer<Float>
+    let meters: UnsafeMutablePointer<MeterReadout>
+    let retired = RetiredChains()
+    let maxBlockFrames: Int
+    /// Set once any bus is configured or any chain installed: until then the rack costs nothing per block.
+    /// Behind a pointer so the rack itself is immutable (the control side reads `meters` and `retired`).
+    private let activeFlag: UnsafeMutablePointer<Bool>
+    var active: Bool { @_noLocks get { activeFlag.pointee } }
+
+    init(maxBlockFrames: Int) {
+        self.maxBlockFrames = maxBlockFrames
+        states = .allocate(capacity: Self.count)
+        states.initialize(repeating: BusState(), count: Self.count)
+        left = .allocate(capacity: Self.count * maxBlockFrames)
+        right = .allocate(capacity: Self.count * maxBlockFrames)
+        left.initialize(repeating: 0, count: Self.count * maxBlockFrames)
+        right.initialize(repeating: 0, count: Self.count * maxBlockFrames)
+        scratchL = .allocate(capacity: maxBlockFrames)
+        scratchR = .allocate(capacity: maxBlockFrames)
+        routeL = .allocate(capacity: maxBlockFrames)
+        routeR = .allocate(capacity: maxBlockFrames)
+        activeFlag = .allocate(capacity: 1)
+        activeFlag.initialize(to: false)
+        meters = .allocate(capacity: Self.count)
+        for i in 0..<Self.count { (meters + i).initialize(to: MeterReadout()) }
+    }
+
+    func deallocate() {
+        for b in 0..<Self.count {
+            if let c = states[b].chain.pointer { EffectChain.free(c) }
+            if let c = states[b].previous.pointer { EffectChain.free(c) }
+            meters[b].deallocate()
+        }
+        retired.deallocate()
+        for p in [left, right, scratchL, scratchR, routeL, routeR] { p.deallocate() }
+        states.deallocate()
+        meters.deallocate()
+        activeFlag.deallocate()
+    }
+
+    /// Where a voice routed to `bus` is summed: the bus's buffer, or the output for the master (and for a bus
+    /// that was never configured).
+    @inline(__always)
+    @_noLocks
+    func destination(_ bus: Int32, _ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>)
+        -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        let b = Int(bus)
+        guard b > 0, b < Self.count, states[b].configured else { return (outL, outR) }
+        return (left + b * maxBlockFrames, right + b * maxBlockFrames)
+    }
+
+    /// Clears the routing buffers for a voice that is moving between buses in this block.
+    @_noLocks
+    func beginRoute(_ n: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        for j in 0..<n {
+            routeL[j] = 0
+            routeR[j] = 0
+        }
+        return (routeL, routeR)
+    }
+
+    /// Splits the routed voice between its previous bus (1 − f) and its new one (f), f rising over the move.
+    /// Past the move's end f = 1 gives the new bus exactly what the direct path would have added.
+    @_noLocks
+    func finishRoute(_ voice: Voice, _ n: Int, _ t0: Int64,
+                     _ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>) {
+        let (fromL, fromR) = destination(voice.previousBus, outL, outR)
+        let (toL, toR) = destination(voice.bus, outL, outR)
+        let fade = voice.busFade
+        for j in 0..<n {
+            let f = fade.value(at: t0 + Int64(j))
+            let l = routeL[j], r = routeR[j]
+            fromL[j] += l * (1 - f)
+            fromR[j] += r * (1 - f)
+            toL[j] += l * f
+            toR[j] += r * f
+        }
+    }
+
+    @_noLocks
+    func beginBlock(_ n: Int) {
+        guard active else { return }
+        for b in 1..<Self.count where states[b].configured {
+            let l = left + b * maxBlockFrames, r = right + b * maxBlockFrames
+            for j in 0..<n {
+                l[j] = 0
+                r[j] = 0
+            }
+        }
+    }
+
+    /// Runs every configured bus's chain, mixes it into the output, then runs the master chain on the output.
+    @_noLocks
+    func finishBlock(_ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, _ n: Int, _ t0: Int64) {
+        guard active else { return }
+        for b in 1..<Self.count where states[b].configured {
+            let l = left + b * maxBlockFrames, r = right + b * maxBlockFrames
+            runChain(b, l, r, n, t0)
+            var meter = MeterAccumulator()
+            mixDown(b, l, r, into: outL, outR, n, t0, &meter)
+            meters[b].publish(meter, blockFrames: n)
+        }
+        runChain(0, outL, outR, n, t0)
+    }
+
+    @_noLocks
+    private func runChain(_ b: Int, _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>,
+                          _ n: Int, _ t0: Int64) {
+        let s = states[b]
+        if !s.crossfading {
+            if let c = s.chain.pointer { EffectChain.process(c, l, r, n) }
+            return
+        }
+        // Old chain on the buffer, new chain on a copy, then a linear crossfade old → new.
+        let xl = scratchL, xr = scratchR
+        for j in 0..<n {
+            xl[j] = l[j]
+            xr[j] = r[j]
+        }
+        if let c = s.previous.pointer { EffectChain.process(c, l, r, n) }
+        if let c = s.chain.pointer { EffectChain.process(c, xl, xr, n) }
+        let fade = s.fade
+        for j in 0..<n {
+            let t = fade.value(at: t0 + Int64(j))
+            if t >= 1 {
+                // Past the fade: exactly the new chain, as a block without a crossfade gives it.
+                l[j] = xl[j]
+                r[j] = xr[j]
+            } else {
+                l[j] += (xl[j] - l[j]) * t
+                r[j] += (xr[j] - r[j]) * t
+            }
+        }
+        if t0 + Int64(n) >= fade.startFrame + Int64(fade.length) {
+            if let c = s.previous.pointer { _ = retired.push(c) }
+            states[b].previous = ChainHandle(pointer: nil)
+            states[b].crossfading = false
+        }
+    }
+
+    /// out += M(t)·g(t)·bus, with k = M·g formed the same way on the constant and the ramping path.
+    @_noLocks
+    private func mixDown(_ b: Int, _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>,
+                         into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>,
+                         _ n: Int, _ t0: Int64, _ meter: inout MeterAccumulator) {
+        let s = states[b]
+        let t1 = t0 + Int64(n)
+        if !s.gain.varies(in: t0, t1) && !s.panVaries(in: t0, t1) {
+            let g = s.gain.value(at: t0)
+            let m = s.panMatrix(at: t0)
+            let a = m.leftFromLeft * g, bb = m.leftFromRight * g
+            let c = m.rightFromLeft * g, d = m.rightFromRight * g
+            for j in 0..<n {
+                let ol = a * l[j] + bb * r[j], or = c * l[j] + d * r[j]
+                outL[j] += ol
+                outR[j] += or
+                meter.add(ol, or)
+            }
+            return
+        }
+        for j in 0..<n {
+            let t = t0 + Int64(j)
+            let g = s.gain.value(at: t)
+            let m = s.panMatrix(at: t)
+            let a = m.leftFromLeft * g, bb = m.leftFromRight * g
+            let c = m.rightFromLeft * g, d = m.rightFromRight * g
+            let ol = a * l[j] + bb * r[j], or = c * l[j] + d * r[j]
+            outL[j] += ol
+            outR[j] += or
+            meter.add(ol, or)
+        }
+    }
+
+    @_noLocks
+    func apply(_ command: BusCommand, now: Int64) {
+        switch command {
+        case let .configure(bus):
+            let b = Int(bus)
+            guard b > 0, b < Self.count else { return }
+            states[b].configured = true
+            activeFlag.pointee = true
+        case let .gain(bus, gain, rampFrames):
+            let b = Int(bus)
+            guard b > 0, b < Self.count else { return }
+            states[b].gain = LinearRamp(from: states[b].gain.value(at: now), to: gain, startFrame: now, length: rampFrames)
+        case let .pan(bus, matrix, rampFrames):
+            let b = Int(bus)
+            guard b > 0, b < Self.count else { return }
+            let current = states[b].panMatrix(at: now)
+            states[b].panFrom = current
+            states[b].panTo = matrix
+            states[b].panRampStart = now
+            states[b].panRampLength = rampFrames
+        case let .chain(bus, chain, fadeFrames):
+            let b = Int(bus)
+            guard b >= 0, b < Self.count else {
+                if let c = chain.pointer { _ = retired.push(c) }
+                return
+            }
+            activeFlag.pointee = true
+            // A change arriving mid-crossfade cuts the oldest chain out at once.
+            if states[b].crossfading, let c = states[b].previous.pointer { _ = retired.push(c) }
+            let old = states[b].chain
+            states[b].chain = chain
+            if fadeFrames > 0 {
+                states[b].previous = old
+                states[b].crossfading = true
+                states[b].fade = LinearRamp(from: 0, to: 1, startFrame: now, length: fadeFrames)
+            } else {
+                if let c = old.pointer { _ = retired.push(c) }
+                states[b].previous = ChainHandle(pointer: nil)
+                states[b].crossfading = false
+            }
+        }
+    }
+}
+
+extension Voice {
+    /// True while the voice is moving from `previousBus` to `bus` somewhere in [t0, t1).
+    @inline(__always)
+    @_noLocks
+    func isRouting(_ t0: Int64) -> Bool {
+        busFade.length > 0 && t0 < busFade.startFrame + Int64(busFade.length)
+    }
+
+    /// Moves the voice to `bus`: at once if it is not sounding yet (or `rampFrames` is 0), else crossfading
+    /// from the old bus to the new one over `rampFrames` from `now`. A move that arrives during another one
+    /// starts from the bus the voice was heading for.
+    @_noLocks
+    mutating func route(to newBus: Int32, now: Int64, rampFrames: Int) {
+        if newBus == bus { return }
+        if !isPlaying || rampFrames == 0 {
+            bus = newBus
+            busFade = .constant(1)
+            return
+        }
+        previousBus = bus
+        bus = newBus
+        busFade = LinearRamp(from: 0, to: 1, startFrame: max(now, startFrame), length: rampFrames)
+    }
+}

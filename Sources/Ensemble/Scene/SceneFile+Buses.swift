@@ -1,0 +1,170 @@
+/// The `buses` and `master` sections of a scene file and the effect entries inside them.
+///
+/// ```json
+/// "buses": [ { "name": "music", "volume": 0.7, "pan": 0, "mute": false, "solo": false,
+///              "effects": [ { "type": "eq", "preset": "Rock" },
+///                           { "type": "lowpass", "frequency": 2000, "q": 0.707 },
+///                           { "type": "delay", "time": 0.25, "feedback": 0.3, "mix": 0.3 },
+///                           { "type": "limiter", "ceiling": -1.0, "lookahead": 0.005 } ] } ],
+/// "master": { "effects": [ { "type": "limiter" } ] }
+/// ```
+extension SceneFile {
+    struct BusEntry: Decodable {
+        var name: String?
+        var volume, pan: Double?
+        var mute, solo: Bool?
+        var effects: [ProcessorEntry]?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case name, volume, pan, mute, solo, effects
+        }
+
+        init(from decoder: Decoder) throws {
+            let c = try strictContainer(decoder, CodingKeys.self)
+            name = try c.decodeIfPresent(String.self, forKey: .name)
+            volume = try c.decodeIfPresent(Double.self, forKey: .volume)
+            pan = try c.decodeIfPresent(Double.self, forKey: .pan)
+            mute = try c.decodeIfPresent(Bool.self, forKey: .mute)
+            solo = try c.decodeIfPresent(Bool.self, forKey: .solo)
+            effects = try c.decodeIfPresent([ProcessorEntry].self, forKey: .effects)
+        }
+    }
+
+    struct MasterEntry: Decodable {
+        var effects: [ProcessorEntry]?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case effects
+        }
+
+        init(from decoder: Decoder) throws {
+            let c = try strictContainer(decoder, CodingKeys.self)
+            effects = try c.decodeIfPresent([ProcessorEntry].self, forKey: .effects)
+        }
+    }
+
+    /// One effect of a chain; which keys are allowed depends on `type` (checked in `spec`).
+    struct ProcessorEntry: Decodable {
+        var type: String?
+        var preset: String?
+        var gains: [Double]?
+        var frequency, q, gain, time, feedback, mix, ceiling, lookahead, release: Double?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case type, preset, gains, frequency, q, gain, time, feedback, mix, ceiling, lookahead, release
+        }
+
+        init(from decoder: Decoder) throws {
+            let c = try strictContainer(decoder, CodingKeys.self)
+            type = try c.decodeIfPresent(String.self, forKey: .type)
+            preset = try c.decodeIfPresent(String.self, forKey: .preset)
+            gains = try c.decodeIfPresent([Double].self, forKey: .gains)
+            frequency = try c.decodeIfPresent(Double.self, forKey: .frequency)
+            q = try c.decodeIfPresent(Double.self, forKey: .q)
+            gain = try c.decodeIfPresent(Double.self, forKey: .gain)
+            time = try c.decodeIfPresent(Double.self, forKey: .time)
+            feedback = try c.decodeIfPresent(Double.self, forKey: .feedback)
+            mix = try c.decodeIfPresent(Double.self, forKey: .mix)
+            ceiling = try c.decodeIfPresent(Double.self, forKey: .ceiling)
+            lookahead = try c.decodeIfPresent(Double.self, forKey: .lookahead)
+            release = try c.decodeIfPresent(Double.self, forKey: .release)
+        }
+
+        static let types = ["eq", "lowpass", "highpass", "bandpass", "peaking", "lowshelf", "highshelf", "delay", "limiter"]
+
+        /// The keys present, by name.
+        private var present: [(String, Bool)] {
+            [("preset", preset != nil), ("gains", gains != nil), ("frequency", frequency != nil), ("q", q != nil),
+             ("gain", gain != nil), ("time", time != nil), ("feedback", feedback != nil), ("mix", mix != nil),
+             ("ceiling", ceiling != nil), ("lookahead", lookahead != nil), ("release", release != nil)]
+        }
+
+        /// The validated effect; `key` is this entry's path (`buses[0].effects[1]`).
+        func spec(_ key: String, sampleRate: Double, path: String) throws(SceneError) -> EffectSpec {
+            func fail(_ message: String) -> SceneError { SceneError(path: path, message) }
+            guard let type else { throw fail("\(key).type: missing (one of \(Self.types.joined(separator: ", ")))") }
+            let allowed: [String]
+            switch type {
+            case "eq": allowed = ["preset", "gains"]
+            case "lowpass", "highpass", "bandpass": allowed = ["frequency", "q"]
+            case "peaking", "lowshelf", "highshelf": allowed = ["frequency", "q", "gain"]
+            case "delay": allowed = ["time", "feedback", "mix"]
+            case "limiter": allowed = ["ceiling", "lookahead", "release"]
+            default: throw fail("\(key).type: \"\(type)\" is not an effect type (one of \(Self.types.joined(separator: ", ")))")
+            }
+            for (name, isPresent) in present where isPresent && !allowed.contains(name) {
+                throw fail("\(key).\(name): not used by a \(type) effect (its keys: \(allowed.joined(separator: ", ")))")
+            }
+            let spec: EffectSpec
+            switch type {
+            case "eq":
+                if let preset {
+                    guard gains == nil else { throw fail("\(key).gains: give either preset or gains, not both") }
+                    guard let s = EffectSpec.eq(preset: preset) else {
+                        throw fail("\(key).preset: \"\(preset)\" is not a preset (see `ensemble presets`)")
+                    }
+                    spec = s
+                } else if let gains {
+                    spec = .graphicEQ(gains: gains)
+                } else {
+                    throw fail("\(key).preset: missing (or give gains: 10 values in dB)")
+                }
+            case "delay":
+                spec = .delay(time: time ?? 0.25, feedback: feedback ?? 0.3, mix: mix ?? 0.3)
+            case "limiter":
+                spec = .limiter(ceilingDB: ceiling ?? -1, lookahead: lookahead ?? 0.005, release: release ?? 0.05)
+            default:
+                guard let frequency else { throw fail("\(key).frequency: missing") }
+                spec = .filter(BiquadShape(rawValue: type)!, frequency: frequency, q: q ?? 0.707, gainDB: gain ?? 0)
+            }
+            if let p = spec.problem(sampleRate: sampleRate) {
+                throw fail("\(key).\(p.key): \(p.value) is out of range (expected \(p.expected))")
+            }
+            return spec
+        }
+    }
+
+    func validateBuses(into scene: inout Scene, path: String) throws(SceneError) {
+        func fail(_ message: String) -> SceneError { SceneError(path: path, message) }
+        let entries = buses ?? []
+        guard entries.count <= Engine.maxBuses else {
+            throw fail("buses: \(entries.count) buses; at most \(Engine.maxBuses)")
+        }
+        for (i, entry) in entries.enumerated() {
+            let key = "buses[\(i)]"
+            guard let name = entry.name, !name.isEmpty else { throw fail("\(key).name: missing") }
+            guard name != "master" else { throw fail("\(key).name: \"master\" is reserved for the master bus") }
+            guard !scene.buses.contains(where: { $0.name == name }) else {
+                throw fail("\(key).name: \"\(name)\" is used by another bus")
+            }
+            var bus = Scene.Bus(name: name)
+            if let v = entry.volume {
+                guard v.isFinite, (0...1).contains(v) else { throw fail("\(key).volume: \(v) is out of range 0…1") }
+                bus.settings.volume = Float(v)
+            }
+            if let v = entry.pan {
+                guard v.isFinite, (-1...1).contains(v) else { throw fail("\(key).pan: \(v) is out of range −1…1") }
+                bus.settings.pan = Float(v)
+            }
+            bus.settings.mute = entry.mute ?? false
+            bus.settings.solo = entry.solo ?? false
+            for (j, e) in (entry.effects ?? []).enumerated() {
+                bus.effects.append(try e.spec("\(key).effects[\(j)]", sampleRate: scene.sampleRate, path: path))
+            }
+            scene.buses.append(bus)
+        }
+        for (j, e) in (master?.effects ?? []).enumerated() {
+            scene.masterEffects.append(try e.spec("master.effects[\(j)]", sampleRate: scene.sampleRate, path: path))
+        }
+    }
+
+    /// A track's or effect's `bus` key: nil or "master" for the master, else the name of a bus in the scene.
+    func busName(_ name: String?, _ key: String, _ scene: Scene, path: String) throws(SceneError) -> String? {
+        guard let name, name != "master" else { return nil }
+        guard scene.buses.contains(where: { $0.name == name }) else {
+            let known = (["master"] + scene.buses.map(\.name)).map { "\"\($0)\"" }.joined(separator: ", ")
+            throw SceneError(path: path, "\(key): no bus named \"\(name)\" (known: \(known))")
+        }
+        return name
+    }
+}
