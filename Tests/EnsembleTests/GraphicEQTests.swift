@@ -91,4 +91,13 @@ final class GraphicEQTests: XCTestCase {
         XCTAssertNil(EffectSpec.eq(preset: "Polka"))
         XCTAssertNotNil(EffectSpec.eq(preset: "hip-hop"))
     }
+
+    /// The preset list is the iPod EQ list the issue names, no more and no fewer.
+    func testPresetNamesAreTheIPodList() {
+        let expected = ["Flat", "Acoustic", "Bass Booster", "Bass Reducer", "Classical", "Dance", "Electronic",
+                        "Hip-Hop", "Jazz", "Loudness", "Lounge", "Piano", "Pop", "R&B", "Rock", "Small Speakers",
+                        "Spoken Word", "Treble Booster", "Treble Reducer", "Vocal Booster"]
+        XCTAssertEqual(GraphicEQ.presets.map(\.name), expected)
+        XCTAssertTrue(GraphicEQ.presets.allSatisfy { $0.gains.count == 10 })
+    }
 }
