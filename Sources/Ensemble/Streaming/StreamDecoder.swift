@@ -1,0 +1,131 @@
+import CSndfile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A decoder the stream loader pulls frames from, a little at a time, with random access.
+protocol StreamDecoder: AnyObject {
+    /// Moves so that the next `read` starts at file frame `frame`.
+    func seek(toFrame frame: Int) throws(AudioFileError)
+    /// Decodes up to `frames` frames, interleaved, into `buffer`; returns how many (0 at the end).
+    func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioFileError) -> Int
+}
+
+/// What a streamed sound is: a file, its format, and a way to open a decoder on it. Opening is lazy and
+/// repeatable: the loader opens a decoder when the stream needs data and may close it again to bound the number
+/// of open files.
+public struct StreamFile: Sendable {
+    public let path: String
+    public let sampleRate: Double
+    public let channelCount: Int
+    public let frameCount: Int
+    /// The codec family ("sndfile" for WAV/AIFF/CAF PCM, FLAC and Ogg Vorbis).
+    public let codec: String
+
+    /// Reads the header of `path`. Streams WAV, AIFF, CAF and AIFC with PCM or float samples, FLAC and Ogg
+    /// Vorbis (through libsndfile). MP3 and Apple IMA4 are not streamed yet: they throw `.unsupported`
+    /// (`Sound(contentsOf:)` decodes them into memory).
+    public init(path: String) throws(AudioFileError) {
+        self.path = path
+        let head = try Self.readPrefix(path: path, count: 64 * 1024)
+        guard let container = ContainerSniffer.sniff(head) else {
+            throw AudioFileError(.unsupported, path: path,
+                                 "not a recognised audio file (\(ContainerSniffer.describeMagic(head)))")
+        }
+        switch container {
+        case .mp3:
+            throw AudioFileError(.unsupported, path: path, "MP3 files cannot be streamed yet (decode them into memory)")
+        case .caf, .aifc:
+            if Self.looksLikeIMA4(head) {
+                throw AudioFileError(.unsupported, path: path, "Apple IMA4 files cannot be streamed yet (decode them into memory)")
+            }
+        default:
+            break
+        }
+        var info = SF_INFO()
+        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+            throw AudioFileError(.corrupt, path: path, "cannot open for streaming: \(SndfileDecoder.message(sf_strerror(nil)))")
+        }
+        sf_close(file)
+        guard info.channels == 1 || info.channels == 2 else {
+            throw AudioFileError(.unsupported, path: path, "unsupported channel count \(info.channels) (mono or stereo)")
+        }
+        guard info.samplerate > 0, info.frames >= 0 else {
+            throw AudioFileError(.corrupt, path: path, "header gives sample rate \(info.samplerate), length \(info.frames)")
+        }
+        sampleRate = Double(info.samplerate)
+        channelCount = Int(info.channels)
+        frameCount = Int(info.frames)
+        codec = "sndfile"
+    }
+
+    /// The first `count` bytes of the file (fewer if it is shorter), after the same path checks as a full read
+    /// except the size limit: streamed files may be of any length.
+    static func readPrefix(path: String, count: Int) throws(AudioFileError) -> [UInt8] {
+        guard !path.isEmpty else { throw AudioFileError(.notFound, path: path, "no such file") }
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw AudioFileError(.notFound, path: path, "no such file") }
+        let type = st.st_mode & S_IFMT
+        if type == S_IFDIR { throw AudioFileError(.isDirectory, path: path, "is a directory, not an audio file") }
+        guard type == S_IFREG else { throw AudioFileError(.unreadable, path: path, "not a regular file") }
+        guard st.st_size > 0 else { throw AudioFileError(.empty, path: path, "file is empty") }
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw AudioFileError(.unreadable, path: path, "cannot open") }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: min(count, Int(st.st_size)))
+        let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+        guard n > 0 else { throw AudioFileError(.unreadable, path: path, "read failed") }
+        bytes.removeLast(bytes.count - n)
+        return bytes
+    }
+
+    /// CAF 'desc' or AIFC COMM naming the 'ima4' codec in the first bytes.
+    private static func looksLikeIMA4(_ head: [UInt8]) -> Bool {
+        let ima4: [UInt8] = Array("ima4".utf8)
+        guard head.count >= 4 else { return false }
+        for i in 0...(head.count - 4) where head[i] == ima4[0] && Array(head[i..<(i + 4)]) == ima4 { return true }
+        return false
+    }
+
+    func open() throws(AudioFileError) -> StreamDecoder {
+        try SndfileStreamDecoder(path: path, channelCount: channelCount, frameCount: frameCount)
+    }
+}
+
+/// libsndfile on a file path: one open handle, `sf_seek` and `sf_readf_float` (the same library calls and
+/// defaults as the in-memory decoder, so the same samples).
+final class SndfileStreamDecoder: StreamDecoder {
+    private let handle: OpaquePointer
+    private let path: String
+    private let frameCount: Int
+
+    init(path: String, channelCount: Int, frameCount: Int) throws(AudioFileError) {
+        var info = SF_INFO()
+        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+            throw AudioFileError(.unreadable, path: path, "cannot open for streaming: \(SndfileDecoder.message(sf_strerror(nil)))")
+        }
+        guard Int(info.channels) == channelCount else {
+            sf_close(handle)
+            throw AudioFileError(.corrupt, path: path, "the file changed while streaming")
+        }
+        self.handle = handle
+        self.path = path
+        self.frameCount = frameCount
+    }
+
+    deinit { sf_close(handle) }
+
+    func seek(toFrame frame: Int) throws(AudioFileError) {
+        guard sf_seek(handle, sf_count_t(frame), SEEK_SET) == sf_count_t(frame) else {
+            throw AudioFileError(.truncated, path: path, "cannot seek to frame \(frame) while streaming: \(SndfileDecoder.message(sf_strerror(handle)))")
+        }
+    }
+
+    func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioFileError) -> Int {
+        let got = Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
+        if got < frames && sf_error(handle) != 0 {
+            throw AudioFileError(.corrupt, path: path, "decoding failed while streaming: \(SndfileDecoder.message(sf_strerror(handle)))")
+        }
+        return max(got, 0)
+    }
+}
