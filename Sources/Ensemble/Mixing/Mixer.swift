@@ -208,10 +208,16 @@ final class Mixer: @unchecked Sendable {
         let request = cells[StreamView.request].load(ordering: .relaxed)
         let cursor = pool[slot].cursor
         let next = Int64(cursor.pass) * Int64(cursor.length) + Int64(cursor.position)
-        let epochMatches = StreamView.epoch(filled) == StreamView.epoch(request)
-        if epochMatches && next < StreamView.frame(filled) { return }
-        if pool[slot].releaseStart <= frame { return }
-        pool[slot].releaseStart = frame
+        var end = frame
+        if StreamView.epoch(filled) == StreamView.epoch(request) && next < StreamView.frame(filled) {
+            // Output frames until the cursor reaches the first frame that was never delivered.
+            let ahead = StreamView.frame(filled) - next
+            if ahead >= 1 << 30 { return }
+            let span = UInt64(ahead) << 32 - UInt64(cursor.fraction)
+            end = frame + Int64((span + cursor.step - 1) / cursor.step)
+        }
+        if pool[slot].releaseStart <= end { return }
+        pool[slot].releaseStart = end
         pool[slot].releaseLength = 0
         pool[slot].releaseReason = .failed
         pool[slot].releaseIsPause = false

@@ -32,7 +32,8 @@ final class StreamLoader: @unchecked Sendable {
     init(maxOpenFiles: Int) {
         self.maxOpenFiles = max(1, maxOpenFiles)
         interleaved = .allocate(capacity: 2 * Self.chunkFrames)
-        let thread = Thread { [unowned self] in self.run() }
+        // The thread holds the loader until `shutdown` lets `run` return.
+        let thread = Thread { self.run() }
         thread.name = "ensemble-streams"
         self.thread = thread
         thread.start()
@@ -65,19 +66,38 @@ final class StreamLoader: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Counts of streams already closed, and every failure so far.
+    private var retiredUnderruns = 0
+    private var retiredMissing = 0
+    private var errors: [AudioFileError] = []
+
+    func statistics() -> StreamStatistics {
+        condition.lock()
+        defer { condition.unlock() }
+        var st = StreamStatistics(openStreams: 0, openFiles: openDecoders, underruns: retiredUnderruns,
+                                  missingFrames: retiredMissing, ringBytes: 0, errors: errors)
+        for s in streams where !s.closed.load(ordering: .relaxed) {
+            st.openStreams += 1
+            st.underruns += s.underruns
+            st.missingFrames += s.missingFrames
+            st.ringBytes += s.ringBytes
+        }
+        return st
+    }
+
     var openStreamCount: Int {
         condition.lock()
         defer { condition.unlock() }
         return streams.count { !$0.closed.load(ordering: .relaxed) }
     }
 
-    /// Blocks until every open stream holds at least `ahead` frames past its consumer (or its end), so the next
-    /// blocks render without underruns. Offline renderers call this between blocks.
-    func waitUntilReady(ahead: Int) {
+    /// Blocks until every open stream holds at least half its ring past its consumer (or up to its end), so the
+    /// next block renders without underruns. Offline renderers call this between blocks.
+    func waitUntilReady() {
         condition.lock()
         defer { condition.unlock() }
         while running {
-            if streams.allSatisfy({ $0.isReady(ahead: ahead) }) { return }
+            if streams.allSatisfy({ $0.isReady(ahead: $0.view.capacity / 2) }) { return }
             workSignal += 1
             condition.broadcast()
             _ = condition.wait(until: Date(timeIntervalSinceNow: 0.002))
@@ -93,6 +113,8 @@ final class StreamLoader: @unchecked Sendable {
             }
             streams.removeAll { s in
                 guard s.closed.load(ordering: .relaxed) else { return false }
+                retiredUnderruns += s.underruns
+                retiredMissing += s.missingFrames
                 if s.decoder != nil { openDecoders -= 1 }
                 s.decoder = nil
                 return true
@@ -128,6 +150,12 @@ final class StreamLoader: @unchecked Sendable {
             c[StreamView.filled].store(request, ordering: .releasing)
         }
         let consumed = c[StreamView.consumed].load(ordering: .acquiring)
+        if s.writePosition < consumed {
+            // Starved: the render side has moved past what was loaded. Frames it skipped are never needed again,
+            // so continue where it is now rather than catching up (it keeps its timeline).
+            s.writePosition = consumed
+            c[StreamView.filled].store(StreamView.pack(epoch: epoch, frame: consumed), ordering: .releasing)
+        }
         let total = StreamView.total(length: v.length, loops: Int(c[StreamView.loops].load(ordering: .relaxed)))
         let limit = min(total, consumed + Int64(v.capacity))
         guard s.writePosition < limit, v.length > 0 else { return false }
@@ -147,31 +175,35 @@ final class StreamLoader: @unchecked Sendable {
                 got += r
             }
             s.decoderPosition = filePosition + got
-            if got < n {
-                throw AudioFileError(.truncated, path: s.file.path,
-                                     "file is truncated: only \(filePosition + got) of \(v.length) frames could be read while streaming")
-            }
             let cap = Int64(v.capacity)
             let left = v.samples, right = v.samples + v.capacity
             var slot = Int(s.writePosition % cap)
             if v.channelCount == 2 {
-                for j in 0..<n {
+                for j in 0..<got {
                     left[slot] = interleaved[2 * j]
                     right[slot] = interleaved[2 * j + 1]
                     slot += 1
                     if slot == v.capacity { slot = 0 }
                 }
             } else {
-                for j in 0..<n {
+                for j in 0..<got {
                     left[slot] = interleaved[j]
                     slot += 1
                     if slot == v.capacity { slot = 0 }
                 }
             }
-            s.writePosition += Int64(n)
+            s.writePosition += Int64(got)
             c[StreamView.filled].store(StreamView.pack(epoch: epoch, frame: s.writePosition), ordering: .releasing)
+            if got < n {
+                // Every frame that could be read is delivered; the voice ends after playing them.
+                throw AudioFileError(.truncated, path: s.file.path,
+                                     "file is truncated: only \(filePosition + got) of \(v.length) frames could be read while streaming")
+            }
         } catch {
             s.error = error
+            condition.lock()
+            errors.append(error)
+            condition.unlock()
             if s.decoder != nil { openDecoders -= 1 }
             s.decoder = nil
             c[StreamView.status].store(StreamRing.Status.failed.rawValue, ordering: .releasing)
@@ -199,4 +231,20 @@ final class StreamLoader: @unchecked Sendable {
         s.decoderPosition = 0
         return d
     }
+}
+
+/// What the stream loader has seen (`Engine.streamStatistics()`).
+public struct StreamStatistics: Sendable {
+    /// Streams open now (one per streamed track that is playing, paused or scheduled).
+    public var openStreams: Int
+    /// Decoders (file descriptors) open now, at most `Engine.Configuration.maxOpenStreamFiles`.
+    public var openFiles: Int
+    /// Render chunks that found frames missing (the disk fell behind), over the engine's life.
+    public var underruns: Int
+    /// Frames output as silence because they had not been loaded in time.
+    public var missingFrames: Int
+    /// Memory held by the open streams' rings, in bytes.
+    public var ringBytes: Int
+    /// Every stream that failed (a file that became unreadable or truncated while playing), in order.
+    public var errors: [AudioFileError]
 }
