@@ -16,9 +16,10 @@ struct SceneFile: Decodable {
         /// Decoded as a number and checked for being whole later: Foundation's decoder reports 1.5 read as an Int
         /// as "not valid JSON", without naming the key.
         var loops: Double?
+        var stream: Bool?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case name, file, start, offset, volume, pan, rate, loops, fadeIn, fadeOut
+            case name, file, start, offset, volume, pan, rate, loops, fadeIn, fadeOut, stream
         }
 
         init(from decoder: Decoder) throws {
@@ -33,6 +34,7 @@ struct SceneFile: Decodable {
             loops = try c.decodeIfPresent(Double.self, forKey: .loops)
             fadeIn = try c.decodeIfPresent(Double.self, forKey: .fadeIn)
             fadeOut = try c.decodeIfPresent(Double.self, forKey: .fadeOut)
+            stream = try c.decodeIfPresent(Bool.self, forKey: .stream)
         }
     }
 
@@ -87,6 +89,7 @@ struct SceneFile: Decodable {
             case is Double.Type: what = "a number"
             case is Int.Type: what = "a whole number"
             case is String.Type: what = "a string"
+            case is Bool.Type: what = "true or false"
             default: what = type is [Any].Type ? "a list" : "an object"
             }
             let at = path(context.codingPath)
@@ -178,6 +181,7 @@ extension SceneFile {
                 guard loops == loops.rounded() else { throw fail("\(key).loops: \(loops) is not a whole number") }
                 t.loops = Int(loops)
             }
+            t.stream = entry.stream
             if t.loops == -1 && scene.duration == nil {
                 throw fail("duration: required because \(key).loops is -1 (loops forever)")
             }

@@ -24,10 +24,18 @@ public final class Sound: @unchecked Sendable {
     /// playback on the engine's stream loader, holding about `Engine.Configuration.streamBufferDuration` of audio.
     /// Streams WAV, AIFF, CAF/AIFC with PCM or float samples, FLAC and Ogg Vorbis. Tracks only: one-shot effects
     /// need a sound in memory.
-    public init(streamingContentsOf path: String) throws(EngineError) {
+    public convenience init(streamingContentsOf path: String) throws(EngineError) {
         let file: StreamFile
         do { file = try StreamFile(path: path) } catch { throw .file(error) }
-        name = path
+        try self.init(streaming: file)
+    }
+
+    /// A streamed sound on a file whose header was read already.
+    public init(streaming file: StreamFile) throws(EngineError) {
+        guard file.sampleRate >= 1000, file.sampleRate <= 768_000 else {
+            throw .invalidParameter(name: "sampleRate of \(file.path)", value: file.sampleRate, expected: "1000…768000")
+        }
+        name = file.path
         sampleRate = file.sampleRate
         channelCount = file.channelCount
         frameCount = file.frameCount

@@ -21,6 +21,7 @@ public struct StreamFile: Sendable {
     public let frameCount: Int
     /// The codec family ("sndfile" for WAV/AIFF/CAF PCM, FLAC and Ogg Vorbis).
     public let codec: String
+    public var duration: Double { Double(frameCount) / sampleRate }
 
     /// Reads the header of `path`. Streams WAV, AIFF, CAF and AIFC with PCM or float samples, FLAC and Ogg
     /// Vorbis (through libsndfile). MP3 and Apple IMA4 are not streamed yet: they throw `.unsupported`
@@ -94,13 +95,28 @@ public struct StreamFile: Sendable {
 
 /// libsndfile on a file path: one open handle, `sf_seek` and `sf_readf_float` (the same library calls and
 /// defaults as the in-memory decoder, so the same samples).
+///
+/// Ogg Vorbis is the exception for seeking: libsndfile's Vorbis seek does not land on the exact sample, so a
+/// Vorbis stream seeks by decoding forward (from the start when the target is behind), which is exact but costs
+/// decoding time proportional to the distance.
 final class SndfileStreamDecoder: StreamDecoder {
-    private let handle: OpaquePointer
+    private var handle: OpaquePointer
     private let path: String
     private let frameCount: Int
+    private let channelCount: Int
+    private let seekByDecoding: Bool
+    private var position = 0
 
     init(path: String, channelCount: Int, frameCount: Int) throws(AudioFileError) {
+        self.path = path
+        self.frameCount = frameCount
+        self.channelCount = channelCount
         var info = SF_INFO()
+        handle = try Self.open(path, channelCount, &info)
+        seekByDecoding = Int(info.format) & SF_FORMAT_TYPEMASK == SF_FORMAT_OGG
+    }
+
+    private static func open(_ path: String, _ channelCount: Int, _ info: inout SF_INFO) throws(AudioFileError) -> OpaquePointer {
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
             throw AudioFileError(.unreadable, path: path, "cannot open for streaming: \(SndfileDecoder.message(sf_strerror(nil)))")
         }
@@ -108,17 +124,35 @@ final class SndfileStreamDecoder: StreamDecoder {
             sf_close(handle)
             throw AudioFileError(.corrupt, path: path, "the file changed while streaming")
         }
-        self.handle = handle
-        self.path = path
-        self.frameCount = frameCount
+        return handle
     }
 
     deinit { sf_close(handle) }
 
     func seek(toFrame frame: Int) throws(AudioFileError) {
+        if seekByDecoding {
+            if frame < position {
+                var info = SF_INFO()
+                let fresh = try Self.open(path, channelCount, &info)
+                sf_close(handle)
+                handle = fresh
+                position = 0
+            }
+            let chunk = 4096
+            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: chunk * channelCount)
+            defer { scratch.deallocate() }
+            while position < frame {
+                let got = try read(into: scratch, frames: min(chunk, frame - position))
+                if got == 0 {
+                    throw AudioFileError(.truncated, path: path, "cannot reach frame \(frame) while streaming")
+                }
+            }
+            return
+        }
         guard sf_seek(handle, sf_count_t(frame), SEEK_SET) == sf_count_t(frame) else {
             throw AudioFileError(.truncated, path: path, "cannot seek to frame \(frame) while streaming: \(SndfileDecoder.message(sf_strerror(handle)))")
         }
+        position = frame
     }
 
     func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioFileError) -> Int {
@@ -126,6 +160,7 @@ final class SndfileStreamDecoder: StreamDecoder {
         if got < frames && sf_error(handle) != 0 {
             throw AudioFileError(.corrupt, path: path, "decoding failed while streaming: \(SndfileDecoder.message(sf_strerror(handle)))")
         }
+        position += max(got, 0)
         return max(got, 0)
     }
 }
