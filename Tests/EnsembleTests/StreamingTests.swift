@@ -101,14 +101,14 @@ final class StreamingTests: XCTestCase {
     /// Every streamable format, with loops, offsets, three tracks at 44.1 → 48 kHz (cubic) at rates 1, 1.25 and
     /// 0.8, and a block size (1000) that divides neither the ring nor the loader's chunk: bit-identical to the
     /// in-memory rendering. 8 s files, 3 + 2 + 2 passes: about 50 s of source audio decoded per rendering.
-    func checkFormat(_ container: String, _ codec: OutputFormat.Codec, channels: Int) throws {
+    func checkFormat(_ container: String, _ codec: OutputFormat.Codec, channels: Int, seconds: Double = 8) throws {
         let dir = try TemporaryDirectory()
-        let path = try Self.makeFile(dir, "long-" + container, container: container, codec: codec, seconds: 8,
+        let path = try Self.makeFile(dir, "long-" + container, container: container, codec: codec, seconds: seconds,
                                      rate: 44100, channels: channels)
         let specs = [TrackSpec(offset: 1.5, loops: 2, rate: 1, start: 0, volume: 0.6, pan: -0.4),
                      TrackSpec(offset: 0, loops: 1, rate: 1.25, start: 12_345, volume: 0.5, pan: 0.5),
-                     TrackSpec(offset: 7.9, loops: 1, rate: 0.8, start: 777, volume: 0.4, pan: 0)]
-        let r = try renderBoth(path, specs, frames: 48000 * 20, blockFrames: 1000)
+                     TrackSpec(offset: seconds - 0.1, loops: 1, rate: 0.8, start: 777, volume: 0.4, pan: 0)]
+        let r = try renderBoth(path, specs, frames: Int(48000 * seconds * 2.5), blockFrames: 1000)
         assertBitIdentical(r.streamed, r.memory, container)
         XCTAssertEqual(r.engine.streamStatistics().underruns, 0)
     }
@@ -119,16 +119,52 @@ final class StreamingTests: XCTestCase {
     func testBitIdenticalFLAC() throws { try checkFormat("flac", .pcm16, channels: 2) }
     func testBitIdenticalOggVorbis() throws { try checkFormat("ogg", .pcm16, channels: 2) }
 
-    /// MP3 and IMA4 are not streamed yet: asking says so (they still play decoded into memory).
-    func testUnstreamableFormatsSaySo() throws {
+    // IMA4 files are shorter (3 s, 7.5 s rendered): encoding them at test time is the slow part in debug builds.
+    func testBitIdenticalIMA4CAFStereo() throws { try checkFormat("caf", .ima4, channels: 2, seconds: 3) }
+    func testBitIdenticalIMA4AIFCMono() throws { try checkFormat("aifc", .ima4, channels: 1, seconds: 3) }
+
+    /// IMA4 seeks go through the decoder-state checkpoints: paused seeks back and forth across a long file match.
+    func testIMA4SeeksAreExact() throws {
         let dir = try TemporaryDirectory()
-        let audio = DecodedAudio(sampleRate: 44100, channels: Self.signal(frames: 4410, rate: 44100, channels: 1))
-        let ima = dir.file("x.caf")
-        try AudioFileWriter.write(audio, format: OutputFormat(container: .caf, codec: .ima4), to: ima)
-        XCTAssertThrowsError(try Sound(streamingContentsOf: ima)) { e in
-            XCTAssertTrue("\(e)".contains("IMA4"), "\(e)")
+        let path = try Self.makeFile(dir, "imaseek", container: "caf", codec: .ima4, seconds: 4, rate: 48000, channels: 1)
+        let r = try renderBoth(path, [TrackSpec(offset: 0.5, loops: 1, rate: 1)], frames: 48000 * 4, blockFrames: 1111,
+                               between: { k, tracks in
+            switch k {
+            case 20: tracks[0].pause()
+            case 21: tracks[0].currentTime = 3.7
+            case 22: tracks[0].play()
+            case 60: tracks[0].pause()
+            case 61: tracks[0].currentTime = 1.23456
+            case 62: tracks[0].play()
+            case 100: tracks[0].pause()
+            case 101: tracks[0].currentTime = 0.0007
+            case 102: tracks[0].play()
+            default: break
+            }
+        })
+        assertBitIdentical(r.streamed, r.memory, "IMA4 seeks")
+    }
+
+    /// Makes a short MP3 with ffmpeg (libmp3lame), or skips.
+    static func makeMP3(_ dir: TemporaryDirectory) throws -> String {
+        let ffmpeg = try requireTool("ffmpeg")
+        let wav = dir.file("src.wav")
+        try AudioFileWriter.write(DecodedAudio(sampleRate: 44100, channels: signal(frames: 44100, rate: 44100, channels: 1)),
+                                  format: OutputFormat(container: .wav, codec: .pcm16), to: wav)
+        let mp3 = dir.file("x.mp3")
+        let r = try runProcess(ffmpeg, ["-v", "error", "-y", "-i", wav, "-c:a", "libmp3lame", mp3])
+        guard r.status == 0 else { throw XCTSkip("ffmpeg cannot encode MP3 here") }
+        return mp3
+    }
+
+    /// MP3 is not streamed yet: asking says so (it still plays decoded into memory).
+    func testMP3SaysItCannotStream() throws {
+        let dir = try TemporaryDirectory()
+        let mp3 = try Self.makeMP3(dir)
+        XCTAssertThrowsError(try Sound(streamingContentsOf: mp3)) { e in
+            XCTAssertTrue("\(e)".contains("MP3"), "\(e)")
         }
-        XCTAssertNoThrow(try Sound(contentsOf: ima))
+        XCTAssertNoThrow(try Sound(contentsOf: mp3))
     }
 
     /// A source at the output rate plays through untouched (copy kernel) across loop seams, with an odd block size.
@@ -340,14 +376,12 @@ final class StreamingSceneTests: XCTestCase {
             XCTAssertTrue("\(e)".contains("tracks[0].stream"), "\(e)")
         }
         // Asking to stream a format that cannot stream is an error naming the key; by default it plays from memory.
-        let ima = dir.file("x.caf")
-        try AudioFileWriter.write(DecodedAudio(sampleRate: 44100, channels: [[Float](repeating: 0.1, count: 441)]),
-                                  format: OutputFormat(container: .caf, codec: .ima4), to: ima)
-        let bad = try Scene.parse(Data(#"{ "tracks": [ { "file": "x.caf", "stream": true } ] }"#.utf8), folder: dir.path, path: "s.json")
+        _ = try StreamingTests.makeMP3(dir)
+        let bad = try Scene.parse(Data(#"{ "tracks": [ { "file": "x.mp3", "stream": true } ] }"#.utf8), folder: dir.path, path: "s.json")
         XCTAssertThrowsError(try ScenePlayback(scene: bad, path: "s.json", engine: try Engine())) { e in
             XCTAssertTrue("\(e)".contains("tracks[0].file"), "\(e)")
         }
-        let fine = try Scene.parse(Data(#"{ "tracks": [ { "file": "x.caf" } ] }"#.utf8), folder: dir.path, path: "s.json")
+        let fine = try Scene.parse(Data(#"{ "tracks": [ { "file": "x.mp3" } ] }"#.utf8), folder: dir.path, path: "s.json")
         XCTAssertNoThrow(try ScenePlayback(scene: fine, path: "s.json", engine: try Engine()))
     }
 

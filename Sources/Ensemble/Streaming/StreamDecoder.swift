@@ -19,13 +19,17 @@ public struct StreamFile: Sendable {
     public let sampleRate: Double
     public let channelCount: Int
     public let frameCount: Int
-    /// The codec family ("sndfile" for WAV/AIFF/CAF PCM, FLAC and Ogg Vorbis).
+    /// The codec family: "ima4" (Apple IMA4 in CAF/AIFC, decoded here), or "sndfile" (WAV/AIFF/CAF PCM, FLAC
+    /// and Ogg Vorbis).
     public let codec: String
+    let ima4: IMA4StreamDecoder.Layout?
+    /// Decoder states of an IMA4 file, shared by every stream of it (the loader thread alone touches them).
+    let ima4Checkpoints = IMA4StreamDecoder.Checkpoints()
     public var duration: Double { Double(frameCount) / sampleRate }
 
     /// Reads the header of `path`. Streams WAV, AIFF, CAF and AIFC with PCM or float samples, FLAC and Ogg
-    /// Vorbis (through libsndfile). MP3 and Apple IMA4 are not streamed yet: they throw `.unsupported`
-    /// (`Sound(contentsOf:)` decodes them into memory).
+    /// Vorbis (through libsndfile), and Apple IMA4 in CAF or AIFC. MP3 is not streamed yet: it throws
+    /// `.unsupported` (`Sound(contentsOf:)` decodes it into memory).
     public init(path: String) throws(AudioFileError) {
         self.path = path
         let head = try Self.readPrefix(path: path, count: 64 * 1024)
@@ -37,12 +41,21 @@ public struct StreamFile: Sendable {
         case .mp3:
             throw AudioFileError(.unsupported, path: path, "MP3 files cannot be streamed yet (decode them into memory)")
         case .caf, .aifc:
-            if Self.looksLikeIMA4(head) {
-                throw AudioFileError(.unsupported, path: path, "Apple IMA4 files cannot be streamed yet (decode them into memory)")
+            if let layout = try IMA4StreamDecoder.locate(path: path, head: head, fileSize: try Self.fileSize(path)) {
+                guard layout.channelCount == 1 || layout.channelCount == 2 else {
+                    throw AudioFileError(.unsupported, path: path, "unsupported channel count \(layout.channelCount) (mono or stereo)")
+                }
+                sampleRate = layout.sampleRate
+                channelCount = layout.channelCount
+                frameCount = layout.keep.count
+                codec = "ima4"
+                ima4 = layout
+                return
             }
         default:
             break
         }
+        ima4 = nil
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
             throw AudioFileError(.corrupt, path: path, "cannot open for streaming: \(SndfileDecoder.message(sf_strerror(nil)))")
@@ -80,16 +93,15 @@ public struct StreamFile: Sendable {
         return bytes
     }
 
-    /// CAF 'desc' or AIFC COMM naming the 'ima4' codec in the first bytes.
-    private static func looksLikeIMA4(_ head: [UInt8]) -> Bool {
-        let ima4: [UInt8] = Array("ima4".utf8)
-        guard head.count >= 4 else { return false }
-        for i in 0...(head.count - 4) where head[i] == ima4[0] && Array(head[i..<(i + 4)]) == ima4 { return true }
-        return false
+    static func fileSize(_ path: String) throws(AudioFileError) -> Int {
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw AudioFileError(.notFound, path: path, "no such file") }
+        return Int(st.st_size)
     }
 
     func open() throws(AudioFileError) -> StreamDecoder {
-        try SndfileStreamDecoder(path: path, channelCount: channelCount, frameCount: frameCount)
+        if let ima4 { return try IMA4StreamDecoder(path: path, layout: ima4, checkpoints: ima4Checkpoints) }
+        return try SndfileStreamDecoder(path: path, channelCount: channelCount, frameCount: frameCount)
     }
 }
 
