@@ -19,7 +19,7 @@ public struct StreamFile: Sendable {
     public let sampleRate: Double
     public let channelCount: Int
     public let frameCount: Int
-    /// The codec family: "ima4" (Apple IMA4 in CAF/AIFC, decoded here), or "sndfile" (WAV/AIFF/CAF PCM, FLAC
+    /// The codec family: "ima4" (Apple IMA4 in CAF/AIFC, decoded here), "mp3" (libmpg123), or "sndfile" (WAV/AIFF/CAF PCM, FLAC
     /// and Ogg Vorbis).
     public let codec: String
     let ima4: IMA4StreamDecoder.Layout?
@@ -28,8 +28,9 @@ public struct StreamFile: Sendable {
     public var duration: Double { Double(frameCount) / sampleRate }
 
     /// Reads the header of `path`. Streams WAV, AIFF, CAF and AIFC with PCM or float samples, FLAC and Ogg
-    /// Vorbis (through libsndfile), and Apple IMA4 in CAF or AIFC. MP3 is not streamed yet: it throws
-    /// `.unsupported` (`Sound(contentsOf:)` decodes it into memory).
+    /// Vorbis (through libsndfile), Apple IMA4 in CAF or AIFC, and MP3 with a LAME/Xing header (libmpg123's feed
+    /// API; an MP3 without one throws `.unsupported`, since its length is unknown until decoded: `Sound(contentsOf:)`
+    /// decodes it into memory).
     public init(path: String) throws(AudioFileError) {
         self.path = path
         let head = try Self.readPrefix(path: path, count: 64 * 1024)
@@ -39,7 +40,16 @@ public struct StreamFile: Sendable {
         }
         switch container {
         case .mp3:
-            throw AudioFileError(.unsupported, path: path, "MP3 files cannot be streamed yet (decode them into memory)")
+            let probe = try MP3StreamDecoder.probe(path: path)
+            guard probe.channelCount == 1 || probe.channelCount == 2 else {
+                throw AudioFileError(.unsupported, path: path, "unsupported channel count \(probe.channelCount) (mono or stereo)")
+            }
+            sampleRate = probe.sampleRate
+            channelCount = probe.channelCount
+            frameCount = probe.frameCount
+            codec = "mp3"
+            ima4 = nil
+            return
         case .caf, .aifc:
             if let layout = try IMA4StreamDecoder.locate(path: path, head: head, fileSize: try Self.fileSize(path)) {
                 guard layout.channelCount == 1 || layout.channelCount == 2 else {
@@ -101,6 +111,7 @@ public struct StreamFile: Sendable {
 
     func open() throws(AudioFileError) -> StreamDecoder {
         if let ima4 { return try IMA4StreamDecoder(path: path, layout: ima4, checkpoints: ima4Checkpoints) }
+        if codec == "mp3" { return try MP3StreamDecoder(path: path, channelCount: channelCount) }
         return try SndfileStreamDecoder(path: path, channelCount: channelCount, frameCount: frameCount)
     }
 }
