@@ -340,6 +340,54 @@ final class StreamingTests: XCTestCase {
         XCTAssertNotNil(engine.streamStatistics().errors.first)
     }
 
+    /// A thousand streams over 32 file descriptors: the loader closes and reopens files (least recently used
+    /// first), the mix still equals the in-memory one.
+    func testThousandStreamsWithFewOpenFiles() throws {
+        let dir = try TemporaryDirectory()
+        let files = try (0..<4).map { i in
+            try Self.makeFile(dir, "many\(i)", container: "wav", codec: .pcm16, seconds: 1.5,
+                              rate: 48000, channels: 1)
+        }
+        var results: [[Float]] = []
+        for streamed in [true, false] {
+            var c = Engine.Configuration()
+            c.maxBlockFrames = 256
+            c.streamBufferDuration = 0.05
+            c.maxOpenStreamFiles = 32
+            c.maxVoices = 1024
+            let engine = try Engine(configuration: c)
+            let sounds = try files.map { streamed ? try Sound(streamingContentsOf: $0) : try Sound(contentsOf: $0) }
+            var tracks: [Track] = []
+            for i in 0..<1000 {
+                let t = try engine.makeTrack(sounds[i % 4])
+                t.volume = 0.01
+                t.currentTime = Double(i % 37) * 0.01
+                t.numberOfLoops = 1
+                tracks.append(t)
+            }
+            try engine.play(tracks, atFrame: 0)
+            var out = [Float](repeating: 0, count: 2 * 9600)
+            out.withUnsafeMutableBufferPointer { o in
+                var done = 0
+                while done < 9600 {
+                    engine.pumpCommands()
+                    engine.waitForStreams()
+                    let n = min(256, 9600 - done)
+                    engine.render(interleaved: o.baseAddress! + 2 * done, frames: n)
+                    done += n
+                }
+            }
+            if streamed {
+                let st = engine.streamStatistics()
+                XCTAssertEqual(st.openStreams, 1000)
+                XCTAssertLessThanOrEqual(st.openFiles, 32)
+                XCTAssertEqual(st.underruns, 0)
+            }
+            results.append(out)
+        }
+        assertBitIdentical(results[0], results[1], "1000 streams")
+    }
+
     /// Streams starting (on time and late), looping, seeking (playing and paused), pausing and stopping: the
     /// render calls allocate nothing and take no lock.
     func testStreamingRenderAllocatesNothing() throws {
