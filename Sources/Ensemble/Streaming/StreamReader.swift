@@ -85,22 +85,33 @@ enum StreamReader {
         let stereo = view.channelCount == 2
         let cap = Int64(view.capacity)
         let left = view.samples, right = view.samples + view.capacity
-        var missing = 0
-        for k in 0..<width {
-            let v = a + Int64(k)
-            if v < 0 || v >= total {
-                wl[k] = 0
-                wr[k] = 0
-            } else if v >= lo && v < hi {
-                let slot = Int(v % cap)
-                wl[k] = left[slot]
-                wr[k] = stereo ? right[slot] : 0
-            } else {
-                wl[k] = 0
-                wr[k] = 0
-                missing += 1
-            }
+        let b = a + Int64(width)
+        // Frames inside the passes [0, total); outside them silence, as `SourceCursor.tap` reads it.
+        let inLo = min(max(a, 0), b), inHi = max(min(b, total), inLo)
+        // Of those, the delivered ones [availLo, availHi); the rest are missing.
+        let availLo = min(max(inLo, lo), inHi), availHi = max(min(inHi, hi), availLo)
+        zero(wl, wr, from: 0, to: Int(availLo - a))
+        zero(wl, wr, from: Int(availHi - a), to: width)
+        var v = availLo
+        while v < availHi {
+            let slot = Int(v % cap)
+            let n = Int(min(availHi - v, cap - Int64(slot)))
+            let k = Int(v - a)
+            for j in 0..<n { wl[k + j] = left[slot + j] }
+            if stereo { for j in 0..<n { wr[k + j] = right[slot + j] } }
+            v += Int64(n)
         }
+        let missing = Int((availLo - inLo) + (inHi - availHi))
         return missing
+    }
+
+    @inline(__always) @_noLocks
+    private static func zero(_ wl: UnsafeMutablePointer<Float>, _ wr: UnsafeMutablePointer<Float>, from: Int, to: Int) {
+        var k = from
+        while k < to {
+            wl[k] = 0
+            wr[k] = 0
+            k += 1
+        }
     }
 }
