@@ -18,6 +18,15 @@ if arguments.first == "--memory-child", arguments.count == 4, let count = Int(ar
         exit(1)
     }
 }
+if arguments.first == "--streams", arguments.count >= 3, let count = Int(arguments[1]), let minutes = Double(arguments[2]) {
+    do {
+        try StreamProbe.run(count: count, minutes: minutes, seconds: arguments.count > 3 ? Double(arguments[3]) ?? 60 : 60)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("streams: \(error)\n".utf8))
+        exit(1)
+    }
+}
 
 var quick = false, jsonPath: String?, useOpenAL = true, useMixdown = true
 var seconds: Double?, repeats: Int?, voiceList: [Int]?, soundSecondsOption: Double?

@@ -46,6 +46,7 @@ struct PlayCommand: ParsableCommand {
             defer { signal(SIGINT, SIG_DFL) }
 
             let progress = ProgressBar(total: playback.frameCount)
+            engine.waitForStreams() // streamed tracks pre-roll before the device starts
             try output.start()
             while engine.currentFrame < end {
                 if interrupted.load(ordering: .relaxed) { wasInterrupted = true; break }

@@ -3,6 +3,10 @@
 extension Engine {
     /// Registers `sound` (at most `Configuration.maxEffectDuration` seconds) for `fire`.
     public func registerEffect(_ sound: Sound) throws(EngineError) -> SoundEffect {
+        guard !sound.isStreamed else {
+            throw .invalidParameter(name: "effect sound \(sound.name) (streamed)", value: sound.duration,
+                                    expected: "a sound decoded into memory")
+        }
         guard sound.duration <= Configuration.maxEffectDuration else {
             throw .effectTooLong(sound: sound.name, duration: sound.duration, limit: Configuration.maxEffectDuration)
         }

@@ -21,6 +21,12 @@ public final class Engine: @unchecked Sendable {
         public var smoothingTime = 0.005
         public var commandCapacity = 16384
         public var eventCapacity = 16384
+        /// Audio each streamed track keeps decoded ahead of playback, in seconds of its source (the ring holds
+        /// at least 8 blocks of `maxBlockFrames`, whatever this says).
+        public var streamBufferDuration = 2.0
+        /// Most files the stream loader keeps open at once; past it the least recently used one is closed and
+        /// reopened when its stream next needs data.
+        public var maxOpenStreamFiles = 256
 
         /// The longest sound accepted as a one-shot effect, in seconds.
         public static let maxEffectDuration = 30.0
@@ -37,6 +43,8 @@ public final class Engine: @unchecked Sendable {
     let smoothingFrames: Int
     /// Events handed to callbacks so far (for `waitForEvents`).
     private let delivered = Atomic<Int>(0)
+    /// The stream loader, made when the first streamed track plays.
+    private let loader = Mutex<StreamLoader?>(nil)
 
     public init(configuration: Configuration = Configuration()) throws(EngineError) {
         let c = configuration
@@ -66,6 +74,46 @@ public final class Engine: @unchecked Sendable {
     }
 
     public var sampleRate: Double { configuration.sampleRate }
+
+    deinit { loader.withLock { $0?.shutdown() } }
+
+    // MARK: Streams
+
+    /// The engine's stream loader (one thread for every streamed track), started on first use.
+    var streamLoader: StreamLoader {
+        loader.withLock { l in
+            if let l { return l }
+            let made = StreamLoader(maxOpenFiles: configuration.maxOpenStreamFiles)
+            l = made
+            return made
+        }
+    }
+
+    /// Ring length in frames for a streamed sound at `sourceRate`.
+    func streamCapacity(sourceRate: Double) -> Int {
+        max(Int((configuration.streamBufferDuration * sourceRate).rounded(.up)), 8 * configuration.maxBlockFrames + 64)
+    }
+
+    /// Blocks until every open stream has its ring filled at least half way past what the render side has read
+    /// (or up to its end), so the next blocks render without underruns. Offline renderers call it between blocks;
+    /// real-time outputs never wait. Returns at once when nothing is streamed.
+    public func waitForStreams() {
+        guard let l = loader.withLock({ $0 }) else { return }
+        l.waitUntilReady()
+    }
+
+    /// Streams open, files open, underruns and failures so far.
+    public func streamStatistics() -> StreamStatistics {
+        guard let l = loader.withLock({ $0 }) else {
+            return StreamStatistics(openStreams: 0, openFiles: 0, underruns: 0, missingFrames: 0, ringBytes: 0, errors: [])
+        }
+        return l.statistics()
+    }
+
+    /// Test hook: makes the stream loader sleep `microseconds` before each chunk it decodes (a slow disk).
+    func setStreamReadDelay(microseconds: Int) {
+        streamLoader.readDelayMicroseconds.store(microseconds, ordering: .relaxed)
+    }
 
     /// The device clock when an output plays the engine: the engine frame being played now, which `OpenALOutput`
     /// maintains (frames rendered minus frames still queued, refined with the device latency).
@@ -194,6 +242,7 @@ public final class Engine: @unchecked Sendable {
 
     private func handle(_ event: MixerEvent) {
         let slot = event.slot
+        if event.kind == .ended, let l = loader.withLock({ $0 }) { l.close(slot: slot, generation: event.generation) }
         enum Action {
             case none
             case track(Track)

@@ -297,8 +297,17 @@ public final class Track: @unchecked Sendable {
             }
             s.generation = engine.control.withLock { $0.nextGeneration(slot) }
             s.phase = .active
+            var source = sound.voiceSource
+            if let file = sound.stream {
+                // A new stream per start, pre-rolling from now on (one frame of history before the first tap).
+                let ring = StreamRing(file: file, capacity: engine.streamCapacity(sourceRate: sound.sampleRate),
+                                      startFrame: Int64(s.startPosition) - 1, loops: s.loops, name: sound.name,
+                                      slot: slot, generation: s.generation)
+                engine.streamLoader.open(ring)
+                source.stream = ring.view
+            }
             var setup = VoiceSetup(
-                source: sound.voiceSource, isEffect: false, startFrame: frame ?? .min,
+                source: source, isEffect: false, startFrame: frame ?? .min,
                 startPosition: s.startPosition, startPass: 0, loops: s.loops,
                 volume: s.volume, pan: PanMatrix(pan: s.pan, channelCount: sound.channelCount),
                 step: step(rate: s.rate), fadeInFrames: frames(s.fadeIn), fadeOutFrames: frames(s.fadeOut),

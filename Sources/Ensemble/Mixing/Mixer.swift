@@ -43,6 +43,10 @@ final class Mixer: @unchecked Sendable {
     private let weights: UnsafeMutablePointer<Float>
     private let planarLeft: UnsafeMutablePointer<Float>
     private let planarRight: UnsafeMutablePointer<Float>
+    /// Contiguous copy of the ring frames a streamed voice's taps need (`StreamReader`).
+    private let streamWindowLeft: UnsafeMutablePointer<Float>
+    private let streamWindowRight: UnsafeMutablePointer<Float>
+    private let streamWindowFrames = 16384
     /// Events of the current block (sorted by frame before they leave) followed by any the ring had no room for.
     private let outbox: UnsafeMutablePointer<MixerEvent>
     private let outboxCapacity: Int
@@ -74,6 +78,8 @@ final class Mixer: @unchecked Sendable {
         planarLeft = .allocate(capacity: maxBlockFrames)
         weights = Resampler.makeWeightTable()
         planarRight = .allocate(capacity: maxBlockFrames)
+        streamWindowLeft = .allocate(capacity: streamWindowFrames)
+        streamWindowRight = .allocate(capacity: streamWindowFrames)
         outboxCapacity = 4 * capacity + 1024
         outbox = .allocate(capacity: outboxCapacity)
         buses = BusRack(maxBlockFrames: maxBlockFrames)
@@ -88,7 +94,8 @@ final class Mixer: @unchecked Sendable {
         silence.deallocate()
         active.deallocate()
         starts.deallocate()
-        for p in [scratchLeft, scratchRight, scratchGain, planarLeft, planarRight, weights] { p.deallocate() }
+        for p in [scratchLeft, scratchRight, scratchGain, planarLeft, planarRight, weights, streamWindowLeft,
+                  streamWindowRight] { p.deallocate() }
         outbox.deallocate()
         buses.deallocate()
     }
@@ -170,6 +177,7 @@ final class Mixer: @unchecked Sendable {
                              _ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>) -> Bool {
         let begin = max(pool[slot].startFrame, t0)
         if begin >= t1 { return true }
+        if let stream = pool[slot].source.stream { endIfStreamFailed(slot, stream, at: begin) }
         let stop = pool[slot].stopFrame
         let end = min(stop, t1)
         var meter = MeterAccumulator()
@@ -178,7 +186,15 @@ final class Mixer: @unchecked Sendable {
             let offset = Int(begin - t0)
             let source = pool[slot].source
             let metering = pool[slot].metering
-            if !metering, let gains = GainStage.constantGains(pool[slot], frame: begin, count: count) {
+            if let stream = source.stream {
+                // Streamed: fill the scratch from the ring, then the same gain stage (same bits as the fused path).
+                StreamReader.fill(&pool[slot].cursor, stream, weights: weights, scratchLeft, scratchRight, count: count,
+                                  windowLeft: streamWindowLeft, windowRight: streamWindowRight,
+                                  windowCapacity: streamWindowFrames)
+                GainStage.mix(pool[slot], frame: begin, count: count,
+                              source: scratchLeft, scratchRight, gainScratch: scratchGain,
+                              into: outL + offset, outR + offset, meter: &meter)
+            } else if !metering, let gains = GainStage.constantGains(pool[slot], frame: begin, count: count) {
                 // Constant gains, no meter: resample and mix in one pass (same bits as the two-pass path).
                 Resampler.mix(&pool[slot].cursor, source, weights: weights, gains: gains, into: outL + offset, outR + offset, count: count)
             } else {
@@ -196,6 +212,39 @@ final class Mixer: @unchecked Sendable {
         }
         finish(slot, at: stop)
         return false
+    }
+
+    /// A streamed voice whose loader failed (unreadable or truncated file) ends with reason `.failed` once it has
+    /// played every frame that was delivered; the rest of the mix carries on.
+    @_noLocks
+    private func endIfStreamFailed(_ slot: Int, _ stream: StreamView, at frame: Int64) {
+        let cells = stream.cells
+        guard cells[StreamView.status].load(ordering: .acquiring) == StreamView.statusFailed else { return }
+        let filled = cells[StreamView.filled].load(ordering: .acquiring)
+        let request = cells[StreamView.request].load(ordering: .relaxed)
+        let cursor = pool[slot].cursor
+        let next = Int64(cursor.pass) * Int64(cursor.length) + Int64(cursor.position)
+        var end = frame
+        if StreamView.epoch(filled) == StreamView.epoch(request) && next < StreamView.frame(filled) {
+            // Output frames until the cursor reaches the first frame that was never delivered.
+            let ahead = StreamView.frame(filled) - next
+            if ahead >= 1 << 30 { return }
+            let span = UInt64(ahead) << 32 - UInt64(cursor.fraction)
+            end = frame + Int64((span + cursor.step - 1) / cursor.step)
+        }
+        if pool[slot].releaseStart <= end { return }
+        pool[slot].releaseStart = end
+        pool[slot].releaseLength = 0
+        pool[slot].releaseReason = .failed
+        pool[slot].releaseIsPause = false
+    }
+
+    /// Points a streamed voice's loader at the cursor's new place (after a seek or a late start).
+    @_noLocks
+    private func retargetStream(_ slot: Int) {
+        guard let stream = pool[slot].source.stream else { return }
+        let cursor = pool[slot].cursor
+        stream.retarget(to: Int64(cursor.pass) * Int64(cursor.length) + Int64(cursor.position) - 1)
     }
 
     /// Ends the voice in `slot` at `frame`: a natural end, the end of a stop or steal release, or a pause.
@@ -242,6 +291,7 @@ final class Mixer: @unchecked Sendable {
                 }
                 pool[slot].startFrame = now
                 pool[slot].attack = EdgeFade(zeroFrame: now, length: stealRampFrames, direction: 1)
+                retargetStream(slot)
             }
             pool[slot].updateNaturalEnd(now: pool[slot].startFrame)
             let frame = pool[slot].startFrame
@@ -390,6 +440,7 @@ final class Mixer: @unchecked Sendable {
             pool[s].cursor.fraction = 0
             pool[s].cursor.wrap()
             pool[s].updateNaturalEnd(now: now)
+            retargetStream(s)
         case let .setVolume(slot, generation, volume, rampFrames):
             guard let s = live(slot, generation) else { return }
             let at = max(now, pool[s].startFrame)
@@ -405,6 +456,9 @@ final class Mixer: @unchecked Sendable {
             guard let s = live(slot, generation) else { return }
             // A pass already under way is always finished, even if the new count is lower.
             pool[s].cursor.loops = loops < 0 ? -1 : max(loops, pool[s].cursor.pass)
+            if let stream = pool[s].source.stream {
+                stream.cells[StreamView.loops].store(Int64(pool[s].cursor.loops), ordering: .relaxed)
+            }
             pool[s].updateNaturalEnd(now: now)
         case let .setFades(slot, generation, fadeInFrames, fadeOutFrames):
             guard let s = live(slot, generation) else { return }

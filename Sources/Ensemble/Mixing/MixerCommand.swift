@@ -58,6 +58,8 @@ public enum EndReason: String, Sendable, Codable, BitwiseCopyable {
     case stopped
     /// A newer one-shot effect took its place under the polyphony limit.
     case stolen
+    /// A streamed track's file could not be read any further (truncated or corrupt while playing).
+    case failed
 }
 
 /// A report from the render side, delivered to callbacks on the event thread.

@@ -10,4 +10,6 @@ struct VoiceSource: BitwiseCopyable, @unchecked Sendable {
     var channelCount: Int
     var frameCount: Int
     var sampleRate: Double
+    /// Set for a streamed sound: the voice reads this ring instead of `left`/`right` (see `StreamReader`).
+    var stream: StreamView? = nil
 }

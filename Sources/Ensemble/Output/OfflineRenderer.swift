@@ -2,7 +2,8 @@
 ///
 /// The loop is the render thread for its duration: it calls `Engine.render` (which never allocates or locks)
 /// and, between blocks, does the control-side chores a real-time output leaves to other threads (moving
-/// queued commands into the ring, waiting for the event thread when events pile up) and the file I/O.
+/// queued commands into the ring, waiting for the event thread when events pile up, waiting for streamed tracks'
+/// loader so that an offline mix never underruns) and the file I/O.
 public enum OfflineRenderer {
     /// Renders `frames` frames in blocks of `blockFrames` into `writer` (stereo, the engine's rate), calling
     /// `progress` with the frames done after each block. Does not finish the writer.
@@ -17,6 +18,7 @@ public enum OfflineRenderer {
             let n = Int(min(Int64(block), frames - done))
             engine.pumpCommands()
             engine.throttleEvents()
+            engine.waitForStreams()
             engine.render(interleaved: buffer, frames: n)
             try writer.write(interleaved: UnsafeBufferPointer(start: buffer, count: 2 * n))
             done += Int64(n)
@@ -34,6 +36,7 @@ public enum OfflineRenderer {
                 let n = min(max(1, blockFrames), frames - done)
                 engine.pumpCommands()
                 engine.throttleEvents()
+                engine.waitForStreams()
                 engine.render(interleaved: base + 2 * done, frames: n)
                 done += n
             }

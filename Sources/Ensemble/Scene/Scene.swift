@@ -6,7 +6,7 @@ import Foundation
 /// ```json
 /// { "sampleRate": 48000, "duration": 12.5,
 ///   "tracks": [ { "name": "drums", "file": "drums.caf", "start": 0.25, "offset": 0.0, "volume": 0.8,
-///                 "pan": -0.3, "rate": 1.0, "loops": 3, "fadeIn": 0.0, "fadeOut": 0.5 } ],
+///                 "pan": -0.3, "rate": 1.0, "loops": 3, "fadeIn": 0.0, "fadeOut": 0.5, "stream": false } ],
 ///   "effects": [ { "name": "coin", "file": "coin.wav", "at": 1.0, "volume": 1.0, "pan": 0.5 } ] }
 /// ```
 /// Defaults: sampleRate 48000, start 0, offset 0, volume 1, pan 0, rate 1, loops 0, fades 0, a track's or an
@@ -32,6 +32,9 @@ public struct Scene: Sendable, Equatable {
         public var fadeOut = 0.0
         /// The name of the bus it plays into; nil for the master.
         public var bus: String?
+        /// true: stream the file from disk while playing; false: decode it into memory first; nil (the default):
+        /// stream files longer than `Scene.streamingThreshold` whose format streams.
+        public var stream: Bool?
 
         public init(name: String, file: String) {
             self.name = name
@@ -69,6 +72,8 @@ public struct Scene: Sendable, Equatable {
     public var buses: [Bus] = []
     /// The master bus's chain, run on the final mix.
     public var masterEffects: [EffectSpec] = []
+    /// Tracks without a `stream` key stream their file when it is longer than this (seconds).
+    public static let streamingThreshold = 30.0
 
     public var sampleRate = 48000.0
     /// Length of the mix in seconds; nil means "until the last track or effect ends".

@@ -19,9 +19,10 @@ struct SceneFile: Decodable {
         /// as "not valid JSON", without naming the key.
         var loops: Double?
         var bus: String?
+        var stream: Bool?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case name, file, start, offset, volume, pan, rate, loops, fadeIn, fadeOut, bus
+            case name, file, start, offset, volume, pan, rate, loops, fadeIn, fadeOut, bus, stream
         }
 
         init(from decoder: Decoder) throws {
@@ -37,6 +38,7 @@ struct SceneFile: Decodable {
             fadeIn = try c.decodeIfPresent(Double.self, forKey: .fadeIn)
             fadeOut = try c.decodeIfPresent(Double.self, forKey: .fadeOut)
             bus = try c.decodeIfPresent(String.self, forKey: .bus)
+            stream = try c.decodeIfPresent(Bool.self, forKey: .stream)
         }
     }
 
@@ -189,6 +191,7 @@ extension SceneFile {
                 t.loops = Int(loops)
             }
             t.bus = try busName(entry.bus, "\(key).bus", scene, path: path)
+            t.stream = entry.stream
             if t.loops == -1 && scene.duration == nil {
                 throw fail("duration: required because \(key).loops is -1 (loops forever)")
             }

@@ -49,12 +49,35 @@ public final class ScenePlayback: @unchecked Sendable {
             do { try engine.setEffects(scene.masterEffects, onBus: 0) } catch { throw fail("master", error) }
         }
         self.busIndex = busIndex
+        var streamed: [String: Sound] = [:]
+        /// The track's sound, streamed when the scene says so, or by default when the file is longer than
+        /// `Scene.streamingThreshold` in a format that streams (others are decoded into memory).
+        func trackSound(_ spec: Scene.Track, _ key: String) throws(SceneError) -> Sound {
+            if spec.stream == false { return try sound(spec.file, key) }
+            if let cached = streamed[spec.file] { return cached }
+            let file: StreamFile
+            do {
+                file = try StreamFile(path: spec.file)
+            } catch {
+                // Auto mode falls back to memory for what cannot stream; an explicit request fails.
+                if spec.stream == nil && error.kind == .unsupported { return try sound(spec.file, key) }
+                throw fail("\(key).file", .file(error))
+            }
+            if spec.stream == nil && file.duration <= Scene.streamingThreshold { return try sound(spec.file, key) }
+            do {
+                let s = try Sound(streaming: file)
+                streamed[spec.file] = s
+                return s
+            } catch {
+                throw fail("\(key).file", error)
+            }
+        }
 
         let rate = engine.sampleRate
         var lastEnd: Int64 = 0
         for (i, spec) in scene.tracks.enumerated() {
             let key = "tracks[\(i)]"
-            let s = try sound(spec.file, key)
+            let s = try trackSound(spec, key)
             let offsetFrames = Int((spec.offset * s.sampleRate).rounded())
             guard offsetFrames < s.frameCount else {
                 throw SceneError(path: scenePath, "\(key).offset: \(spec.offset) s is not inside the file (\(s.duration) s long)")
@@ -134,6 +157,9 @@ public final class ScenePlayback: @unchecked Sendable {
             throw SceneError(path: scenePath, error.description)
         }
     }
+
+    /// The sound of each scene track, in scene order (streamed or in memory, see `Scene.Track.stream`).
+    public var trackSounds: [Sound] { tracks.map(\.track.sound) }
 
     /// Everything that happened so far, in frame order (call `engine.waitForEvents()` first).
     public func events() -> [SceneEvent] {

@@ -12,8 +12,38 @@ public final class Sound: @unchecked Sendable {
     public let frameCount: Int
     public var duration: Double { Double(frameCount) / sampleRate }
 
-    /// Planar: channel 0's frames, then channel 1's. Never written after `init`.
+    /// Planar: channel 0's frames, then channel 1's. Never written after `init`. (Four zeros for a streamed sound.)
     private let samples: UnsafeMutablePointer<Float>
+
+    /// The file a streamed sound reads while it plays, or nil for a sound decoded into memory.
+    public let stream: StreamFile?
+    /// True for a sound made with `init(streamingContentsOf:)`: tracks read it from disk while playing.
+    public var isStreamed: Bool { stream != nil }
+
+    /// A streamed sound: only the header is read now; each track that plays it decodes a little ahead of
+    /// playback on the engine's stream loader, holding about `Engine.Configuration.streamBufferDuration` of audio.
+    /// Streams WAV, AIFF, CAF/AIFC with PCM or float samples, FLAC, Ogg Vorbis, Apple IMA4, and MP3 with a
+    /// LAME/Xing tag (see `StreamFile`).
+    /// Tracks only: one-shot effects need a sound in memory.
+    public convenience init(streamingContentsOf path: String) throws(EngineError) {
+        let file: StreamFile
+        do { file = try StreamFile(path: path) } catch { throw .file(error) }
+        try self.init(streaming: file)
+    }
+
+    /// A streamed sound on a file whose header was read already.
+    public init(streaming file: StreamFile) throws(EngineError) {
+        guard file.sampleRate >= 1000, file.sampleRate <= 768_000 else {
+            throw .invalidParameter(name: "sampleRate of \(file.path)", value: file.sampleRate, expected: "1000…768000")
+        }
+        name = file.path
+        sampleRate = file.sampleRate
+        channelCount = file.channelCount
+        frameCount = file.frameCount
+        stream = file
+        samples = .allocate(capacity: 4)
+        samples.initialize(repeating: 0, count: 4)
+    }
 
     /// Takes decoded audio (mono or stereo) into engine memory.
     public init(_ audio: DecodedAudio, name: String) throws(EngineError) {
@@ -24,6 +54,7 @@ public final class Sound: @unchecked Sendable {
             throw .invalidParameter(name: "sampleRate of \(name)", value: audio.sampleRate, expected: "1000…768000")
         }
         self.name = name
+        stream = nil
         sampleRate = audio.sampleRate
         channelCount = audio.channelCount
         frameCount = audio.frameCount
@@ -52,13 +83,14 @@ public final class Sound: @unchecked Sendable {
 
     /// Sample `frame` of `channel`, for tests and tools (not for the hot path).
     public func sample(channel: Int, frame: Int) -> Float {
+        precondition(stream == nil, "a streamed sound has no samples in memory")
         precondition(channel >= 0 && channel < channelCount && frame >= 0 && frame < frameCount)
         return samples[channel * frameCount + frame]
     }
 
     var voiceSource: VoiceSource {
         let left = UnsafePointer(samples)
-        let right = channelCount == 2 ? UnsafePointer(samples + frameCount) : left
+        let right = channelCount == 2 && stream == nil ? UnsafePointer(samples + frameCount) : left
         return VoiceSource(left: left, right: right, channelCount: channelCount, frameCount: frameCount,
                            sampleRate: sampleRate)
     }

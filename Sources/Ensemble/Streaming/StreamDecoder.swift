@@ -1,0 +1,189 @@
+import CSndfile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A decoder the stream loader pulls frames from, a little at a time, with random access.
+protocol StreamDecoder: AnyObject {
+    /// Moves so that the next `read` starts at file frame `frame`.
+    func seek(toFrame frame: Int) throws(AudioFileError)
+    /// Decodes up to `frames` frames, interleaved, into `buffer`; returns how many (0 at the end).
+    func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioFileError) -> Int
+}
+
+/// What a streamed sound is: a file, its format, and a way to open a decoder on it. Opening is lazy and
+/// repeatable: the loader opens a decoder when the stream needs data and may close it again to bound the number
+/// of open files.
+public struct StreamFile: Sendable {
+    public let path: String
+    public let sampleRate: Double
+    public let channelCount: Int
+    public let frameCount: Int
+    /// The codec family: "ima4" (Apple IMA4 in CAF/AIFC, decoded here), "mp3" (libmpg123), or "sndfile" (WAV/AIFF/CAF PCM, FLAC
+    /// and Ogg Vorbis).
+    public let codec: String
+    let ima4: IMA4StreamDecoder.Layout?
+    /// Decoder states of an IMA4 file, shared by every stream of it (the loader thread alone touches them).
+    let ima4Checkpoints = IMA4StreamDecoder.Checkpoints()
+    public var duration: Double { Double(frameCount) / sampleRate }
+
+    /// Reads the header of `path`. Streams WAV, AIFF, CAF and AIFC with PCM or float samples, FLAC and Ogg
+    /// Vorbis (through libsndfile), Apple IMA4 in CAF or AIFC, and MP3 with a LAME/Xing header (libmpg123's feed
+    /// API; an MP3 without one throws `.unsupported`, since its length is unknown until decoded: `Sound(contentsOf:)`
+    /// decodes it into memory).
+    public init(path: String) throws(AudioFileError) {
+        self.path = path
+        let head = try Self.readPrefix(path: path, count: 64 * 1024)
+        guard let container = ContainerSniffer.sniff(head) else {
+            throw AudioFileError(.unsupported, path: path,
+                                 "not a recognised audio file (\(ContainerSniffer.describeMagic(head)))")
+        }
+        switch container {
+        case .mp3:
+            let probe = try MP3StreamDecoder.probe(path: path)
+            guard probe.channelCount == 1 || probe.channelCount == 2 else {
+                throw AudioFileError(.unsupported, path: path, "unsupported channel count \(probe.channelCount) (mono or stereo)")
+            }
+            sampleRate = probe.sampleRate
+            channelCount = probe.channelCount
+            frameCount = probe.frameCount
+            codec = "mp3"
+            ima4 = nil
+            return
+        case .caf, .aifc:
+            if let layout = try IMA4StreamDecoder.locate(path: path, head: head, fileSize: try Self.fileSize(path)) {
+                guard layout.channelCount == 1 || layout.channelCount == 2 else {
+                    throw AudioFileError(.unsupported, path: path, "unsupported channel count \(layout.channelCount) (mono or stereo)")
+                }
+                sampleRate = layout.sampleRate
+                channelCount = layout.channelCount
+                frameCount = layout.keep.count
+                codec = "ima4"
+                ima4 = layout
+                return
+            }
+        default:
+            break
+        }
+        ima4 = nil
+        var info = SF_INFO()
+        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+            throw AudioFileError(.corrupt, path: path, "cannot open for streaming: \(SndfileDecoder.message(sf_strerror(nil)))")
+        }
+        sf_close(file)
+        guard info.channels == 1 || info.channels == 2 else {
+            throw AudioFileError(.unsupported, path: path, "unsupported channel count \(info.channels) (mono or stereo)")
+        }
+        guard info.samplerate > 0, info.frames >= 0 else {
+            throw AudioFileError(.corrupt, path: path, "header gives sample rate \(info.samplerate), length \(info.frames)")
+        }
+        sampleRate = Double(info.samplerate)
+        channelCount = Int(info.channels)
+        frameCount = Int(info.frames)
+        codec = "sndfile"
+    }
+
+    /// The first `count` bytes of the file (fewer if it is shorter), after the same path checks as a full read
+    /// except the size limit: streamed files may be of any length.
+    static func readPrefix(path: String, count: Int) throws(AudioFileError) -> [UInt8] {
+        guard !path.isEmpty else { throw AudioFileError(.notFound, path: path, "no such file") }
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw AudioFileError(.notFound, path: path, "no such file") }
+        let type = st.st_mode & S_IFMT
+        if type == S_IFDIR { throw AudioFileError(.isDirectory, path: path, "is a directory, not an audio file") }
+        guard type == S_IFREG else { throw AudioFileError(.unreadable, path: path, "not a regular file") }
+        guard st.st_size > 0 else { throw AudioFileError(.empty, path: path, "file is empty") }
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw AudioFileError(.unreadable, path: path, "cannot open") }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: min(count, Int(st.st_size)))
+        let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+        guard n > 0 else { throw AudioFileError(.unreadable, path: path, "read failed") }
+        bytes.removeLast(bytes.count - n)
+        return bytes
+    }
+
+    static func fileSize(_ path: String) throws(AudioFileError) -> Int {
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw AudioFileError(.notFound, path: path, "no such file") }
+        return Int(st.st_size)
+    }
+
+    func open() throws(AudioFileError) -> StreamDecoder {
+        if let ima4 { return try IMA4StreamDecoder(path: path, layout: ima4, checkpoints: ima4Checkpoints) }
+        if codec == "mp3" { return try MP3StreamDecoder(path: path, channelCount: channelCount) }
+        return try SndfileStreamDecoder(path: path, channelCount: channelCount, frameCount: frameCount)
+    }
+}
+
+/// libsndfile on a file path: one open handle, `sf_seek` and `sf_readf_float` (the same library calls and
+/// defaults as the in-memory decoder, so the same samples).
+///
+/// Ogg Vorbis is the exception for seeking: libsndfile's Vorbis seek does not land on the exact sample, so a
+/// Vorbis stream seeks by decoding forward (from the start when the target is behind), which is exact but costs
+/// decoding time proportional to the distance.
+final class SndfileStreamDecoder: StreamDecoder {
+    private var handle: OpaquePointer
+    private let path: String
+    private let frameCount: Int
+    private let channelCount: Int
+    private let seekByDecoding: Bool
+    private var position = 0
+
+    init(path: String, channelCount: Int, frameCount: Int) throws(AudioFileError) {
+        self.path = path
+        self.frameCount = frameCount
+        self.channelCount = channelCount
+        var info = SF_INFO()
+        handle = try Self.open(path, channelCount, &info)
+        seekByDecoding = Int(info.format) & SF_FORMAT_TYPEMASK == SF_FORMAT_OGG
+    }
+
+    private static func open(_ path: String, _ channelCount: Int, _ info: inout SF_INFO) throws(AudioFileError) -> OpaquePointer {
+        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+            throw AudioFileError(.unreadable, path: path, "cannot open for streaming: \(SndfileDecoder.message(sf_strerror(nil)))")
+        }
+        guard Int(info.channels) == channelCount else {
+            sf_close(handle)
+            throw AudioFileError(.corrupt, path: path, "the file changed while streaming")
+        }
+        return handle
+    }
+
+    deinit { sf_close(handle) }
+
+    func seek(toFrame frame: Int) throws(AudioFileError) {
+        if seekByDecoding {
+            if frame < position {
+                var info = SF_INFO()
+                let fresh = try Self.open(path, channelCount, &info)
+                sf_close(handle)
+                handle = fresh
+                position = 0
+            }
+            let chunk = 4096
+            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: chunk * channelCount)
+            defer { scratch.deallocate() }
+            while position < frame {
+                let got = try read(into: scratch, frames: min(chunk, frame - position))
+                if got == 0 {
+                    throw AudioFileError(.truncated, path: path, "cannot reach frame \(frame) while streaming")
+                }
+            }
+            return
+        }
+        guard sf_seek(handle, sf_count_t(frame), SEEK_SET) == sf_count_t(frame) else {
+            throw AudioFileError(.truncated, path: path, "cannot seek to frame \(frame) while streaming: \(SndfileDecoder.message(sf_strerror(handle)))")
+        }
+        position = frame
+    }
+
+    func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioFileError) -> Int {
+        let got = Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
+        if got < frames && sf_error(handle) != 0 {
+            throw AudioFileError(.corrupt, path: path, "decoding failed while streaming: \(SndfileDecoder.message(sf_strerror(handle)))")
+        }
+        position += max(got, 0)
+        return max(got, 0)
+    }
+}

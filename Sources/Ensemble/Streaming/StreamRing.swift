@@ -1,0 +1,132 @@
+import Synchronization
+
+/// The lock-free ring between the stream loader (one producer) and the render side (one consumer) of one
+/// streamed voice, as plain pointers so the render side can use it without reference counting.
+///
+/// The ring holds decoded planar Float frames in *virtual-stream* order: virtual frame V is file frame
+/// V mod length of pass V / length, so the concatenation of every pass (loop seams pre-wrapped by the loader).
+/// A voice's cursor (pass p, position i) reads virtual frame p·length + i, exactly the sample the in-memory
+/// kernel's `tap` reads, which makes a streamed rendering bit-identical to the in-memory one.
+///
+/// Positions are packed with an epoch (`epoch << 48 | frame`): a seek or a late start asks for a new epoch at a
+/// new position, and the render side uses only data tagged with the epoch it asked for.
+struct StreamView: BitwiseCopyable, @unchecked Sendable {
+    /// Planar: channel 0's `capacity` frames, then channel 1's.
+    let samples: UnsafeMutablePointer<Float>
+    let capacity: Int
+    let channelCount: Int
+    /// Frames of one pass (the file's length).
+    let length: Int
+    let cells: UnsafeMutablePointer<Atomic<Int64>>
+
+    // Cell indices. The loader writes `filled`, `dataStart`, `status`; the render side writes `consumed`,
+    // `request`, `loops`, `underruns`, `missingFrames`. Each writer's cells share a cache line.
+    static var filled: Int { @_noLocks get { 0 } }
+    static var dataStart: Int { @_noLocks get { 1 } }
+    static var status: Int { @_noLocks get { 2 } }
+    static var request: Int { @_noLocks get { 8 } }
+    static var consumed: Int { @_noLocks get { 9 } }
+    static var loops: Int { @_noLocks get { 10 } }
+    static var underruns: Int { @_noLocks get { 11 } }
+    static var missingFrames: Int { @_noLocks get { 12 } }
+    static var cellCount: Int { 16 }
+    static var statusFailed: Int64 { @_noLocks get { 2 } }
+
+    static var frameBits: Int64 { @_noLocks get { 48 } }
+    static var frameMask: Int64 { @_noLocks get { (1 << 48) - 1 } }
+
+    @inline(__always) @_noLocks
+    static func pack(epoch: Int64, frame: Int64) -> Int64 { (epoch & 0x7FFF) << frameBits | (frame & frameMask) }
+    @inline(__always) @_noLocks
+    static func epoch(_ packed: Int64) -> Int64 { packed >> frameBits }
+    @inline(__always) @_noLocks
+    static func frame(_ packed: Int64) -> Int64 { packed & frameMask }
+
+    /// Virtual frames of all passes, or `Int64.max` when looping forever.
+    @inline(__always) @_noLocks
+    static func total(length: Int, loops: Int) -> Int64 {
+        if loops < 0 { return .max }
+        let (t, o) = Int64(length).multipliedReportingOverflow(by: Int64(loops) + 1)
+        return o ? .max : t
+    }
+
+    /// Render side (or control side before the voice exists): restart the stream at virtual frame `frame`.
+    @_noLocks
+    func retarget(to frame: Int64) {
+        let start = max(frame, 0)
+        let old = cells[StreamView.request].load(ordering: .relaxed)
+        cells[StreamView.consumed].store(start, ordering: .releasing)
+        cells[StreamView.request].store(StreamView.pack(epoch: StreamView.epoch(old) &+ 1, frame: start),
+                                        ordering: .releasing)
+    }
+}
+
+/// Owner of one stream's memory; the loader keeps its decoding state next to it. Made on the control side when a
+/// streamed track starts, freed when the voice has ended (the render side no longer reads it).
+final class StreamRing: @unchecked Sendable {
+    let view: StreamView
+    let file: StreamFile
+    let name: String
+
+    /// Loader-thread state.
+    var decoder: StreamDecoder?
+    var epoch: Int64 = -1
+    var writePosition: Int64 = 0
+    var lastUse: UInt64 = 0
+    var decoderPosition = 0
+    /// Why the stream failed (set by the loader before it publishes the failed status).
+    var error: AudioFileError?
+    /// The voice that reads this stream.
+    let slot: Int32
+    let generation: UInt32
+    let closed = Atomic<Bool>(false)
+
+    enum Status: Int64 { case running = 0, failed = 2 } // failed == StreamView.statusFailed
+
+    init(file: StreamFile, capacity: Int, startFrame: Int64, loops: Int, name: String, slot: Int32, generation: UInt32) {
+        self.slot = slot
+        self.generation = generation
+        self.file = file
+        self.name = name
+        let channels = file.channelCount
+        let samples = UnsafeMutablePointer<Float>.allocate(capacity: channels * capacity)
+        samples.initialize(repeating: 0, count: channels * capacity)
+        let cells = UnsafeMutablePointer<Atomic<Int64>>.allocate(capacity: StreamView.cellCount)
+        for i in 0..<StreamView.cellCount { (cells + i).initialize(to: Atomic(0)) }
+        let start = max(startFrame, 0)
+        cells[StreamView.request].store(StreamView.pack(epoch: 0, frame: start), ordering: .relaxed)
+        cells[StreamView.consumed].store(start, ordering: .relaxed)
+        cells[StreamView.filled].store(StreamView.pack(epoch: 0x7FFF, frame: 0), ordering: .relaxed)
+        cells[StreamView.dataStart].store(StreamView.pack(epoch: 0x7FFF, frame: 0), ordering: .relaxed)
+        cells[StreamView.loops].store(Int64(loops), ordering: .relaxed)
+        view = StreamView(samples: samples, capacity: capacity, channelCount: channels, length: file.frameCount,
+                          cells: cells)
+    }
+
+    deinit {
+        view.cells.deinitialize(count: StreamView.cellCount)
+        view.cells.deallocate()
+        view.samples.deallocate()
+    }
+
+    /// Bytes this stream holds in memory (its ring).
+    var ringBytes: Int { view.capacity * view.channelCount * MemoryLayout<Float>.size }
+
+    var underruns: Int { Int(view.cells[StreamView.underruns].load(ordering: .relaxed)) }
+    var missingFrames: Int { Int(view.cells[StreamView.missingFrames].load(ordering: .relaxed)) }
+    var failed: Bool { view.cells[StreamView.status].load(ordering: .acquiring) == Status.failed.rawValue }
+
+    /// True when the loader has caught up with what the render side asked for: data of the requested epoch
+    /// reaching at least `ahead` frames past the consumer (or the end of the stream), or the stream failed.
+    func isReady(ahead: Int) -> Bool {
+        if failed || closed.load(ordering: .relaxed) { return true }
+        let c = view.cells
+        let request = c[StreamView.request].load(ordering: .acquiring)
+        let filled = c[StreamView.filled].load(ordering: .acquiring)
+        guard StreamView.epoch(filled) == StreamView.epoch(request) else { return false }
+        let consumed = c[StreamView.consumed].load(ordering: .acquiring)
+        let total = StreamView.total(length: view.length, loops: Int(c[StreamView.loops].load(ordering: .relaxed)))
+        let want = min(total, consumed + Int64(ahead))
+        return StreamView.frame(filled) >= want
+    }
+}
