@@ -275,6 +275,8 @@ final class OpenALOutputTests: XCTestCase {
         let started = monotonicNanos()
         let out = loopback.render(frames: 20000)
         let seconds = Double(monotonicNanos() - started) * 1e-9
+        // A loopback device plays only when pulled: wall time passing must not move its clock.
+        usleep(50_000)
         XCTAssertEqual(engine.currentFrame, 20000, "the clock counts frames pulled through OpenAL")
         // Ahead by the ring: 3 buffers, less the part of one already pulled (20000 = 78 × 256 + 32).
         XCTAssertEqual(engine.renderedFrame, (3 + 78) * 256, "the ring is rendered ahead")

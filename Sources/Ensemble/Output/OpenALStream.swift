@@ -36,6 +36,9 @@ final class OpenALStream: @unchecked Sendable {
     private let scratch: UnsafeMutablePointer<Float>
     private let getSourcei64v: LPALGETSOURCEI64VSOFT?
     private let hasLatency: Bool
+    /// Whether frames play in real time, so readers may extrapolate the clock by wall time between refills.
+    /// A loopback device plays only when pulled: its clock moves with the pulls, never on its own.
+    private let realTime: Bool
 
     /// Engine frames whose buffers were played and unqueued (the device clock without the in-queue offset).
     private var unqueuedFrames: Int64
@@ -86,6 +89,7 @@ final class OpenALStream: @unchecked Sendable {
         scratch = .allocate(capacity: 2 * bufferFrames)
         scratch.initialize(repeating: 0, count: 2 * bufferFrames)
         hasLatency = alIsExtensionPresent("AL_SOFT_source_latency") != 0
+        realTime = !device.isLoopback
         getSourcei64v = unsafeBitCast(alGetProcAddress("alGetSourcei64vSOFT"), to: LPALGETSOURCEI64VSOFT?.self)
         unqueuedFrames = engine.renderedFrame
         renderedFrames = engine.renderedFrame
@@ -275,6 +279,7 @@ final class OpenALStream: @unchecked Sendable {
         }
         played = max(played, 0)
         lastPlayedFrame.store(played, ordering: .relaxed)
-        clock._withUnsafeGuaranteedRef { $0.publish(frame: played, at: time, running: state == AL_PLAYING) }
+        let running = realTime && state == AL_PLAYING
+        clock._withUnsafeGuaranteedRef { $0.publish(frame: played, at: time, running: running) }
     }
 }
