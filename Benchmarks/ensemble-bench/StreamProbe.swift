@@ -1,7 +1,7 @@
 import Ensemble
 import Foundation
 
-/// `ensemble-bench --streams N MINUTES [SECONDS]`: peak RSS and throughput of N tracks each streaming its own
+/// `ensemble-bench --streams N MINUTES [SECONDS] [--ima4]`: peak RSS and throughput of N tracks each streaming its own
 /// MINUTES-long file, against the same N tracks playing in-memory sounds of 10 s (a fully decoded N × MINUTES
 /// would need N × MINUTES × 60 × 48000 × 4 bytes: 11.5 GB for 100 ten-minute mono files).
 ///
@@ -9,8 +9,10 @@ import Foundation
 /// while every stream opens, seeks and reads its own file with its own decoder and ring, as distinct files would.
 /// Tracks start at different offsets (i × 5.3 s) with rates from `VoiceParams`, and the mix renders SECONDS of
 /// output (default 60) offline in 1024-frame blocks, waiting for the loader between blocks as `ensemble render` does.
+/// With `--ima4` the file is Apple IMA4 in CAF (made by `ensemble convert` in a child process, so converting does not
+/// count in this process's peak RSS), and every stream decodes its packets on the fly.
 enum StreamProbe {
-    static func run(count: Int, minutes: Double, seconds: Double) throws {
+    static func run(count: Int, minutes: Double, seconds: Double, ima4: Bool) throws {
         let dir = FileManager.default.temporaryDirectory.path + "/ensemble-streams-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -29,10 +31,22 @@ enum StreamProbe {
             written += n
         }
         try writer.finish()
+        var source = master
+        if ima4 {
+            source = dir + "/master.caf"
+            let convert = Process()
+            convert.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                .appendingPathComponent("ensemble")
+            convert.arguments = ["convert", master, "-o", source, "--codec", "ima4"]
+            try convert.run()
+            convert.waitUntilExit()
+            guard convert.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+        }
+        let ext = ima4 ? "caf" : "wav"
         var paths: [String] = []
         for i in 0..<count {
-            let p = dir + "/stream\(i).wav"
-            guard link(master, p) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            let p = dir + "/stream\(i).\(ext)"
+            guard link(source, p) == 0 else { throw CocoaError(.fileWriteUnknown) }
             paths.append(p)
         }
 
@@ -72,7 +86,7 @@ enum StreamProbe {
         let memoryWall = renderOffline(memEngine, frames: outputFrames)
 
         let voiceSeconds = Double(count) * seconds
-        print("streams: \(count) × \(minutes) min files, \(seconds) s rendered")
+        print("streams: \(count) × \(minutes) min \(ima4 ? "IMA4 CAF" : "16-bit WAV") files, \(seconds) s rendered")
         print("peak RSS \(after / 1024) MB (before the engine \(before / 1024) MB, added \((after - before) / 1024) MB); "
               + "rings \(stats.ringBytes / 1024) kB in all, \(stats.ringBytes / max(count, 1) / 1024) kB per stream; "
               + "open files \(stats.openFiles); underruns \(stats.underruns)")

@@ -20,7 +20,8 @@ if arguments.first == "--memory-child", arguments.count == 4, let count = Int(ar
 }
 if arguments.first == "--streams", arguments.count >= 3, let count = Int(arguments[1]), let minutes = Double(arguments[2]) {
     do {
-        try StreamProbe.run(count: count, minutes: minutes, seconds: arguments.count > 3 ? Double(arguments[3]) ?? 60 : 60)
+        let seconds = arguments.count > 3 ? Double(arguments[3]) ?? 60 : 60
+        try StreamProbe.run(count: count, minutes: minutes, seconds: seconds, ima4: arguments.contains("--ima4"))
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("streams: \(error)\n".utf8))
