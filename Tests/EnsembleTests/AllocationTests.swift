@@ -70,13 +70,7 @@ final class AllocationTests: XCTestCase {
             case 6: if k == 30 { tracks[3].pause() } else if k == 38 { tracks[3].play() }
             default: break
             }
-            allocation_counter_start()
-            if k % 2 == 0 {
-                engine.render(left: left, right: right, frames: block)
-            } else {
-                engine.render(interleaved: right, frames: block)
-            }
-            total += allocation_counter_stop()
+            total += renderCountingAllocations(engine, k, left: left, right: right, frames: block)
         }
         XCTAssertEqual(total, 0, "render allocated \(total) times")
         XCTAssertGreaterThan(engine.peakPower(forChannel: 0), -160, "the scene must be sounding")

@@ -37,13 +37,7 @@ final class BusAllocationTests: XCTestCase {
             case 4: t1.bus = 2 - k % 3 // moves while playing (crossfade between buses)
             default: if k % 12 == 5 { t1.stop(fadeOut: 0) } else { t1.play() }
             }
-            allocation_counter_start()
-            if k % 2 == 0 {
-                engine.render(left: left, right: right, frames: block)
-            } else {
-                engine.render(interleaved: right, frames: block)
-            }
-            total += allocation_counter_stop()
+            total += renderCountingAllocations(engine, k, left: left, right: right, frames: block)
         }
         XCTAssertEqual(total, 0, "render allocated \(total) times")
         XCTAssertGreaterThan(engine.peakPower(forChannel: 0), -160, "the scene must be sounding")

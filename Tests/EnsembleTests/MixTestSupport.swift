@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import CAllocationCounter
 import XCTest
 @testable import Ensemble
 
@@ -219,4 +220,18 @@ enum Spectrum {
         }
         return 10 * log10(rest / signalPower)
     }
+}
+
+/// Renders block number `k` (planar into `left`/`right` when k is even, interleaved into `right` when odd, so both
+/// entry points are exercised) and returns how many heap allocations the render call made on this thread.
+/// `right` must hold 2 × `frames` floats.
+func renderCountingAllocations(_ engine: Engine, _ k: Int, left: UnsafeMutablePointer<Float>,
+                               right: UnsafeMutablePointer<Float>, frames: Int) -> UInt64 {
+    allocation_counter_start()
+    if k % 2 == 0 {
+        engine.render(left: left, right: right, frames: frames)
+    } else {
+        engine.render(interleaved: right, frames: frames)
+    }
+    return allocation_counter_stop()
 }
