@@ -45,6 +45,8 @@ public final class Engine: @unchecked Sendable {
     private let delivered = Atomic<Int>(0)
     /// The stream loader, made when the first streamed track plays.
     private let loader = Mutex<StreamLoader?>(nil)
+    /// Timed commands not yet reported applied, with what to do when they are (see `Engine+Timeline`).
+    let timeline = Mutex(TimelineState())
 
     public init(configuration: Configuration = Configuration()) throws(EngineError) {
         let c = configuration
@@ -241,6 +243,10 @@ public final class Engine: @unchecked Sendable {
     }
 
     private func handle(_ event: MixerEvent) {
+        if event.kind == .commandApplied {
+            commandApplied(event)
+            return
+        }
         let slot = event.slot
         if event.kind == .ended, let l = loader.withLock({ $0 }) { l.close(slot: slot, generation: event.generation) }
         enum Action {

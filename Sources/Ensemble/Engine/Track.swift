@@ -29,7 +29,7 @@ public final class Track: @unchecked Sendable {
         var onFinish: (@Sendable (TrackEnd) -> Void)?
     }
 
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
     init(engine: Engine, sound: Sound, slot: Int32) {
         self.engine = engine
@@ -275,9 +275,9 @@ public final class Track: @unchecked Sendable {
         if let command { engine.send([command]) }
     }
 
-    private func frames(_ seconds: Double) -> Int { Int((seconds * engine.sampleRate).rounded()) }
+    func frames(_ seconds: Double) -> Int { Int((seconds * engine.sampleRate).rounded()) }
 
-    private func step(rate: Float) -> UInt64 {
+    func step(rate: Float) -> UInt64 {
         SourceCursor.step(rate: rate, sourceRate: sound.sampleRate, outputRate: engine.sampleRate)
     }
 
@@ -325,7 +325,7 @@ public final class Track: @unchecked Sendable {
             case .started:
                 guard let onStart = s.onStart else { return nil }
                 return { onStart(event.frame) }
-            case .paused:
+            case .paused, .commandApplied:
                 return nil
             case .ended:
                 if s.phase == .active { s.phase = .idle }

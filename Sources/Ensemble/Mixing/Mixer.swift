@@ -36,6 +36,12 @@ final class Mixer: @unchecked Sendable {
     private let active: UnsafeMutablePointer<Int32>
     private var activeCount = 0
     private var starts: StartQueue
+    /// Timed commands waiting for their frame (see `MixerCommand.schedule`).
+    private var pending: PendingCommands
+    /// Set by a `.schedule` marker: the frame and id of the command that follows it.
+    private var markerFrame: Int64 = 0
+    private var markerID: UInt64 = 0
+    private var hasMarker = false
     private let scratchLeft: UnsafeMutablePointer<Float>
     private let scratchRight: UnsafeMutablePointer<Float>
     private let scratchGain: UnsafeMutablePointer<Float>
@@ -72,6 +78,7 @@ final class Mixer: @unchecked Sendable {
                         count: capacity)
         active = .allocate(capacity: capacity)
         starts = StartQueue(capacity: capacity)
+        pending = PendingCommands(capacity: commandCapacity)
         scratchLeft = .allocate(capacity: maxBlockFrames)
         scratchRight = .allocate(capacity: maxBlockFrames)
         scratchGain = .allocate(capacity: maxBlockFrames)
@@ -94,6 +101,7 @@ final class Mixer: @unchecked Sendable {
         silence.deallocate()
         active.deallocate()
         starts.deallocate()
+        pending.deallocate()
         for p in [scratchLeft, scratchRight, scratchGain, planarLeft, planarRight, weights, streamWindowLeft,
                   streamWindowRight] { p.deallocate() }
         outbox.deallocate()
@@ -137,7 +145,73 @@ final class Mixer: @unchecked Sendable {
             outR[j] = 0
         }
         let firstEvent = outboxCount
-        while let command = commands.pop() { apply(command) }
+        while let command = commands.pop() { receive(command) }
+
+        // The block is rendered in spans that end where a timed command is due; the commands are applied
+        // between spans, at their exact frame. Everything a span renders is a function of absolute frames
+        // (gains, ramps, cursors), so a split block gives the same bits as an unsplit one.
+        var t = t0
+        while true {
+            now = t
+            applyDueCommands(at: t)
+            let next = min(pending.nextFrame, t1)
+            let offset = Int(t - t0)
+            renderSpan(outL + offset, outR + offset, t, next)
+            t = next
+            if t >= t1 { break }
+        }
+
+        var master = MeterAccumulator()
+        master.add(left: outL, right: outR, count: n)
+        masterMeter.publish(master, blockFrames: n)
+
+        sortOutbox(from: firstEvent)
+        flushOutbox()
+        now = t1
+        clock.store(t1, ordering: .releasing)
+    }
+
+    /// Applies a command from the ring, or queues it when a `.schedule` marker came before it.
+    @_noLocks
+    private func receive(_ command: MixerCommand) {
+        if hasMarker {
+            hasMarker = false
+            if !pending.insert(PendingCommands.Entry(frame: markerFrame, id: markerID, command: command)) {
+                droppedEvents.add(1, ordering: .relaxed)
+            }
+            return
+        }
+        switch command {
+        case let .schedule(frame, id):
+            hasMarker = true
+            markerFrame = frame
+            markerID = id
+        case let .cancelScheduled(id):
+            _ = pending.remove(id: id)
+        default:
+            apply(command)
+        }
+    }
+
+    /// Applies every timed command due at or before `frame` (late ones take effect on `frame`), in (frame, id)
+    /// order, and reports each with the frame it took effect on.
+    @_noLocks
+    private func applyDueCommands(at frame: Int64) {
+        while let entry = pending.top, entry.frame <= frame {
+            pending.removeTop()
+            apply(entry.command)
+            var event = MixerEvent(kind: .commandApplied, reason: .finished, slot: -1, generation: 0,
+                                   frame: frame, position: 0, pass: 0)
+            event.command = entry.id
+            post(event)
+        }
+    }
+
+    /// Renders output frames [t0, t1) of every voice and bus into `outL`/`outR` (which start at frame t0).
+    @_noLocks
+    private func renderSpan(_ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>,
+                            _ t0: Int64, _ t1: Int64) {
+        let n = Int(t1 - t0)
         activateStarts(before: t1)
         buses.beginBlock(n)
 
@@ -160,15 +234,6 @@ final class Mixer: @unchecked Sendable {
         }
         activeCount = kept
         buses.finishBlock(outL, outR, n, t0)
-
-        var master = MeterAccumulator()
-        master.add(left: outL, right: outR, count: n)
-        masterMeter.publish(master, blockFrames: n)
-
-        sortOutbox(from: firstEvent)
-        flushOutbox()
-        now = t1
-        clock.store(t1, ordering: .releasing)
     }
 
     /// Mixes one voice into the block; returns false when it ended (or paused) in this block.
@@ -464,6 +529,8 @@ final class Mixer: @unchecked Sendable {
             guard let s = live(slot, generation) else { return }
             pool[s].fadeIn = EdgeFade(zeroFrame: pool[s].fadeIn.zeroFrame, length: fadeInFrames, direction: 1)
             pool[s].fadeOutFrames = fadeOutFrames
+        case .schedule, .cancelScheduled:
+            break // handled by `receive`; never queued themselves
         case let .bus(command):
             buses.apply(command, now: now)
         case let .route(slot, generation, bus, rampFrames):

@@ -48,6 +48,13 @@ enum MixerCommand: BitwiseCopyable, Sendable {
     case bus(BusCommand)
     /// Moves a voice to another bus, crossfading over `rampFrames` if it is sounding.
     case route(slot: Int32, generation: UInt32, bus: Int32, rampFrames: Int)
+    /// Timed command marker: the command that follows it in the same batch waits in the render side's pending
+    /// queue and is applied at output frame `frame` (splitting the block there), then reported with a
+    /// `.commandApplied` event carrying `id`. Ids grow with every scheduled command, so commands for one frame
+    /// apply in the order they were given.
+    case schedule(frame: Int64, id: UInt64)
+    /// Removes the waiting timed command `id` (nothing if it has already been applied).
+    case cancelScheduled(id: UInt64)
 }
 
 /// Why a voice stopped sounding.
@@ -66,6 +73,8 @@ public enum EndReason: String, Sendable, Codable, BitwiseCopyable {
 struct MixerEvent: BitwiseCopyable {
     enum Kind: UInt8, BitwiseCopyable {
         case started, paused, ended
+        /// The timed command `command` took effect on `frame` (slot −1).
+        case commandApplied
     }
     var kind: Kind
     var reason: EndReason
@@ -76,6 +85,8 @@ struct MixerEvent: BitwiseCopyable {
     /// File frame and pass where a paused voice stopped, so `play()` can continue from there.
     var position: Int
     var pass: Int
+    /// Id of the timed command, for `.commandApplied`.
+    var command: UInt64 = 0
 
     @_noLocks
     init(kind: Kind, reason: EndReason, slot: Int32, generation: UInt32, frame: Int64, position: Int, pass: Int) {

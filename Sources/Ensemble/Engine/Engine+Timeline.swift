@@ -1,0 +1,174 @@
+import Synchronization
+
+/// The handle of a timed command: pass it to `Engine.cancel` to drop the command before it takes effect.
+public struct ScheduledCommandID: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt64
+    public var description: String { "#\(rawValue)" }
+}
+
+/// A change to a track that takes effect at an exact output frame (`Track.schedule(_:atFrame:)`).
+///
+/// Ramp and fade lengths are in output frames; nil means the engine's smoothing time. Values are clamped like
+/// the matching `Track` properties.
+public enum TrackChange: Sendable, Equatable {
+    /// Volume 0…1, ramped linearly from its value at the frame over `rampFrames` (0 = a step).
+    case volume(Float, rampFrames: Int? = nil)
+    /// Pan −1…1, ramped from its value at the frame over `rampFrames`.
+    case pan(Float, rampFrames: Int? = nil)
+    /// Rate 0.5…2 (varispeed) from the frame on.
+    case rate(Float)
+    /// Extra passes after the first (−1: forever); never cuts the pass under way.
+    case loops(Int)
+    /// Jumps to file frame `frame` (not crossfaded).
+    case seek(frame: Int)
+    /// Fades out over `fadeFrames` from the frame and holds the position.
+    case pause(fadeFrames: Int? = nil)
+    /// Continues a paused track from the frame, fading in over `fadeFrames`.
+    case resume(fadeFrames: Int? = nil)
+    /// Fades out over `fadeFrames` starting at the frame (0 = hard cut), then ends with reason `stopped`.
+    case stop(fadeFrames: Int? = nil)
+}
+
+/// The control side's record of timed commands sent but not yet reported applied.
+struct TimelineState {
+    var nextID: UInt64 = 0
+    /// What to run when each command is applied (updates the owner's control-side state).
+    var waiting: [UInt64: @Sendable (Int64) -> Void] = [:]
+    /// Called for every timed command applied, with its id and the frame it took effect on.
+    var onApplied: (@Sendable (ScheduledCommandID, Int64) -> Void)?
+}
+
+extension Engine {
+    /// Called on the event thread each time a timed command takes effect, with its id and output frame.
+    public var onCommandApplied: (@Sendable (ScheduledCommandID, Int64) -> Void)? {
+        get { timeline.withLock { $0.onApplied } }
+        set { timeline.withLock { $0.onApplied = newValue } }
+    }
+
+    /// Sends `command` to be applied at output frame `frame` (a frame already rendered means the next block).
+    func schedule(_ command: MixerCommand, atFrame frame: Int64,
+                  applied: @escaping @Sendable (Int64) -> Void) -> ScheduledCommandID {
+        let id = timeline.withLock { t in
+            t.nextID += 1
+            t.waiting[t.nextID] = applied
+            return t.nextID
+        }
+        // Ids are handed out in call order; the render side orders commands on one frame by id.
+        send([.schedule(frame: frame, id: id), command])
+        return ScheduledCommandID(rawValue: id)
+    }
+
+    /// Cancels a timed command that has not taken effect yet. Returns false when it already took effect (or
+    /// was cancelled before); a command whose frame is being rendered right now may still take effect.
+    @discardableResult
+    public func cancel(_ id: ScheduledCommandID) -> Bool {
+        let known = timeline.withLock { $0.waiting.removeValue(forKey: id.rawValue) != nil }
+        if known { send([.cancelScheduled(id: id.rawValue)]) }
+        return known
+    }
+
+    /// Replaces a waiting timed command by another: cancels `id`, then schedules `change` on `track`.
+    public func replace(_ id: ScheduledCommandID, on track: Track, with change: TrackChange,
+                        atFrame frame: Int64) -> ScheduledCommandID? {
+        cancel(id)
+        return track.schedule(change, atFrame: frame)
+    }
+
+    /// Sets the volume (0…1) of bus `bus` (1…16, set up with `setBus`) at output frame `frame`, ramped over
+    /// `rampFrames` (nil: the smoothing time). A muted or soloed-away bus stays silent until `setBus` again.
+    @discardableResult
+    public func scheduleBusVolume(_ bus: Int, _ volume: Float, atFrame frame: Int64,
+                                  rampFrames: Int? = nil) throws(EngineError) -> ScheduledCommandID {
+        guard bus >= 1, bus <= Self.maxBuses else {
+            throw .invalidParameter(name: "bus", value: Double(bus), expected: "1…\(Self.maxBuses)")
+        }
+        guard volume.isFinite, volume >= 0, volume <= 1 else {
+            throw .invalidParameter(name: "volume", value: Double(volume), expected: "0…1")
+        }
+        let configured = mixer.busControl.buses.withLock { $0[bus].configured }
+        guard configured else {
+            throw .invalidParameter(name: "bus", value: Double(bus), expected: "a bus set up with setBus")
+        }
+        let ramp = max(rampFrames ?? smoothingFrames, 0)
+        let control = mixer.busControl
+        return schedule(.bus(.gain(bus: Int32(bus), gain: volume, rampFrames: ramp)), atFrame: frame) { _ in
+            control.buses.withLock { buses in
+                buses[bus].settings.volume = volume
+                buses[bus].sentGain = buses[bus].settings.mute ? 0 : volume
+            }
+        }
+    }
+
+    /// Event thread: a timed command took effect.
+    func commandApplied(_ event: MixerEvent) {
+        let (action, observer) = timeline.withLock { t in
+            (t.waiting.removeValue(forKey: event.command), t.onApplied)
+        }
+        action?(event.frame)
+        observer?(ScheduledCommandID(rawValue: event.command), event.frame)
+    }
+}
+
+extension Track {
+    /// Schedules `change` at output frame `frame` on the track's current voice (the one started by the last
+    /// `play`). Returns nil when the track has no voice (never played, or stopped): a later `play` starts a new
+    /// voice that earlier timed commands do not touch. The track's properties (`volume`, `pan`, `rate`,
+    /// `numberOfLoops`) take the new value when the command is applied, not before.
+    @discardableResult
+    public func schedule(_ change: TrackChange, atFrame frame: Int64) -> ScheduledCommandID? {
+        let smoothing = engine.smoothingFrames
+        func ramp(_ r: Int?) -> Int { max(r ?? smoothing, 0) }
+        let made: (MixerCommand, @Sendable (inout State) -> Void)? = state.withLock { s in
+            guard s.phase != .idle else { return nil }
+            let g = s.generation, slot = self.slot
+            switch change {
+            case let .volume(v, r):
+                guard !v.isNaN else { return nil }
+                let v = min(max(v, 0), 1)
+                return (.setVolume(slot: slot, generation: g, volume: v, rampFrames: ramp(r)), { $0.volume = v })
+            case let .pan(p, r):
+                guard !p.isNaN else { return nil }
+                let p = min(max(p, -1), 1)
+                return (.setPan(slot: slot, generation: g, matrix: PanMatrix(pan: p, channelCount: sound.channelCount),
+                                rampFrames: ramp(r)), { $0.pan = p })
+            case let .rate(r):
+                guard !r.isNaN else { return nil }
+                let r = min(max(r, 0.5), 2)
+                return (.setRate(slot: slot, generation: g, step: step(rate: r)), { $0.rate = r })
+            case let .loops(n):
+                let n = max(n, -1)
+                return (.setLoops(slot: slot, generation: g, loops: n), { $0.loops = n })
+            case let .seek(position):
+                let p = min(max(position, 0), sound.frameCount)
+                return (.seek(slot: slot, generation: g, position: p), { _ in })
+            case let .pause(f):
+                return (.pause(slot: slot, generation: g, rampFrames: ramp(f)), { s in
+                    if s.phase == .active { s.phase = .paused }
+                })
+            case let .resume(f):
+                return (.resume(slot: slot, generation: g, frame: .min, rampFrames: ramp(f)), { s in
+                    if s.phase == .paused { s.phase = .active }
+                })
+            case let .stop(f):
+                return (.stop(slot: slot, generation: g, frame: .min, rampFrames: ramp(f)), { s in
+                    s.phase = .idle
+                    s.startPosition = 0
+                })
+            }
+        }
+        guard let (command, update) = made else { return nil }
+        let generation: UInt32 = state.withLock { $0.generation }
+        return engine.schedule(command, atFrame: frame) { [weak self] _ in
+            self?.state.withLock { s in
+                if s.generation == generation { update(&s) }
+            }
+        }
+    }
+
+    /// `schedule(_:atFrame:)` at a time on the engine clock, on output frame round(time × rate).
+    @discardableResult
+    public func schedule(_ change: TrackChange, at time: Double) -> ScheduledCommandID? {
+        guard time.isFinite else { return nil }
+        return schedule(change, atFrame: engine.frame(for: time))
+    }
+}
