@@ -76,9 +76,10 @@ extension Engine {
 
     /// Sets the volume (0…1) of bus `bus` (1…16, set up with `setBus`) at output frame `frame`, ramped over
     /// `rampFrames` (nil: the smoothing time). A muted or soloed-away bus stays silent until `setBus` again.
+    /// `onApplied` runs on the event thread with the frame on which it took effect.
     @discardableResult
-    public func scheduleBusVolume(_ bus: Int, _ volume: Float, atFrame frame: Int64,
-                                  rampFrames: Int? = nil) throws(EngineError) -> ScheduledCommandID {
+    public func scheduleBusVolume(_ bus: Int, _ volume: Float, atFrame frame: Int64, rampFrames: Int? = nil,
+                                  onApplied: (@Sendable (Int64) -> Void)? = nil) throws(EngineError) -> ScheduledCommandID {
         guard bus >= 1, bus <= Self.maxBuses else {
             throw .invalidParameter(name: "bus", value: Double(bus), expected: "1…\(Self.maxBuses)")
         }
@@ -91,11 +92,12 @@ extension Engine {
         }
         let ramp = max(rampFrames ?? smoothingFrames, 0)
         let control = mixer.busControl
-        return schedule(.bus(.gain(bus: Int32(bus), gain: volume, rampFrames: ramp)), atFrame: frame) { _ in
+        return schedule(.bus(.gain(bus: Int32(bus), gain: volume, rampFrames: ramp)), atFrame: frame) { applied in
             control.buses.withLock { buses in
                 buses[bus].settings.volume = volume
                 buses[bus].sentGain = buses[bus].settings.mute ? 0 : volume
             }
+            onApplied?(applied)
         }
     }
 
@@ -113,9 +115,11 @@ extension Track {
     /// Schedules `change` at output frame `frame` on the track's current voice (the one started by the last
     /// `play`). Returns nil when the track has no voice (never played, or stopped): a later `play` starts a new
     /// voice that earlier timed commands do not touch. The track's properties (`volume`, `pan`, `rate`,
-    /// `numberOfLoops`) take the new value when the command is applied, not before.
+    /// `numberOfLoops`) take the new value when the command is applied, not before. `onApplied` runs on the
+    /// event thread with the frame on which the change took effect.
     @discardableResult
-    public func schedule(_ change: TrackChange, atFrame frame: Int64) -> ScheduledCommandID? {
+    public func schedule(_ change: TrackChange, atFrame frame: Int64,
+                         onApplied: (@Sendable (Int64) -> Void)? = nil) -> ScheduledCommandID? {
         let smoothing = engine.smoothingFrames
         func ramp(_ r: Int?) -> Int { max(r ?? smoothing, 0) }
         let made: (MixerCommand, @Sendable (inout State) -> Void)? = state.withLock { s in
@@ -158,17 +162,19 @@ extension Track {
         }
         guard let (command, update) = made else { return nil }
         let generation: UInt32 = state.withLock { $0.generation }
-        return engine.schedule(command, atFrame: frame) { [weak self] _ in
+        return engine.schedule(command, atFrame: frame) { [weak self] applied in
             self?.state.withLock { s in
                 if s.generation == generation { update(&s) }
             }
+            onApplied?(applied)
         }
     }
 
     /// `schedule(_:atFrame:)` at a time on the engine clock, on output frame round(time × rate).
     @discardableResult
-    public func schedule(_ change: TrackChange, at time: Double) -> ScheduledCommandID? {
+    public func schedule(_ change: TrackChange, at time: Double,
+                         onApplied: (@Sendable (Int64) -> Void)? = nil) -> ScheduledCommandID? {
         guard time.isFinite else { return nil }
-        return schedule(change, atFrame: engine.frame(for: time))
+        return schedule(change, atFrame: engine.frame(for: time), onApplied: onApplied)
     }
 }

@@ -80,6 +80,8 @@ public struct Scene: Sendable, Equatable {
     public var duration: Double?
     public var tracks: [Track] = []
     public var effects: [Effect] = []
+    /// Timed changes to tracks and buses, in the order given (see `Scene.TimedChange`).
+    public var timeline: [TimedChange] = []
 
     public init() {}
 

@@ -2,6 +2,8 @@
 public struct SceneEvent: Sendable, Equatable, Codable {
     public enum Kind: String, Sendable, Codable {
         case trackStarted, trackFinished, effectCompleted
+        /// A `timeline` entry took effect (`command` says which action).
+        case commandApplied
     }
 
     public var event: Kind
@@ -10,11 +12,17 @@ public struct SceneEvent: Sendable, Equatable, Codable {
     public var frame: Int64
     /// Why it ended (`finished`, `stopped`, `stolen`); absent for `trackStarted`.
     public var reason: EndReason?
+    /// For `commandApplied`: the action (`set volume`, `stop`, `seek`, …) and the index of its timeline entry.
+    public var command: String?
+    public var timeline: Int?
 
-    public init(event: Kind, name: String, frame: Int64, reason: EndReason? = nil) {
+    public init(event: Kind, name: String, frame: Int64, reason: EndReason? = nil, command: String? = nil,
+                timeline: Int? = nil) {
         self.event = event
         self.name = name
         self.frame = frame
         self.reason = reason
+        self.command = command
+        self.timeline = timeline
     }
 }

@@ -9,6 +9,7 @@ struct SceneFile: Decodable {
     var effects: [EffectEntry]?
     var buses: [BusEntry]?
     var master: MasterEntry?
+    var timeline: [TimelineEntry]?
 
     struct TrackEntry: Decodable {
         var name: String?
@@ -64,7 +65,7 @@ struct SceneFile: Decodable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case sampleRate, duration, tracks, effects, buses, master
+        case sampleRate, duration, tracks, effects, buses, master, timeline
     }
 
     init(from decoder: Decoder) throws {
@@ -75,6 +76,7 @@ struct SceneFile: Decodable {
         effects = try c.decodeIfPresent([EffectEntry].self, forKey: .effects)
         buses = try c.decodeIfPresent([BusEntry].self, forKey: .buses)
         master = try c.decodeIfPresent(MasterEntry.self, forKey: .master)
+        timeline = try c.decodeIfPresent([TimelineEntry].self, forKey: .timeline)
     }
 
     /// Names a decoding failure by its key path, e.g. `tracks[0].volume: expected a number`.
@@ -207,6 +209,7 @@ extension SceneFile {
             e.bus = try busName(entry.bus, "\(key).bus", scene, path: path)
             scene.effects.append(e)
         }
+        try validateTimeline(into: &scene, path: path)
         if scene.tracks.isEmpty && scene.effects.isEmpty && scene.duration == nil {
             throw fail("the scene has no tracks or effects and no duration")
         }

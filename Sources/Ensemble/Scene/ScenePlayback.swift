@@ -145,6 +145,7 @@ public final class ScenePlayback: @unchecked Sendable {
             for (spec, track) in tracks where spec.loops == -1 {
                 track.stop(atFrame: end)
             }
+            try scheduleTimeline(origin: origin)
             for (spec, effect) in effects {
                 let name = spec.name
                 try engine.fire(effect, volume: spec.volume, pan: spec.pan,
@@ -155,6 +156,51 @@ public final class ScenePlayback: @unchecked Sendable {
             }
         } catch {
             throw SceneError(path: scenePath, error.description)
+        }
+    }
+
+    /// Sends every `timeline` entry as timed commands (after the tracks were started, so each has its voice).
+    /// An entry with several `set` keys sends one command per key, on the same frame, in the order volume, pan,
+    /// rate, loops. Each applied command is logged as a `commandApplied` event.
+    private func scheduleTimeline(origin: Int64) throws(EngineError) {
+        let rate = engine.sampleRate
+        func frames(_ seconds: Double?) -> Int? { seconds.map { Int(($0 * rate).rounded()) } }
+        for (index, change) in scene.timeline.enumerated() {
+            let frame = origin + Int64((change.at * rate).rounded())
+            let log = self.log
+            func logged(_ what: String, _ name: String) -> @Sendable (Int64) -> Void {
+                { applied in
+                    log.append(SceneEvent(event: .commandApplied, name: name, frame: applied - origin,
+                                          command: what, timeline: index))
+                }
+            }
+            switch change.target {
+            case let .bus(name):
+                guard case let .set(volume?, _, _, _, ramp) = change.action, let bus = busIndex[name] else { continue }
+                try engine.scheduleBusVolume(bus, volume, atFrame: frame, rampFrames: frames(ramp),
+                                             onApplied: logged("set volume", name))
+            case let .track(name):
+                guard let (spec, track) = tracks.first(where: { $0.spec.name == name }) else { continue }
+                var changes: [(TrackChange, String)] = []
+                switch change.action {
+                case let .set(volume, pan, rateValue, loops, ramp):
+                    if let volume { changes.append((.volume(volume, rampFrames: frames(ramp)), "set volume")) }
+                    if let pan { changes.append((.pan(pan, rampFrames: frames(ramp)), "set pan")) }
+                    if let rateValue { changes.append((.rate(rateValue), "set rate")) }
+                    if let loops { changes.append((.loops(loops), "set loops")) }
+                case let .stop(fade):
+                    changes.append((.stop(fadeFrames: frames(fade ?? (spec.fadeOut > 0 ? spec.fadeOut : nil))), "stop"))
+                case let .pause(fade):
+                    changes.append((.pause(fadeFrames: frames(fade)), "pause"))
+                case let .resume(fade):
+                    changes.append((.resume(fadeFrames: frames(fade)), "resume"))
+                case let .seek(seconds):
+                    changes.append((.seek(frame: Int((seconds * track.sound.sampleRate).rounded())), "seek"))
+                }
+                for (c, what) in changes {
+                    track.schedule(c, atFrame: frame, onApplied: logged(what, name))
+                }
+            }
         }
     }
 

@@ -1,0 +1,178 @@
+/// The scene's `timeline`: changes to named tracks and buses at exact times.
+///
+/// ```json
+/// "timeline": [
+///   { "at": 3.5, "track": "drums", "set": { "volume": 0.2, "pan": -0.5 }, "ramp": 0.5 },
+///   { "at": 4.0, "track": "drums", "set": { "rate": 1.5, "loops": 2 } },
+///   { "at": 5.0, "track": "drums", "seek": 1.25 },
+///   { "at": 6.0, "track": "drums", "pause": { "fade": 0.1 } },
+///   { "at": 7.0, "track": "drums", "resume": {} },
+///   { "at": 8.0, "track": "music", "stop": { "fade": 1.0 } },
+///   { "at": 2.0, "bus": "music", "set": { "volume": 0.3 }, "ramp": 1.0 } ]
+/// ```
+extension Scene {
+    public struct TimedChange: Sendable, Equatable {
+        public enum Target: Sendable, Equatable {
+            case track(String)
+            case bus(String)
+        }
+
+        public enum Action: Sendable, Equatable {
+            /// Any of volume, pan, rate, loops; applied on the same frame in that order. `ramp` (seconds) smooths
+            /// volume and pan (nil: the engine's smoothing time, 0: a step).
+            case set(volume: Float?, pan: Float?, rate: Float?, loops: Int?, ramp: Double?)
+            /// Fade (seconds) starting at `at`; nil: the track's `fadeOut`, or the smoothing time without one.
+            case stop(fade: Double?)
+            /// Fade (seconds) starting at `at`; nil: the smoothing time.
+            case pause(fade: Double?)
+            case resume(fade: Double?)
+            /// Seconds into the file.
+            case seek(Double)
+        }
+
+        /// Seconds on the scene's timeline.
+        public var at: Double
+        public var target: Target
+        public var action: Action
+
+        public init(at: Double, target: Target, action: Action) {
+            self.at = at
+            self.target = target
+            self.action = action
+        }
+
+        /// The action's name, as `--events` shows it.
+        public var actionName: String {
+            switch action {
+            case .set: "set"
+            case .stop: "stop"
+            case .pause: "pause"
+            case .resume: "resume"
+            case .seek: "seek"
+            }
+        }
+    }
+}
+
+extension SceneFile {
+    struct TimelineEntry: Decodable {
+        var at: Double?
+        var track, bus: String?
+        var set: SetEntry?
+        var ramp: Double?
+        var stop, pause, resume: FadeEntry?
+        var seek: Double?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case at, track, bus, set, ramp, stop, pause, resume, seek
+        }
+
+        init(from decoder: Decoder) throws {
+            let c = try strictContainer(decoder, CodingKeys.self)
+            at = try c.decodeIfPresent(Double.self, forKey: .at)
+            track = try c.decodeIfPresent(String.self, forKey: .track)
+            bus = try c.decodeIfPresent(String.self, forKey: .bus)
+            set = try c.decodeIfPresent(SetEntry.self, forKey: .set)
+            ramp = try c.decodeIfPresent(Double.self, forKey: .ramp)
+            stop = try c.decodeIfPresent(FadeEntry.self, forKey: .stop)
+            pause = try c.decodeIfPresent(FadeEntry.self, forKey: .pause)
+            resume = try c.decodeIfPresent(FadeEntry.self, forKey: .resume)
+            seek = try c.decodeIfPresent(Double.self, forKey: .seek)
+        }
+    }
+
+    struct SetEntry: Decodable {
+        var volume, pan, rate, loops: Double?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case volume, pan, rate, loops
+        }
+
+        init(from decoder: Decoder) throws {
+            let c = try strictContainer(decoder, CodingKeys.self)
+            volume = try c.decodeIfPresent(Double.self, forKey: .volume)
+            pan = try c.decodeIfPresent(Double.self, forKey: .pan)
+            rate = try c.decodeIfPresent(Double.self, forKey: .rate)
+            loops = try c.decodeIfPresent(Double.self, forKey: .loops)
+        }
+    }
+
+    struct FadeEntry: Decodable {
+        var fade: Double?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case fade
+        }
+
+        init(from decoder: Decoder) throws {
+            let c = try strictContainer(decoder, CodingKeys.self)
+            fade = try c.decodeIfPresent(Double.self, forKey: .fade)
+        }
+    }
+
+    func validateTimeline(into scene: inout Scene, path: String) throws(SceneError) {
+        func fail(_ message: String) -> SceneError { SceneError(path: path, message) }
+        func check(_ value: Double?, _ key: String, _ range: ClosedRange<Double>, _ text: String) throws(SceneError) -> Double? {
+            guard let value else { return nil }
+            guard value.isFinite, range.contains(value) else { throw fail("\(key): \(value) is out of range \(text)") }
+            return value
+        }
+        for (i, entry) in (timeline ?? []).enumerated() {
+            let key = "timeline[\(i)]"
+            guard let at = try check(entry.at, "\(key).at", 0...86400, "0…86400 s") else { throw fail("\(key).at: missing") }
+            let target: Scene.TimedChange.Target
+            switch (entry.track, entry.bus) {
+            case let (name?, nil):
+                guard scene.tracks.contains(where: { $0.name == name }) else {
+                    let known = scene.tracks.map { "\"\($0.name)\"" }.joined(separator: ", ")
+                    throw fail("\(key).track: no track named \"\(name)\" (known: \(known))")
+                }
+                target = .track(name)
+            case let (nil, name?):
+                guard scene.buses.contains(where: { $0.name == name }) else {
+                    let known = scene.buses.map { "\"\($0.name)\"" }.joined(separator: ", ")
+                    throw fail("\(key).bus: no bus named \"\(name)\" (known: \(known))")
+                }
+                target = .bus(name)
+            case (_?, _?):
+                throw fail("\(key): give either track or bus, not both")
+            case (nil, nil):
+                throw fail("\(key): missing track or bus")
+            }
+            let given = [entry.set != nil ? "set" : nil, entry.stop != nil ? "stop" : nil,
+                         entry.pause != nil ? "pause" : nil, entry.resume != nil ? "resume" : nil,
+                         entry.seek != nil ? "seek" : nil].compactMap { $0 }
+            guard given.count == 1 else {
+                throw fail(given.isEmpty ? "\(key): missing an action (set, stop, pause, resume or seek)"
+                                         : "\(key): one action per entry, got \(given.joined(separator: ", "))")
+            }
+            if entry.ramp != nil && entry.set == nil { throw fail("\(key).ramp: only allowed with set") }
+            let ramp = try check(entry.ramp, "\(key).ramp", 0...86400, "0…86400 s")
+            if case .bus = target, entry.set == nil || entry.set?.pan != nil || entry.set?.rate != nil || entry.set?.loops != nil {
+                throw fail("\(key): a bus takes only set.volume")
+            }
+            let action: Scene.TimedChange.Action
+            if let set = entry.set {
+                let volume = try check(set.volume, "\(key).set.volume", 0...1, "0…1")
+                let pan = try check(set.pan, "\(key).set.pan", -1...1, "−1…1")
+                let rate = try check(set.rate, "\(key).set.rate", 0.5...2, "0.5…2")
+                let loops = try check(set.loops, "\(key).set.loops", -1...1_000_000, "−1…1000000")
+                if let loops, loops != loops.rounded() { throw fail("\(key).set.loops: \(loops) is not a whole number") }
+                guard volume != nil || pan != nil || rate != nil || loops != nil else {
+                    throw fail("\(key).set: empty (give volume, pan, rate or loops)")
+                }
+                action = .set(volume: volume.map { Float($0) }, pan: pan.map { Float($0) }, rate: rate.map { Float($0) },
+                              loops: loops.map { Int($0) }, ramp: ramp)
+            } else if let stop = entry.stop {
+                action = .stop(fade: try check(stop.fade, "\(key).stop.fade", 0...86400, "0…86400 s"))
+            } else if let pause = entry.pause {
+                action = .pause(fade: try check(pause.fade, "\(key).pause.fade", 0...86400, "0…86400 s"))
+            } else if let resume = entry.resume {
+                action = .resume(fade: try check(resume.fade, "\(key).resume.fade", 0...86400, "0…86400 s"))
+            } else {
+                action = .seek(try check(entry.seek, "\(key).seek", 0...86400, "0…86400 s") ?? 0)
+            }
+            scene.timeline.append(Scene.TimedChange(at: at, target: target, action: action))
+        }
+    }
+}
