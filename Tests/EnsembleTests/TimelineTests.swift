@@ -207,6 +207,7 @@ final class TimelineTests: XCTestCase {
         let engine = try makeEngine(maxBlockFrames: 512)
         let track = try engine.makeTrack(try monoSound(48000, rampValue))
         track.numberOfLoops = -1
+        try track.setLoopRegion(frames: 1000, 2000) // region seams inside the counted window too
         try engine.setBus(1, BusSettings())
         track.bus = 1
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 256)

@@ -21,6 +21,8 @@ public final class Track: @unchecked Sendable {
         var fadeOut = 0.0
         var metering = false
         var bus: Int32 = 0
+        /// Loop region in source frames (start, end), nil for none.
+        var loopRegion: (start: Int, end: Int)?
         /// File frame the next start begins at (`currentTime` set while stopped, or the `offset`).
         var startPosition = 0
         var generation: UInt32 = 0
@@ -35,6 +37,7 @@ public final class Track: @unchecked Sendable {
         self.engine = engine
         self.sound = sound
         self.slot = slot
+        if let points = sound.loopPoints { state.withLock { $0.loopRegion = points } }
     }
 
     deinit {
@@ -180,6 +183,57 @@ public final class Track: @unchecked Sendable {
         }
     }
 
+    // MARK: Loop region
+
+    /// The loop region in seconds of the sound, or nil (passes repeat the whole sound).
+    public var loopRegion: (start: Double, end: Double)? {
+        state.withLock { s in
+            s.loopRegion.map { (Double($0.start) / sound.sampleRate, Double($0.end) / sound.sampleRate) }
+        }
+    }
+
+    /// Sets a loop region, like Web Audio's `loopStart`/`loopEnd` and OpenAL's `AL_SOFT_loop_points`: the first
+    /// pass plays from `currentTime` (the offset) to `end`, then [start, end) repeats `numberOfLoops` times (−1:
+    /// until stopped), seamlessly: at rate 1 the output is the region written out again and again, sample for
+    /// sample. The last pass ends at `end` (the rest of the sound is not played). Seconds are rounded to source
+    /// frames. Like Web Audio, the region is used only when the track loops (`numberOfLoops` ≠ 0 at `play`); a
+    /// track played once plays the whole sound. Takes effect at the next `play` that starts the track from the
+    /// beginning (not on a playing or paused voice).
+    /// Sounds loaded with loop points (WAV `smpl`) start with them; this overrides them.
+    /// Throws unless 0 ≤ start < end ≤ duration, or for a streamed sound.
+    public func setLoopRegion(start: Double, end: Double) throws(EngineError) {
+        guard sound.stream == nil else {
+            throw .invalidParameter(name: "loopStart", value: start, expected: "a sound in memory (not streamed)")
+        }
+        let rate = sound.sampleRate
+        guard start.isFinite, start >= 0 else { throw .invalidParameter(name: "loopStart", value: start, expected: "≥ 0") }
+        guard end.isFinite, end <= sound.duration + 0.5 / rate else {
+            throw .invalidParameter(name: "loopEnd", value: end, expected: "≤ the sound's duration (\(sound.duration) s)")
+        }
+        let a = Int((start * rate).rounded()), b = min(Int((end * rate).rounded()), sound.frameCount)
+        try setLoopRegion(frames: a, b)
+    }
+
+    /// `setLoopRegion` in source frames: 0 ≤ start < end ≤ frameCount.
+    public func setLoopRegion(frames start: Int, _ end: Int) throws(EngineError) {
+        guard sound.stream == nil else {
+            throw .invalidParameter(name: "loopStart", value: Double(start), expected: "a sound in memory (not streamed)")
+        }
+        guard start >= 0, start < end, end <= sound.frameCount else {
+            throw .invalidParameter(name: "loopEnd", value: Double(end),
+                                    expected: "loopStart (\(start)) < loopEnd ≤ \(sound.frameCount) frames")
+        }
+        state.withLock { $0.loopRegion = (start, end) }
+    }
+
+    /// The loop region in source frames.
+    var loopRegionFrames: (start: Int, end: Int)? { state.withLock { $0.loopRegion } }
+
+    /// Removes the loop region: passes repeat the whole sound again.
+    public func clearLoopRegion() {
+        state.withLock { $0.loopRegion = nil }
+    }
+
     // MARK: Meters
 
     /// Average (RMS) power of the track's stereo output (after volume and pan) over the last block, in dB full
@@ -313,6 +367,10 @@ public final class Track: @unchecked Sendable {
                 step: step(rate: s.rate), fadeInFrames: frames(s.fadeIn), fadeOutFrames: frames(s.fadeOut),
                 attackFrames: 0, metering: s.metering, sequence: engine.nextSequence())
             setup.bus = s.bus
+            if let region = s.loopRegion, s.loops != 0 {
+                setup.loopStart = region.start
+                setup.loopEnd = region.end
+            }
             return [.start(slot: slot, generation: s.generation, setup)]
         }
     }

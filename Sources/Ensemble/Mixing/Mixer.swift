@@ -501,7 +501,8 @@ final class Mixer: @unchecked Sendable {
             }
         case let .seek(slot, generation, position):
             guard let s = live(slot, generation) else { return }
-            pool[s].cursor.position = min(max(position, 0), max(pool[s].cursor.length, 0))
+            let low = pool[s].cursor.pass > 0 ? pool[s].cursor.loopStart : 0
+            pool[s].cursor.position = min(max(position, low), max(pool[s].cursor.length, 0))
             pool[s].cursor.fraction = 0
             pool[s].cursor.wrap()
             pool[s].updateNaturalEnd(now: now)
@@ -566,10 +567,11 @@ final class Mixer: @unchecked Sendable {
         v.generation = generation
         v.isEffect = setup.isEffect
         v.sequence = setup.sequence
-        v.cursor = SourceCursor(position: min(max(setup.startPosition, 0), setup.source.frameCount),
+        let end = setup.loopEnd > 0 ? min(setup.loopEnd, setup.source.frameCount) : setup.source.frameCount
+        v.cursor = SourceCursor(position: min(max(setup.startPosition, 0), end),
                                 fraction: 0, pass: max(setup.startPass, 0), loops: setup.loops,
                                 step: setup.step,
-                                length: setup.source.frameCount)
+                                length: end, loopStart: setup.loopStart)
         v.cursor.wrap()
         let startFrame = setup.startFrame == .min ? now : setup.startFrame
         v.startFrame = startFrame

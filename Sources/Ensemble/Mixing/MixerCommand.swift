@@ -24,6 +24,10 @@ struct VoiceSetup: BitwiseCopyable, Sendable {
     var sequence: UInt64
     /// The bus the voice is summed into: 0 = master (straight into the output), 1…16 = a configured bus.
     var bus: Int32 = 0
+    /// Loop region in source frames: passes after the first play [loopStart, loopEnd); the first plays from
+    /// `startPosition` to `loopEnd`. loopEnd 0 means the end of the sound (no region).
+    var loopStart = 0
+    var loopEnd = 0
 }
 
 /// A request from the control side to the render side. Each names the slot it acts on and the slot's

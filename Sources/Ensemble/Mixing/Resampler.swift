@@ -199,7 +199,8 @@ enum Resampler {
             // Frames whose four taps all lie inside the file (index-1 ... index+2) can read it directly.
             let limit = cursor.length - 3 - cursor.position
             var fast = 0
-            if cursor.position >= 1 && limit >= 0 {
+            // In passes after the first, frames before `loopStart` belong to the previous pass (read through `tap`).
+            if cursor.position >= (cursor.pass > 0 ? cursor.loopStart : 0) + 1 && limit >= 0 {
                 let span = UInt64(min(limit + 1, 1 << 30)) << 32 - UInt64(cursor.fraction)
                 let possible = (span + cursor.step - 1) / cursor.step
                 fast = Int(min(possible, UInt64(count - done)))

@@ -13,17 +13,25 @@ struct SourceCursor: BitwiseCopyable {
     /// 0 = once, n = n extra passes, -1 = forever.
     var loops: Int
     var step: UInt64
+    /// End of every pass (exclusive): the file's length, or a loop region's end.
     var length: Int
+    /// Where passes after the first begin (a loop region's start; 0 without a region). Always < `length`
+    /// when `length` > 0: pass 0 covers file frames [0, length), later passes [loopStart, length).
+    var loopStart = 0
 
     @_noLocks
-    init(position: Int, fraction: UInt32, pass: Int, loops: Int, step: UInt64, length: Int) {
+    init(position: Int, fraction: UInt32, pass: Int, loops: Int, step: UInt64, length: Int, loopStart: Int = 0) {
         self.position = position
         self.fraction = fraction
         self.pass = pass
         self.loops = loops
         self.step = step
         self.length = length
+        self.loopStart = length > 0 ? min(max(loopStart, 0), length - 1) : 0
     }
+
+    /// Frames in one repeated pass.
+    var region: Int { @_noLocks get { length - loopStart } }
 
     /// `rate × sourceRate / outputRate` in 32.32 fixed point (at least 1/2^32, so the cursor always moves),
     /// rounded UP, computed exactly in integers when the sample rates are whole numbers.
@@ -69,7 +77,7 @@ struct SourceCursor: BitwiseCopyable {
         guard loops >= 0 else { return nil }
         let passesAfter = loops - pass
         if passesAfter < 0 || length <= 0 { return 0 }
-        let (framesLeft, o1) = passesAfter.multipliedReportingOverflow(by: length)
+        let (framesLeft, o1) = passesAfter.multipliedReportingOverflow(by: region)
         let (total, o2) = framesLeft.addingReportingOverflow(length - position)
         if o1 || o2 { return Int64.max }
         if total <= 0 { return 0 }
@@ -99,10 +107,15 @@ struct SourceCursor: BitwiseCopyable {
         let whole = top << 32 | sum >> 32
         guard length > 0 else { return loops < 0 || pass <= loops }
         if whole > UInt64(Int.max / 4) && loops >= 0 { return false } // further than any finite sound
-        let len = UInt64(length)
-        let moved = UInt64(position) + whole % len
-        let passes = whole / len + moved / len
-        position = Int(moved % len)
+        let toEnd = UInt64(max(length - position, 0))
+        if whole < toEnd {
+            position += Int(whole)
+            return loops < 0 || pass <= loops
+        }
+        // Past the end of this pass: the rest lands in later passes, each `region` frames from `loopStart`.
+        let extra = whole - toEnd, span = UInt64(region)
+        let passes = 1 + extra / span
+        position = loopStart + Int(extra % span)
         pass = passes > UInt64(Int.max / 4) ? Int.max / 4 : min(pass + Int(passes), Int.max / 4)
         return loops < 0 || pass <= loops
     }
@@ -112,27 +125,36 @@ struct SourceCursor: BitwiseCopyable {
     @_noLocks
     mutating func wrap() {
         while position >= length && length > 0 && (loops < 0 || pass < loops) {
-            position -= length
+            position -= length - loopStart
             pass += 1
         }
     }
 
-    /// Sample `index` frames relative to the start of the current pass, as the concatenated passes read:
-    /// earlier or later passes where they exist, silence before the first and after the last.
+    /// Sample at file frame `index` of the current pass, as the concatenated passes read (the first pass
+    /// [0, length), each later one [loopStart, length)): earlier or later passes where the index falls outside
+    /// this one, silence before the first pass and after the last.
     @inline(__always)
     @_noLocks
     func tap(_ samples: UnsafePointer<Float>, _ index: Int) -> Float {
+        guard length > 0 else { return 0 }
         var i = index, p = pass
-        if i < 0 {
-            let k = (length - 1 - i) / length
-            i += k * length
-            p -= k
-        } else if i >= length {
-            let k = i / length
-            i -= k * length
+        let span = length - loopStart
+        if i >= length {
+            let k = (i - length) / span + 1
+            i -= k * span
             p += k
+        } else if p > 0 && i < loopStart {
+            // Back into earlier passes; pass 0 also holds [0, loopStart), so stop there.
+            let k = (loopStart - 1 - i) / span + 1
+            if k >= p {
+                i += p * span
+                p = 0
+            } else {
+                i += k * span
+                p -= k
+            }
         }
-        if p < 0 || (loops >= 0 && p > loops) { return 0 }
+        if i < 0 || (loops >= 0 && p > loops) { return 0 }
         return samples[i]
     }
 }

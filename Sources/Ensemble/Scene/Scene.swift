@@ -35,6 +35,10 @@ public struct Scene: Sendable, Equatable {
         /// true: stream the file from disk while playing; false: decode it into memory first; nil (the default):
         /// stream files longer than `Scene.streamingThreshold` whose format streams.
         public var stream: Bool?
+        /// Loop region in seconds of the file (see `Track.setLoopRegion`); either may be nil (the file's start /
+        /// end, or its `smpl` loop points when it has them). A region keeps the file in memory.
+        public var loopStart: Double?
+        public var loopEnd: Double?
 
         public init(name: String, file: String) {
             self.name = name

@@ -21,9 +21,10 @@ struct SceneFile: Decodable {
         var loops: Double?
         var bus: String?
         var stream: Bool?
+        var loopStart, loopEnd: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case name, file, start, offset, volume, pan, rate, loops, fadeIn, fadeOut, bus, stream
+            case name, file, start, offset, volume, pan, rate, loops, fadeIn, fadeOut, bus, stream, loopStart, loopEnd
         }
 
         init(from decoder: Decoder) throws {
@@ -40,6 +41,8 @@ struct SceneFile: Decodable {
             fadeOut = try c.decodeIfPresent(Double.self, forKey: .fadeOut)
             bus = try c.decodeIfPresent(String.self, forKey: .bus)
             stream = try c.decodeIfPresent(Bool.self, forKey: .stream)
+            loopStart = try c.decodeIfPresent(Double.self, forKey: .loopStart)
+            loopEnd = try c.decodeIfPresent(Double.self, forKey: .loopEnd)
         }
     }
 
@@ -194,6 +197,14 @@ extension SceneFile {
             }
             t.bus = try busName(entry.bus, "\(key).bus", scene, path: path)
             t.stream = entry.stream
+            t.loopStart = try check(entry.loopStart, "\(key).loopStart", 0...86400, "0…86400 s")
+            t.loopEnd = try check(entry.loopEnd, "\(key).loopEnd", 0...86400, "0…86400 s")
+            if let a = t.loopStart, let b = t.loopEnd, a >= b {
+                throw fail("\(key).loopEnd: \(b) s is not after loopStart (\(a) s)")
+            }
+            if (t.loopStart != nil || t.loopEnd != nil) && t.stream == true {
+                throw fail("\(key).loopStart: loop regions need the sound in memory (\"stream\": false or no stream key)")
+            }
             if t.loops == -1 && scene.duration == nil {
                 throw fail("duration: required because \(key).loops is -1 (loops forever)")
             }

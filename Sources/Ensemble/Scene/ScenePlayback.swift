@@ -53,7 +53,7 @@ public final class ScenePlayback: @unchecked Sendable {
         /// The track's sound, streamed when the scene says so, or by default when the file is longer than
         /// `Scene.streamingThreshold` in a format that streams (others are decoded into memory).
         func trackSound(_ spec: Scene.Track, _ key: String) throws(SceneError) -> Sound {
-            if spec.stream == false { return try sound(spec.file, key) }
+            if spec.stream == false || spec.loopStart != nil || spec.loopEnd != nil { return try sound(spec.file, key) }
             if let cached = streamed[spec.file] { return cached }
             let file: StreamFile
             do {
@@ -92,11 +92,19 @@ public final class ScenePlayback: @unchecked Sendable {
             track.fadeOut = spec.fadeOut
             track.currentTime = Double(offsetFrames) / s.sampleRate
             track.bus = spec.bus.flatMap { busIndex[$0] } ?? 0
+            if spec.loopStart != nil || spec.loopEnd != nil {
+                let start = spec.loopStart ?? Double(s.loopPoints?.start ?? 0) / s.sampleRate
+                let end = spec.loopEnd ?? Double(s.loopPoints?.end ?? s.frameCount) / s.sampleRate
+                do { try track.setLoopRegion(start: start, end: end) } catch {
+                    throw fail("\(key).\(spec.loopEnd != nil ? "loopEnd" : "loopStart")", error)
+                }
+            }
             tracks.append((spec, track))
             if spec.loops >= 0 {
+                let region = spec.loops != 0 ? track.loopRegionFrames : nil
                 let cursor = SourceCursor(position: offsetFrames, fraction: 0, pass: 0, loops: spec.loops,
                                           step: SourceCursor.step(rate: spec.rate, sourceRate: s.sampleRate, outputRate: rate),
-                                          length: s.frameCount)
+                                          length: region?.end ?? s.frameCount, loopStart: region?.start ?? 0)
                 lastEnd = max(lastEnd, Int64((spec.start * rate).rounded()) + (cursor.framesUntilEnd() ?? 0))
             }
         }

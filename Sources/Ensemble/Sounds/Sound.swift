@@ -19,6 +19,10 @@ public final class Sound: @unchecked Sendable {
     public let stream: StreamFile?
     /// True for a sound made with `init(streamingContentsOf:)`: tracks read it from disk while playing.
     public var isStreamed: Bool { stream != nil }
+    /// The file's loop points in frames (start, end exclusive), read from a WAV `smpl` chunk's first loop when
+    /// the file has one that lies inside the sound; nil otherwise. Tracks playing the sound start with it as
+    /// their loop region (`Track.setLoopRegion` overrides it, `clearLoopRegion` drops it).
+    public let loopPoints: (start: Int, end: Int)?
 
     /// A streamed sound: only the header is read now; each track that plays it decodes a little ahead of
     /// playback on the engine's stream loader, holding about `Engine.Configuration.streamBufferDuration` of audio.
@@ -41,12 +45,18 @@ public final class Sound: @unchecked Sendable {
         channelCount = file.channelCount
         frameCount = file.frameCount
         stream = file
+        loopPoints = nil
         samples = .allocate(capacity: 4)
         samples.initialize(repeating: 0, count: 4)
     }
 
     /// Takes decoded audio (mono or stereo) into engine memory.
-    public init(_ audio: DecodedAudio, name: String) throws(EngineError) {
+    public convenience init(_ audio: DecodedAudio, name: String) throws(EngineError) {
+        try self.init(audio, name: name, loopPoints: nil)
+    }
+
+    /// Takes decoded audio into engine memory, with loop points (ignored unless 0 ≤ start < end ≤ frameCount).
+    public init(_ audio: DecodedAudio, name: String, loopPoints: (start: Int, end: Int)?) throws(EngineError) {
         guard audio.channelCount == 1 || audio.channelCount == 2 else {
             throw .unsupportedChannelCount(sound: name, channels: audio.channelCount)
         }
@@ -55,6 +65,11 @@ public final class Sound: @unchecked Sendable {
         }
         self.name = name
         stream = nil
+        if let l = loopPoints, l.start >= 0, l.start < l.end, l.end <= audio.frameCount {
+            self.loopPoints = l
+        } else {
+            self.loopPoints = nil
+        }
         sampleRate = audio.sampleRate
         channelCount = audio.channelCount
         frameCount = audio.frameCount
@@ -76,7 +91,7 @@ public final class Sound: @unchecked Sendable {
         } catch {
             throw .file(error)
         }
-        try self.init(audio, name: path)
+        try self.init(audio, name: path, loopPoints: WAVLoopPoints.read(path: path))
     }
 
     deinit { samples.deallocate() }
