@@ -20,6 +20,7 @@ struct PreparedScene {
         var configuration = Engine.Configuration()
         configuration.sampleRate = description.sampleRate
         configuration.maxVoices = max(4096, description.tracks.count + description.effects.count + 64)
+        configuration.maxSoundingVoices = description.maxVoices ?? 0
         let engine: Engine
         do { engine = try Engine(configuration: configuration) } catch { throw SceneError(path: path, "\(error)") }
         scene = description

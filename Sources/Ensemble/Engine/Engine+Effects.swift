@@ -26,19 +26,21 @@ extension Engine {
     /// Plays `effect` once, as soon as possible or at `time` on the engine clock, into bus `bus` (0 = master).
     @discardableResult
     public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, at time: Double? = nil, bus: Int = 0,
-                     completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
+                     priority: Int = 128, completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
         var frame: Int64?
         if let time {
             guard time.isFinite else { throw .invalidParameter(name: "time", value: time, expected: "a finite time") }
             frame = self.frame(for: time)
         }
-        return try fire(effect, volume: volume, pan: pan, atFrame: frame, bus: bus, completion: completion)
+        return try fire(effect, volume: volume, pan: pan, atFrame: frame, bus: bus, priority: priority,
+                        completion: completion)
     }
 
-    /// Plays `effect` once starting exactly on output frame `frame` (nil: as soon as possible).
+    /// Plays `effect` once starting exactly on output frame `frame` (nil: as soon as possible). `priority`
+    /// (0…255) decides which voice is stolen first under `Configuration.maxSoundingVoices` (0 first).
     @discardableResult
     public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, atFrame frame: Int64?, bus: Int = 0,
-                     completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
+                     priority: Int = 128, completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
         guard volume.isFinite, volume >= 0, volume <= 1 else {
             throw .invalidParameter(name: "volume", value: Double(volume), expected: "0…1")
         }
@@ -47,6 +49,9 @@ extension Engine {
         }
         guard bus >= 0, bus <= Engine.maxBuses else {
             throw .invalidParameter(name: "bus", value: Double(bus), expected: "0…\(Engine.maxBuses)")
+        }
+        guard priority >= 0, priority <= 255 else {
+            throw .invalidParameter(name: "priority", value: Double(priority), expected: "0…255")
         }
         let claimed: (slot: Int32, generation: UInt32, sound: Sound, sequence: UInt64)? = try control.withLock {
             state throws(EngineError) in
@@ -63,6 +68,7 @@ extension Engine {
             step: SourceCursor.step(rate: 1, sourceRate: sound.sampleRate, outputRate: sampleRate),
             fadeInFrames: 0, fadeOutFrames: 0, attackFrames: 0, metering: false, sequence: claimed.sequence)
         setup.bus = Int32(bus)
+        setup.priority = UInt8(priority)
         send([.start(slot: claimed.slot, generation: claimed.generation, setup)])
         return EffectInstance(slot: claimed.slot, generation: claimed.generation, effect: effect)
     }

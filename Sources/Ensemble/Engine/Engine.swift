@@ -17,6 +17,10 @@ public final class Engine: @unchecked Sendable {
         public var maxVoices = 4096
         /// One-shot effects that may sound at once; a new one beyond this steals the oldest (tracks are never stolen).
         public var effectPolyphony = 32
+        /// Most voices (tracks and effects together) sounding at once; 0 = no cap. When a voice starts with the
+        /// cap reached, the lowest-priority, then quietest, then oldest voice (the newcomer included) is stolen:
+        /// it fades out over the smoothing time and ends with reason `stolen`.
+        public var maxSoundingVoices = 0
         /// Ramp length for parameter changes, pauses, stops without a fade, and steals.
         public var smoothingTime = 0.005
         public var commandCapacity = 16384
@@ -62,6 +66,9 @@ public final class Engine: @unchecked Sendable {
         guard c.effectPolyphony >= 1 else {
             throw .invalidParameter(name: "effectPolyphony", value: Double(c.effectPolyphony), expected: "at least 1")
         }
+        guard c.maxSoundingVoices >= 0 else {
+            throw .invalidParameter(name: "maxSoundingVoices", value: Double(c.maxSoundingVoices), expected: "0 (no cap) or more")
+        }
         guard c.smoothingTime.isFinite, c.smoothingTime >= 0, c.smoothingTime <= 1 else {
             throw .invalidParameter(name: "smoothingTime", value: c.smoothingTime, expected: "0…1 s")
         }
@@ -69,7 +76,8 @@ public final class Engine: @unchecked Sendable {
         smoothingFrames = Int((c.smoothingTime * c.sampleRate).rounded())
         mixer = Mixer(sampleRate: c.sampleRate, maxBlockFrames: c.maxBlockFrames, capacity: c.maxVoices,
                       effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames,
-                      commandCapacity: max(c.commandCapacity, 64), eventCapacity: max(c.eventCapacity, 64))
+                      commandCapacity: max(c.commandCapacity, 64), eventCapacity: max(c.eventCapacity, 64),
+                      soundingCap: c.maxSoundingVoices)
         renderer = Unmanaged.passUnretained(mixer)
         control = Mutex(ControlState(capacity: c.maxVoices))
         startEventThread()

@@ -21,6 +21,7 @@ public final class Track: @unchecked Sendable {
         var fadeOut = 0.0
         var metering = false
         var bus: Int32 = 0
+        var priority: UInt8 = 128
         /// Loop region in source frames (start, end), nil for none.
         var loopRegion: (start: Int, end: Int)?
         /// File frame the next start begins at (`currentTime` set while stopped, or the `offset`).
@@ -130,6 +131,14 @@ public final class Track: @unchecked Sendable {
             s.bus = Int32(newValue)
             return .route(slot: slot, generation: s.generation, bus: s.bus, rampFrames: engine.smoothingFrames)
         } }
+    }
+
+    /// Stealing priority, 0…255 (default 128), under `Engine.Configuration.maxSoundingVoices`: when the cap is
+    /// reached, lower priorities are stolen first. Read at `play` (a playing voice keeps the one it started
+    /// with). Values outside the range are clamped.
+    public var priority: Int {
+        get { state.withLock { Int($0.priority) } }
+        set { state.withLock { $0.priority = UInt8(min(max(newValue, 0), 255)) } }
     }
 
     /// Called on the engine's event thread with the output frame of the first sample each time the track starts.
@@ -367,6 +376,7 @@ public final class Track: @unchecked Sendable {
                 step: step(rate: s.rate), fadeInFrames: frames(s.fadeIn), fadeOutFrames: frames(s.fadeOut),
                 attackFrames: 0, metering: s.metering, sequence: engine.nextSequence())
             setup.bus = s.bus
+            setup.priority = s.priority
             if let region = s.loopRegion, s.loops != 0 {
                 setup.loopStart = region.start
                 setup.loopEnd = region.end

@@ -13,6 +13,8 @@ final class Mixer: @unchecked Sendable {
     let effectPolyphony: Int
     /// Length of the fade given to a stolen effect.
     let stealRampFrames: Int
+    /// Most voices sounding at once (tracks and effects together), 0 for no cap.
+    let soundingCap: Int
 
     let commands: CommandQueue
     let events: EventQueue
@@ -60,7 +62,8 @@ final class Mixer: @unchecked Sendable {
     private var now: Int64 = 0
 
     init(sampleRate: Double, maxBlockFrames: Int, capacity: Int, effectPolyphony: Int, stealRampFrames: Int,
-         commandCapacity: Int, eventCapacity: Int) {
+         commandCapacity: Int, eventCapacity: Int, soundingCap: Int = 0) {
+        self.soundingCap = soundingCap
         self.sampleRate = sampleRate
         self.maxBlockFrames = maxBlockFrames
         self.capacity = capacity
@@ -361,6 +364,16 @@ final class Mixer: @unchecked Sendable {
             pool[slot].updateNaturalEnd(now: pool[slot].startFrame)
             let frame = pool[slot].startFrame
             if pool[slot].isEffect { stealIfNeeded(at: frame) }
+            var admitted = true
+            if soundingCap > 0 { admitted = enforceCap(starting: slot, at: frame) }
+            if !admitted {
+                // The newcomer is the voice the cap takes: it never sounds, and ends at once with `.stolen`.
+                pool[slot].state = .free
+                telemetry.publish(slot: slot, generation: entry.generation, phase: .ended, position: pool[slot].cursor.position)
+                post(MixerEvent(kind: .ended, reason: .stolen, slot: entry.slot, generation: entry.generation,
+                                frame: frame, position: pool[slot].cursor.position, pass: pool[slot].cursor.pass))
+                continue
+            }
             pool[slot].state = .playing
             insertActive(Int32(slot))
             telemetry.publish(slot: slot, generation: entry.generation, phase: .playing, position: pool[slot].cursor.position)
@@ -397,6 +410,42 @@ final class Mixer: @unchecked Sendable {
             pool[oldest].releaseReason = .stolen
             pool[oldest].releaseIsPause = false
         }
+    }
+
+    /// The global cap on sounding voices: when `slot` starts on `frame` and `soundingCap` voices already sound
+    /// there (started, not ended, not fading out), the voice that sorts first by (priority, gain at `frame`,
+    /// start frame, sequence) — the lowest priority, then the quietest, then the oldest — is stolen: it fades out
+    /// over `stealRampFrames` and ends with `.stolen`. The newcomer competes too; returns false when it is the
+    /// one taken. Decided from exact frames, so the outcome does not depend on block boundaries.
+    @_noLocks
+    private func enforceCap(starting slot: Int, at frame: Int64) -> Bool {
+        var sounding = 0
+        var victim = slot
+        for k in 0..<activeCount {
+            let s = Int(active[k])
+            let v = pool[s]
+            guard s != slot, v.startFrame <= frame, v.stopFrame > frame, v.releaseStart > frame else { continue }
+            sounding += 1
+            if yields(s, to: victim, at: frame) { victim = s }
+        }
+        if sounding < soundingCap { return true }
+        if victim == slot { return false }
+        pool[victim].releaseStart = frame
+        pool[victim].releaseLength = stealRampFrames
+        pool[victim].releaseReason = .stolen
+        pool[victim].releaseIsPause = false
+        return true
+    }
+
+    /// True when voice `a` is stolen before voice `b`: lower priority, else quieter at `frame`, else older.
+    @_noLocks
+    private func yields(_ a: Int, to b: Int, at frame: Int64) -> Bool {
+        let va = pool[a], vb = pool[b]
+        if va.priority != vb.priority { return va.priority < vb.priority }
+        let ga = va.gain(at: frame), gb = vb.gain(at: frame)
+        if ga != gb { return ga < gb }
+        if va.startFrame != vb.startFrame { return va.startFrame < vb.startFrame }
+        return va.sequence < vb.sequence
     }
 
     @_noLocks
@@ -567,6 +616,7 @@ final class Mixer: @unchecked Sendable {
         v.generation = generation
         v.isEffect = setup.isEffect
         v.sequence = setup.sequence
+        v.priority = setup.priority
         let end = setup.loopEnd > 0 ? min(setup.loopEnd, setup.source.frameCount) : setup.source.frameCount
         v.cursor = SourceCursor(position: min(max(setup.startPosition, 0), end),
                                 fraction: 0, pass: max(setup.startPass, 0), loops: setup.loops,

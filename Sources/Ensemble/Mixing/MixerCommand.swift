@@ -28,6 +28,8 @@ struct VoiceSetup: BitwiseCopyable, Sendable {
     /// `startPosition` to `loopEnd`. loopEnd 0 means the end of the sound (no region).
     var loopStart = 0
     var loopEnd = 0
+    /// Stealing priority under `Engine.Configuration.maxSoundingVoices`: 0 is stolen first, 255 last.
+    var priority: UInt8 = 128
 }
 
 /// A request from the control side to the render side. Each names the slot it acts on and the slot's
@@ -69,6 +71,7 @@ public enum EndReason: String, Sendable, Codable, BitwiseCopyable {
     case stopped
     /// A newer one-shot effect took its place under the polyphony limit.
     case stolen
+    /// (Also: a voice taken under the global sounding-voice cap, `Engine.Configuration.maxSoundingVoices`.)
     /// A streamed track's file could not be read any further (truncated or corrupt while playing).
     case failed
 }

@@ -13,6 +13,8 @@ struct Voice: BitwiseCopyable {
     var generation: UInt32 = 0
     var isEffect = false
     var sequence: UInt64 = 0
+    /// Stealing priority under the sounding-voice cap (0 first, 255 last).
+    var priority: UInt8 = 128
     var source: VoiceSource
     var cursor = SourceCursor(position: 0, fraction: 0, pass: 0, loops: 0, step: SourceCursor.one, length: 0)
 

@@ -39,6 +39,8 @@ public struct Scene: Sendable, Equatable {
         /// end, or its `smpl` loop points when it has them). A region keeps the file in memory.
         public var loopStart: Double?
         public var loopEnd: Double?
+        /// Stealing priority under `maxVoices`, 0…255.
+        public var priority = 128
 
         public init(name: String, file: String) {
             self.name = name
@@ -55,6 +57,8 @@ public struct Scene: Sendable, Equatable {
         public var pan: Float = 0
         /// The name of the bus it plays into; nil for the master.
         public var bus: String?
+        /// Stealing priority under `maxVoices`, 0…255.
+        public var priority = 128
 
         public init(name: String, file: String) {
             self.name = name
@@ -86,6 +90,8 @@ public struct Scene: Sendable, Equatable {
     public var effects: [Effect] = []
     /// Timed changes to tracks and buses, in the order given (see `Scene.TimedChange`).
     public var timeline: [TimedChange] = []
+    /// Most voices sounding at once (`Engine.Configuration.maxSoundingVoices`); nil for no cap.
+    public var maxVoices: Int?
 
     public init() {}
 

@@ -10,6 +10,7 @@ struct SceneFile: Decodable {
     var buses: [BusEntry]?
     var master: MasterEntry?
     var timeline: [TimelineEntry]?
+    var maxVoices: Double?
 
     struct TrackEntry: Decodable {
         var name: String?
@@ -22,9 +23,11 @@ struct SceneFile: Decodable {
         var bus: String?
         var stream: Bool?
         var loopStart, loopEnd: Double?
+        var priority: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case name, file, start, offset, volume, pan, rate, loops, fadeIn, fadeOut, bus, stream, loopStart, loopEnd
+            case name, file, start, offset, volume, pan, rate, loops, fadeIn, fadeOut, bus, stream, loopStart, loopEnd,
+                 priority
         }
 
         init(from decoder: Decoder) throws {
@@ -43,6 +46,7 @@ struct SceneFile: Decodable {
             stream = try c.decodeIfPresent(Bool.self, forKey: .stream)
             loopStart = try c.decodeIfPresent(Double.self, forKey: .loopStart)
             loopEnd = try c.decodeIfPresent(Double.self, forKey: .loopEnd)
+            priority = try c.decodeIfPresent(Double.self, forKey: .priority)
         }
     }
 
@@ -51,9 +55,10 @@ struct SceneFile: Decodable {
         var file: String?
         var at, volume, pan: Double?
         var bus: String?
+        var priority: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case name, file, at, volume, pan, bus
+            case name, file, at, volume, pan, bus, priority
         }
 
         init(from decoder: Decoder) throws {
@@ -64,11 +69,12 @@ struct SceneFile: Decodable {
             volume = try c.decodeIfPresent(Double.self, forKey: .volume)
             pan = try c.decodeIfPresent(Double.self, forKey: .pan)
             bus = try c.decodeIfPresent(String.self, forKey: .bus)
+            priority = try c.decodeIfPresent(Double.self, forKey: .priority)
         }
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case sampleRate, duration, tracks, effects, buses, master, timeline
+        case sampleRate, duration, tracks, effects, buses, master, timeline, maxVoices
     }
 
     init(from decoder: Decoder) throws {
@@ -80,6 +86,7 @@ struct SceneFile: Decodable {
         buses = try c.decodeIfPresent([BusEntry].self, forKey: .buses)
         master = try c.decodeIfPresent(MasterEntry.self, forKey: .master)
         timeline = try c.decodeIfPresent([TimelineEntry].self, forKey: .timeline)
+        maxVoices = try c.decodeIfPresent(Double.self, forKey: .maxVoices)
     }
 
     /// Names a decoding failure by its key path, e.g. `tracks[0].volume: expected a number`.
@@ -180,6 +187,15 @@ extension SceneFile {
             scene.duration = d
         }
         try validateBuses(into: &scene, path: path)
+        if let cap = try check(maxVoices, "maxVoices", 1...1_000_000, "1…1000000") {
+            guard cap == cap.rounded() else { throw fail("maxVoices: \(cap) is not a whole number") }
+            scene.maxVoices = Int(cap)
+        }
+        func priorityValue(_ value: Double?, _ key: String) throws(SceneError) -> Int? {
+            guard let p = try check(value, key, 0...255, "0…255") else { return nil }
+            guard p == p.rounded() else { throw fail("\(key): \(p) is not a whole number") }
+            return Int(p)
+        }
         for (i, entry) in (tracks ?? []).enumerated() {
             let key = "tracks[\(i)]"
             let file = try resolve(entry.file, key)
@@ -197,6 +213,7 @@ extension SceneFile {
             }
             t.bus = try busName(entry.bus, "\(key).bus", scene, path: path)
             t.stream = entry.stream
+            if let p = try priorityValue(entry.priority, "\(key).priority") { t.priority = p }
             t.loopStart = try check(entry.loopStart, "\(key).loopStart", 0...86400, "0…86400 s")
             t.loopEnd = try check(entry.loopEnd, "\(key).loopEnd", 0...86400, "0…86400 s")
             if let a = t.loopStart, let b = t.loopEnd, a >= b {
@@ -218,6 +235,7 @@ extension SceneFile {
             if let v = try check(entry.volume, "\(key).volume", 0...1, "0…1") { e.volume = Float(v) }
             if let v = try check(entry.pan, "\(key).pan", -1...1, "−1…1") { e.pan = Float(v) }
             e.bus = try busName(entry.bus, "\(key).bus", scene, path: path)
+            if let p = try priorityValue(entry.priority, "\(key).priority") { e.priority = p }
             scene.effects.append(e)
         }
         try validateTimeline(into: &scene, path: path)

@@ -92,6 +92,7 @@ public final class ScenePlayback: @unchecked Sendable {
             track.fadeOut = spec.fadeOut
             track.currentTime = Double(offsetFrames) / s.sampleRate
             track.bus = spec.bus.flatMap { busIndex[$0] } ?? 0
+            track.priority = spec.priority
             if spec.loopStart != nil || spec.loopEnd != nil {
                 let start = spec.loopStart ?? Double(s.loopPoints?.start ?? 0) / s.sampleRate
                 let end = spec.loopEnd ?? Double(s.loopPoints?.end ?? s.frameCount) / s.sampleRate
@@ -158,7 +159,7 @@ public final class ScenePlayback: @unchecked Sendable {
                 let name = spec.name
                 try engine.fire(effect, volume: spec.volume, pan: spec.pan,
                                 atFrame: origin + Int64((spec.at * rate).rounded()),
-                                bus: spec.bus.flatMap { busIndex[$0] } ?? 0) { [log] done in
+                                bus: spec.bus.flatMap { busIndex[$0] } ?? 0, priority: spec.priority) { [log] done in
                     log.append(SceneEvent(event: .effectCompleted, name: name, frame: done.frame - origin, reason: done.reason))
                 }
             }
