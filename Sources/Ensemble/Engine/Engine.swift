@@ -15,7 +15,7 @@ public final class Engine: @unchecked Sendable {
         public var maxBlockFrames = 4096
         /// Voice slots shared by tracks and effect instances (a track holds one slot for its life).
         public var maxVoices = 4096
-        /// One-shot effects that may sound at once; a new one beyond this steals the oldest (tracks are never stolen).
+        /// One-shot effects that may sound at once; a new one beyond this steals the oldest (this limit never steals tracks; `maxSoundingVoices` may).
         public var effectPolyphony = 32
         /// Most voices (tracks and effects together) sounding at once; 0 = no cap. When a voice starts with the
         /// cap reached, the lowest-priority, then quietest, then oldest voice (the newcomer included) is stolen:
