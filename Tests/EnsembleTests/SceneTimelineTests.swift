@@ -56,6 +56,52 @@ final class SceneTimelineTests: XCTestCase {
         assertRejected(#"{\#(tracks),"timeline":[{"at":1,"track":"drums","set":{}}]}"#, mentioning: "timeline[0].set")
         assertRejected(#"{\#(tracks),"timeline":[{"at":1,"bus":"bus","set":{"pan":1}}]}"#, mentioning: "timeline[0]: a bus")
         assertRejected(#"{\#(tracks),"timeline":[{"at":1,"track":"drums","bus":"bus","set":{"volume":1}}]}"#, mentioning: "timeline[0]")
+        assertRejected(#"{\#(tracks),"timeline":[{"at":1,"track":"drums","play":{"ofset":1}}]}"#, mentioning: "timeline[0].play.ofset")
+        assertRejected(#"{\#(tracks),"timeline":[{"at":1,"track":"drums","play":{"offset":-1}}]}"#, mentioning: "timeline[0].play.offset")
+        assertRejected(#"{\#(tracks),"timeline":[{"at":1,"track":"drums","play":{},"stop":{}}]}"#, mentioning: "timeline[0]: one action")
+        assertRejected(#"{\#(tracks),"timeline":[{"at":1,"bus":"bus","play":{}}]}"#, mentioning: "timeline[0]: a bus")
+    }
+
+    func testPlayActionParses() throws {
+        let scene = try parse(#"{\#(tracks),"timeline":[{"at":5,"track":"drums","play":{}},{"at":6,"track":"music","play":{"offset":1.5}}]}"#)
+        XCTAssertEqual(scene.timeline[0], Scene.TimedChange(at: 5, target: .track("drums"), action: .play(offset: nil)))
+        XCTAssertEqual(scene.timeline[1].action, .play(offset: 1.5))
+    }
+
+    /// A track stopped by the timeline is started again by a `play` entry on its exact frame, from its offset,
+    /// whatever the block size; both ends and both starts are reported.
+    func testPlayRestartsAStoppedTrackOnTheExactFrame() throws {
+        let tone = (0..<4800).map { Float(0.25 + 0.25 * Double($0 % 100) / 100) }
+        _ = try dir.write(WAVBuilder.float32(tone, rate: 48000).bytes, to: "tone.wav")
+        let path = try dir.write(Array("""
+        { "duration": 0.05, "tracks": [ {"name": "t", "file": "tone.wav"} ],
+          "timeline": [ {"at": 0.0201, "track": "t", "play": {"offset": 0.001}},
+                        {"at": 0.0250, "track": "t", "set": {"volume": 0.5}, "ramp": 0},
+                        {"at": 0.01, "track": "t", "stop": {"fade": 0.005}} ] }
+        """.utf8), to: "play.json")
+        var files: [[[Float]]] = []
+        for block in ["64", "1000", "4096"] {
+            let out = dir.file("out\(block).wav"), events = dir.file("events.jsonl")
+            let result = try runProcess(try ensembleExecutable(),
+                                        ["render", path, "-o", out, "--events", events, "--block-size", block])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            files.append(try AudioFile.decode(path: out).channels)
+            let lines = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
+            let decoded = try lines.map { try JSONDecoder().decode(SceneEvent.self, from: Data($0.utf8)) }
+            XCTAssertEqual(decoded.filter { $0.event == .commandApplied }.map(\.frame), [480, 965, 1200])
+            XCTAssertEqual(decoded.filter { $0.event == .trackStarted }.map(\.frame), [0, 965])
+            XCTAssertTrue(decoded.contains(SceneEvent(event: .trackFinished, name: "t", frame: 720, reason: .stopped)),
+                          "\(decoded)")
+            XCTAssertTrue(decoded.contains(SceneEvent(event: .commandApplied, name: "t", frame: 965, command: "play", timeline: 0)))
+        }
+        XCTAssertEqual(files[0], files[1])
+        XCTAssertEqual(files[0], files[2])
+        let left = files[0][0], g = Float(cos(Double.pi / 4))
+        XCTAssertNotEqual(left[719], 0)
+        XCTAssertTrue(left[720..<965].allSatisfy { $0 == 0 }, "silent between the stop and the play")
+        XCTAssertEqual(left[965], g * tone[48], "first sample on frame 965, 48 frames into the file")
+        XCTAssertEqual(left[1199], g * tone[48 + 234])
+        XCTAssertEqual(left[1200], 0.5 * g * tone[48 + 235], "a set after the play acts on the new voice")
     }
 
     // MARK: The command line

@@ -170,6 +170,25 @@ extension Track {
         }
     }
 
+    /// Starts the track afresh at output frame `frame`, from file frame `offsetFrames` (nil: `currentTime` as
+    /// set while stopped, else 0): a timed `play`. Unlike `play(atFrame:)`, which acts on the track's voice at
+    /// once, the start waits on the render side like every timed command, so a voice still sounding (one
+    /// stopped with a fade by an earlier timed `stop`, say) plays on until `frame`. If it is still sounding at
+    /// `frame` it is cut there (reason `stopped`, like `play` on a playing track); its end is reported to
+    /// `onFinish` as usual. Timed changes scheduled after this call act on the new voice. Cancelling it before it
+    /// takes effect leaves the track without a voice: call `stop()` before playing it again.
+    @discardableResult
+    public func schedulePlay(atFrame frame: Int64, offsetFrames: Int? = nil,
+                             onApplied: (@Sendable (Int64) -> Void)? = nil) -> ScheduledCommandID {
+        if let offsetFrames {
+            let p = min(max(offsetFrames, 0), sound.frameCount)
+            state.withLock { $0.startPosition = p }
+        }
+        // A fresh start is always exactly one `.start` command.
+        let start = startCommands(atFrame: frame, fresh: true)[0]
+        return engine.schedule(start, atFrame: frame) { applied in onApplied?(applied) }
+    }
+
     /// `schedule(_:atFrame:)` at a time on the engine clock, on output frame round(time × rate).
     @discardableResult
     public func schedule(_ change: TrackChange, at time: Double,

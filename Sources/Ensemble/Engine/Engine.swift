@@ -264,13 +264,14 @@ public final class Engine: @unchecked Sendable {
         }
         let action: Action = control.withLock { state in
             let record = state.records[Int(slot)]
+            // A track checks generations itself: it still reports a voice replaced by a timed play.
+            if case let .track(weak) = record.owner, let track = weak.track { return .track(track) }
             guard record.generation == event.generation else { return .none }
             switch record.owner {
             case .none:
                 return .none
-            case let .track(weak):
-                guard let track = weak.track else { return .none }
-                return .track(track)
+            case .track:
+                return .none
             case let .effect(fired):
                 if event.kind == .ended { state.release(slot) }
                 return .effect(fired)

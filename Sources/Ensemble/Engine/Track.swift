@@ -28,6 +28,8 @@ public final class Track: @unchecked Sendable {
         var startPosition = 0
         var generation: UInt32 = 0
         var phase = Phase.idle
+        /// Older generations replaced by a timed `play` while still live: their end is still reported.
+        var replaced: [UInt32] = []
         var onStart: (@Sendable (Int64) -> Void)?
         var onFinish: (@Sendable (TrackEnd) -> Void)?
     }
@@ -349,11 +351,13 @@ public final class Track: @unchecked Sendable {
     }
 
     /// The command that starts (or resumes) this track at `frame` (nil: as soon as possible).
-    func startCommands(atFrame frame: Int64?) -> [MixerCommand] {
+    /// `fresh`: always a new voice (a timed play), never a resume; a live older voice stays reported.
+    func startCommands(atFrame frame: Int64?, fresh: Bool = false) -> [MixerCommand] {
         state.withLock { s in
             let ended = engine.mixer.telemetry.phase(slot: Int(slot), generation: s.generation) == .ended
-            if s.phase == .active && !ended && frame == nil { return [] }
-            if s.phase == .paused && !ended {
+            if fresh && s.generation != 0 && !ended { s.replaced.append(s.generation) }
+            if s.phase == .active && !ended && frame == nil && !fresh { return [] }
+            if s.phase == .paused && !ended && !fresh {
                 s.phase = .active
                 return [.resume(slot: slot, generation: s.generation, frame: frame ?? .min,
                                 rampFrames: engine.smoothingFrames)]
@@ -388,6 +392,21 @@ public final class Track: @unchecked Sendable {
     /// Called on the event thread for events of this track's slot.
     func handle(_ event: MixerEvent) {
         let callback: (@Sendable () -> Void)? = state.withLock { s in
+            if event.generation != s.generation, let i = s.replaced.firstIndex(of: event.generation) {
+                // A voice replaced by a timed play: its start and end are reported, the track's state is the
+                // new voice's.
+                switch event.kind {
+                case .started:
+                    guard let onStart = s.onStart else { return nil }
+                    return { onStart(event.frame) }
+                case .ended:
+                    s.replaced.remove(at: i)
+                    guard let onFinish = s.onFinish else { return nil }
+                    return { onFinish(TrackEnd(frame: event.frame, reason: event.reason)) }
+                case .paused, .commandApplied:
+                    return nil
+                }
+            }
             guard event.generation == s.generation else { return nil }
             switch event.kind {
             case .started:

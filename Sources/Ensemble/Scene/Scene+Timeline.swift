@@ -8,6 +8,7 @@
 ///   { "at": 6.0, "track": "drums", "pause": { "fade": 0.1 } },
 ///   { "at": 7.0, "track": "drums", "resume": {} },
 ///   { "at": 8.0, "track": "music", "stop": { "fade": 1.0 } },
+///   { "at": 10.0, "track": "music", "play": { "offset": 2.0 } },
 ///   { "at": 2.0, "bus": "music", "set": { "volume": 0.3 }, "ramp": 1.0 } ]
 /// ```
 extension Scene {
@@ -28,6 +29,8 @@ extension Scene {
             case resume(fade: Double?)
             /// Seconds into the file.
             case seek(Double)
+            /// Starts the track afresh at `at`, from `offset` seconds into the file (nil: 0).
+            case play(offset: Double?)
         }
 
         /// Seconds on the scene's timeline.
@@ -49,6 +52,7 @@ extension Scene {
             case .pause: "pause"
             case .resume: "resume"
             case .seek: "seek"
+            case .play: "play"
             }
         }
     }
@@ -62,9 +66,10 @@ extension SceneFile {
         var ramp: Double?
         var stop, pause, resume: FadeEntry?
         var seek: Double?
+        var play: PlayEntry?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case at, track, bus, set, ramp, stop, pause, resume, seek
+            case at, track, bus, set, ramp, stop, pause, resume, seek, play
         }
 
         init(from decoder: Decoder) throws {
@@ -78,6 +83,20 @@ extension SceneFile {
             pause = try c.decodeIfPresent(FadeEntry.self, forKey: .pause)
             resume = try c.decodeIfPresent(FadeEntry.self, forKey: .resume)
             seek = try c.decodeIfPresent(Double.self, forKey: .seek)
+            play = try c.decodeIfPresent(PlayEntry.self, forKey: .play)
+        }
+    }
+
+    struct PlayEntry: Decodable {
+        var offset: Double?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case offset
+        }
+
+        init(from decoder: Decoder) throws {
+            let c = try strictContainer(decoder, CodingKeys.self)
+            offset = try c.decodeIfPresent(Double.self, forKey: .offset)
         }
     }
 
@@ -141,9 +160,9 @@ extension SceneFile {
             }
             let given = [entry.set != nil ? "set" : nil, entry.stop != nil ? "stop" : nil,
                          entry.pause != nil ? "pause" : nil, entry.resume != nil ? "resume" : nil,
-                         entry.seek != nil ? "seek" : nil].compactMap { $0 }
+                         entry.seek != nil ? "seek" : nil, entry.play != nil ? "play" : nil].compactMap { $0 }
             guard given.count == 1 else {
-                throw fail(given.isEmpty ? "\(key): missing an action (set, stop, pause, resume or seek)"
+                throw fail(given.isEmpty ? "\(key): missing an action (set, stop, pause, resume, seek or play)"
                                          : "\(key): one action per entry, got \(given.joined(separator: ", "))")
             }
             if entry.ramp != nil && entry.set == nil { throw fail("\(key).ramp: only allowed with set") }
@@ -169,6 +188,8 @@ extension SceneFile {
                 action = .pause(fade: try check(pause.fade, "\(key).pause.fade", 0...86400, "0…86400 s"))
             } else if let resume = entry.resume {
                 action = .resume(fade: try check(resume.fade, "\(key).resume.fade", 0...86400, "0…86400 s"))
+            } else if let play = entry.play {
+                action = .play(offset: try check(play.offset, "\(key).play.offset", 0...86400, "0…86400 s"))
             } else {
                 action = .seek(try check(entry.seek, "\(key).seek", 0...86400, "0…86400 s") ?? 0)
             }

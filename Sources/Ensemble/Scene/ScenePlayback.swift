@@ -154,7 +154,7 @@ public final class ScenePlayback: @unchecked Sendable {
             for (spec, track) in tracks where spec.loops == -1 {
                 track.stop(atFrame: end)
             }
-            try scheduleTimeline(origin: origin)
+            try scheduleTimeline(origin: origin, end: end)
             for (spec, effect) in effects {
                 let name = spec.name
                 try engine.fire(effect, volume: spec.volume, pan: spec.pan,
@@ -170,11 +170,15 @@ public final class ScenePlayback: @unchecked Sendable {
 
     /// Sends every `timeline` entry as timed commands (after the tracks were started, so each has its voice).
     /// An entry with several `set` keys sends one command per key, on the same frame, in the order volume, pan,
-    /// rate, loops. Each applied command is logged as a `commandApplied` event.
-    private func scheduleTimeline(origin: Int64) throws(EngineError) {
+    /// rate, loops. Each applied command is logged as a `commandApplied` event. Entries are sent in time order
+    /// (array order on one frame), so that changes after a `play` act on the voice it starts.
+    private func scheduleTimeline(origin: Int64, end: Int64) throws(EngineError) {
         let rate = engine.sampleRate
         func frames(_ seconds: Double?) -> Int? { seconds.map { Int(($0 * rate).rounded()) } }
-        for (index, change) in scene.timeline.enumerated() {
+        let ordered = scene.timeline.enumerated().sorted { a, b in
+            a.element.at != b.element.at ? a.element.at < b.element.at : a.offset < b.offset
+        }
+        for (index, change) in ordered {
             let frame = origin + Int64((change.at * rate).rounded())
             let log = self.log
             func logged(_ what: String, _ name: String) -> @Sendable (Int64) -> Void {
@@ -190,6 +194,16 @@ public final class ScenePlayback: @unchecked Sendable {
                                              onApplied: logged("set volume", name))
             case let .track(name):
                 guard let (spec, track) = tracks.first(where: { $0.spec.name == name }) else { continue }
+                if case let .play(offset) = change.action {
+                    let from = offset.map { Int(($0 * track.sound.sampleRate).rounded()) } ?? 0
+                    track.schedulePlay(atFrame: frame, offsetFrames: from, onApplied: logged("play", name))
+                    if spec.loops == -1 {
+                        // Like the first start: a track that loops forever ends with the scene.
+                        let ramp = frames(spec.fadeOut > 0 ? spec.fadeOut : nil) ?? engine.smoothingFrames
+                        track.schedule(.stop(fadeFrames: ramp), atFrame: max(end - Int64(ramp), frame))
+                    }
+                    continue
+                }
                 var changes: [(TrackChange, String)] = []
                 switch change.action {
                 case let .set(volume, pan, rateValue, loops, ramp):
@@ -205,6 +219,8 @@ public final class ScenePlayback: @unchecked Sendable {
                     changes.append((.resume(fadeFrames: frames(fade)), "resume"))
                 case let .seek(seconds):
                     changes.append((.seek(frame: Int((seconds * track.sound.sampleRate).rounded())), "seek"))
+                case .play:
+                    break
                 }
                 for (c, what) in changes {
                     track.schedule(c, atFrame: frame, onApplied: logged(what, name))
