@@ -148,4 +148,85 @@ final class LoopRegionTests: XCTestCase {
         rejected(#"{"tracks":[{"file":"a.wav","loopStart":1,"stream":true}]}"#, "tracks[0].loopStart")
         rejected(#"{"tracks":[{"file":"a.wav","loopstart":1}]}"#, "tracks[0].loopstart")
     }
+
+    // MARK: AIFF MARK + INST, CAF mark
+
+    private func be(_ v: UInt64, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * (n - 1 - $0))) } }
+
+    /// A 16-bit mono AIFF at 48 kHz with markers (id, position, name) and an INST sustain loop.
+    private func aiff(_ samples: [Int16], markers: [(Int16, UInt32, String)], sustain: (mode: Int16, begin: Int16, end: Int16)?) -> [UInt8] {
+        var comm = be(1, 2) + be(UInt64(samples.count), 4) + be(16, 2)
+        comm += [0x40, 0x0E, 0xBB, 0x80, 0, 0, 0, 0, 0, 0]   // 48000 as an 80-bit extended
+        var mark = be(UInt64(markers.count), 2)
+        for (id, position, name) in markers {
+            mark += be(UInt64(UInt16(bitPattern: id)), 2) + be(UInt64(position), 4) + [UInt8(name.utf8.count)] + Array(name.utf8)
+            if (name.utf8.count + 1) % 2 == 1 { mark += [0] }
+        }
+        var body = Array("AIFF".utf8)
+        body += Array("COMM".utf8) + be(UInt64(comm.count), 4) + comm
+        body += Array("MARK".utf8) + be(UInt64(mark.count), 4) + mark
+        if let sustain {
+            var inst: [UInt8] = [60, 0, 0, 127, 1, 127] + be(0, 2)
+            inst += be(UInt64(UInt16(bitPattern: sustain.mode)), 2) + be(UInt64(UInt16(bitPattern: sustain.begin)), 2)
+                + be(UInt64(UInt16(bitPattern: sustain.end)), 2)
+            inst += be(0, 6)   // release loop: none
+            body += Array("INST".utf8) + be(UInt64(inst.count), 4) + inst
+        }
+        let ssnd = be(0, 4) + be(0, 4) + samples.flatMap { be(UInt64(UInt16(bitPattern: $0)), 2) }
+        body += Array("SSND".utf8) + be(UInt64(ssnd.count), 4) + ssnd
+        return Array("FORM".utf8) + be(UInt64(body.count), 4) + body
+    }
+
+    func testAIFFSustainLoopFromMarkersIsTheRegion() throws {
+        let s = Self.samples.map { Int16($0 * 60000) }
+        let path = try dir.write(aiff(s, markers: [(1, 250, "start"), (7, 640, "end"), (3, 10, "x")],
+                                      sustain: (1, 1, 7)), to: "looped.aiff")
+        let sound = try Sound(contentsOf: path)
+        XCTAssertEqual(sound.frameCount, 1000)
+        XCTAssertEqual(sound.loopPoints?.start, 250)
+        XCTAssertEqual(sound.loopPoints?.end, 640)
+        // Markers without an INST loop, or with play mode 0 (no looping): no loop points.
+        XCTAssertNil(try Sound(contentsOf: try dir.write(aiff(s, markers: [(1, 250, "a"), (2, 640, "b")], sustain: nil),
+                                                         to: "marks.aiff")).loopPoints)
+        XCTAssertNil(try Sound(contentsOf: try dir.write(aiff(s, markers: [(1, 250, "a"), (2, 640, "b")], sustain: (0, 1, 2)),
+                                                         to: "noloop.aiff")).loopPoints)
+        // The loop is the track's region: the output is [0, 640) then [250, 640) twice, sample for sample.
+        let f = (0..<1000).map { sound.sample(channel: 0, frame: $0) }
+        let written = Array(f[0..<640]) + Array(f[250..<640]) + Array(f[250..<640])
+        let reference = try render(try monoSound(written.count) { Double(written[$0]) }, offset: 0, loops: 0, rate: 1,
+                                   region: nil, frames: 2000, block: 512)
+        let got = try render(sound, offset: 0, loops: 2, rate: 1, region: nil, frames: 2000, block: 512)
+        XCTAssertEqual(got.left, reference.left)
+    }
+
+    /// A float32 mono CAF at 48 kHz with a `mark` chunk of (type, frame) markers.
+    private func caf(_ samples: [Float], markers: [(String, Double)]) -> [UInt8] {
+        var bytes = Array("caff".utf8) + be(1, 2) + be(0, 2)
+        let desc = be(Double(48000).bitPattern, 8) + Array("lpcm".utf8) + be(1, 4) + be(4, 4) + be(1, 4) + be(1, 4) + be(32, 4)
+        bytes += Array("desc".utf8) + be(UInt64(desc.count), 8) + desc
+        var mark = be(0, 4) + be(UInt64(markers.count), 4)
+        for (i, (type, position)) in markers.enumerated() {
+            mark += Array(type.utf8) + be(position.bitPattern, 8) + be(UInt64(i + 1), 4) + be(0, 8) + be(0, 4)
+        }
+        bytes += Array("mark".utf8) + be(UInt64(mark.count), 8) + mark
+        let data = be(0, 4) + samples.flatMap { be(UInt64($0.bitPattern), 4) }
+        bytes += Array("data".utf8) + be(UInt64(data.count), 8) + data
+        return bytes
+    }
+
+    func testCAFSustainLoopMarkersAreRead() throws {
+        let s = Self.samples.map { Float($0) }
+        let sound = try Sound(contentsOf: try dir.write(caf(s, markers: [("rbeg", 0), ("slbg", 120), ("slen", 880), ("rend", 1000)]),
+                                                        to: "sustain.caf"))
+        XCTAssertEqual(sound.frameCount, 1000)
+        XCTAssertEqual(sound.sample(channel: 0, frame: 5), s[5])
+        XCTAssertEqual(sound.loopPoints?.start, 120)
+        XCTAssertEqual(sound.loopPoints?.end, 880)
+        let region = try Sound(contentsOf: try dir.write(caf(s, markers: [("rbeg", 100), ("rend", 300)]), to: "region.caf"))
+        XCTAssertEqual(region.loopPoints?.start, 100)
+        XCTAssertEqual(region.loopPoints?.end, 300)
+        XCTAssertNil(try Sound(contentsOf: try dir.write(caf(s, markers: []), to: "plain.caf")).loopPoints)
+        let track = try makeEngine().makeTrack(sound)
+        XCTAssertEqual(track.loopRegionFrames?.start, 120)
+    }
 }

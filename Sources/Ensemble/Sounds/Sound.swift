@@ -91,7 +91,7 @@ public final class Sound: @unchecked Sendable {
         } catch {
             throw .file(error)
         }
-        try self.init(audio, name: path, loopPoints: WAVLoopPoints.read(path: path))
+        try self.init(audio, name: path, loopPoints: FileLoopPoints.read(path: path))
     }
 
     deinit { samples.deallocate() }
