@@ -22,6 +22,7 @@ public final class Track: @unchecked Sendable {
         var metering = false
         var bus: Int32 = 0
         var priority: UInt8 = 128
+        var rateMode = RateMode.varispeed
         /// Loop region in source frames (start, end), nil for none.
         var loopRegion: (start: Int, end: Int)?
         /// File frame the next start begins at (`currentTime` set while stopped, or the `offset`).
@@ -81,6 +82,15 @@ public final class Track: @unchecked Sendable {
             s.rate = min(max(newValue, 0.5), 2)
             return .setRate(slot: slot, generation: s.generation, step: step(rate: s.rate))
         } }
+    }
+
+    /// How `rate` changes the sound: `.varispeed` (the default: speed and pitch together, like tape) or
+    /// `.preservePitch` (speed only, like `AVAudioPlayer.rate`: WSOLA time-stretching, see `TimeStretch`). Read
+    /// at `play` when the track starts afresh; a streamed sound always plays varispeed. At rate 1 both modes give
+    /// the same samples.
+    public var rateMode: RateMode {
+        get { state.withLock { $0.rateMode } }
+        set { state.withLock { $0.rateMode = newValue } }
     }
 
     /// Extra passes after the first: 0 plays once, n plays n + 1 times, −1 loops until stopped.
@@ -381,6 +391,8 @@ public final class Track: @unchecked Sendable {
                 attackFrames: 0, metering: s.metering, sequence: engine.nextSequence())
             setup.bus = s.bus
             setup.priority = s.priority
+            setup.preservePitch = s.rateMode == .preservePitch && sound.stream == nil
+            setup.baseStep = step(rate: 1)
             if let region = s.loopRegion, s.loops != 0 {
                 setup.loopStart = region.start
                 setup.loopEnd = region.end

@@ -60,6 +60,9 @@ final class Mixer: @unchecked Sendable {
     private let outboxCapacity: Int
     private var outboxCount = 0
     private var now: Int64 = 0
+    /// WSOLA grain hop (10 ms; grains are twice that) and its Hann window (`TimeStretch`).
+    private let stretchHop: Int
+    private let stretchWindow: UnsafeMutablePointer<Float>
 
     init(sampleRate: Double, maxBlockFrames: Int, capacity: Int, effectPolyphony: Int, stealRampFrames: Int,
          commandCapacity: Int, eventCapacity: Int, soundingCap: Int = 0) {
@@ -87,6 +90,8 @@ final class Mixer: @unchecked Sendable {
         scratchGain = .allocate(capacity: maxBlockFrames)
         planarLeft = .allocate(capacity: maxBlockFrames)
         weights = Resampler.makeWeightTable()
+        stretchHop = max(Int((sampleRate * 0.01).rounded()), 16)
+        stretchWindow = TimeStretch.makeWindow(hop: stretchHop)
         planarRight = .allocate(capacity: maxBlockFrames)
         streamWindowLeft = .allocate(capacity: streamWindowFrames)
         streamWindowRight = .allocate(capacity: streamWindowFrames)
@@ -102,6 +107,7 @@ final class Mixer: @unchecked Sendable {
         masterMeter.deallocate()
         pool.deallocate()
         silence.deallocate()
+        stretchWindow.deallocate()
         active.deallocate()
         starts.deallocate()
         pending.deallocate()
@@ -249,6 +255,8 @@ final class Mixer: @unchecked Sendable {
         let stop = pool[slot].stopFrame
         let end = min(stop, t1)
         var meter = MeterAccumulator()
+        // Grains restart whenever the voice plays unstretched (rate 1) in between.
+        if pool[slot].cursor.step == pool[slot].baseStep { pool[slot].stretch.active = false }
         if end > begin {
             let count = Int(end - begin)
             let offset = Int(begin - t0)
@@ -259,6 +267,17 @@ final class Mixer: @unchecked Sendable {
                 StreamReader.fill(&pool[slot].cursor, stream, weights: weights, scratchLeft, scratchRight, count: count,
                                   windowLeft: streamWindowLeft, windowRight: streamWindowRight,
                                   windowCapacity: streamWindowFrames)
+                GainStage.mix(pool[slot], frame: begin, count: count,
+                              source: scratchLeft, scratchRight, gainScratch: scratchGain,
+                              into: outL + offset, outR + offset, meter: &meter)
+            } else if pool[slot].preservePitch, pool[slot].cursor.step != pool[slot].baseStep {
+                // Pitch-preserving rate: WSOLA grains around the cursor, then the same gain stage.
+                var cursor = pool[slot].cursor, stretch = pool[slot].stretch
+                TimeStretch.fill(&cursor, &stretch, source, window: stretchWindow, hop: stretchHop, search: stretchHop,
+                                 ratio: Double(pool[slot].baseStep) * 0x1p-32, frame: begin,
+                                 scratchLeft, scratchRight, count: count)
+                pool[slot].cursor = cursor
+                pool[slot].stretch = stretch
                 GainStage.mix(pool[slot], frame: begin, count: count,
                               source: scratchLeft, scratchRight, gainScratch: scratchGain,
                               into: outL + offset, outR + offset, meter: &meter)
@@ -633,6 +652,8 @@ final class Mixer: @unchecked Sendable {
         v.attack = EdgeFade(zeroFrame: startFrame, length: setup.attackFrames, direction: 1)
         v.metering = setup.metering
         v.bus = setup.bus
+        v.preservePitch = setup.preservePitch && setup.source.stream == nil
+        v.baseStep = setup.baseStep
         pool[slot] = v
         pool[slot].updateNaturalEnd(now: startFrame)
         telemetry.publish(slot: slot, generation: generation, phase: .scheduled, position: v.cursor.position)

@@ -27,6 +27,9 @@ struct VoiceSetup: BitwiseCopyable, Sendable {
     /// Loop region in source frames: passes after the first play [loopStart, loopEnd); the first plays from
     /// `startPosition` to `loopEnd`. loopEnd 0 means the end of the sound (no region).
     var loopStart = 0
+    /// `rateMode` preservePitch (in-memory sounds only), and the step at rate 1.
+    var preservePitch = false
+    var baseStep: UInt64 = 0
     var loopEnd = 0
     /// Stealing priority under `Engine.Configuration.maxSoundingVoices`: 0 is stolen first, 255 last.
     var priority: UInt8 = 128

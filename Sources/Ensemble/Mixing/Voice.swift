@@ -17,6 +17,10 @@ struct Voice: BitwiseCopyable {
     var priority: UInt8 = 128
     var source: VoiceSource
     var cursor = SourceCursor(position: 0, fraction: 0, pass: 0, loops: 0, step: SourceCursor.one, length: 0)
+    /// Pitch-preserving rate (WSOLA, `TimeStretch`) when the cursor's step differs from `baseStep` (rate 1).
+    var preservePitch = false
+    var baseStep: UInt64 = 0
+    var stretch = StretchState()
 
     /// First output frame of the voice.
     var startFrame: Int64 = 0

@@ -41,6 +41,8 @@ public struct Scene: Sendable, Equatable {
         public var loopEnd: Double?
         /// Stealing priority under `maxVoices`, 0…255.
         public var priority = 128
+        /// How `rate` changes the sound (see `Track.rateMode`); preservePitch keeps the file in memory.
+        public var rateMode = RateMode.varispeed
 
         public init(name: String, file: String) {
             self.name = name

@@ -24,10 +24,11 @@ struct SceneFile: Decodable {
         var stream: Bool?
         var loopStart, loopEnd: Double?
         var priority: Double?
+        var rateMode: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case name, file, start, offset, volume, pan, rate, loops, fadeIn, fadeOut, bus, stream, loopStart, loopEnd,
-                 priority
+                 priority, rateMode
         }
 
         init(from decoder: Decoder) throws {
@@ -47,6 +48,7 @@ struct SceneFile: Decodable {
             loopStart = try c.decodeIfPresent(Double.self, forKey: .loopStart)
             loopEnd = try c.decodeIfPresent(Double.self, forKey: .loopEnd)
             priority = try c.decodeIfPresent(Double.self, forKey: .priority)
+            rateMode = try c.decodeIfPresent(String.self, forKey: .rateMode)
         }
     }
 
@@ -221,6 +223,15 @@ extension SceneFile {
             }
             if (t.loopStart != nil || t.loopEnd != nil) && t.stream == true {
                 throw fail("\(key).loopStart: loop regions need the sound in memory (\"stream\": false or no stream key)")
+            }
+            if let mode = entry.rateMode {
+                guard let m = RateMode(rawValue: mode) else {
+                    throw fail("\(key).rateMode: \"\(mode)\" is not varispeed or preservePitch")
+                }
+                if m == .preservePitch && t.stream == true {
+                    throw fail("\(key).rateMode: preservePitch needs the sound in memory (\"stream\": false or no stream key)")
+                }
+                t.rateMode = m
             }
             if t.loops == -1 && scene.duration == nil {
                 throw fail("duration: required because \(key).loops is -1 (loops forever)")

@@ -53,7 +53,9 @@ public final class ScenePlayback: @unchecked Sendable {
         /// The track's sound, streamed when the scene says so, or by default when the file is longer than
         /// `Scene.streamingThreshold` in a format that streams (others are decoded into memory).
         func trackSound(_ spec: Scene.Track, _ key: String) throws(SceneError) -> Sound {
-            if spec.stream == false || spec.loopStart != nil || spec.loopEnd != nil { return try sound(spec.file, key) }
+            if spec.stream == false || spec.loopStart != nil || spec.loopEnd != nil || spec.rateMode == .preservePitch {
+                return try sound(spec.file, key)
+            }
             if let cached = streamed[spec.file] { return cached }
             let file: StreamFile
             do {
@@ -87,6 +89,7 @@ public final class ScenePlayback: @unchecked Sendable {
             track.volume = spec.volume
             track.pan = spec.pan
             track.rate = spec.rate
+            track.rateMode = spec.rateMode
             track.numberOfLoops = spec.loops
             track.fadeIn = spec.fadeIn
             track.fadeOut = spec.fadeOut

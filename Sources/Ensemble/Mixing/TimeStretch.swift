@@ -1,0 +1,166 @@
+import Foundation
+
+/// Pitch-preserving rate ("rateMode: preservePitch") by WSOLA, waveform-similarity overlap-add (Verhelst &
+/// Roelands, 1993), on the render side.
+///
+/// The voice's cursor still moves at `rate` per output frame, so positions, loops, ends and events are those of
+/// varispeed. The sound is built from grains instead: every `hop` output frames (10 ms, on absolute frames
+/// multiple of `hop`, so any block size gives the same bits) a grain of `2 × hop` frames starts, read from the
+/// source at the original speed (only the sample-rate ratio), Hann-windowed and overlap-added with the previous
+/// one (50 % overlap: the windows sum to 1). A grain starts near the cursor's position, shifted by up to
+/// ±`search` frames (10 ms) to the shift whose first `hop` frames best match (normalised cross-correlation) the
+/// natural continuation of the previous grain, so the waveforms line up and the pitch is kept. Grains read the
+/// sound in memory directly (across loop seams, silence past the end), so there is no added latency and no
+/// buffer: the per-voice state is two grain positions.
+/// How a track's `rate` changes its sound.
+public enum RateMode: String, Sendable, Equatable {
+    /// Speed and pitch together (resampling), the default.
+    case varispeed
+    /// Speed only: WSOLA time-stretching, pitch kept.
+    case preservePitch
+}
+
+struct StretchState: BitwiseCopyable {
+    /// False until the first stretched frame (or after a stretch-free stretch at rate 1): the grains restart.
+    var active = false
+    /// Source positions (unrolled over passes, fractional) of the older grain's and the newer grain's first frame.
+    var olderStart = 0.0
+    var newerStart = 0.0
+    /// Output frame where the newer grain started.
+    var newerFrame: Int64 = 0
+
+    @_noLocks
+    init() {}
+}
+
+enum TimeStretch {
+    /// A periodic Hann window of `2 × hop` frames (allocated once, by the mixer).
+    static func makeWindow(hop: Int) -> UnsafeMutablePointer<Float> {
+        let n = 2 * hop
+        let w = UnsafeMutablePointer<Float>.allocate(capacity: n)
+        for i in 0..<n { w[i] = Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))) }
+        return w
+    }
+
+    /// The cursor's position unrolled over passes (pass 0 is [0, length), later passes [loopStart, length)).
+    @inline(__always) @_noLocks
+    static func unrolled(_ c: SourceCursor) -> Double {
+        let base = c.pass == 0 ? Double(c.position) : Double(c.length + (c.pass - 1) * c.region + (c.position - c.loopStart))
+        return base + Double(c.fraction) * 0x1p-32
+    }
+
+    /// Sample at unrolled source frame `u` of `samples` (the concatenated passes; silence outside them).
+    @inline(__always) @_noLocks
+    static func sample(_ samples: UnsafePointer<Float>, _ c: SourceCursor, _ u: Int) -> Float {
+        if u < 0 { return 0 }
+        if u < c.length { return samples[u] }
+        let region = c.region
+        guard region > 0 else { return 0 }
+        let k = (u - c.length) / region + 1
+        if c.loops >= 0 && k > c.loops { return 0 }
+        return samples[c.loopStart + (u - c.length) % region]
+    }
+
+    /// Linear interpolation between unrolled frames.
+    @inline(__always) @_noLocks
+    static func read(_ samples: UnsafePointer<Float>, _ c: SourceCursor, _ u: Double) -> Float {
+        var i = Int(u)
+        if Double(i) > u { i -= 1 }
+        let t = Float(u - Double(i))
+        let a = sample(samples, c, i)
+        return t == 0 ? a : a + (sample(samples, c, i + 1) - a) * t
+    }
+
+    /// The grain start within ±`search` of `nominal` whose first `hop` frames best match those at `target`.
+    @_noLocks
+    static func bestStart(_ source: VoiceSource, _ c: SourceCursor, nominal: Double, target: Double,
+                          hop: Int, search: Int, ratio: Double) -> Double {
+        let stereo = source.channelCount == 2
+        // Every 4th frame of the overlap, every 2nd shift, then the shifts either side: ~1/8 of a full search.
+        let stride = 4
+        func mono(_ u: Double) -> Float {
+            stereo ? read(source.left, c, u) + read(source.right, c, u) : read(source.left, c, u)
+        }
+        func score(_ shift: Int) -> Double {
+            var xy = 0.0, yy = 0.0
+            var i = 0
+            while i < hop {
+                let x = Double(mono(target + Double(i) * ratio))
+                let y = Double(mono(nominal + Double(shift) + Double(i) * ratio))
+                xy += x * y
+                yy += y * y
+                i += stride
+            }
+            // xy·|xy|/yy orders shifts like the normalised correlation xy/√yy, without a square root.
+            return yy > 1e-12 ? xy * abs(xy) / yy : 0
+        }
+        var best = 0, bestScore = score(0)
+        var shift = -search
+        while shift <= search {
+            if shift != 0 {
+                let s = score(shift)
+                if s > bestScore { best = shift; bestScore = s }
+            }
+            shift += 2
+        }
+        let coarse = best
+        if coarse - 1 >= -search {
+            let v = score(coarse - 1)
+            if v > bestScore { best = coarse - 1; bestScore = v }
+        }
+        if coarse + 1 <= search {
+            let v = score(coarse + 1)
+            if v > bestScore { best = coarse + 1; bestScore = v }
+        }
+        return nominal + Double(best)
+    }
+
+    /// Renders `count` frames from output frame `frame` into `left`/`right`, advancing the cursor at its step.
+    /// `ratio` is the source-to-output sample-rate ratio (the speed grains are read at).
+    @_noLocks
+    static func fill(_ c: inout SourceCursor, _ state: inout StretchState, _ source: VoiceSource,
+                     window: UnsafePointer<Float>, hop: Int, search: Int, ratio: Double, frame: Int64,
+                     _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, count: Int) {
+        let h = Int64(hop)
+        if !state.active {
+            // Two virtual grains that both read the cursor's position at `frame`: the output continues from
+            // there exactly, and the window sum is 1 from the first frame.
+            state.active = true
+            let aligned = frame >= 0 ? frame / h * h : ((frame + 1) / h - 1) * h
+            let here = unrolled(c)
+            state.newerFrame = aligned
+            state.newerStart = here - Double(frame - aligned) * ratio
+            state.olderStart = state.newerStart - Double(hop) * ratio
+        }
+        var t = frame
+        var j = 0
+        while j < count {
+            if t >= state.newerFrame + h {
+                // A new grain at frame t (a multiple of hop): near the cursor, aligned with the natural
+                // continuation of the newer grain (which becomes the older one).
+                let target = state.newerStart + Double(hop) * ratio
+                let start = bestStart(source, c, nominal: unrolled(c), target: target, hop: hop, search: search,
+                                      ratio: ratio)
+                state.olderStart = state.newerStart
+                state.newerStart = start
+                state.newerFrame = t
+            }
+            // Frames until the next grain, or the end of the request.
+            let segment = Int(min(state.newerFrame + h - t, Int64(count - j)))
+            let offset = Int(t - state.newerFrame)
+            for k in 0..<segment {
+                let n = offset + k
+                let wNew = window[n], wOld = window[n + hop]
+                let uNew = state.newerStart + Double(n) * ratio
+                let uOld = state.olderStart + Double(n + hop) * ratio
+                let l = wNew * read(source.left, c, uNew) + wOld * read(source.left, c, uOld)
+                left[j + k] = l
+                right[j + k] = source.channelCount == 2
+                    ? wNew * read(source.right, c, uNew) + wOld * read(source.right, c, uOld) : l
+            }
+            _ = c.skip(frames: Int64(segment))
+            j += segment
+            t += Int64(segment)
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import XCTest
+@testable import Ensemble
+
+/// `rateMode: .preservePitch` (WSOLA): a stretched sine keeps its pitch, and lasts input / rate.
+final class TimeStretchTests: XCTestCase {
+    private func sine(_ frames: Int, _ hz: Double = 440, rate: Double = 48000) throws -> Sound {
+        try monoSound(frames, rate: rate) { 0.5 * sin(2 * Double.pi * hz * Double($0) / rate) }
+    }
+
+    private func renderStretched(_ sound: Sound, rate: Float, mode: RateMode, frames: Int, block: Int) throws -> Mix {
+        let engine = try makeEngine()
+        let track = try engine.makeTrack(sound)
+        track.rate = rate
+        track.rateMode = mode
+        try track.play(atFrame: 3)
+        return render(engine, frames: frames, block: block)
+    }
+
+    /// Frequency from rising zero crossings (linearly interpolated) in `range`.
+    private func frequency(_ x: [Float], _ range: Range<Int>, sampleRate: Double = 48000) -> Double {
+        var crossings: [Double] = []
+        for i in range.dropFirst() where x[i - 1] < 0 && x[i] >= 0 {
+            crossings.append(Double(i - 1) + Double(-x[i - 1] / (x[i] - x[i - 1])))
+        }
+        guard crossings.count > 2, let first = crossings.first, let last = crossings.last else { return 0 }
+        return Double(crossings.count - 1) / (last - first) * sampleRate
+    }
+
+    func testStretchedSineKeepsItsPitchAndLastsInputOverRate() throws {
+        let n = 48000
+        let sound = try sine(n)
+        for rate: Float in [0.5, 2.0, 0.8, 1.25] {
+            let expected = Int((Double(n) / Double(rate)).rounded(.up))
+            let frames = 3 + expected + 4096
+            let m = try renderStretched(sound, rate: rate, mode: .preservePitch, frames: frames, block: 512)
+            // Duration: input / rate (the cursor moves as in varispeed), within one block.
+            XCTAssertLessThanOrEqual(abs(m.endOfSound - (3 + expected)), 512, "rate \(rate): ends at \(m.endOfSound)")
+            let f = frequency(m.left, (3 + 2000)..<(3 + expected - 2000))
+            XCTAssertEqual(f, 440, accuracy: 440 * 0.005, "rate \(rate): pitch \(f) Hz")
+            // Varispeed moves the pitch instead.
+            let v = try renderStretched(sound, rate: rate, mode: .varispeed, frames: frames, block: 512)
+            XCTAssertEqual(frequency(v.left, (3 + 2000)..<(3 + expected - 2000)), 440 * Double(rate), accuracy: 440 * Double(rate) * 0.005)
+            // Level kept: the peak stays near the sine's (Hann windows at 50 % overlap sum to 1).
+            let peak = m.left[(3 + 2000)..<(3 + expected - 2000)].map { abs($0) }.max() ?? 0
+            XCTAssertEqual(Double(peak), 0.5 * cos(Double.pi / 4), accuracy: 0.03, "rate \(rate)")
+        }
+    }
+
+    func testStretchIsBlockSizeIndependentAndRateOneIsUntouched() throws {
+        let sound = try sine(24000, 330)
+        let a = try renderStretched(sound, rate: 0.7, mode: .preservePitch, frames: 40000, block: 4096)
+        for block in [64, 1000] {
+            let b = try renderStretched(sound, rate: 0.7, mode: .preservePitch, frames: 40000, block: block)
+            XCTAssertEqual(a.left, b.left, "block \(block)")
+        }
+        let one = try renderStretched(sound, rate: 1, mode: .preservePitch, frames: 30000, block: 512)
+        let plain = try renderStretched(sound, rate: 1, mode: .varispeed, frames: 30000, block: 512)
+        XCTAssertEqual(one.left, plain.left)
+    }
+
+    func testStretchingAllocatesNothingOnTheRenderThread() throws {
+        let engine = try makeEngine(maxBlockFrames: 512)
+        let track = try engine.makeTrack(try sine(48000))
+        track.rate = 0.6
+        track.rateMode = .preservePitch
+        try track.play(atFrame: 0)
+        let l = UnsafeMutablePointer<Float>.allocate(capacity: 1024), r = UnsafeMutablePointer<Float>.allocate(capacity: 1024)
+        defer { l.deallocate(); r.deallocate() }
+        var allocations: UInt64 = 0
+        for k in 0..<60 { allocations += renderCountingAllocations(engine, k, left: l, right: r, frames: 512) }
+        XCTAssertEqual(allocations, 0)
+        XCTAssertTrue(track.isPlaying)
+    }
+
+    func testSceneRateModeKey() throws {
+        let scene = try Scene.parse(Data(#"{"tracks":[{"file":"a.wav","rate":0.5,"rateMode":"preservePitch"}]}"#.utf8),
+                                    folder: "/", path: "s.json")
+        XCTAssertEqual(scene.tracks[0].rateMode, .preservePitch)
+        for (json, key) in [(#"{"tracks":[{"file":"a.wav","rateMode":"pitch"}]}"#, "tracks[0].rateMode"),
+                            (#"{"tracks":[{"file":"a.wav","rateMode":"preservePitch","stream":true}]}"#, "tracks[0].rateMode"),
+                            (#"{"tracks":[{"file":"a.wav","ratemode":"varispeed"}]}"#, "tracks[0].ratemode")] {
+            do {
+                _ = try Scene.parse(Data(json.utf8), folder: "/", path: "s.json")
+                XCTFail("accepted \(json)")
+            } catch {
+                XCTAssertTrue(error.message.contains(key), error.message)
+            }
+        }
+    }
+}
