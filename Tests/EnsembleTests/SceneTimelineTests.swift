@@ -181,4 +181,24 @@ final class SceneTimelineTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(played.count, 2 * (lead + 2400))
         assertSamplesEqual(frames(played, lead..<(lead + 2400)), reference, "recording vs render")
     }
+
+    /// A track that loops forever (and so is stopped at the scene's end) still takes timeline changes.
+    func testTimelineActsOnATrackThatLoopsForever() throws {
+        let tone = (0..<480).map { Float(0.25 + 0.25 * Double($0 % 100) / 100) }
+        _ = try dir.write(WAVBuilder.float32(tone, rate: 48000).bytes, to: "tone.wav")
+        let path = try dir.write(Array("""
+        { "duration": 0.05, "tracks": [ {"name": "t", "file": "tone.wav", "loops": -1} ],
+          "timeline": [ {"at": 0.01, "track": "t", "set": {"volume": 0.5}, "ramp": 0} ] }
+        """.utf8), to: "forever.json")
+        let out = dir.file("forever.wav"), events = dir.file("forever.jsonl")
+        let result = try runProcess(try ensembleExecutable(), ["render", path, "-o", out, "--events", events])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
+        let decoded = try lines.map { try JSONDecoder().decode(SceneEvent.self, from: Data($0.utf8)) }
+        XCTAssertTrue(decoded.contains(SceneEvent(event: .commandApplied, name: "t", frame: 480, command: "set volume", timeline: 0)),
+                      "\(decoded)")
+        let left = try AudioFile.decode(path: out).channels[0], g = Float(cos(Double.pi / 4))
+        XCTAssertEqual(left[479], g * tone[479])
+        XCTAssertEqual(left[480], 0.5 * g * tone[0])
+    }
 }

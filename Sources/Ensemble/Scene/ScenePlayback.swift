@@ -153,11 +153,17 @@ public final class ScenePlayback: @unchecked Sendable {
             for frame in byFrame.keys.sorted() {
                 try engine.play(byFrame[frame] ?? [], atFrame: frame)
             }
-            // A track that loops forever ends with the scene, its fade-out finishing on the last frame.
-            for (spec, track) in tracks where spec.loops == -1 {
+            try scheduleTimeline(origin: origin, end: end)
+            // A track that loops forever ends with the scene, its fade-out finishing on the last frame. Sent after
+            // the timeline, which needs the track's voice live to schedule on it (a stop marks the track idle);
+            // a track restarted by a timeline `play` has its end scheduled on the new voice instead.
+            let restarted = Set(scene.timeline.compactMap { change -> String? in
+                guard case let .track(name) = change.target, case .play = change.action else { return nil }
+                return name
+            })
+            for (spec, track) in tracks where spec.loops == -1 && !restarted.contains(spec.name) {
                 track.stop(atFrame: end)
             }
-            try scheduleTimeline(origin: origin, end: end)
             for (spec, effect) in effects {
                 let name = spec.name
                 try engine.fire(effect, volume: spec.volume, pan: spec.pan,
