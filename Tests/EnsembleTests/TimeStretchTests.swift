@@ -87,4 +87,22 @@ final class TimeStretchTests: XCTestCase {
             }
         }
     }
+
+    /// Grains read at the sample-rate ratio: a 44.1 kHz stereo sound (440 Hz left, 660 Hz right) on a 48 kHz
+    /// engine keeps both pitches, and lasts input / rate.
+    func testStereoAtAnotherSampleRateKeepsBothPitches() throws {
+        let sr = 44100.0, n = 44100
+        let sound = try stereoSound(n, rate: sr, left: { 0.5 * sin(2 * Double.pi * 440 * Double($0) / sr) },
+                                    right: { 0.5 * sin(2 * Double.pi * 660 * Double($0) / sr) })
+        let engine = try makeEngine()
+        let track = try engine.makeTrack(sound)
+        track.rate = 0.75
+        track.rateMode = .preservePitch
+        try track.play(atFrame: 0)
+        let expected = Int((48000 / 0.75).rounded(.up))
+        let m = render(engine, frames: expected + 2048, block: 1000)
+        XCTAssertLessThanOrEqual(abs(m.endOfSound - expected), 1000)
+        XCTAssertEqual(frequency(m.left, 2000..<(expected - 2000)), 440, accuracy: 440 * 0.005)
+        XCTAssertEqual(frequency(m.right, 2000..<(expected - 2000)), 660, accuracy: 660 * 0.005)
+    }
 }
