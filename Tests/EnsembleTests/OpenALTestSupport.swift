@@ -74,3 +74,46 @@ func firstSoundingFrame(_ x: [Float], from start: Int = 0) -> Int? {
 func frames(_ x: [Float], _ range: Range<Int>) -> [Float] {
     Array(x[(2 * range.lowerBound)..<min(x.count, 2 * range.upperBound)])
 }
+
+/// What `playMatchesRender` saw, for checks of its own.
+struct PlayedScene {
+    /// `ensemble play`'s stderr (the summary line).
+    var stderr: String
+    /// The wave writer's recording, interleaved stereo.
+    var recording: [Float]
+    /// Frames of leading silence the device added before the scene.
+    var lead: Int
+}
+
+/// Renders `scene` with `ensemble render`, plays it in real time with `ensemble play` through OpenAL Soft's wave
+/// writer, and checks that the recording after the device's leading silence equals the render sample for
+/// sample (no tolerance: the float path is bit-transparent) and lasts `frames` frames.
+///
+/// Real time on a shared 2-core machine: a busy moment can starve the render thread and make the device play a
+/// gap (an underrun, which `play` reports). That says nothing about the samples, so such a run is repeated, up
+/// to three times, with a generous ring.
+@discardableResult
+func playMatchesRender(_ scene: String, in dir: TemporaryDirectory, frames count: Int, environment extra: [String: String] = [:],
+                       file: StaticString = #filePath, line: UInt = #line) throws -> PlayedScene {
+    let rendered = dir.file("render.wav"), recordingPath = dir.file("recording.wav")
+    let r = try runProcess(try ensembleExecutable(), ["render", scene, "-o", rendered])
+    XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
+    let conf = try dir.write(Array(OpenALTestConfig.wave(recordingTo: recordingPath).utf8), to: "alsoft.conf")
+    let environment = extra.merging(["ALSOFT_CONF": conf]) { _, wave in wave }
+    var p = try runProcess(try ensembleExecutable(), ["play", scene, "--latency", "100"], environment: environment)
+    for attempt in 2...3 where p.stderr.contains("underrun") {
+        print("ensemble play run \(attempt - 1) had underruns (machine busy); repeating")
+        p = try runProcess(try ensembleExecutable(), ["play", scene, "--latency", "100"], environment: environment)
+    }
+    XCTAssertEqual(p.status, 0, p.stderr, file: file, line: line)
+    XCTAssertFalse(p.stderr.contains("underrun"), "no underrun may spoil the comparison: \(p.stderr)", file: file, line: line)
+
+    let reference = try interleavedStereo(rendered), played = try interleavedStereo(recordingPath)
+    XCTAssertEqual(reference.count, 2 * count, file: file, line: line)
+    let lead = try XCTUnwrap(firstSoundingFrame(played), file: file, line: line)
+        - XCTUnwrap(firstSoundingFrame(reference), file: file, line: line)
+    XCTAssertGreaterThanOrEqual(lead, 0, file: file, line: line)
+    XCTAssertGreaterThanOrEqual(played.count, 2 * (lead + count), "the whole scene was recorded", file: file, line: line)
+    assertSamplesEqual(frames(played, lead..<(lead + count)), reference, "recording vs render", file: file, line: line)
+    return PlayedScene(stderr: p.stderr, recording: played, lead: lead)
+}

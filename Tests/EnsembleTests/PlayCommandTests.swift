@@ -38,34 +38,13 @@ final class PlayCommandTests: XCTestCase {
     /// float32 output with no limiter or dither, so no tolerance is needed (none is allowed here).
     func testPlayedRecordingEqualsRender() throws {
         let scene = try writeScene()
-        let rendered = dir.file("render.wav"), recording = dir.file("recording.wav")
-        let r = try runProcess(try ensembleExecutable(), ["render", scene, "-o", rendered])
-        XCTAssertEqual(r.status, 0, r.stderr)
         // Log level 2 makes OpenAL Soft warn about anything left open at exit (devices, contexts, sources, buffers).
-        var env = try waveEnvironment(recording)
-        env["ALSOFT_LOGLEVEL"] = "2"
-        // Real time on a shared 2-core machine: a busy moment can starve the render thread and make the device
-        // play a gap (an underrun, which `play` reports). That says nothing about the samples, so such a run is
-        // repeated, up to three times, with a generous ring.
-        var p = try runProcess(try ensembleExecutable(), ["play", scene, "--latency", "100"], environment: env)
-        for attempt in 2...3 where p.stderr.contains("underrun") {
-            print("ensemble play run \(attempt - 1) had underruns (machine busy); repeating")
-            p = try runProcess(try ensembleExecutable(), ["play", scene, "--latency", "100"], environment: env)
-        }
-        XCTAssertEqual(p.status, 0, p.stderr)
-        let lines = p.stderr.split(separator: "\n").filter { !$0.contains("No capture backend") }
-        XCTAssertEqual(lines.count, 1, "only the summary line, no OpenAL leak warnings: \(p.stderr)")
-        XCTAssertTrue(p.stderr.contains("played 1.20 s on \"Wave File Writer\""), p.stderr)
-        XCTAssertFalse(p.stderr.contains("underrun"), "no underrun may spoil the comparison: \(p.stderr)")
-
-        let reference = try interleavedStereo(rendered), played = try interleavedStereo(recording)
-        XCTAssertEqual(reference.count, 2 * 57600)
-        let lead = try XCTUnwrap(firstSoundingFrame(played)) - XCTUnwrap(firstSoundingFrame(reference))
-        XCTAssertGreaterThanOrEqual(lead, 0)
-        print("ensemble play: leading device silence \(lead) frames (\(Double(lead) / 48) ms)")
-        XCTAssertGreaterThanOrEqual(played.count, 2 * (lead + 57600), "the whole scene was recorded")
-        assertSamplesEqual(frames(played, lead..<(lead + 57600)), reference, "recording vs render")
-        XCTAssertTrue(played[(2 * (lead + 57600))...].allSatisfy { $0 == 0 }, "silence after the scene")
+        let played = try playMatchesRender(scene, in: dir, frames: 57600, environment: ["ALSOFT_LOGLEVEL": "2"])
+        let lines = played.stderr.split(separator: "\n").filter { !$0.contains("No capture backend") }
+        XCTAssertEqual(lines.count, 1, "only the summary line, no OpenAL leak warnings: \(played.stderr)")
+        XCTAssertTrue(played.stderr.contains("played 1.20 s on \"Wave File Writer\""), played.stderr)
+        print("ensemble play: leading device silence \(played.lead) frames (\(Double(played.lead) / 48) ms)")
+        XCTAssertTrue(played.recording[(2 * (played.lead + 57600))...].allSatisfy { $0 == 0 }, "silence after the scene")
     }
 
     /// Bad scenes fail exactly like `ensemble render`: same line, exit 1, before any device is opened.
