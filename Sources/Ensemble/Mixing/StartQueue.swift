@@ -74,7 +74,6 @@ struct StartQueue {
     }
 
     @_noLocks
-
     private mutating func siftDown(_ start: Int) {
         var i = start
         while true {
@@ -90,7 +89,6 @@ struct StartQueue {
 
     @inline(__always)
     @_noLocks
-
     private func swap(_ a: Int, _ b: Int) {
         let t = entries[a]
         entries[a] = entries[b]
@@ -98,7 +96,6 @@ struct StartQueue {
     }
 
     @_noLocks
-
     private mutating func compact(_ pool: UnsafeMutablePointer<Voice>) {
         var kept = 0
         for i in 0..<count where !Self.isStale(entries[i], in: pool) {

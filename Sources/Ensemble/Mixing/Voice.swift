@@ -101,7 +101,6 @@ struct Voice: BitwiseCopyable {
 
     @inline(__always)
     @_noLocks
-
     func panMatrix(at frame: Int64) -> PanMatrix {
         if panRampLength == 0 || frame >= panRampStart + Int64(panRampLength) { return panTo }
         if frame <= panRampStart { return panFrom }
@@ -143,7 +142,6 @@ struct Voice: BitwiseCopyable {
     }
 
     @_noLocks
-
     func panVaries(in start: Int64, _ end: Int64) -> Bool {
         if panRampLength == 0 || panFrom.isSame(as: panTo) { return false }
         return start < panRampStart + Int64(panRampLength) && end > panRampStart

@@ -38,7 +38,6 @@ struct VoiceTelemetry: @unchecked Sendable {
 
     @inline(__always)
     @_noLocks
-
     func publish(slot: Int, generation: UInt32, phase: Phase, position: Int) {
         phases[slot].store(UInt64(generation) << 8 | phase.rawValue, ordering: .relaxed)
         positions[slot].store(position, ordering: .relaxed)
