@@ -18,10 +18,7 @@ struct ChainHandle: @unchecked Sendable, BitwiseCopyable {
 struct BusState: BitwiseCopyable {
     var configured = false
     var gain = LinearRamp.constant(1)
-    var panFrom = PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0, rightFromRight: 1)
-    var panTo = PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0, rightFromRight: 1)
-    var panRampStart: Int64 = 0
-    var panRampLength = 0
+    var pan = PanRamp(constant: PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0, rightFromRight: 1))
     var chain = ChainHandle(pointer: nil)
     /// During a chain change: the previous chain, faded out linearly between `fadeStart` and its end.
     var crossfading = false
@@ -30,20 +27,6 @@ struct BusState: BitwiseCopyable {
 
     @_noLocks
     init() {}
-
-    @inline(__always)
-    @_noLocks
-    func panMatrix(at frame: Int64) -> PanMatrix {
-        if panRampLength == 0 || frame >= panRampStart + Int64(panRampLength) { return panTo }
-        if frame <= panRampStart { return panFrom }
-        return PanMatrix.mix(panFrom, panTo, Float(frame - panRampStart) / Float(panRampLength))
-    }
-
-    @_noLocks
-    func panVaries(in start: Int64, _ end: Int64) -> Bool {
-        if panRampLength == 0 || panFrom.isSame(as: panTo) { return false }
-        return start < panRampStart + Int64(panRampLength) && end > panRampStart
-    }
 }
 
 /// The render side's buses: bus 0 is the master (its chain runs on the final mix), buses 1…16 each collect
@@ -207,9 +190,9 @@ struct BusRack: @unchecked Sendable {
                          _ n: Int, _ t0: Int64, _ meter: inout MeterAccumulator) {
         let s = states[b]
         let t1 = t0 + Int64(n)
-        if !s.gain.varies(in: t0, t1) && !s.panVaries(in: t0, t1) {
+        if !s.gain.varies(in: t0, t1) && !s.pan.varies(in: t0, t1) {
             let g = s.gain.value(at: t0)
-            let m = s.panMatrix(at: t0)
+            let m = s.pan.matrix(at: t0)
             let a = m.leftFromLeft * g, bb = m.leftFromRight * g
             let c = m.rightFromLeft * g, d = m.rightFromRight * g
             for j in 0..<n {
@@ -223,7 +206,7 @@ struct BusRack: @unchecked Sendable {
         for j in 0..<n {
             let t = t0 + Int64(j)
             let g = s.gain.value(at: t)
-            let m = s.panMatrix(at: t)
+            let m = s.pan.matrix(at: t)
             let a = m.leftFromLeft * g, bb = m.leftFromRight * g
             let c = m.rightFromLeft * g, d = m.rightFromRight * g
             let ol = a * l[j] + bb * r[j], or = c * l[j] + d * r[j]
@@ -248,11 +231,7 @@ struct BusRack: @unchecked Sendable {
         case let .pan(bus, matrix, rampFrames):
             let b = Int(bus)
             guard b > 0, b < Self.count else { return }
-            let current = states[b].panMatrix(at: now)
-            states[b].panFrom = current
-            states[b].panTo = matrix
-            states[b].panRampStart = now
-            states[b].panRampLength = rampFrames
+            states[b].pan.retarget(matrix, at: now, rampFrames: rampFrames)
         case let .chain(bus, chain, fadeFrames):
             let b = Int(bus)
             guard b >= 0, b < Self.count else {

@@ -10,9 +10,9 @@ enum GainStage {
     @_noLocks
     static func constantGains(_ voice: Voice, frame: Int64, count n: Int) -> Resampler.Gains? {
         let end = frame + Int64(n)
-        if voice.panVaries(in: frame, end) || voice.gainVaries(in: frame, end) { return nil }
+        if voice.pan.varies(in: frame, end) || voice.gainVaries(in: frame, end) { return nil }
         let g = voice.gain(at: frame)
-        let m = voice.panMatrix(at: frame)
+        let m = voice.pan.matrix(at: frame)
         return Resampler.Gains(a: m.leftFromLeft * g, b: m.leftFromRight * g,
                                c: m.rightFromLeft * g, d: m.rightFromRight * g)
     }
@@ -25,10 +25,10 @@ enum GainStage {
                     meter: inout MeterAccumulator) {
         let end = frame + Int64(n)
         let stereo = voice.source.channelCount == 2
-        let panRamps = voice.panVaries(in: frame, end)
+        let panRamps = voice.pan.varies(in: frame, end)
         if !panRamps && !voice.gainVaries(in: frame, end) {
             let g = voice.gain(at: frame)
-            let m = voice.panMatrix(at: frame)
+            let m = voice.pan.matrix(at: frame)
             if stereo {
                 let a = m.leftFromLeft * g, b = m.leftFromRight * g
                 let c = m.rightFromLeft * g, d = m.rightFromRight * g
@@ -50,7 +50,7 @@ enum GainStage {
         for j in 0..<n { gainScratch[j] = voice.gain(at: frame + Int64(j)) }
         if panRamps {
             for j in 0..<n {
-                let m = voice.panMatrix(at: frame + Int64(j))
+                let m = voice.pan.matrix(at: frame + Int64(j))
                 let g = gainScratch[j]
                 let a = m.leftFromLeft * g, b = m.leftFromRight * g
                 let c = m.rightFromLeft * g, d = m.rightFromRight * g
@@ -62,7 +62,7 @@ enum GainStage {
             }
             return
         }
-        let m = voice.panMatrix(at: frame)
+        let m = voice.pan.matrix(at: frame)
         if stereo {
             for j in 0..<n {
                 let g = gainScratch[j]

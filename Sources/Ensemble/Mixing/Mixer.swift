@@ -581,7 +581,7 @@ final class Mixer: @unchecked Sendable {
             pool[s].volume = LinearRamp(from: pool[s].volume.value(at: at), to: volume, startFrame: at, length: rampFrames)
         case let .setPan(slot, generation, matrix, rampFrames):
             guard let s = live(slot, generation) else { return }
-            pool[s].setPan(matrix, at: max(now, pool[s].startFrame), rampFrames: rampFrames)
+            pool[s].pan.retarget(matrix, at: max(now, pool[s].startFrame), rampFrames: rampFrames)
         case let .setRate(slot, generation, step):
             guard let s = live(slot, generation) else { return }
             pool[s].cursor.step = step
@@ -645,8 +645,7 @@ final class Mixer: @unchecked Sendable {
         let startFrame = setup.startFrame == .min ? now : setup.startFrame
         v.startFrame = startFrame
         v.volume = .constant(setup.volume)
-        v.panTo = setup.pan
-        v.panFrom = setup.pan
+        v.pan = PanRamp(constant: setup.pan)
         v.fadeIn = EdgeFade(zeroFrame: startFrame, length: setup.fadeInFrames, direction: 1)
         v.fadeOutFrames = setup.fadeOutFrames
         v.attack = EdgeFade(zeroFrame: startFrame, length: setup.attackFrames, direction: 1)

@@ -28,10 +28,7 @@ struct Voice: BitwiseCopyable {
     var naturalEnd: Int64 = .max
 
     var volume = LinearRamp.constant(1)
-    var panFrom = PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0, rightFromRight: 1)
-    var panTo = PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0, rightFromRight: 1)
-    var panRampStart: Int64 = 0
-    var panRampLength = 0
+    var pan = PanRamp(constant: PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0, rightFromRight: 1))
     var fadeIn = EdgeFade(zeroFrame: 0, length: 0, direction: 1)
     var fadeOutFrames = 0
     var attack = EdgeFade(zeroFrame: 0, length: 0, direction: 1)
@@ -99,13 +96,6 @@ struct Voice: BitwiseCopyable {
             * attack.value(at: frame) * release(at: frame)
     }
 
-    @inline(__always)
-    @_noLocks
-    func panMatrix(at frame: Int64) -> PanMatrix {
-        if panRampLength == 0 || frame >= panRampStart + Int64(panRampLength) { return panTo }
-        if frame <= panRampStart { return panFrom }
-        return PanMatrix.mix(panFrom, panTo, Float(frame - panRampStart) / Float(panRampLength))
-    }
 
     /// Re-derives the natural end after anything that moves it (start, seek, rate or loop change), seen from
     /// output frame `now` (the frame the cursor is about to produce).
@@ -120,16 +110,6 @@ struct Voice: BitwiseCopyable {
         }
     }
 
-    /// Sets a new pan target reached `rampFrames` after `frame`, starting from wherever the pan is at `frame`.
-    /// The matrix comes computed from the control side (it needs cos and sin, which the render side avoids).
-    @_noLocks
-    mutating func setPan(_ matrix: PanMatrix, at frame: Int64, rampFrames: Int) {
-        let current = panMatrix(at: frame)
-        panFrom = current
-        panTo = matrix
-        panRampStart = frame
-        panRampLength = rampFrames
-    }
 
     /// True when some gain or pan changes inside [start, end), so the block needs the per-sample path.
     @_noLocks
@@ -141,9 +121,4 @@ struct Voice: BitwiseCopyable {
         return releaseStart < end && releaseEnd > start
     }
 
-    @_noLocks
-    func panVaries(in start: Int64, _ end: Int64) -> Bool {
-        if panRampLength == 0 || panFrom.isSame(as: panTo) { return false }
-        return start < panRampStart + Int64(panRampLength) && end > panRampStart
-    }
 }
