@@ -96,7 +96,6 @@ struct Voice: BitwiseCopyable {
             * attack.value(at: frame) * release(at: frame)
     }
 
-
     /// Re-derives the natural end after anything that moves it (start, seek, rate or loop change), seen from
     /// output frame `now` (the frame the cursor is about to produce).
     @_noLocks
@@ -109,7 +108,6 @@ struct Voice: BitwiseCopyable {
             naturalEnd = .max
         }
     }
-
 
     /// True when some gain or pan changes inside [start, end), so the block needs the per-sample path.
     @_noLocks
