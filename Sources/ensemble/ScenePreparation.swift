@@ -21,6 +21,9 @@ struct PreparedScene {
         configuration.sampleRate = description.sampleRate
         configuration.maxVoices = max(4096, description.tracks.count + description.effects.count + 64)
         configuration.maxSoundingVoices = description.maxVoices ?? 0
+        // Every timeline command waits on the render side from the start: room for all of them (up to four per
+        // `set`, plus the end of a restarted `loops: -1` track), so none is ever dropped for a full queue.
+        configuration.commandCapacity = max(configuration.commandCapacity, 5 * description.timeline.count + 64)
         let engine: Engine
         do { engine = try Engine(configuration: configuration) } catch { throw SceneError(path: path, "\(error)") }
         scene = description

@@ -86,7 +86,7 @@ final class BusSceneTests: XCTestCase {
         { "duration": 0.05,
           "buses": [ {"name": "half", "volume": 0.5},
                      {"name": "echo", "effects": [{"type": "delay", "time": 0.01, "feedback": 0.5, "mix": 1}]} ],
-          "tracks": [ {"file": "tone.wav", "bus": "half"}, {"file": "tone.wav", "bus": "echo", "start": 0.03} ] }
+          "tracks": [ {"file": "tone.wav", "bus": "half"}, {"name": "echoed", "file": "tone.wav", "bus": "echo", "start": 0.03} ] }
         """.utf8), to: "buses.json")
         let out = dir.file("out.wav")
         let result = try runProcess(try ensembleExecutable(), ["render", path, "-o", out, "--block-size", "100"])
@@ -106,7 +106,7 @@ final class BusSceneTests: XCTestCase {
 
         let limited = try dir.write(Array("""
         { "master": {"effects": [{"type": "limiter", "ceiling": -6}]},
-          "tracks": [ {"file": "loud.wav"}, {"file": "loud.wav"}, {"file": "loud.wav", "start": 0.01} ] }
+          "tracks": [ {"file": "loud.wav"}, {"name": "loud2", "file": "loud.wav"}, {"name": "loud3", "file": "loud.wav", "start": 0.01} ] }
         """.utf8), to: "limited.json")
         let out2 = dir.file("limited.wav")
         let r2 = try runProcess(try ensembleExecutable(), ["render", limited, "-o", out2])
@@ -127,7 +127,7 @@ final class BusSceneTests: XCTestCase {
           "buses": [ {"name": "music", "volume": 0.8, "pan": 0.2,
                       "effects": [{"type": "eq", "preset": "Rock"}, {"type": "delay", "time": 0.05, "feedback": 0.4, "mix": 0.3}]} ],
           "master": {"effects": [{"type": "limiter", "ceiling": -3}]},
-          "tracks": [ {"file": "tone.wav", "bus": "music"}, {"file": "tone.wav", "start": 0.1, "pan": -0.5} ] }
+          "tracks": [ {"file": "tone.wav", "bus": "music"}, {"name": "panned", "file": "tone.wav", "start": 0.1, "pan": -0.5} ] }
         """.utf8), to: "scene.json")
         try playMatchesRender(scene, in: dir, frames: 24000)
     }

@@ -447,7 +447,7 @@ final class StreamingSceneTests: XCTestCase {
         let long = try StreamingTests.makeFile(dir, "long", container: "flac", codec: .pcm16, seconds: 31, rate: 48000, channels: 1)
         let json = """
         { "duration": 1, "tracks": [ { "file": "\(short)" }, { "file": "\(long)" },
-          { "file": "\(short)", "stream": true }, { "file": "\(long)", "stream": false } ] }
+          { "name": "short2", "file": "\(short)", "stream": true }, { "name": "long2", "file": "\(long)", "stream": false } ] }
         """
         let scene = try Scene.parse(Data(json.utf8), folder: dir.path, path: "s.json")
         XCTAssertEqual(scene.tracks.map(\.stream), [nil, nil, true, false])

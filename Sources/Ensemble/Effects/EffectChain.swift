@@ -55,6 +55,8 @@ enum EffectUnit: BitwiseCopyable {
 struct EffectChain {
     var units: UnsafeMutablePointer<EffectUnit>
     var count: Int
+    /// Links a retired chain into `RetiredChains`' overflow list while the ring back is full.
+    var next: UnsafeMutablePointer<EffectChain>?
 
     /// Allocates and initialises the chain (all state zeroed). An empty list gives nil: "no chain".
     static func make(_ specs: [EffectSpec], sampleRate: Double) -> UnsafeMutablePointer<EffectChain>? {
@@ -88,7 +90,7 @@ struct EffectChain {
             (units + i).initialize(to: unit)
         }
         let chain = UnsafeMutablePointer<EffectChain>.allocate(capacity: 1)
-        chain.initialize(to: EffectChain(units: units, count: specs.count))
+        chain.initialize(to: EffectChain(units: units, count: specs.count, next: nil))
         return chain
     }
 
@@ -129,30 +131,71 @@ struct EffectChain {
 }
 
 /// Retired chains on their way from the render side back to the control side to be freed.
+///
+/// The render side never drops one: a chain that finds the ring full waits on a render-private list, linked
+/// through the chains themselves (no allocation), and enters the ring as soon as it has room.
 struct RetiredChains: @unchecked Sendable {
     let indices = RingIndices(minimumCapacity: 1024)
     let storage: UnsafeMutablePointer<UnsafeMutablePointer<EffectChain>?>
+    /// Head of the overflow list (render side only).
+    private let overflow: UnsafeMutablePointer<UnsafeMutablePointer<EffectChain>?>
 
-    init() { storage = .allocate(capacity: 1024) }
+    init() {
+        storage = .allocate(capacity: indices.capacity)
+        overflow = .allocate(capacity: 1)
+        overflow.initialize(to: nil)
+    }
+
+    /// Render side: hands `chain` back to be freed.
+    @_noLocks
+    func retire(_ chain: UnsafeMutablePointer<EffectChain>) {
+        flush()
+        if overflow.pointee == nil && push(chain) { return }
+        chain.pointee.next = overflow.pointee
+        overflow.pointee = chain
+    }
+
+    /// Render side: moves chains waiting on the overflow list into the ring while it has room.
+    @_noLocks
+    func flush() {
+        while let c = overflow.pointee {
+            // Read the link first: once in the ring, the chain belongs to the control side.
+            let next = c.pointee.next
+            guard push(c) else { return }
+            overflow.pointee = next
+        }
+    }
 
     @_noLocks
-    func push(_ chain: UnsafeMutablePointer<EffectChain>) -> Bool {
+    private func push(_ chain: UnsafeMutablePointer<EffectChain>) -> Bool {
         guard let w = indices.reserve(1) else { return false }
         storage[w & indices.mask] = chain
         indices.publish(w + 1)
         return true
     }
 
-    /// Control side: frees every chain handed back so far.
-    func drain() {
+    /// Control side (one caller at a time): frees every chain handed back so far; returns how many.
+    @discardableResult
+    func drain() -> Int {
+        var freed = 0
         while let r = indices.next() {
-            if let c = storage[r & indices.mask] { EffectChain.free(c) }
+            if let c = storage[r & indices.mask] {
+                EffectChain.free(c)
+                freed += 1
+            }
             indices.consumed(r)
         }
+        return freed
     }
 
+    /// Frees everything, the overflow list included (once the render side is gone).
     func deallocate() {
         drain()
+        while let c = overflow.pointee {
+            overflow.pointee = c.pointee.next
+            EffectChain.free(c)
+        }
+        overflow.deallocate()
         indices.deallocate()
         storage.deallocate()
     }

@@ -25,10 +25,14 @@ final class BusControl: Sendable {
         var configured = false
         var settings = BusSettings()
         var effects: [EffectSpec] = []
-        /// The gain last sent: volume × (muted or soloed out ? 0 : 1).
-        var sentGain: Float = 1
+        /// What the render side was last told: the volume (by `setBus` or a timed change that took effect)
+        /// and whether mute and solo let the bus through.
+        var sentVolume: Float = 1
+        var sentAudible = true
     }
     let buses = Mutex<[Bus]>(Array(repeating: Bus(), count: BusRack.count))
+    /// Effect chains made and not yet freed (installed, crossfading out, or on their way back).
+    let liveChains = Atomic<Int>(0)
 }
 
 /// Buses and effect chains: up to 16 buses (1…16) collect the tracks and effects routed to them, run their
@@ -69,14 +73,18 @@ extension Engine {
                                        rampFrames: ramp)))
             }
             buses[bus].settings = settings
+            if settings.volume != buses[bus].sentVolume {
+                buses[bus].sentVolume = settings.volume
+                batch.append(.bus(.volume(bus: Int32(bus), volume: settings.volume, rampFrames: ramp)))
+            }
+            // Mute and solo travel apart from the volume, so a timed volume change never un-mutes a bus.
             let anySolo = buses.contains { $0.configured && $0.settings.solo }
             for b in 1..<buses.count where buses[b].configured {
                 let s = buses[b].settings
                 let audible = !s.mute && (!anySolo || s.solo)
-                let gain: Float = audible ? s.volume : 0
-                if gain != buses[b].sentGain {
-                    buses[b].sentGain = gain
-                    batch.append(.bus(.gain(bus: Int32(b), gain: gain, rampFrames: ramp)))
+                if audible != buses[b].sentAudible {
+                    buses[b].sentAudible = audible
+                    batch.append(.bus(.audible(bus: Int32(b), audible: audible, rampFrames: ramp)))
                 }
             }
             send(batch)
@@ -101,12 +109,12 @@ extension Engine {
             }
         }
         let ramp = busRampFrames
-        let retired = mixer.buses.retired
-        mixer.busControl.buses.withLock { buses in
-            // Chains the render side has handed back are freed here, one consumer at a time (under the lock).
-            retired.drain()
+        let control = mixer.busControl
+        control.buses.withLock { buses in
+            drainRetiredChains()
             buses[bus].effects = effects
             let chain = EffectChain.make(effects, sampleRate: sampleRate)
+            if chain != nil { control.liveChains.add(1, ordering: .relaxed) }
             var batch: [MixerCommand] = []
             if bus > 0 && !buses[bus].configured {
                 buses[bus].configured = true
@@ -116,6 +124,21 @@ extension Engine {
             send(batch)
         }
     }
+
+    /// Frees the chains the render side has handed back. `setEffects` does it, and the event thread (through
+    /// `pumpCommands`) every millisecond or so, so replaced chains never pile up.
+    func reclaimChains() {
+        mixer.busControl.buses.withLock { _ in drainRetiredChains() }
+    }
+
+    /// Call with the bus lock held, which keeps the retired ring to one consumer at a time.
+    private func drainRetiredChains() {
+        let freed = mixer.buses.retired.drain()
+        if freed > 0 { mixer.busControl.liveChains.subtract(freed, ordering: .relaxed) }
+    }
+
+    /// Effect chains allocated and not yet freed (for tests).
+    var liveEffectChains: Int { mixer.busControl.liveChains.load(ordering: .relaxed) }
 
     /// The effect chain last set on bus `bus`.
     public func effects(onBus bus: Int) -> [EffectSpec] {

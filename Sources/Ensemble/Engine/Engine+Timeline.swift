@@ -29,13 +29,34 @@ public enum TrackChange: Sendable, Equatable {
     case stop(fadeFrames: Int? = nil)
 }
 
-/// The control side's record of timed commands sent but not yet reported applied.
+/// Why a timed command did not take effect. Every timed command ends in exactly one report: applied (with its
+/// frame), dropped (with its frame and this reason), or nothing at all once cancelled.
+public enum CommandDropReason: String, Sendable, Codable, BitwiseCopyable {
+    /// The voice it was for had ended by its frame (finished, stopped, stolen, or replaced by a later `play`).
+    case voiceEnded
+    /// The render side's queue of waiting timed commands (`Configuration.commandCapacity`) was full when it
+    /// arrived; `Engine.droppedCommands` counts these.
+    case queueFull
+}
+
+/// Called when a timed command is dropped, with the frame it was due on (for `queueFull`, the first frame of
+/// the block it arrived in) and why.
+public typealias CommandDropHandler = @Sendable (Int64, CommandDropReason) -> Void
+
+/// The control side's record of timed commands sent but not yet reported applied or dropped.
 struct TimelineState {
+    /// What to run when a command is applied (updates the owner's control-side state), or dropped.
+    struct Waiting {
+        var applied: @Sendable (Int64) -> Void
+        var dropped: CommandDropHandler?
+    }
+
     var nextID: UInt64 = 0
-    /// What to run when each command is applied (updates the owner's control-side state).
-    var waiting: [UInt64: @Sendable (Int64) -> Void] = [:]
+    var waiting: [UInt64: Waiting] = [:]
     /// Called for every timed command applied, with its id and the frame it took effect on.
     var onApplied: (@Sendable (ScheduledCommandID, Int64) -> Void)?
+    /// Called for every timed command dropped.
+    var onDropped: (@Sendable (ScheduledCommandID, Int64, CommandDropReason) -> Void)?
 }
 
 extension Engine {
@@ -45,12 +66,18 @@ extension Engine {
         set { timeline.withLock { $0.onApplied = newValue } }
     }
 
+    /// Called on the event thread each time a timed command is dropped instead (see `CommandDropReason`).
+    public var onCommandDropped: (@Sendable (ScheduledCommandID, Int64, CommandDropReason) -> Void)? {
+        get { timeline.withLock { $0.onDropped } }
+        set { timeline.withLock { $0.onDropped = newValue } }
+    }
+
     /// Sends `command` to be applied at output frame `frame` (a frame already rendered means the next block).
-    func schedule(_ command: MixerCommand, atFrame frame: Int64,
-                  applied: @escaping @Sendable (Int64) -> Void) -> ScheduledCommandID {
+    func schedule(_ command: MixerCommand, atFrame frame: Int64, applied: @escaping @Sendable (Int64) -> Void,
+                  dropped: CommandDropHandler?) -> ScheduledCommandID {
         let id = timeline.withLock { t in
             t.nextID += 1
-            t.waiting[t.nextID] = applied
+            t.waiting[t.nextID] = TimelineState.Waiting(applied: applied, dropped: dropped)
             return t.nextID
         }
         // Ids are handed out in call order; the render side orders commands on one frame by id.
@@ -75,11 +102,13 @@ extension Engine {
     }
 
     /// Sets the volume (0…1) of bus `bus` (1…16, set up with `setBus`) at output frame `frame`, ramped over
-    /// `rampFrames` (nil: the smoothing time). A muted or soloed-away bus stays silent until `setBus` again.
-    /// `onApplied` runs on the event thread with the frame on which it took effect.
+    /// `rampFrames` (nil: the smoothing time). A muted or soloed-away bus stays silent (with its new volume)
+    /// until `setBus` lets it through again. `onApplied` runs on the event thread with the frame on which it
+    /// took effect; `onDropped` instead if it could not (see `CommandDropReason`).
     @discardableResult
     public func scheduleBusVolume(_ bus: Int, _ volume: Float, atFrame frame: Int64, rampFrames: Int? = nil,
-                                  onApplied: (@Sendable (Int64) -> Void)? = nil) throws(EngineError) -> ScheduledCommandID {
+                                  onApplied: (@Sendable (Int64) -> Void)? = nil,
+                                  onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID {
         guard bus >= 1, bus <= Self.maxBuses else {
             throw .invalidParameter(name: "bus", value: Double(bus), expected: "1…\(Self.maxBuses)")
         }
@@ -92,22 +121,28 @@ extension Engine {
         }
         let ramp = max(rampFrames ?? smoothingFrames, 0)
         let control = mixer.busControl
-        return schedule(.bus(.gain(bus: Int32(bus), gain: volume, rampFrames: ramp)), atFrame: frame) { applied in
+        return schedule(.bus(.volume(bus: Int32(bus), volume: volume, rampFrames: ramp)), atFrame: frame) { applied in
             control.buses.withLock { buses in
                 buses[bus].settings.volume = volume
-                buses[bus].sentGain = buses[bus].settings.mute ? 0 : volume
+                buses[bus].sentVolume = volume
             }
             onApplied?(applied)
-        }
+        } dropped: { frame, reason in onDropped?(frame, reason) }
     }
 
-    /// Event thread: a timed command took effect.
-    func commandApplied(_ event: MixerEvent) {
-        let (action, observer) = timeline.withLock { t in
-            (t.waiting.removeValue(forKey: event.command), t.onApplied)
+    /// Event thread: a timed command took effect or was dropped.
+    func commandSettled(_ event: MixerEvent) {
+        let (waiting, applied, dropped) = timeline.withLock { t in
+            (t.waiting.removeValue(forKey: event.command), t.onApplied, t.onDropped)
         }
-        action?(event.frame)
-        observer?(ScheduledCommandID(rawValue: event.command), event.frame)
+        let id = ScheduledCommandID(rawValue: event.command)
+        if event.kind == .commandApplied {
+            waiting?.applied(event.frame)
+            applied?(id, event.frame)
+        } else {
+            waiting?.dropped?(event.frame, event.dropReason)
+            dropped?(id, event.frame, event.dropReason)
+        }
     }
 }
 
@@ -116,10 +151,12 @@ extension Track {
     /// `play`). Returns nil when the track has no voice (never played, or stopped): a later `play` starts a new
     /// voice that earlier timed commands do not touch. The track's properties (`volume`, `pan`, `rate`,
     /// `numberOfLoops`) take the new value when the command is applied, not before. `onApplied` runs on the
-    /// event thread with the frame on which the change took effect.
+    /// event thread with the frame on which the change took effect; `onDropped` instead when it did not (the
+    /// voice had ended by then, or the render side's queue was full), and the track's properties keep their value.
     @discardableResult
     public func schedule(_ change: TrackChange, atFrame frame: Int64,
-                         onApplied: (@Sendable (Int64) -> Void)? = nil) -> ScheduledCommandID? {
+                         onApplied: (@Sendable (Int64) -> Void)? = nil,
+                         onDropped: CommandDropHandler? = nil) -> ScheduledCommandID? {
         let smoothing = engine.smoothingFrames
         func ramp(_ r: Int?) -> Int { max(r ?? smoothing, 0) }
         let made: (MixerCommand, @Sendable (inout State) -> Void)? = state.withLock { s in
@@ -167,7 +204,7 @@ extension Track {
                 if s.generation == generation { update(&s) }
             }
             onApplied?(applied)
-        }
+        } dropped: { frame, reason in onDropped?(frame, reason) }
     }
 
     /// Starts the track afresh at output frame `frame`, from file frame `offsetFrames` (nil: `currentTime` as
@@ -176,24 +213,29 @@ extension Track {
     /// stopped with a fade by an earlier timed `stop`, say) plays on until `frame`. If it is still sounding at
     /// `frame` it is cut there (reason `stopped`, like `play` on a playing track); its end is reported to
     /// `onFinish` as usual. Timed changes scheduled after this call act on the new voice. Cancelling it before it
-    /// takes effect leaves the track without a voice: call `stop()` before playing it again.
+    /// takes effect, or its being dropped (`onDropped`, only ever for a full queue), leaves the track without a
+    /// voice: call `stop()` before playing it again.
     @discardableResult
     public func schedulePlay(atFrame frame: Int64, offsetFrames: Int? = nil,
-                             onApplied: (@Sendable (Int64) -> Void)? = nil) -> ScheduledCommandID {
+                             onApplied: (@Sendable (Int64) -> Void)? = nil,
+                             onDropped: CommandDropHandler? = nil) -> ScheduledCommandID {
         if let offsetFrames {
             let p = min(max(offsetFrames, 0), sound.frameCount)
             state.withLock { $0.startPosition = p }
         }
         // A fresh start is always exactly one `.start` command.
         let start = startCommands(atFrame: frame, fresh: true)[0]
-        return engine.schedule(start, atFrame: frame) { applied in onApplied?(applied) }
+        return engine.schedule(start, atFrame: frame) { applied in onApplied?(applied) } dropped: { frame, reason in
+            onDropped?(frame, reason)
+        }
     }
 
     /// `schedule(_:atFrame:)` at a time on the engine clock, on output frame round(time × rate).
     @discardableResult
     public func schedule(_ change: TrackChange, at time: Double,
-                         onApplied: (@Sendable (Int64) -> Void)? = nil) -> ScheduledCommandID? {
+                         onApplied: (@Sendable (Int64) -> Void)? = nil,
+                         onDropped: CommandDropHandler? = nil) -> ScheduledCommandID? {
         guard time.isFinite else { return nil }
-        return schedule(change, atFrame: engine.frame(for: time), onApplied: onApplied)
+        return schedule(change, atFrame: engine.frame(for: time), onApplied: onApplied, onDropped: onDropped)
     }
 }

@@ -161,6 +161,13 @@ public final class Engine: @unchecked Sendable {
     /// Events the render side could not report because its buffers were full (0 unless the event thread stalls).
     public var droppedEvents: Int { mixer.droppedEvents.load(ordering: .relaxed) }
 
+    /// Timed commands the render side's queue (`Configuration.commandCapacity`) had no room for; each was also
+    /// reported dropped (`CommandDropReason.queueFull`).
+    public var droppedCommands: Int { mixer.droppedCommands.load(ordering: .relaxed) }
+
+    /// Voice starts the render side's start queue had no room for (0 unless more voices wait than there are slots).
+    public var droppedStarts: Int { mixer.droppedStarts.load(ordering: .relaxed) }
+
     // MARK: Tracks
 
     /// A new player for `sound`, holding one voice slot until it is released.
@@ -210,11 +217,13 @@ public final class Engine: @unchecked Sendable {
         control.withLock { state in state.send(batch, to: queue) }
     }
 
-    /// Moves commands that found the command ring full into it. The event thread does this continuously;
-    /// an offline render loop calls it between blocks so that a burst of commands is never left behind.
+    /// Moves commands that found the command ring full into it, and frees the effect chains the render side
+    /// has finished with. The event thread does this continuously; an offline render loop calls it between
+    /// blocks so that a burst of commands is never left behind.
     public func pumpCommands() {
         let queue = mixer.commands
         control.withLock { state in state.flushOverflow(to: queue) }
+        reclaimChains()
     }
 
     func nextSequence() -> UInt64 {
@@ -251,8 +260,8 @@ public final class Engine: @unchecked Sendable {
     }
 
     private func handle(_ event: MixerEvent) {
-        if event.kind == .commandApplied {
-            commandApplied(event)
+        if event.kind == .commandApplied || event.kind == .commandDropped {
+            commandSettled(event)
             return
         }
         let slot = event.slot

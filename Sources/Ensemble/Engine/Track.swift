@@ -415,7 +415,7 @@ public final class Track: @unchecked Sendable {
                     s.replaced.remove(at: i)
                     guard let onFinish = s.onFinish else { return nil }
                     return { onFinish(TrackEnd(frame: event.frame, reason: event.reason)) }
-                case .paused, .commandApplied:
+                case .paused, .commandApplied, .commandDropped:
                     return nil
                 }
             }
@@ -424,7 +424,7 @@ public final class Track: @unchecked Sendable {
             case .started:
                 guard let onStart = s.onStart else { return nil }
                 return { onStart(event.frame) }
-            case .paused, .commandApplied:
+            case .paused, .commandApplied, .commandDropped:
                 return nil
             case .ended:
                 if s.phase == .active { s.phase = .idle }

@@ -2,8 +2,11 @@
 enum BusCommand: BitwiseCopyable, Sendable {
     /// Bus `bus` (1…16) starts collecting the voices routed to it and mixing itself into the master.
     case configure(bus: Int32)
-    /// Effective gain (volume × mute/solo), reached over `rampFrames` from its current value.
-    case gain(bus: Int32, gain: Float, rampFrames: Int)
+    /// The bus's volume (`setBus`, or a timed change), reached over `rampFrames` from the current gain. A bus
+    /// that is muted or soloed out stays silent: its effective gain is volume × (audible ? 1 : 0).
+    case volume(bus: Int32, volume: Float, rampFrames: Int)
+    /// Whether mute and solo let the bus through (`setBus`), the gain ramping over `rampFrames`.
+    case audible(bus: Int32, audible: Bool, rampFrames: Int)
     case pan(bus: Int32, matrix: PanMatrix, rampFrames: Int)
     /// Replaces the bus's chain (nil: none), crossfading from the old chain's output over `fadeFrames`.
     case chain(bus: Int32, chain: ChainHandle, fadeFrames: Int)
@@ -17,7 +20,10 @@ struct ChainHandle: @unchecked Sendable, BitwiseCopyable {
 /// What the render side holds for one bus.
 struct BusState: BitwiseCopyable {
     var configured = false
+    /// The effective gain, ramping towards volume × (audible ? 1 : 0).
     var gain = LinearRamp.constant(1)
+    var volume: Float = 1
+    var audible = true
     var pan = PanRamp(constant: PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0, rightFromRight: 1))
     var chain = ChainHandle(pointer: nil)
     /// During a chain change: the previous chain, faded out linearly between `fadeStart` and its end.
@@ -125,6 +131,7 @@ struct BusRack: @unchecked Sendable {
     @_noLocks
     func beginBlock(_ n: Int) {
         guard active else { return }
+        retired.flush()
         for b in 1..<Self.count where states[b].configured {
             let l = left + b * maxBlockFrames, r = right + b * maxBlockFrames
             for j in 0..<n {
@@ -177,7 +184,7 @@ struct BusRack: @unchecked Sendable {
             }
         }
         if t0 + Int64(n) >= fade.startFrame + Int64(fade.length) {
-            if let c = s.previous.pointer { _ = retired.push(c) }
+            if let c = s.previous.pointer { retired.retire(c) }
             states[b].previous = ChainHandle(pointer: nil)
             states[b].crossfading = false
         }
@@ -217,6 +224,12 @@ struct BusRack: @unchecked Sendable {
     }
 
     @_noLocks
+    private func retargetGain(_ b: Int, now: Int64, rampFrames: Int) {
+        let target: Float = states[b].audible ? states[b].volume : 0
+        states[b].gain = LinearRamp(from: states[b].gain.value(at: now), to: target, startFrame: now, length: rampFrames)
+    }
+
+    @_noLocks
     func apply(_ command: BusCommand, now: Int64) {
         switch command {
         case let .configure(bus):
@@ -224,10 +237,16 @@ struct BusRack: @unchecked Sendable {
             guard b > 0, b < Self.count else { return }
             states[b].configured = true
             activeFlag.pointee = true
-        case let .gain(bus, gain, rampFrames):
+        case let .volume(bus, volume, rampFrames):
             let b = Int(bus)
             guard b > 0, b < Self.count else { return }
-            states[b].gain = LinearRamp(from: states[b].gain.value(at: now), to: gain, startFrame: now, length: rampFrames)
+            states[b].volume = volume
+            retargetGain(b, now: now, rampFrames: rampFrames)
+        case let .audible(bus, audible, rampFrames):
+            let b = Int(bus)
+            guard b > 0, b < Self.count else { return }
+            states[b].audible = audible
+            retargetGain(b, now: now, rampFrames: rampFrames)
         case let .pan(bus, matrix, rampFrames):
             let b = Int(bus)
             guard b > 0, b < Self.count else { return }
@@ -235,12 +254,12 @@ struct BusRack: @unchecked Sendable {
         case let .chain(bus, chain, fadeFrames):
             let b = Int(bus)
             guard b >= 0, b < Self.count else {
-                if let c = chain.pointer { _ = retired.push(c) }
+                if let c = chain.pointer { retired.retire(c) }
                 return
             }
             activeFlag.pointee = true
             // A change arriving mid-crossfade cuts the oldest chain out at once.
-            if states[b].crossfading, let c = states[b].previous.pointer { _ = retired.push(c) }
+            if states[b].crossfading, let c = states[b].previous.pointer { retired.retire(c) }
             let old = states[b].chain
             states[b].chain = chain
             if fadeFrames > 0 {
@@ -248,7 +267,7 @@ struct BusRack: @unchecked Sendable {
                 states[b].crossfading = true
                 states[b].fade = LinearRamp(from: 0, to: 1, startFrame: now, length: fadeFrames)
             } else {
-                if let c = old.pointer { _ = retired.push(c) }
+                if let c = old.pointer { retired.retire(c) }
                 states[b].previous = ChainHandle(pointer: nil)
                 states[b].crossfading = false
             }

@@ -28,6 +28,10 @@ final class Mixer: @unchecked Sendable {
     let clock = Atomic<Int64>(0)
     /// Events that could not be delivered because every buffer was full (should stay 0).
     let droppedEvents = Atomic<Int>(0)
+    /// Timed commands the pending queue had no room for (each reported with a `.commandDropped` event).
+    let droppedCommands = Atomic<Int>(0)
+    /// Voice starts the start queue had no room for.
+    let droppedStarts = Atomic<Int>(0)
 
     private let pool: UnsafeMutablePointer<Voice>
     /// What a free voice points at, so no voice ever holds a dangling pointer.
@@ -186,7 +190,8 @@ final class Mixer: @unchecked Sendable {
         if hasMarker {
             hasMarker = false
             if !pending.insert(PendingCommands.Entry(frame: markerFrame, id: markerID, command: command)) {
-                droppedEvents.add(1, ordering: .relaxed)
+                droppedCommands.add(1, ordering: .relaxed)
+                postCommandEvent(.commandDropped, id: markerID, frame: now, reason: .queueFull)
             }
             return
         }
@@ -203,17 +208,25 @@ final class Mixer: @unchecked Sendable {
     }
 
     /// Applies every timed command due at or before `frame` (late ones take effect on `frame`), in (frame, id)
-    /// order, and reports each with the frame it took effect on.
+    /// order, and reports each with the frame it took effect on, or as dropped when its voice has ended.
     @_noLocks
     private func applyDueCommands(at frame: Int64) {
         while let entry = pending.top, entry.frame <= frame {
             pending.removeTop()
+            var takesEffect = true
+            if let voice = entry.command.voice { takesEffect = live(voice.slot, voice.generation) != nil }
             apply(entry.command)
-            var event = MixerEvent(kind: .commandApplied, reason: .finished, slot: -1, generation: 0,
-                                   frame: frame, position: 0, pass: 0)
-            event.command = entry.id
-            post(event)
+            postCommandEvent(takesEffect ? .commandApplied : .commandDropped, id: entry.id, frame: frame,
+                             reason: .voiceEnded)
         }
+    }
+
+    @_noLocks
+    private func postCommandEvent(_ kind: MixerEvent.Kind, id: UInt64, frame: Int64, reason: CommandDropReason) {
+        var event = MixerEvent(kind: kind, reason: .finished, slot: -1, generation: 0, frame: frame, position: 0, pass: 0)
+        event.command = id
+        event.dropReason = reason
+        post(event)
     }
 
     /// Renders output frames [t0, t1) of every voice and bus into `outL`/`outR` (which start at frame t0).
@@ -545,7 +558,7 @@ final class Mixer: @unchecked Sendable {
                 telemetry.publish(slot: s, generation: generation, phase: .scheduled, position: pool[s].cursor.position)
                 if !starts.insert(StartQueue.Entry(frame: at, sequence: pool[s].sequence, slot: slot,
                                                    generation: generation), pool: pool) {
-                    droppedEvents.add(1, ordering: .relaxed)
+                    droppedStarts.add(1, ordering: .relaxed)
                 }
             } else if pool[s].releaseIsPause, pool[s].releaseStart != .max {
                 // Still fading towards the pause: glide the volume back up from where the fade has got to.
@@ -659,7 +672,7 @@ final class Mixer: @unchecked Sendable {
         if !starts.insert(StartQueue.Entry(frame: startFrame, sequence: setup.sequence, slot: Int32(slot),
                                            generation: generation), pool: pool) {
             pool[slot].state = .free
-            droppedEvents.add(1, ordering: .relaxed)
+            droppedStarts.add(1, ordering: .relaxed)
         }
     }
 

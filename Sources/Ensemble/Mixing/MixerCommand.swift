@@ -66,6 +66,25 @@ enum MixerCommand: BitwiseCopyable, Sendable {
     case cancelScheduled(id: UInt64)
 }
 
+extension MixerCommand {
+    /// The voice a command acts on, nil for one that needs no live voice (a start, a bus change, a marker).
+    var voice: (slot: Int32, generation: UInt32)? {
+        @_noLocks get {
+            switch self {
+            case let .stop(slot, generation, _, _), let .resume(slot, generation, _, _),
+                 let .setVolume(slot, generation, _, _), let .setPan(slot, generation, _, _),
+                 let .route(slot, generation, _, _), let .setFades(slot, generation, _, _):
+                return (slot, generation)
+            case let .pause(slot, generation, _), let .seek(slot, generation, _), let .setRate(slot, generation, _),
+                 let .setLoops(slot, generation, _), let .setMetering(slot, generation, _):
+                return (slot, generation)
+            case .start, .bus, .schedule, .cancelScheduled:
+                return nil
+            }
+        }
+    }
+}
+
 /// Why a voice stopped sounding.
 public enum EndReason: String, Sendable, Codable, BitwiseCopyable {
     /// It played to the end of its last pass.
@@ -85,6 +104,9 @@ struct MixerEvent: BitwiseCopyable {
         case started, paused, ended
         /// The timed command `command` took effect on `frame` (slot −1).
         case commandApplied
+        /// The timed command `command` did not take effect (`dropReason` says why); `frame` is the frame it
+        /// was due on (or the block it arrived in, for a full queue).
+        case commandDropped
     }
     var kind: Kind
     var reason: EndReason
@@ -95,8 +117,9 @@ struct MixerEvent: BitwiseCopyable {
     /// File frame and pass where a paused voice stopped, so `play()` can continue from there.
     var position: Int
     var pass: Int
-    /// Id of the timed command, for `.commandApplied`.
+    /// Id of the timed command, for `.commandApplied` and `.commandDropped`.
     var command: UInt64 = 0
+    var dropReason = CommandDropReason.voiceEnded
 
     @_noLocks
     init(kind: Kind, reason: EndReason, slot: Int32, generation: UInt32, frame: Int64, position: Int, pass: Int) {

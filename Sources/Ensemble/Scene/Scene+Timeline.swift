@@ -139,6 +139,7 @@ extension SceneFile {
         for (i, entry) in (timeline ?? []).enumerated() {
             let key = "timeline[\(i)]"
             guard let at = try check(entry.at, "\(key).at", 0...86400, "0…86400 s") else { throw fail("\(key).at: missing") }
+            try checkBeforeEnd(at, "\(key).at", scene, path: path)
             let target: Scene.TimedChange.Target
             switch (entry.track, entry.bus) {
             case let (name?, nil):

@@ -11,8 +11,8 @@ import Foundation
 /// ```
 /// Defaults: sampleRate 48000, start 0, offset 0, volume 1, pan 0, rate 1, loops 0, fades 0, a track's or an
 /// effect's name is its file name without extension. `duration` defaults to the end of the last track or
-/// effect, and is required when a track loops forever (`loops: -1`). Unknown keys and out-of-range values
-/// are errors naming the key.
+/// effect, and is required when a track loops forever (`loops: -1`). Unknown keys, keys given twice and
+/// out-of-range values are errors naming the key.
 public struct Scene: Sendable, Equatable {
     public struct Track: Sendable, Equatable {
         public var name: String
@@ -113,6 +113,9 @@ public struct Scene: Sendable, Equatable {
 
     /// Parses and validates scene JSON; `folder` resolves relative file paths, `path` names the scene in errors.
     public static func parse(_ data: Data, folder: String, path: String) throws(SceneError) -> Scene {
+        if let key = DuplicateKeyScanner.firstDuplicate(in: [UInt8](data)) {
+            throw SceneError(path: path, "\(key): key given twice in one object")
+        }
         let raw: SceneFile
         do {
             raw = try JSONDecoder().decode(SceneFile.self, from: data)

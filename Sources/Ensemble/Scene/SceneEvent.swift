@@ -4,6 +4,8 @@ public struct SceneEvent: Sendable, Equatable, Codable {
         case trackStarted, trackFinished, effectCompleted
         /// A `timeline` entry took effect (`command` says which action).
         case commandApplied
+        /// A `timeline` entry did not take effect (`cause` says why: its track's voice had ended).
+        case commandDropped
     }
 
     public var event: Kind
@@ -12,17 +14,21 @@ public struct SceneEvent: Sendable, Equatable, Codable {
     public var frame: Int64
     /// Why it ended (`finished`, `stopped`, `stolen`); absent for `trackStarted`.
     public var reason: EndReason?
-    /// For `commandApplied`: the action (`set volume`, `stop`, `seek`, …) and the index of its timeline entry.
+    /// For `commandApplied` and `commandDropped`: the action (`set volume`, `stop`, `seek`, …) and the index of
+    /// its timeline entry.
     public var command: String?
     public var timeline: Int?
+    /// For `commandDropped`: why.
+    public var cause: CommandDropReason?
 
     public init(event: Kind, name: String, frame: Int64, reason: EndReason? = nil, command: String? = nil,
-                timeline: Int? = nil) {
+                timeline: Int? = nil, cause: CommandDropReason? = nil) {
         self.event = event
         self.name = name
         self.frame = frame
         self.reason = reason
         self.command = command
         self.timeline = timeline
+        self.cause = cause
     }
 }

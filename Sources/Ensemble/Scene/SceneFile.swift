@@ -202,7 +202,14 @@ extension SceneFile {
             let key = "tracks[\(i)]"
             let file = try resolve(entry.file, key)
             var t = Scene.Track(name: entry.name ?? defaultName(file), file: file)
-            if let v = try check(entry.start, "\(key).start", 0...86400, "0…86400 s") { t.start = v }
+            if let j = scene.tracks.firstIndex(where: { $0.name == t.name }) {
+                let hint = entry.name == nil ? " (a track's name defaults to its file name: give each one a \"name\")" : ""
+                throw fail("\(key).name: \"\(t.name)\" is also the name of tracks[\(j)]\(hint)")
+            }
+            if let v = try check(entry.start, "\(key).start", 0...86400, "0…86400 s") {
+                try checkBeforeEnd(v, "\(key).start", scene, path: path)
+                t.start = v
+            }
             if let v = try check(entry.offset, "\(key).offset", 0...86400, "0…86400 s") { t.offset = v }
             if let v = try check(entry.volume, "\(key).volume", 0...1, "0…1") { t.volume = Float(v) }
             if let v = try check(entry.pan, "\(key).pan", -1...1, "−1…1") { t.pan = Float(v) }
@@ -220,6 +227,12 @@ extension SceneFile {
             t.loopEnd = try check(entry.loopEnd, "\(key).loopEnd", 0...86400, "0…86400 s")
             if let a = t.loopStart, let b = t.loopEnd, a >= b {
                 throw fail("\(key).loopEnd: \(b) s is not after loopStart (\(a) s)")
+            }
+            if (t.loopStart != nil || t.loopEnd != nil) && t.loops == 0 {
+                // The region is read when the voice starts, and only by a voice that loops; a timeline
+                // `set loops` on the playing voice does not bring it in either.
+                throw fail("\(key).\(t.loopStart != nil ? "loopStart" : "loopEnd"): a loop region needs loops other than 0 "
+                           + "(a track played once plays the whole file)")
             }
             if (t.loopStart != nil || t.loopEnd != nil) && t.stream == true {
                 throw fail("\(key).loopStart: loop regions need the sound in memory (\"stream\": false or no stream key)")
@@ -242,7 +255,15 @@ extension SceneFile {
             let key = "effects[\(i)]"
             let file = try resolve(entry.file, key)
             var e = Scene.Effect(name: entry.name ?? defaultName(file), file: file)
-            if let v = try check(entry.at, "\(key).at", 0...86400, "0…86400 s") { e.at = v }
+            // Entries of one name are firings of one effect (the demo fires "coin" four times); one name for
+            // two files would make `--events` ambiguous.
+            if let j = scene.effects.firstIndex(where: { $0.name == e.name && $0.file != e.file }) {
+                throw fail("\(key).name: \"\(e.name)\" names effects[\(j)], which plays another file")
+            }
+            if let v = try check(entry.at, "\(key).at", 0...86400, "0…86400 s") {
+                try checkBeforeEnd(v, "\(key).at", scene, path: path)
+                e.at = v
+            }
             if let v = try check(entry.volume, "\(key).volume", 0...1, "0…1") { e.volume = Float(v) }
             if let v = try check(entry.pan, "\(key).pan", -1...1, "−1…1") { e.pan = Float(v) }
             e.bus = try busName(entry.bus, "\(key).bus", scene, path: path)
@@ -254,5 +275,11 @@ extension SceneFile {
             throw fail("the scene has no tracks or effects and no duration")
         }
         return scene
+    }
+
+    /// A track's `start`, an effect's `at` or a timeline entry's `at` must fall before the scene's end.
+    func checkBeforeEnd(_ at: Double, _ key: String, _ scene: Scene, path: String) throws(SceneError) {
+        guard let d = scene.duration, at >= d else { return }
+        throw SceneError(path: path, "\(key): \(at) s is not before the scene's end (duration \(d) s), so it would never happen")
     }
 }

@@ -75,15 +75,21 @@ public final class ScenePlayback: @unchecked Sendable {
             }
         }
 
+        /// File frame `seconds` into `s`, which must lie inside the file.
+        func fileFrame(_ seconds: Double, of s: Sound, _ key: String) throws(SceneError) -> Int {
+            let frame = Int((seconds * s.sampleRate).rounded())
+            guard frame < s.frameCount else {
+                throw SceneError(path: scenePath, "\(key): \(seconds) s is not inside the file (\(s.duration) s long)")
+            }
+            return frame
+        }
+
         let rate = engine.sampleRate
         var lastEnd: Int64 = 0
         for (i, spec) in scene.tracks.enumerated() {
             let key = "tracks[\(i)]"
             let s = try trackSound(spec, key)
-            let offsetFrames = Int((spec.offset * s.sampleRate).rounded())
-            guard offsetFrames < s.frameCount else {
-                throw SceneError(path: scenePath, "\(key).offset: \(spec.offset) s is not inside the file (\(s.duration) s long)")
-            }
+            let offsetFrames = try fileFrame(spec.offset, of: s, "\(key).offset")
             let track: Track
             do { track = try engine.makeTrack(s) } catch { throw fail(key, error) }
             track.volume = spec.volume
@@ -110,6 +116,16 @@ public final class ScenePlayback: @unchecked Sendable {
                                           step: SourceCursor.step(rate: spec.rate, sourceRate: s.sampleRate, outputRate: rate),
                                           length: region?.end ?? s.frameCount, loopStart: region?.start ?? 0)
                 lastEnd = max(lastEnd, Int64((spec.start * rate).rounded()) + (cursor.framesUntilEnd() ?? 0))
+            }
+        }
+        // Timeline seeks and restarts must land inside the track's file, like its `offset`.
+        for (i, change) in scene.timeline.enumerated() {
+            guard case let .track(name) = change.target, let s = tracks.first(where: { $0.spec.name == name })?.track.sound
+            else { continue }
+            switch change.action {
+            case let .seek(seconds): _ = try fileFrame(seconds, of: s, "timeline[\(i)].seek")
+            case let .play(offset?): _ = try fileFrame(offset, of: s, "timeline[\(i)].play.offset")
+            default: break
             }
         }
         var registered: [String: SoundEffect] = [:]
@@ -179,8 +195,9 @@ public final class ScenePlayback: @unchecked Sendable {
 
     /// Sends every `timeline` entry as timed commands (after the tracks were started, so each has its voice).
     /// An entry with several `set` keys sends one command per key, on the same frame, in the order volume, pan,
-    /// rate, loops. Each applied command is logged as a `commandApplied` event. Entries are sent in time order
-    /// (array order on one frame), so that changes after a `play` act on the voice it starts.
+    /// rate, loops. Each applied command is logged as a `commandApplied` event, each one that could not act (its
+    /// voice had ended) as `commandDropped`. Entries are sent in time order (array order on one frame), so that
+    /// changes after a `play` act on the voice it starts.
     private func scheduleTimeline(origin: Int64, end: Int64) throws(EngineError) {
         let rate = engine.sampleRate
         func frames(_ seconds: Double?) -> Int? { seconds.map { Int(($0 * rate).rounded()) } }
@@ -196,16 +213,23 @@ public final class ScenePlayback: @unchecked Sendable {
                                           command: what, timeline: index))
                 }
             }
+            func loggedDrop(_ what: String, _ name: String) -> CommandDropHandler {
+                { frame, reason in
+                    log.append(SceneEvent(event: .commandDropped, name: name, frame: frame - origin,
+                                          command: what, timeline: index, cause: reason))
+                }
+            }
             switch change.target {
             case let .bus(name):
                 guard case let .set(volume?, _, _, _, ramp) = change.action, let bus = busIndex[name] else { continue }
                 try engine.scheduleBusVolume(bus, volume, atFrame: frame, rampFrames: frames(ramp),
-                                             onApplied: logged("set volume", name))
+                                             onApplied: logged("set volume", name), onDropped: loggedDrop("set volume", name))
             case let .track(name):
                 guard let (spec, track) = tracks.first(where: { $0.spec.name == name }) else { continue }
                 if case let .play(offset) = change.action {
                     let from = offset.map { Int(($0 * track.sound.sampleRate).rounded()) } ?? 0
-                    track.schedulePlay(atFrame: frame, offsetFrames: from, onApplied: logged("play", name))
+                    track.schedulePlay(atFrame: frame, offsetFrames: from, onApplied: logged("play", name),
+                                       onDropped: loggedDrop("play", name))
                     if spec.loops == -1 {
                         // Like the first start: a track that loops forever ends with the scene.
                         let ramp = frames(spec.fadeOut > 0 ? spec.fadeOut : nil) ?? engine.smoothingFrames
@@ -232,7 +256,7 @@ public final class ScenePlayback: @unchecked Sendable {
                     break
                 }
                 for (c, what) in changes {
-                    track.schedule(c, atFrame: frame, onApplied: logged(what, name))
+                    track.schedule(c, atFrame: frame, onApplied: logged(what, name), onDropped: loggedDrop(what, name))
                 }
             }
         }
