@@ -85,7 +85,7 @@ final class RenderCommandTests: XCTestCase {
         // Two full-scale tones summed: every sample of the overlap is 2 × 0.9 = 1.8 and must clip to full scale.
         _ = try dir.write(WAVBuilder.float32([Float](repeating: 0.9, count: 48), rate: 48000).bytes, to: "loud.wav")
         let path = try scene("""
-        { "tracks": [ { "file": "loud.wav", "pan": -1 }, { "file": "loud.wav", "pan": -1 } ] }
+        { "tracks": [ { "file": "loud.wav", "pan": -1 }, { "name": "loud2", "file": "loud.wav", "pan": -1 } ] }
         """)
         let out = dir.file("out16.wav")
         let result = try runProcess(try ensembleExecutable(), ["render", path, "-o", out, "--bit-depth", "16"])
