@@ -136,6 +136,7 @@ extension SceneFile {
             guard value.isFinite, range.contains(value) else { throw fail("\(key): \(value) is out of range \(text)") }
             return value
         }
+        let trackNames = Set(scene.tracks.map(\.name))
         for (i, entry) in (timeline ?? []).enumerated() {
             let key = "timeline[\(i)]"
             guard let at = try check(entry.at, "\(key).at", 0...86400, "0…86400 s") else { throw fail("\(key).at: missing") }
@@ -143,7 +144,7 @@ extension SceneFile {
             let target: Scene.TimedChange.Target
             switch (entry.track, entry.bus) {
             case let (name?, nil):
-                guard scene.tracks.contains(where: { $0.name == name }) else {
+                guard trackNames.contains(name) else {
                     let known = scene.tracks.map { "\"\($0.name)\"" }.joined(separator: ", ")
                     throw fail("\(key).track: no track named \"\(name)\" (known: \(known))")
                 }

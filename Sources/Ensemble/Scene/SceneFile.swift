@@ -198,11 +198,14 @@ extension SceneFile {
             guard p == p.rounded() else { throw fail("\(key): \(p) is not a whole number") }
             return Int(p)
         }
+        // Index of each name so far (a hostile scene with many entries must not cost a quadratic search).
+        var trackNamed: [String: Int] = [:]
+        var effectNamed: [String: (index: Int, file: String)] = [:]
         for (i, entry) in (tracks ?? []).enumerated() {
             let key = "tracks[\(i)]"
             let file = try resolve(entry.file, key)
             var t = Scene.Track(name: entry.name ?? defaultName(file), file: file)
-            if let j = scene.tracks.firstIndex(where: { $0.name == t.name }) {
+            if let j = trackNamed.updateValue(i, forKey: t.name) {
                 let hint = entry.name == nil ? " (a track's name defaults to its file name: give each one a \"name\")" : ""
                 throw fail("\(key).name: \"\(t.name)\" is also the name of tracks[\(j)]\(hint)")
             }
@@ -257,9 +260,10 @@ extension SceneFile {
             var e = Scene.Effect(name: entry.name ?? defaultName(file), file: file)
             // Entries of one name are firings of one effect (the demo fires "coin" four times); one name for
             // two files would make `--events` ambiguous.
-            if let j = scene.effects.firstIndex(where: { $0.name == e.name && $0.file != e.file }) {
-                throw fail("\(key).name: \"\(e.name)\" names effects[\(j)], which plays another file")
+            if let first = effectNamed[e.name], first.file != e.file {
+                throw fail("\(key).name: \"\(e.name)\" names effects[\(first.index)], which plays another file")
             }
+            if effectNamed[e.name] == nil { effectNamed[e.name] = (i, e.file) }
             if let v = try check(entry.at, "\(key).at", 0...86400, "0…86400 s") {
                 try checkBeforeEnd(v, "\(key).at", scene, path: path)
                 e.at = v

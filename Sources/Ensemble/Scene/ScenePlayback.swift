@@ -10,6 +10,8 @@ public final class ScenePlayback: @unchecked Sendable {
 
     private let scenePath: String
     private var tracks: [(spec: Scene.Track, track: Track)] = []
+    /// Index in `tracks` of each track's name (names are unique).
+    private var trackNamed: [String: Int] = [:]
     private var effects: [(spec: Scene.Effect, effect: SoundEffect)] = []
     private let log = EventLog()
     /// Engine bus of each scene bus, by name.
@@ -109,6 +111,7 @@ public final class ScenePlayback: @unchecked Sendable {
                     throw fail("\(key).\(spec.loopEnd != nil ? "loopEnd" : "loopStart")", error)
                 }
             }
+            trackNamed[spec.name] = tracks.count
             tracks.append((spec, track))
             if spec.loops >= 0 {
                 let region = spec.loops != 0 ? track.loopRegionFrames : nil
@@ -120,8 +123,8 @@ public final class ScenePlayback: @unchecked Sendable {
         }
         // Timeline seeks and restarts must land inside the track's file, like its `offset`.
         for (i, change) in scene.timeline.enumerated() {
-            guard case let .track(name) = change.target, let s = tracks.first(where: { $0.spec.name == name })?.track.sound
-            else { continue }
+            guard case let .track(name) = change.target, let t = trackNamed[name] else { continue }
+            let s = tracks[t].track.sound
             switch change.action {
             case let .seek(seconds): _ = try fileFrame(seconds, of: s, "timeline[\(i)].seek")
             case let .play(offset?): _ = try fileFrame(offset, of: s, "timeline[\(i)].play.offset")
@@ -225,7 +228,8 @@ public final class ScenePlayback: @unchecked Sendable {
                 try engine.scheduleBusVolume(bus, volume, atFrame: frame, rampFrames: frames(ramp),
                                              onApplied: logged("set volume", name), onDropped: loggedDrop("set volume", name))
             case let .track(name):
-                guard let (spec, track) = tracks.first(where: { $0.spec.name == name }) else { continue }
+                guard let t = trackNamed[name] else { continue }
+                let (spec, track) = tracks[t]
                 if case let .play(offset) = change.action {
                     let from = offset.map { Int(($0 * track.sound.sampleRate).rounded()) } ?? 0
                     track.schedulePlay(atFrame: frame, offsetFrames: from, onApplied: logged("play", name),
