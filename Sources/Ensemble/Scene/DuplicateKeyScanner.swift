@@ -1,8 +1,8 @@
 // Control side (scene loading).
 
-/// Finds a key given twice in one JSON object. `JSONDecoder` (swift-foundation) and `JSONSerialization` both
-/// accept such a file and silently use one of the two values, so a scene like `{"volume": 0.2, "volume": 1}`
-/// would play without complaint; this scan reports it instead, by key path (`tracks[1].volume`).
+/// Finds a key given twice in one JSON object. swift-foundation accepts such a file silently (`JSONDecoder`
+/// keeps the first value, `JSONSerialization` the last), so a scene like `{"volume": 0.2, "volume": 1}` would
+/// play without complaint; this scan reports it instead, by key path (`tracks[1].volume`).
 ///
 /// It only walks the structure (objects, arrays, strings) and skips everything else, without judging it: a
 /// malformed file yields nil and `JSONDecoder` reports the syntax error. The walk keeps its own stack (no
