@@ -1,3 +1,4 @@
+import CAllocationCounter
 import XCTest
 @testable import Ensemble
 
@@ -44,8 +45,15 @@ final class TimedCommandOutcomeTests: XCTestCase {
             track.schedule(.pan(Float(i) / 100), atFrame: Int64(5000 + i), onApplied: { applied.append($0) },
                            onDropped: { _, reason in dropped.append(reason) })
         }
-        _ = render(engine, frames: 6000, block: 64) { _ in engine.pumpCommands() }
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: 64), right = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        defer { left.deallocate(); right.deallocate() }
+        var allocations: UInt64 = 0
+        for k in 0..<(6000 / 64) {
+            engine.pumpCommands()
+            allocations += renderCountingAllocations(engine, k, left: left, right: right, frames: 64)
+        }
         engine.waitForEvents()
+        XCTAssertEqual(allocations, 0, "dropping and applying allocate nothing on the render thread")
         XCTAssertEqual(applied.values, (5000..<5064).map(Int64.init), "the first 64 fill the queue and apply")
         XCTAssertEqual(dropped.values, Array(repeating: .queueFull, count: 36))
         XCTAssertEqual(engine.droppedCommands, 36)
