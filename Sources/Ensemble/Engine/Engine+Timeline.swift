@@ -73,8 +73,8 @@ extension Engine {
     }
 
     /// Sends `command` to be applied at output frame `frame` (a frame already rendered means the next block).
-    func schedule(_ command: MixerCommand, atFrame frame: Int64, applied: @escaping @Sendable (Int64) -> Void,
-                  dropped: CommandDropHandler?) -> ScheduledCommandID {
+    func schedule(_ command: MixerCommand, atFrame frame: Int64, dropped: CommandDropHandler?,
+                  applied: @escaping @Sendable (Int64) -> Void) -> ScheduledCommandID {
         let id = timeline.withLock { t in
             t.nextID += 1
             t.waiting[t.nextID] = TimelineState.Waiting(applied: applied, dropped: dropped)
@@ -121,13 +121,14 @@ extension Engine {
         }
         let ramp = max(rampFrames ?? smoothingFrames, 0)
         let control = mixer.busControl
-        return schedule(.bus(.volume(bus: Int32(bus), volume: volume, rampFrames: ramp)), atFrame: frame) { applied in
+        return schedule(.bus(.volume(bus: Int32(bus), volume: volume, rampFrames: ramp)), atFrame: frame,
+                        dropped: onDropped) { applied in
             control.buses.withLock { buses in
                 buses[bus].settings.volume = volume
                 buses[bus].sentVolume = volume
             }
             onApplied?(applied)
-        } dropped: { frame, reason in onDropped?(frame, reason) }
+        }
     }
 
     /// Event thread: a timed command took effect or was dropped.
@@ -199,12 +200,12 @@ extension Track {
         }
         guard let (command, update) = made else { return nil }
         let generation: UInt32 = state.withLock { $0.generation }
-        return engine.schedule(command, atFrame: frame) { [weak self] applied in
+        return engine.schedule(command, atFrame: frame, dropped: onDropped) { [weak self] applied in
             self?.state.withLock { s in
                 if s.generation == generation { update(&s) }
             }
             onApplied?(applied)
-        } dropped: { frame, reason in onDropped?(frame, reason) }
+        }
     }
 
     /// Starts the track afresh at output frame `frame`, from file frame `offsetFrames` (nil: `currentTime` as
@@ -225,9 +226,7 @@ extension Track {
         }
         // A fresh start is always exactly one `.start` command.
         let start = startCommands(atFrame: frame, fresh: true)[0]
-        return engine.schedule(start, atFrame: frame) { applied in onApplied?(applied) } dropped: { frame, reason in
-            onDropped?(frame, reason)
-        }
+        return engine.schedule(start, atFrame: frame, dropped: onDropped) { applied in onApplied?(applied) }
     }
 
     /// `schedule(_:atFrame:)` at a time on the engine clock, on output frame round(time × rate).
