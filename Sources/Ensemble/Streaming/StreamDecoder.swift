@@ -51,7 +51,7 @@ public struct StreamFile: Sendable {
             ima4 = nil
             return
         case .caf, .aifc:
-            if let layout = try IMA4StreamDecoder.locate(path: path, head: head, fileSize: try Self.fileSize(path)) {
+            if let layout = try IMA4StreamDecoder.locate(path: path) {
                 guard layout.channelCount == 1 || layout.channelCount == 2 else {
                     throw AudioFileError(.unsupported, path: path, "unsupported channel count \(layout.channelCount) (mono or stereo)")
                 }
