@@ -12,6 +12,7 @@ enum AppleIMA4 {
     /// its valid frames (after its priming frames). AIFC output is always a whole number of 64-frame packets.
     static func decodeIfIMA4(bytes: [UInt8], path: String) throws(AudioFileError) -> DecodedAudio? {
         guard let stream = try IMA4Stream.locate(in: .memory(bytes), path: path) else { return nil }
+        try MemoryBudget.requireRoom(fileBytes: 0, decodedSamples: stream.wholePacketFrames * stream.channelCount, path: path)
         var channels = try IMA4Decoder.decode(bytes, range: stream.data, channelCount: stream.channelCount, path: path)
         let decodedFrames = channels[0].count
         let keep = try stream.framesToKeep(decodedFrames: decodedFrames, path: path)

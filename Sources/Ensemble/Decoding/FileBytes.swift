@@ -13,6 +13,7 @@ enum FileBytes {
     /// The file's bytes, after checking it exists, is a regular file, is not empty and is not too large.
     static func read(path: String) throws(AudioFileError) -> [UInt8] {
         let size = try checkedSize(path: path)
+        try MemoryBudget.requireRoom(fileBytes: size, decodedSamples: 0, path: path)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw openError(errno, path: path) }
         defer { close(fd) }

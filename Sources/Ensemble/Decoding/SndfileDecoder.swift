@@ -14,14 +14,30 @@ enum SndfileDecoder {
         return try withOpenFile(bytes: bytes, container: container, path: path) { (file, info) throws(AudioFileError) -> DecodedAudio in
             let channels = Int(info.channels)
             let claimedFrames = Int(info.frames)
+            let claimedSamples = claimedFrames.multipliedReportingOverflow(by: channels)
+            do throws(AudioFileError) {
+                // The bytes are already held (and counted as mapped), so only the samples are asked for.
+                try MemoryBudget.requireRoom(fileBytes: 0, decodedSamples: claimedSamples.overflow ? Int.max : claimedSamples.partialValue, path: path)
+            } catch {
+                // A compressed file claiming more than memory holds is more likely lying: say so if it is.
+                if !SndfileLength.isUncompressed(format: info.format) {
+                    try SndfileLength.verifyLastFrame(file, frames: claimedFrames, channelCount: channels, path: path)
+                }
+                throw error
+            }
             var interleaved: [Float] = []
             // Trust the header only as far as the file size backs it: reserve at most one sample per input
             // byte (what 8-bit PCM needs); codecs that expand further grow the buffer as samples arrive.
-            let claimedSamples = claimedFrames.multipliedReportingOverflow(by: channels)
             interleaved.reserveCapacity(claimedSamples.overflow ? bytes.count : min(claimedSamples.partialValue, bytes.count))
             let chunkSamples = chunkFrames * channels
+            // Samples the budget has been checked for; a decoder producing more than its header said asks again.
+            var approved = claimedSamples.overflow ? Int.max : claimedSamples.partialValue
             while true {
                 let start = interleaved.count
+                if start + chunkSamples > approved {
+                    approved = max(approved, start + chunkSamples) * 2
+                    try MemoryBudget.requireRoom(fileBytes: 0, decodedSamples: approved, path: path)
+                }
                 interleaved.append(contentsOf: repeatElement(0, count: chunkSamples))
                 let got = interleaved.withUnsafeMutableBufferPointer { buffer in
                     sf_readf_float(file, buffer.baseAddress.map { $0 + start }, sf_count_t(chunkFrames))
@@ -48,8 +64,11 @@ enum SndfileDecoder {
 
     static func info(bytes: [UInt8], container: AudioContainer, path: String) throws(AudioFileError) -> AudioFileInfo {
         try ChunkLayout.validate(bytes, container: container, path: path)
-        return try withOpenFile(bytes: bytes, container: container, path: path) { (_, info) throws(AudioFileError) -> AudioFileInfo in
-            AudioFileInfo(container: container.infoName, codec: codecName(format: info.format),
+        return try withOpenFile(bytes: bytes, container: container, path: path) { (file, info) throws(AudioFileError) -> AudioFileInfo in
+            if !SndfileLength.isUncompressed(format: info.format) {
+                try SndfileLength.verifyLastFrame(file, frames: Int(info.frames), channelCount: Int(info.channels), path: path)
+            }
+            return AudioFileInfo(container: container.infoName, codec: codecName(format: info.format),
                           sampleRate: Double(info.samplerate), channelCount: Int(info.channels),
                           frameCount: Int(info.frames))
         }
@@ -106,9 +125,7 @@ enum SndfileDecoder {
             guard info.samplerate > 0 else {
                 throw AudioFileError(.corrupt, path: path, "header gives sample rate \(info.samplerate)")
             }
-            guard info.frames >= 0 else {
-                throw AudioFileError(.corrupt, path: path, "header gives a negative length")
-            }
+            _ = try SndfileLength.checked(info, byteCount: bytes.count, path: path)
             return .success(try withExtendedLifetime(source) { () throws(AudioFileError) -> T in try body(file, info) })
             } catch {
                 return .failure(error)
