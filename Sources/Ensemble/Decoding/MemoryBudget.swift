@@ -30,9 +30,9 @@ enum MemoryBudget {
         let (needed, o2) = samplesBytes.addingReportingOverflow(fileBytes)
         let room = available()
         guard !o1, !o2, needed <= room else {
-            let what = decodedSamples > 0 ? "decoding it into memory needs" : "holding it in memory needs"
+            let need = o1 || o2 ? "more than 2^63 bytes" : megabytes(needed)
             throw AudioFileError(.tooLarge, path: path,
-                                 "file is too large: \(what) \(o1 || o2 ? "more than 2^63 bytes" : megabytes(needed)), but only \(megabytes(room)) of memory are available (stream it instead)")
+                                 "file is too large to decode into memory: needs \(need), only \(megabytes(room)) available (a scene track can stream it)")
         }
     }
 
