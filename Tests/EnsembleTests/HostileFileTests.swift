@@ -10,15 +10,8 @@ final class HostileFileTests: XCTestCase {
     private var dir: TemporaryDirectory!
     private var outDir: TemporaryDirectory!
 
-    override func setUpWithError() throws {
-        dir = try TemporaryDirectory()
-        outDir = try TemporaryDirectory()
-    }
-
-    override func tearDown() {
-        dir = nil
-        outDir = nil
-    }
+    override func setUpWithError() throws { (dir, outDir) = (try TemporaryDirectory(), try TemporaryDirectory()) }
+    override func tearDown() { (dir, outDir) = (nil, nil) }
 
     // MARK: Building CAF files
 
