@@ -240,6 +240,27 @@ final class HostileFileTests: XCTestCase {
                        "the render lasts as long as the audio")
     }
 
+    /// A Xing frame count that is wrong but within what the bytes could hold (twice the real 40 MPEG frames): the
+    /// streamed track plays what decodes and ends with reason `failed` at the real end of the audio.
+    func testStreamedMP3EndingBeforeItsClaimedLengthFailsItsTrack() throws {
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: fixture("mp3/sine440-mono-cbr128.mp3"))))
+        let tag = try XCTUnwrap((0..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == Array("Info".utf8) })
+        XCTAssertEqual(Array(bytes[(tag + 8)..<(tag + 12)]), [0, 0, 0, 40])
+        bytes[tag + 11] = 80
+        let path = try dir.write(bytes, to: "double.mp3")
+        let json = #"{ "tracks": [ { "name": "t", "file": "\#(path)", "stream": true } ] }"#
+        let scenePath = try dir.write(Array(json.utf8), to: "s.json")
+        let out = outDir.file("out.wav"), events = dir.file("events.jsonl")
+        let result = try runProcess(try ensembleExecutable(), ["render", scenePath, "-o", out, "--events", events])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
+        let last = try JSONDecoder().decode(SceneEvent.self, from: Data(try XCTUnwrap(lines.last).utf8))
+        XCTAssertEqual(last.event, .trackFinished)
+        XCTAssertEqual(last.reason, .failed)
+        // The real audio: 44100 frames at 44.1 kHz, rendered at 48 kHz.
+        XCTAssertEqual(Double(last.frame), 48000, accuracy: 1152 * 48000 / 44100)
+    }
+
     /// An Ogg Vorbis file missing its last byte: libsndfile reports SF_COUNT_MAX frames. That is a truncated file
     /// everywhere (it used to be printed by `info` and set the length of a render).
     func testOggMissingItsLastByteIsTruncatedEverywhere() throws {
@@ -317,6 +338,10 @@ final class HostileFileTests: XCTestCase {
             let failure = try render(path, use, limit: limit)
             XCTAssertTrue(failure?.contains("file is too large to decode into memory") == true, "\(use): \(failure ?? "rendered")")
         }
+        // `info` reads only the header: (2 000 000 000 − 44) / 4 bytes per stereo 16-bit frame.
+        let info = try runProcess("/bin/sh", ["-c", "ulimit -v \(limit) && exec \"$0\" info \"$1\"", try ensembleExecutable(), path])
+        XCTAssertEqual(info.status, 0, info.stderr)
+        XCTAssertTrue(String(decoding: info.stdout, as: UTF8.self).contains("frames:      499999989\n"))
     }
 
     // MARK: Interrupted renders

@@ -24,7 +24,12 @@ enum AppleIMA4 {
 
     /// Like `decodeIfIMA4` but only reads the headers.
     static func infoIfIMA4(bytes: [UInt8], path: String) throws(AudioFileError) -> AudioFileInfo? {
-        guard let stream = try IMA4Stream.locate(in: .memory(bytes), path: path) else { return nil }
+        try infoIfIMA4(source: .memory(bytes), path: path)
+    }
+
+    /// `infoIfIMA4` over any byte source (the open file, for `AudioFile.info`).
+    static func infoIfIMA4(source: ByteSource, path: String) throws(AudioFileError) -> AudioFileInfo? {
+        guard let stream = try IMA4Stream.locate(in: source, path: path) else { return nil }
         let keep = try stream.framesToKeep(decodedFrames: stream.wholePacketFrames, path: path)
         return AudioFileInfo(container: stream.container, codec: "ima4", sampleRate: stream.sampleRate,
                              channelCount: stream.channelCount, frameCount: keep.count)

@@ -44,7 +44,7 @@ final class OpenFile {
 
     init(path: String) throws(AudioFileError) {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw AudioFileError(.unreadable, path: path, "cannot open: \(errnoText(errno))") }
+        guard fd >= 0 else { throw FileBytes.openError(errno, path: path) }
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_size >= 0 else {
             close(fd)

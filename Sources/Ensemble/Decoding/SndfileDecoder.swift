@@ -62,16 +62,21 @@ enum SndfileDecoder {
         }
     }
 
-    static func info(bytes: [UInt8], container: AudioContainer, path: String) throws(AudioFileError) -> AudioFileInfo {
-        try ChunkLayout.validate(bytes, container: container, path: path)
-        return try withOpenFile(bytes: bytes, container: container, path: path) { (file, info) throws(AudioFileError) -> AudioFileInfo in
-            if !SndfileLength.isUncompressed(format: info.format) {
-                try SndfileLength.verifyLastFrame(file, frames: Int(info.frames), channelCount: Int(info.channels), path: path)
-            }
-            return AudioFileInfo(container: container.infoName, codec: codecName(format: info.format),
-                          sampleRate: Double(info.samplerate), channelCount: Int(info.channels),
-                          frameCount: Int(info.frames))
+    /// Describes an open file from its headers: the same chunk checks and length rules as decoding, through
+    /// libsndfile on the path, so a file of any size is described without being read into memory.
+    static func info(source: ByteSource, head: [UInt8], container: AudioContainer, path: String) throws(AudioFileError) -> AudioFileInfo {
+        try ChunkLayout.validate(source, container: container, path: path)
+        var info = SF_INFO()
+        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+            throw openError(bytes: head, container: container, path: path)
         }
+        defer { sf_close(file) }
+        let frames = try validateOpened(info, byteCount: source.count, path: path)
+        if !SndfileLength.isUncompressed(format: info.format) {
+            try SndfileLength.verifyLastFrame(file, frames: frames, channelCount: Int(info.channels), path: path)
+        }
+        return AudioFileInfo(container: container.infoName, codec: codecName(format: info.format),
+                             sampleRate: Double(info.samplerate), channelCount: Int(info.channels), frameCount: frames)
     }
 
     /// The name `AudioFileInfo.codec` uses for a libsndfile format word.
@@ -119,19 +124,24 @@ enum SndfileDecoder {
             guard let file = opened else { return .failure(openError(bytes: bytes, container: container, path: path)) }
             defer { sf_close(file) }
             do throws(AudioFileError) {
-            guard info.channels > 0, Int(info.channels) <= maximumChannels else {
-                throw AudioFileError(.unsupported, path: path, "unsupported channel count \(info.channels)")
-            }
-            guard info.samplerate > 0 else {
-                throw AudioFileError(.corrupt, path: path, "header gives sample rate \(info.samplerate)")
-            }
-            _ = try SndfileLength.checked(info, byteCount: bytes.count, path: path)
+            _ = try validateOpened(info, byteCount: bytes.count, path: path)
             return .success(try withExtendedLifetime(source) { () throws(AudioFileError) -> T in try body(file, info) })
             } catch {
                 return .failure(error)
             }
         }
         return try result.get()
+    }
+
+    /// Checks what libsndfile reports for a file of `byteCount` bytes; returns its frame count (`SndfileLength`).
+    private static func validateOpened(_ info: SF_INFO, byteCount: Int, path: String) throws(AudioFileError) -> Int {
+        guard info.channels > 0, Int(info.channels) <= maximumChannels else {
+            throw AudioFileError(.unsupported, path: path, "unsupported channel count \(info.channels)")
+        }
+        guard info.samplerate > 0 else {
+            throw AudioFileError(.corrupt, path: path, "header gives sample rate \(info.samplerate)")
+        }
+        return try SndfileLength.checked(info, byteCount: byteCount, path: path)
     }
 
     /// WAVE format tags libsndfile can decode (PCM, MS ADPCM, float, A-law, µ-law, IMA ADPCM, GSM 6.10,
