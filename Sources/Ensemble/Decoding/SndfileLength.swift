@@ -9,7 +9,7 @@ import Glibc
 /// Runs on the control thread that opens a file. The rules:
 /// - `SF_COUNT_MAX` is libsndfile's "unknown" (an Ogg stream whose last page is missing): the file is truncated.
 /// - Uncompressed samples (PCM, float, µ-law, A-law): at most the file's bytes / bytes per frame.
-/// - Compressed (FLAC, Vorbis, ADPCM, …): the last promised frame must decode (`verifyLastFrame`, after a seek),
+/// - Compressed (FLAC, Vorbis, ADPCM, …): the frames up to the last promised one must decode (`verifyLastFrame`),
 ///   since such codecs can pack very many frames into few bytes.
 enum SndfileLength {
     /// The frame count of an open file, after the checks that need no decoding.
@@ -36,17 +36,25 @@ enum SndfileLength {
     /// True when the frame count of `format` is bounded by the byte count alone (uncompressed samples).
     static func isUncompressed(format: Int32) -> Bool { bytesPerSample(format: format) != nil }
 
-    /// Seeks to the last promised frame and decodes it; throws `.truncated` when the data ends sooner. Leaves the
-    /// handle at an unspecified position.
+    /// Seeks a little before the last promised frame and decodes up to it; throws `.truncated` when the data ends
+    /// sooner. Starting `tail` frames early tolerates a seek that lands near rather than on its target (libsndfile's
+    /// Vorbis seek). Leaves the handle at an unspecified position.
     static func verifyLastFrame(_ handle: OpaquePointer, frames: Int, channelCount: Int, path: String) throws(AudioFileError) {
         guard frames > 0 else { return }
-        var scratch = [Float](repeating: 0, count: max(channelCount, 1))
-        let last = sf_count_t(frames - 1)
-        let read = scratch.withUnsafeMutableBufferPointer { buffer -> sf_count_t in
-            guard sf_seek(handle, last, SEEK_SET) == last else { return 0 }
-            return sf_readf_float(handle, buffer.baseAddress, 1)
+        let tail = 1024, chunk = 256
+        var scratch = [Float](repeating: 0, count: chunk * max(channelCount, 1))
+        let start = sf_count_t(max(0, frames - tail))
+        let reached = scratch.withUnsafeMutableBufferPointer { buffer -> Int in
+            guard sf_seek(handle, start, SEEK_SET) == start else { return 0 }
+            var position = Int(start)
+            while position < frames {
+                let n = Int(sf_readf_float(handle, buffer.baseAddress, sf_count_t(min(chunk, frames - position))))
+                guard n > 0 else { break }
+                position += n
+            }
+            return position
         }
-        guard read == 1 else {
+        guard reached >= frames else {
             throw AudioFileError(.truncated, path: path,
                                  "file is truncated or its header is wrong: header promises \(frames) frames but the data ends sooner")
         }
