@@ -147,6 +147,37 @@ final class HostileFileTests: XCTestCase {
         }
     }
 
+    /// An AIFC ima4 file (100 silent mono packets) whose SSND chunk claims `ssndSize` bytes and skips `offset`.
+    private func aifc(ssndSize: UInt32? = nil, offset: UInt32 = 0) -> [UInt8] {
+        var comm = ByteWriter()
+        comm.append(Int16(1)); comm.append(UInt32(100)); comm.append(Int16(16)); comm.appendFloat80(44100)
+        comm.append(FourCC("ima4")); comm.append(UInt16(0))
+        let data = [UInt8](repeating: 0, count: 3400)
+        var form = ByteWriter()
+        form.append(FourCC("AIFC"))
+        form.append(FourCC("COMM")); form.append(UInt32(comm.bytes.count)); form.append(contentsOf: comm.bytes)
+        form.append(FourCC("SSND")); form.append(ssndSize ?? UInt32(8 + data.count)); form.append(offset); form.append(UInt32(0))
+        form.append(contentsOf: data)
+        return Array("FORM".utf8) + be32(UInt32(form.bytes.count)) + form.bytes
+    }
+
+    /// The streamed AIFC walk used to clamp a lying SSND to the file and ignore its offset; it now fails alike.
+    func testStreamingAIFCRejectsWhatTheInMemoryDecoderRejects() throws {
+        let cases: [(String, [UInt8], AudioFileError.Kind, String)] = [
+            ("ssnd-huge.aifc", aifc(ssndSize: 0xFFFF_FFF0), .truncated, "AIFF 'SSND' chunk claims 4294967280 bytes but only 3408 remain (file truncated?)"),
+            ("offset-huge.aifc", aifc(offset: 0xFFFF_FFFF), .corrupt, "AIFF SSND offset 4294967295 is past the end of its chunk"),
+        ]
+        for (name, bytes, kind, text) in cases {
+            let path = try dir.write(bytes, to: name)
+            for open in [{ _ = try AudioFile.decode(path: path) }, { _ = try StreamFile(path: path) }] {
+                XCTAssertThrowsError(try open(), name) { error in
+                    XCTAssertEqual(error as? AudioFileError, AudioFileError(kind, path: path, text))
+                }
+            }
+        }
+        XCTAssertEqual(try StreamFile(path: try dir.write(aifc(), to: "ok.aifc")).frameCount, 6400)
+    }
+
     func testPacketTableTrimsTheSameInMemoryAndStreamed() throws {
         let path = try dir.write(caf([chunk("desc", size: 32, desc(ima4: true)), pakt(valid: 12000, priming: 300), dataChunk(ima4Packets)]), to: "p.caf")
         XCTAssertEqual(try AudioFile.decode(path: path).frameCount, 12000)
