@@ -35,7 +35,7 @@ enum SndfileDecoder {
             while true {
                 let start = interleaved.count
                 if start + chunkSamples > approved {
-                    approved = max(approved, start + chunkSamples) * 2
+                    approved = min(max(approved, start + chunkSamples), Int.max / 2) * 2
                     try MemoryBudget.requireRoom(fileBytes: 0, decodedSamples: approved, path: path)
                 }
                 interleaved.append(contentsOf: repeatElement(0, count: chunkSamples))
