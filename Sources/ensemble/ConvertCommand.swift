@@ -34,6 +34,8 @@ struct ConvertCommand: ParsableCommand {
     var codec: CodecChoice?
 
     func run() throws {
+        // Ctrl-C or a kill then removes the unfinished output instead of leaving a hidden temporary file.
+        InterruptCleanup.install()
         try reportingFailures(path: input) {
             // Check the output side first so a bad destination is reported before any decoding work.
             guard let container = OutputFormat.container(forPath: output) else {

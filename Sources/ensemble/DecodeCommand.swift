@@ -14,6 +14,8 @@ struct DecodeCommand: ParsableCommand {
     var output: String
 
     func run() throws {
+        // Ctrl-C or a kill then removes the unfinished output instead of leaving a hidden temporary file.
+        InterruptCleanup.install()
         try reportingFailures(path: input) {
             let audio = try AudioFile.decode(path: input)
             try AudioFileWriter.write(audio, format: OutputFormat(container: .wav, codec: .float32), to: output)

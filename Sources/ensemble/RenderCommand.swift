@@ -32,6 +32,8 @@ struct RenderCommand: ParsableCommand {
     var blockSize = 1024
 
     func run() throws {
+        // Ctrl-C or a kill then removes the unfinished output instead of leaving a hidden temporary file.
+        InterruptCleanup.install()
         try reportingFailures(path: scene) {
             guard bitDepth == 16 || bitDepth == 32 else {
                 throw SceneError(path: scene, "--bit-depth \(bitDepth): expected 16 or 32")

@@ -32,7 +32,12 @@ struct AIFCFile {
     /// `commonOnly` stops at the first `COMM`, so a caller can learn the codec cheaply and ignore the rest of a
     /// file it will hand to another decoder. In that mode `soundData` is empty.
     static func parse(_ bytes: [UInt8], path: String, commonOnly: Bool = false) throws(AudioFileError) -> AIFCFile {
-        var header = ByteReader(bytes, path: path, context: "AIFF FORM header")
+        try parse(.memory(bytes), path: path, commonOnly: commonOnly)
+    }
+
+    /// `parse` over any byte source (an open file for streaming).
+    static func parse(_ source: ByteSource, path: String, commonOnly: Bool = false) throws(AudioFileError) -> AIFCFile {
+        var header = ByteReader(source, path: path, context: "AIFF FORM header")
         guard try header.readFourCC() == FourCC("FORM") else {
             throw AudioFileError(.corrupt, path: path, "not an AIFF file (missing FORM header)")
         }
@@ -47,30 +52,27 @@ struct AIFCFile {
         }
         // Trailing bytes past the FORM are not ours to interpret; a FORM longer than the file shows up below as a
         // chunk running past the end.
-        let formEnd = min(8 + formSize, bytes.count)
-        var reader = ByteReader(bytes, path: path, context: "AIFF chunk header", range: 12..<formEnd)
+        let formEnd = min(8 + formSize, source.count)
+        var walk = ChunkWalker(source, path: path, range: 12..<max(12, formEnd), sizeBytes: 4, littleEndian: false, padded: true)
         var common: Common?
         var soundData: Range<Int>?
-        while reader.remaining >= 8 {
-            reader.context = "AIFF chunk header"
-            let type = try reader.readFourCC()
-            let size = Int(try reader.readUInt32())
-            let start = reader.offset
-            guard size <= reader.remaining else {
+        while let chunk = try walk.next() {
+            let type = chunk.id
+            guard chunk.fits else {
                 throw AudioFileError(.truncated, path: path,
-                                     "AIFF \(type) chunk claims \(size) bytes but only \(reader.remaining) remain (file truncated?)")
+                                     "AIFF \(type) chunk claims \(chunk.claimedSize) bytes but only \(chunk.available) remain (file truncated?)")
             }
-            var chunk = ByteReader(bytes, path: path, context: "AIFF \(type) chunk", range: start..<(start + size))
+            var body = walk.bodyReader(chunk, context: "AIFF \(type) chunk")
             switch type {
             case FourCC("COMM") where common == nil:
-                common = try readCommon(&chunk, compressed: isCompressedForm)
+                common = try readCommon(&body, compressed: isCompressedForm)
             case FourCC("SSND") where soundData == nil:
-                let offset = Int(try chunk.readUInt32())
-                _ = try chunk.readUInt32() // blockSize: an alignment hint for writers, irrelevant to reading
-                guard offset <= chunk.remaining else {
+                let offset = Int(try body.readUInt32())
+                _ = try body.readUInt32() // blockSize: an alignment hint for writers, irrelevant to reading
+                guard offset <= body.remaining else {
                     throw AudioFileError(.corrupt, path: path, "AIFF SSND offset \(offset) is past the end of its chunk")
                 }
-                soundData = (chunk.offset + offset)..<chunk.end
+                soundData = (body.offset + offset)..<body.end
             default:
                 break
             }
@@ -78,7 +80,7 @@ struct AIFCFile {
                 return AIFCFile(isCompressedForm: isCompressedForm, common: common, soundData: 0..<0)
             }
             // The pad byte after an odd-sized chunk may be missing at the very end of a file; that is harmless.
-            try reader.skip(min(size + (size & 1), reader.remaining))
+            walk.skip(chunk)
         }
         guard let common else {
             throw AudioFileError(.corrupt, path: path, "AIFF file has no COMM chunk")

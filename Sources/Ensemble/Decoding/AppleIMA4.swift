@@ -11,7 +11,8 @@ enum AppleIMA4 {
     /// Only whole packets are decoded; a trailing partial packet is dropped. A CAF `pakt` chunk trims the output to
     /// its valid frames (after its priming frames). AIFC output is always a whole number of 64-frame packets.
     static func decodeIfIMA4(bytes: [UInt8], path: String) throws(AudioFileError) -> DecodedAudio? {
-        guard let stream = try IMA4Stream.locate(in: bytes, path: path) else { return nil }
+        guard let stream = try IMA4Stream.locate(in: .memory(bytes), path: path) else { return nil }
+        try MemoryBudget.requireRoom(fileBytes: 0, decodedSamples: stream.wholePacketFrames * stream.channelCount, path: path)
         var channels = try IMA4Decoder.decode(bytes, range: stream.data, channelCount: stream.channelCount, path: path)
         let decodedFrames = channels[0].count
         let keep = try stream.framesToKeep(decodedFrames: decodedFrames, path: path)
@@ -23,7 +24,12 @@ enum AppleIMA4 {
 
     /// Like `decodeIfIMA4` but only reads the headers.
     static func infoIfIMA4(bytes: [UInt8], path: String) throws(AudioFileError) -> AudioFileInfo? {
-        guard let stream = try IMA4Stream.locate(in: bytes, path: path) else { return nil }
+        try infoIfIMA4(source: .memory(bytes), path: path)
+    }
+
+    /// `infoIfIMA4` over any byte source (the open file, for `AudioFile.info`).
+    static func infoIfIMA4(source: ByteSource, path: String) throws(AudioFileError) -> AudioFileInfo? {
+        guard let stream = try IMA4Stream.locate(in: source, path: path) else { return nil }
         let keep = try stream.framesToKeep(decodedFrames: stream.wholePacketFrames, path: path)
         return AudioFileInfo(container: stream.container, codec: "ima4", sampleRate: stream.sampleRate,
                              channelCount: stream.channelCount, frameCount: keep.count)

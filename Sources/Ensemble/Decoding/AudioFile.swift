@@ -21,21 +21,23 @@ public enum AudioFile {
     }
 
     /// Describes the file at `path` (container, codec, rate, channels, length; bit rate for MP3) without
-    /// keeping its samples. For MP3 the file is decoded to count frames exactly.
+    /// keeping its samples. Only the headers are read, except for MP3, which is decoded to count frames exactly.
     ///
     /// - Throws: the same errors as `decode(path:)`, except that damage past the headers of FLAC and Ogg
     ///   files is only found by decoding.
     public static func info(path: String) throws(AudioFileError) -> AudioFileInfo {
-        let bytes = try FileBytes.read(path: path)
-        let container = try sniff(bytes, path: path)
+        _ = try FileBytes.checkedPath(path: path)
+        let source = try ByteSource.open(path: path)
+        let head = source.bytes(at: 0, count: 64 * 1024)
+        let container = try sniff(head, path: path)
         switch container {
         case .caf, .aifc:
-            if let info = try AppleIMA4.infoIfIMA4(bytes: bytes, path: path) { return info }
-            return try SndfileDecoder.info(bytes: bytes, container: container, path: path)
+            if let info = try AppleIMA4.infoIfIMA4(source: source, path: path) { return info }
+            return try SndfileDecoder.info(source: source, head: head, container: container, path: path)
         case .mp3:
-            return try MP3Decoder.info(bytes: bytes, path: path)
+            return try MP3Decoder.info(bytes: try FileBytes.read(path: path), path: path)
         default:
-            return try SndfileDecoder.info(bytes: bytes, container: container, path: path)
+            return try SndfileDecoder.info(source: source, head: head, container: container, path: path)
         }
     }
 

@@ -25,15 +25,19 @@ struct FourCC: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A cursor over a file's bytes that reads big-endian fields.
+/// A cursor over a file's bytes that reads big- or little-endian fields: the one bounds-checked reader every
+/// container walk uses (CAF, AIFF/AIFC, RIFF/RIFX chunk headers and bodies, loop-point chunks), over bytes in
+/// memory or over an open file (`ByteSource`).
 ///
 /// Every read is bounds-checked against `end` and throws `.truncated` rather than trapping, because the bytes come
 /// from files we do not control. Limiting `end` to a chunk keeps a malformed field from reading into the next chunk.
 struct ByteReader {
-    let bytes: [UInt8]
+    let source: ByteSource
     let path: String
     /// Names what is being read ("CAF desc chunk"), so a truncation error says where the file ended.
     var context: String
+    /// Byte order of multi-byte fields: false for CAF, AIFF and RIFX, true for RIFF/WAV.
+    var littleEndian = false
     /// Index of the next byte to read.
     private(set) var offset: Int
     /// One past the last byte this reader may read.
@@ -41,14 +45,20 @@ struct ByteReader {
 
     /// A reader over `bytes[range]` (the whole array when `range` is nil).
     init(_ bytes: [UInt8], path: String, context: String, range: Range<Int>? = nil) {
-        self.bytes = bytes
+        self.init(.memory(bytes), path: path, context: context, range: range)
+    }
+
+    /// A reader over `source[range]` (all of it when `range` is nil).
+    init(_ source: ByteSource, path: String, context: String, range: Range<Int>? = nil) {
+        self.source = source
         self.path = path
         self.context = context
-        let r = range ?? 0..<bytes.count
-        // Clamp so a caller's miscomputed range still cannot index outside the array.
-        let lower = min(max(r.lowerBound, 0), bytes.count)
+        let count = source.count
+        let r = range ?? 0..<count
+        // Clamp so a caller's miscomputed range still cannot index outside the source.
+        let lower = min(max(r.lowerBound, 0), count)
         offset = lower
-        end = min(max(r.upperBound, lower), bytes.count)
+        end = min(max(r.upperBound, lower), count)
     }
 
     /// Bytes left before `end`.
@@ -68,31 +78,50 @@ struct ByteReader {
         offset += count
     }
 
-    // Each read consumes the field's bytes in big-endian order or throws `.truncated` and leaves `offset` alone.
+    /// Moves past at most `count` bytes, stopping at `end`; for padding that may be missing at the end of a file.
+    mutating func skipClamped(_ count: Int) {
+        offset += min(max(count, 0), remaining)
+    }
+
+    /// The next `count` bytes as an array, or `.truncated`.
+    mutating func readBytes(_ count: Int) throws(AudioFileError) -> [UInt8] {
+        try require(count)
+        let bytes = source.bytes(at: offset, count: count)
+        guard bytes.count == count else {
+            throw AudioFileError(.truncated, path: path, "file ends inside the \(context) (it shrank while being read)")
+        }
+        offset += count
+        return bytes
+    }
+
+    // Each read consumes the field's bytes in the reader's byte order or throws `.truncated` and leaves `offset` alone.
 
     mutating func readUInt8() throws(AudioFileError) -> UInt8 {
-        try require(1)
-        defer { offset += 1 }
-        return bytes[offset]
+        UInt8(truncatingIfNeeded: try readInteger(1))
     }
 
     mutating func readUInt16() throws(AudioFileError) -> UInt16 {
-        UInt16(truncatingIfNeeded: try readBigEndian(2))
+        UInt16(truncatingIfNeeded: try readInteger(2))
     }
 
     mutating func readUInt32() throws(AudioFileError) -> UInt32 {
-        UInt32(truncatingIfNeeded: try readBigEndian(4))
+        UInt32(truncatingIfNeeded: try readInteger(4))
     }
 
     mutating func readUInt64() throws(AudioFileError) -> UInt64 {
-        try readBigEndian(8)
+        try readInteger(8)
     }
 
     mutating func readInt16() throws(AudioFileError) -> Int16 { Int16(bitPattern: try readUInt16()) }
     mutating func readInt32() throws(AudioFileError) -> Int32 { Int32(bitPattern: try readUInt32()) }
     mutating func readInt64() throws(AudioFileError) -> Int64 { Int64(bitPattern: try readUInt64()) }
     mutating func readFloat64() throws(AudioFileError) -> Double { Double(bitPattern: try readUInt64()) }
-    mutating func readFourCC() throws(AudioFileError) -> FourCC { FourCC(rawValue: try readUInt32()) }
+
+    /// A four-character code, always in file order whatever the reader's byte order.
+    mutating func readFourCC() throws(AudioFileError) -> FourCC {
+        let bytes = try readBytes(4)
+        return FourCC(rawValue: bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+    }
 
     /// Reads an 80-bit IEEE 754 extended float (AIFF's sample rate field) as a Double.
     ///
@@ -109,12 +138,10 @@ struct ByteReader {
         return negative ? -magnitude : magnitude
     }
 
-    private mutating func readBigEndian(_ count: Int) throws(AudioFileError) -> UInt64 {
-        try require(count)
-        var value: UInt64 = 0
-        for i in offset..<(offset + count) { value = value << 8 | UInt64(bytes[i]) }
-        offset += count
-        return value
+    private mutating func readInteger(_ count: Int) throws(AudioFileError) -> UInt64 {
+        let bytes = try readBytes(count)
+        let value = bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return littleEndian ? value.byteSwapped >> UInt64(64 - 8 * count) : value
     }
 }
 

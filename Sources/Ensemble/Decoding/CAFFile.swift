@@ -36,8 +36,8 @@ struct CAFFile {
     /// Reads the file header and the `desc` chunk, which the format requires to come first.
     ///
     /// Kept separate from `parse` so a caller can tell the codec before committing to validating the rest.
-    static func readDescription(_ bytes: [UInt8], path: String) throws(AudioFileError) -> Description {
-        var reader = ByteReader(bytes, path: path, context: "CAF file header")
+    static func readDescription(_ source: ByteSource, path: String) throws(AudioFileError) -> Description {
+        var reader = ByteReader(source, path: path, context: "CAF file header")
         guard try reader.readFourCC() == magic else {
             throw AudioFileError(.corrupt, path: path, "not a CAF file (missing 'caff' header)")
         }
@@ -72,52 +72,54 @@ struct CAFFile {
     /// Throws `.truncated` when a chunk claims more bytes than the file holds, so a cut-off download is reported
     /// rather than silently played short.
     static func parse(_ bytes: [UInt8], path: String) throws(AudioFileError) -> CAFFile {
-        let description = try readDescription(bytes, path: path)
-        var reader = ByteReader(bytes, path: path, context: "CAF file header")
-        try reader.skip(8)
+        try parse(.memory(bytes), path: path)
+    }
+
+    /// `parse` over any byte source (an open file for streaming).
+    static func parse(_ source: ByteSource, path: String) throws(AudioFileError) -> CAFFile {
+        let description = try readDescription(source, path: path)
+        var walk = ChunkWalker.caf(source, path: path)
         var packetTable: PacketTable?
         var audioData: Range<Int>?
-        while reader.remaining > 0 {
+        while walk.remaining > 0 {
             // Chunks may follow the audio (a pakt is often written last). Once the audio is in hand, a damaged
             // trailing chunk costs at most the trimming, so the walk stops instead of failing the whole file.
-            if audioData != nil && reader.remaining < 12 { break }
-            reader.context = "CAF chunk header"
-            let type = try reader.readFourCC()
-            let size = try reader.readInt64()
-            let start = reader.offset
-            let remaining = reader.remaining
-            let chunkSize: Int
-            if type == FourCC("data") && size == -1 {
+            if audioData != nil && walk.remaining < 12 { break }
+            guard let chunk = try walk.next() else {
+                throw AudioFileError(.truncated, path: path, "file ends inside a CAF chunk header (\(walk.remaining) bytes left)")
+            }
+            let type = chunk.id
+            if type == FourCC("data") && chunk.claimedSize == -1 {
                 // -1 is how a streaming writer says "to the end of the file", since it could not seek back.
-                chunkSize = remaining
-            } else if size < 0 {
+            } else if chunk.claimedSize < 0 {
                 if audioData != nil { break }
-                throw AudioFileError(.corrupt, path: path, "CAF \(type) chunk has negative size \(size)")
-            } else if size > Int64(remaining) {
+                throw AudioFileError(.corrupt, path: path, "CAF \(type) chunk has negative size \(chunk.claimedSize)")
+            } else if !chunk.fits {
                 if audioData != nil { break }
                 throw AudioFileError(.truncated, path: path,
-                                     "CAF \(type) chunk claims \(size) bytes but only \(remaining) remain (file truncated?)")
-            } else {
-                chunkSize = Int(size)
+                                     "CAF \(type) chunk claims \(chunk.claimedSize) bytes but only \(chunk.available) remain (file truncated?)")
             }
-            var chunk = ByteReader(bytes, path: path, context: "CAF \(type) chunk", range: start..<(start + chunkSize))
+            // A -1 data chunk runs to the end: `available` is what the body clamps to.
+            let body = chunk.claimedSize == -1 ? chunk.bodyStart..<(chunk.bodyStart + chunk.available) : chunk.body
+            var reader = walk.bodyReader(chunk, context: "CAF \(type) chunk")
             switch type {
             case FourCC("pakt"):
-                guard chunkSize >= 24 else {
+                guard body.count >= 24 else {
                     if audioData != nil { break }
-                    throw AudioFileError(.corrupt, path: path, "CAF pakt chunk is \(chunkSize) bytes (needs 24)")
+                    throw AudioFileError(.corrupt, path: path, "CAF pakt chunk is \(body.count) bytes (needs 24)")
                 }
-                packetTable = PacketTable(numberPackets: try chunk.readInt64(), validFrames: try chunk.readInt64(),
-                                          primingFrames: try chunk.readInt32(), remainderFrames: try chunk.readInt32())
+                packetTable = PacketTable(numberPackets: try reader.readInt64(), validFrames: try reader.readInt64(),
+                                          primingFrames: try reader.readInt32(), remainderFrames: try reader.readInt32())
             case FourCC("data") where audioData == nil:
-                guard chunkSize >= 4 else {
-                    throw AudioFileError(.corrupt, path: path, "CAF data chunk is \(chunkSize) bytes (needs a 4-byte edit count)")
+                guard body.count >= 4 else {
+                    throw AudioFileError(.corrupt, path: path, "CAF data chunk is \(body.count) bytes (needs a 4-byte edit count)")
                 }
-                audioData = (start + 4)..<(start + chunkSize)
+                audioData = (body.lowerBound + 4)..<body.upperBound
             default:
                 break
             }
-            try reader.skip(chunkSize)
+            if chunk.claimedSize == -1 { break }
+            walk.skip(chunk)
         }
         guard let audioData else {
             throw AudioFileError(.corrupt, path: path, "CAF file has no data chunk")

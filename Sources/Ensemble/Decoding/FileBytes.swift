@@ -13,6 +13,7 @@ enum FileBytes {
     /// The file's bytes, after checking it exists, is a regular file, is not empty and is not too large.
     static func read(path: String) throws(AudioFileError) -> [UInt8] {
         let size = try checkedSize(path: path)
+        try MemoryBudget.requireRoom(fileBytes: size, decodedSamples: 0, path: path)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw openError(errno, path: path) }
         defer { close(fd) }
@@ -37,6 +38,15 @@ enum FileBytes {
 
     /// Validates the path without reading it and returns the file's size in bytes.
     static func checkedSize(path: String) throws(AudioFileError) -> Int {
+        let size = try checkedPath(path: path)
+        guard size <= maximumSize else {
+            throw AudioFileError(.tooLarge, path: path, "file is \(size) bytes; the limit is \(maximumSize) bytes")
+        }
+        return size
+    }
+
+    /// The checks of `checkedSize` except the size limit, for readers that only walk headers.
+    static func checkedPath(path: String) throws(AudioFileError) -> Int {
         guard !path.isEmpty else { throw AudioFileError(.notFound, path: path, "no such file") }
         var st = stat()
         guard stat(path, &st) == 0 else { throw openError(errno, path: path) }
@@ -44,14 +54,10 @@ enum FileBytes {
         if type == S_IFDIR { throw AudioFileError(.isDirectory, path: path, "is a directory, not an audio file") }
         guard type == S_IFREG else { throw AudioFileError(.unreadable, path: path, "not a regular file") }
         guard st.st_size > 0 else { throw AudioFileError(.empty, path: path, "file is empty") }
-        guard st.st_size <= maximumSize else {
-            throw AudioFileError(.tooLarge, path: path,
-                                 "file is \(st.st_size) bytes; the limit is \(maximumSize) bytes")
-        }
         return Int(st.st_size)
     }
 
-    private static func openError(_ code: Int32, path: String) -> AudioFileError {
+    static func openError(_ code: Int32, path: String) -> AudioFileError {
         switch code {
         case ENOENT, ENOTDIR: return AudioFileError(.notFound, path: path, "no such file")
         case EISDIR: return AudioFileError(.isDirectory, path: path, "is a directory, not an audio file")

@@ -42,9 +42,12 @@ struct IMA4Stream {
     ///
     /// The codec is identified before the rest of the file is validated, so a file in another codec is handed back
     /// to the caller (nil) instead of failing on a detail only IMA4 would care about.
-    static func locate(in bytes: [UInt8], path: String) throws(AudioFileError) -> IMA4Stream? {
-        if CAFFile.sniff(bytes) {
-            let desc = try CAFFile.readDescription(bytes, path: path)
+    /// Used by the in-memory decoder (over the file's bytes) and by the streaming decoder (over the open file),
+    /// so both accept and reject the same files.
+    static func locate(in source: ByteSource, path: String) throws(AudioFileError) -> IMA4Stream? {
+        let head = source.bytes(at: 0, count: 12)
+        if CAFFile.sniff(head) {
+            let desc = try CAFFile.readDescription(source, path: path)
             guard desc.formatID == IMA4.formatID else { return nil }
             let channelCount = try checkedChannelCount(Int(desc.channelsPerFrame), container: "CAF", path: path)
             try checkSampleRate(desc.sampleRate, container: "CAF", path: path)
@@ -56,16 +59,16 @@ struct IMA4Stream {
                 throw AudioFileError(.corrupt, path: path,
                                      "CAF desc says \(desc.framesPerPacket) frames per packet; ima4 needs \(IMA4.framesPerPacket)")
             }
-            let caf = try CAFFile.parse(bytes, path: path)
+            let caf = try CAFFile.parse(source, path: path)
             return IMA4Stream(container: "caf", sampleRate: desc.sampleRate, channelCount: channelCount,
                               data: caf.audioData, packetTable: caf.packetTable)
         }
-        if AIFCFile.sniff(bytes) == FourCC("AIFC") {
-            let head = try AIFCFile.parse(bytes, path: path, commonOnly: true)
+        if AIFCFile.sniff(head) == FourCC("AIFC") {
+            let head = try AIFCFile.parse(source, path: path, commonOnly: true)
             guard head.common.compressionType == IMA4.formatID else { return nil }
             let channelCount = try checkedChannelCount(head.common.channelCount, container: "AIFC", path: path)
             try checkSampleRate(head.common.sampleRate, container: "AIFC", path: path)
-            let aifc = try AIFCFile.parse(bytes, path: path)
+            let aifc = try AIFCFile.parse(source, path: path)
             // numSampleFrames is ignored: writers disagree on its meaning for ima4 (see AIFCFile.Common), and
             // ffmpeg itself decodes whatever SSND holds.
             return IMA4Stream(container: "aifc", sampleRate: head.common.sampleRate, channelCount: channelCount,

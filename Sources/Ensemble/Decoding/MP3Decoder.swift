@@ -25,6 +25,8 @@ public final class MP3Decoder {
     public private(set) var decodedFrameCount = 0
     /// MPEG audio layer (1, 2 or 3) of the first decoded frame.
     public private(set) var layer: Int?
+    /// Most samples one `decodeAvailable` call may collect before it checks `MemoryBudget` (nil: no check).
+    var sampleLimit: Int?
     private var bitRateSum = 0
     private var bitRateFrames = 0
 
@@ -96,6 +98,11 @@ public final class MP3Decoder {
                 noteBitRate()
                 guard let audio, byteCount > 0 else { continue }
                 let samples = byteCount / MemoryLayout<Float>.size
+                if let limit = sampleLimit, out.count + samples > limit {
+                    // Refused before the array grows: a failed allocation would trap.
+                    try MemoryBudget.requireRoom(fileBytes: 0, decodedSamples: out.count + samples, path: path)
+                    sampleLimit = out.count + samples + limit
+                }
                 audio.withMemoryRebound(to: Float.self, capacity: samples) { floats in
                     out.append(contentsOf: UnsafeBufferPointer(start: floats, count: samples))
                 }
@@ -187,6 +194,7 @@ extension MP3Decoder {
     /// Decodes a whole in-memory MP3 file.
     static func decode(bytes: [UInt8], path: String) throws(AudioFileError) -> (audio: DecodedAudio, bitRate: Int?, layer: Int?) {
         let decoder = try MP3Decoder(path: path)
+        decoder.sampleLimit = MemoryBudget.available() / (2 * MemoryLayout<Float>.size)
         let result = bytes.withUnsafeBytes { (raw) -> Result<[Float], AudioFileError> in
             do throws(AudioFileError) {
                 try decoder.feed(raw)

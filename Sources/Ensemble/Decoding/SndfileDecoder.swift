@@ -14,14 +14,30 @@ enum SndfileDecoder {
         return try withOpenFile(bytes: bytes, container: container, path: path) { (file, info) throws(AudioFileError) -> DecodedAudio in
             let channels = Int(info.channels)
             let claimedFrames = Int(info.frames)
+            let claimedSamples = claimedFrames.multipliedReportingOverflow(by: channels)
+            do throws(AudioFileError) {
+                // The bytes are already held (and counted as mapped), so only the samples are asked for.
+                try MemoryBudget.requireRoom(fileBytes: 0, decodedSamples: claimedSamples.overflow ? Int.max : claimedSamples.partialValue, path: path)
+            } catch {
+                // A compressed file claiming more than memory holds is more likely lying: say so if it is.
+                if !SndfileLength.isUncompressed(format: info.format) {
+                    try SndfileLength.verifyLastFrame(file, frames: claimedFrames, channelCount: channels, path: path)
+                }
+                throw error
+            }
             var interleaved: [Float] = []
             // Trust the header only as far as the file size backs it: reserve at most one sample per input
             // byte (what 8-bit PCM needs); codecs that expand further grow the buffer as samples arrive.
-            let claimedSamples = claimedFrames.multipliedReportingOverflow(by: channels)
             interleaved.reserveCapacity(claimedSamples.overflow ? bytes.count : min(claimedSamples.partialValue, bytes.count))
             let chunkSamples = chunkFrames * channels
+            // Samples the budget has been checked for; a decoder producing more than its header said asks again.
+            var approved = claimedSamples.overflow ? Int.max : claimedSamples.partialValue
             while true {
                 let start = interleaved.count
+                if start + chunkSamples > approved {
+                    approved = min(max(approved, start + chunkSamples), Int.max / 2) * 2
+                    try MemoryBudget.requireRoom(fileBytes: 0, decodedSamples: approved, path: path)
+                }
                 interleaved.append(contentsOf: repeatElement(0, count: chunkSamples))
                 let got = interleaved.withUnsafeMutableBufferPointer { buffer in
                     sf_readf_float(file, buffer.baseAddress.map { $0 + start }, sf_count_t(chunkFrames))
@@ -46,13 +62,21 @@ enum SndfileDecoder {
         }
     }
 
-    static func info(bytes: [UInt8], container: AudioContainer, path: String) throws(AudioFileError) -> AudioFileInfo {
-        try ChunkLayout.validate(bytes, container: container, path: path)
-        return try withOpenFile(bytes: bytes, container: container, path: path) { (_, info) throws(AudioFileError) -> AudioFileInfo in
-            AudioFileInfo(container: container.infoName, codec: codecName(format: info.format),
-                          sampleRate: Double(info.samplerate), channelCount: Int(info.channels),
-                          frameCount: Int(info.frames))
+    /// Describes an open file from its headers: the same chunk checks and length rules as decoding, through
+    /// libsndfile on the path, so a file of any size is described without being read into memory.
+    static func info(source: ByteSource, head: [UInt8], container: AudioContainer, path: String) throws(AudioFileError) -> AudioFileInfo {
+        try ChunkLayout.validate(source, container: container, path: path)
+        var info = SF_INFO()
+        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+            throw openError(bytes: head, container: container, path: path)
         }
+        defer { sf_close(file) }
+        let frames = try validateOpened(info, byteCount: source.count, path: path)
+        if !SndfileLength.isUncompressed(format: info.format) {
+            try SndfileLength.verifyLastFrame(file, frames: frames, channelCount: Int(info.channels), path: path)
+        }
+        return AudioFileInfo(container: container.infoName, codec: codecName(format: info.format),
+                             sampleRate: Double(info.samplerate), channelCount: Int(info.channels), frameCount: frames)
     }
 
     /// The name `AudioFileInfo.codec` uses for a libsndfile format word.
@@ -100,21 +124,24 @@ enum SndfileDecoder {
             guard let file = opened else { return .failure(openError(bytes: bytes, container: container, path: path)) }
             defer { sf_close(file) }
             do throws(AudioFileError) {
-            guard info.channels > 0, Int(info.channels) <= maximumChannels else {
-                throw AudioFileError(.unsupported, path: path, "unsupported channel count \(info.channels)")
-            }
-            guard info.samplerate > 0 else {
-                throw AudioFileError(.corrupt, path: path, "header gives sample rate \(info.samplerate)")
-            }
-            guard info.frames >= 0 else {
-                throw AudioFileError(.corrupt, path: path, "header gives a negative length")
-            }
+            _ = try validateOpened(info, byteCount: bytes.count, path: path)
             return .success(try withExtendedLifetime(source) { () throws(AudioFileError) -> T in try body(file, info) })
             } catch {
                 return .failure(error)
             }
         }
         return try result.get()
+    }
+
+    /// Checks what libsndfile reports for a file of `byteCount` bytes; returns its frame count (`SndfileLength`).
+    private static func validateOpened(_ info: SF_INFO, byteCount: Int, path: String) throws(AudioFileError) -> Int {
+        guard info.channels > 0, Int(info.channels) <= maximumChannels else {
+            throw AudioFileError(.unsupported, path: path, "unsupported channel count \(info.channels)")
+        }
+        guard info.samplerate > 0 else {
+            throw AudioFileError(.corrupt, path: path, "header gives sample rate \(info.samplerate)")
+        }
+        return try SndfileLength.checked(info, byteCount: byteCount, path: path)
     }
 
     /// WAVE format tags libsndfile can decode (PCM, MS ADPCM, float, A-law, µ-law, IMA ADPCM, GSM 6.10,

@@ -5,7 +5,8 @@ import Glibc
 /// A uniquely named temporary file next to the destination, renamed over it only when complete.
 ///
 /// Renaming within one directory is atomic on POSIX file systems, so readers see either the old file or
-/// the whole new one, and a failed or abandoned write leaves nothing but a temp file that is removed.
+/// the whole new one, and a failed or abandoned write leaves nothing but a temp file that is removed (also when the
+/// process is interrupted, once `InterruptCleanup.install` has run).
 struct AtomicOutputFile {
     let destination: String
     let temporaryPath: String
@@ -38,12 +39,20 @@ struct AtomicOutputFile {
         self.destination = destination
         self.temporaryPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         self.descriptor = fd
+        InterruptCleanup.register(temporaryPath)
     }
 
     /// Moves the finished temporary file into place; on failure the temporary file is removed.
     func commit() throws(AudioFileError) {
-        guard rename(temporaryPath, destination) == 0 else {
-            let code = errno
+        var result: Int32 = 0, code: Int32 = 0
+        let committed = InterruptCleanup.commit(temporaryPath) {
+            result = rename(temporaryPath, destination)
+            code = errno
+        }
+        guard committed else {
+            throw AudioFileError(.writeFailed, path: destination, "interrupted before the file was complete")
+        }
+        guard result == 0 else {
             discard()
             let detail = code == EISDIR ? "is a directory" : "cannot move the finished file into place: \(errnoText(code))"
             throw AudioFileError(.writeFailed, path: destination, detail)
@@ -53,5 +62,6 @@ struct AtomicOutputFile {
     /// Deletes the temporary file (the descriptor must already be closed or handed off).
     func discard() {
         unlink(temporaryPath)
+        InterruptCleanup.unregister(temporaryPath)
     }
 }

@@ -130,86 +130,11 @@ final class IMA4StreamDecoder: StreamDecoder {
         return whole
     }
 
-    /// The IMA4 layout of a CAF or AIFC file, from its headers; nil when the file is not IMA4.
-    static func locate(path: String, head: [UInt8], fileSize: Int) throws(AudioFileError) -> Layout? {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw AudioFileError(.unreadable, path: path, "cannot open") }
-        defer { close(fd) }
-        func readAt(_ offset: Int, _ count: Int) -> [UInt8] {
-            var b = [UInt8](repeating: 0, count: count)
-            let n = b.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, count, off_t(offset)) }
-            return n == count ? b : []
-        }
-        func be(_ b: [UInt8], _ at: Int, _ width: Int) -> Int64 {
-            var v: UInt64 = 0
-            for i in 0..<width { v = v << 8 | UInt64(b[at + i]) }
-            if width == 8 { return Int64(bitPattern: v) }
-            return Int64(v)
-        }
-        if CAFFile.sniff(head) {
-            let desc = try CAFFile.readDescription(head, path: path)
-            guard desc.formatID == IMA4.formatID else { return nil }
-            let channels = Int(desc.channelsPerFrame)
-            guard channels >= 1, Int(desc.bytesPerPacket) == IMA4.bytesPerChannelPacket * channels,
-                  Int(desc.framesPerPacket) == IMA4.framesPerPacket else {
-                throw AudioFileError(.corrupt, path: path, "CAF desc does not describe ima4 packets")
-            }
-            var offset = 8
-            var data: Range<Int>?
-            var keep: Range<Int>?
-            while offset + 12 <= fileSize {
-                let h = readAt(offset, 12)
-                guard h.count == 12 else { break }
-                let type = String(decoding: h[0..<4], as: UTF8.self)
-                let size = be(h, 4, 8)
-                let start = offset + 12
-                if type == "data" {
-                    let end = size < 0 ? fileSize : min(fileSize, start + Int(size))
-                    data = (start + 4)..<max(start + 4, end)
-                    if size < 0 { break }
-                } else if type == "pakt" {
-                    let p = readAt(start, 24)
-                    if p.count == 24 {
-                        let valid = Int(be(p, 8, 8)), priming = Int(Int32(truncatingIfNeeded: be(p, 16, 4)))
-                        if valid >= 0 && priming >= 0 { keep = priming..<(priming + valid) }
-                    }
-                }
-                guard size >= 0 else { break }
-                offset = start + Int(size)
-            }
-            guard let data else { throw AudioFileError(.corrupt, path: path, "CAF file has no data chunk") }
-            let whole = data.count / (IMA4.bytesPerChannelPacket * channels) * IMA4.framesPerPacket
-            let kept = keep ?? 0..<whole
-            guard kept.upperBound <= whole else {
-                throw AudioFileError(.corrupt, path: path, "CAF packet table claims more frames than the data holds")
-            }
-            return Layout(sampleRate: desc.sampleRate, channelCount: channels, data: data, keep: kept)
-        }
-        if AIFCFile.sniff(head) == FourCC("AIFC") {
-            let common = try AIFCFile.parse(head, path: path, commonOnly: true).common
-            guard common.compressionType == IMA4.formatID else { return nil }
-            let channels = common.channelCount
-            guard channels >= 1 else { throw AudioFileError(.corrupt, path: path, "AIFC header says \(channels) channels") }
-            var offset = 12
-            while offset + 8 <= fileSize {
-                let h = readAt(offset, 8)
-                guard h.count == 8 else { break }
-                let type = String(decoding: h[0..<4], as: UTF8.self)
-                let size = Int(be(h, 4, 4))
-                let start = offset + 8
-                if type == "SSND" {
-                    let s = readAt(start, 8)
-                    guard s.count == 8 else { break }
-                    let dataStart = start + 8 + Int(be(s, 0, 4))
-                    let end = min(fileSize, start + size)
-                    let data = dataStart..<max(dataStart, end)
-                    let whole = data.count / (IMA4.bytesPerChannelPacket * channels) * IMA4.framesPerPacket
-                    return Layout(sampleRate: common.sampleRate, channelCount: channels, data: data, keep: 0..<whole)
-                }
-                offset = start + size + (size & 1)
-            }
-            throw AudioFileError(.corrupt, path: path, "AIFC file has no SSND chunk")
-        }
-        return nil
+    /// The IMA4 layout of a CAF or AIFC file, from its headers (the same walk and checks as the in-memory
+    /// decoder, `IMA4Stream.locate`, over the open file); nil when the file is not IMA4.
+    static func locate(path: String) throws(AudioFileError) -> Layout? {
+        guard let stream = try IMA4Stream.locate(in: try ByteSource.open(path: path), path: path) else { return nil }
+        let keep = try stream.framesToKeep(decodedFrames: stream.wholePacketFrames, path: path)
+        return Layout(sampleRate: stream.sampleRate, channelCount: stream.channelCount, data: stream.data, keep: keep)
     }
 }

@@ -147,6 +147,21 @@ final class MP3StreamDecoder: StreamDecoder {
             throw AudioFileError(.unsupported, path: path,
                                  "MP3 without a LAME/Xing header cannot be streamed (its length is unknown; decode it into memory)")
         }
+        // A lying header (0xFFFFFFFF frames) would make the track, and a render of it, run for days.
+        let most = maximumFrames(byteCount: try StreamFile.fileSize(path), sampleRate: rate, layer: decoder.layer)
+        guard length <= most else {
+            throw AudioFileError(.unsupported, path: path,
+                                 "MP3 header claims \(length) frames, more than its bytes can hold (at most \(most)); its length is unknown until decoded, so decode it into memory")
+        }
         return (Double(rate), channels, length)
+    }
+
+    /// The most PCM frames `byteCount` bytes of MPEG audio can hold: every MPEG frame at its version's lowest bit
+    /// rate (32 kbit/s for MPEG-1, and for Layer I; 8 kbit/s for MPEG-2/2.5 Layers II and III). At most 24 frames
+    /// per byte (MPEG-2, 24 kHz, 8 kbit/s). Free-format streams below these rates are not bounded correctly.
+    static func maximumFrames(byteCount: Int, sampleRate: Int, layer: Int?) -> Int {
+        let lowestBitRate = sampleRate >= 32000 || layer == 1 ? 32000 : 8000
+        let (bits, overflow) = byteCount.multipliedReportingOverflow(by: 8 * sampleRate)
+        return overflow ? Int.max : bits / lowestBitRate
     }
 }

@@ -51,7 +51,7 @@ public struct StreamFile: Sendable {
             ima4 = nil
             return
         case .caf, .aifc:
-            if let layout = try IMA4StreamDecoder.locate(path: path, head: head, fileSize: try Self.fileSize(path)) {
+            if let layout = try IMA4StreamDecoder.locate(path: path) {
                 guard layout.channelCount == 1 || layout.channelCount == 2 else {
                     throw AudioFileError(.unsupported, path: path, "unsupported channel count \(layout.channelCount) (mono or stereo)")
                 }
@@ -66,20 +66,28 @@ public struct StreamFile: Sendable {
             break
         }
         ima4 = nil
+        // The same chunk-size checks as the in-memory decoder, over the file, so both report a damaged header alike.
+        let source = try ByteSource.open(path: path)
+        try ChunkLayout.validate(source, container: container, path: path)
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
             throw AudioFileError(.corrupt, path: path, "cannot open for streaming: \(SndfileDecoder.message(sf_strerror(nil)))")
         }
-        sf_close(file)
+        defer { sf_close(file) }
         guard info.channels == 1 || info.channels == 2 else {
             throw AudioFileError(.unsupported, path: path, "unsupported channel count \(info.channels) (mono or stereo)")
         }
-        guard info.samplerate > 0, info.frames >= 0 else {
-            throw AudioFileError(.corrupt, path: path, "header gives sample rate \(info.samplerate), length \(info.frames)")
+        guard info.samplerate > 0 else {
+            throw AudioFileError(.corrupt, path: path, "header gives sample rate \(info.samplerate)")
+        }
+        // The length sets where the track ends (and so how long a render runs): only a length the bytes back is used.
+        let frames = try SndfileLength.checked(info, byteCount: source.count, path: path)
+        if !SndfileLength.isUncompressed(format: info.format) {
+            try SndfileLength.verifyLastFrame(file, frames: frames, channelCount: Int(info.channels), path: path)
         }
         sampleRate = Double(info.samplerate)
         channelCount = Int(info.channels)
-        frameCount = Int(info.frames)
+        frameCount = frames
         codec = "sndfile"
     }
 
