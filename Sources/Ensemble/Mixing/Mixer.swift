@@ -28,7 +28,8 @@ final class Mixer: @unchecked Sendable {
     let pauseRequest = Atomic<Int64>(.max)
     private var interruption: Interruption
 
-    /// Output frames rendered so far: the engine's sample clock.
+    /// Timeline frames rendered so far: the engine's sample clock (output frames rendered while the engine
+    /// is paused do not count).
     let clock = Atomic<Int64>(0)
     /// Events that could not be delivered because every buffer was full (should stay 0).
     let droppedEvents = Atomic<Int>(0)

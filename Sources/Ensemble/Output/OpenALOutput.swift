@@ -12,11 +12,12 @@ import Glibc
 /// and the render thread is the engine's one render thread. What runs on it, and what is guaranteed there:
 /// - Ensemble's code (the mixer, `Engine.render`, our fade and bookkeeping) never allocates or locks: it uses
 ///   preallocated buffers, is checked by `@_noLocks`, and the allocation tests count it at zero.
-/// - The OpenAL calls it makes are OpenAL Soft's: `alSourceQueueBuffers` and `alSourceUnqueueBuffers`, the
-///   source state and offset queries and `alBufferData` take the context's locks, and 1.19's queueing
-///   allocates a queue entry. The device latency query (`AL_SOFT_source_latency`) also takes the device's
-///   backend lock, which OpenAL Soft's mixer holds while it mixes a period, so it is made at most every half
-///   second; `ALC_CONNECTED` (a global lock) is asked only when the source has stopped.
+/// - The OpenAL calls it makes are OpenAL Soft's: in 1.19, `alSourceQueueBuffers`, `alSourceUnqueueBuffers`
+///   and the source queries take the context's source-list mutex, `alBufferData` and the queueing the
+///   device's buffer-list mutex, and queueing allocates a list entry that unqueueing frees. The latency
+///   query (`AL_SOFT_source_latency`) also takes the device's backend lock, which OpenAL Soft's mixer holds
+///   while it mixes a period, so it is made at most every half second (and after a start or underrun);
+///   `ALC_CONNECTED` (a global lock) is asked only when the source has stopped.
 /// - It waits by sleeping (`nanosleep`, about a quarter buffer) between passes; it never blocks on our locks.
 /// - It asks for `SCHED_FIFO` priority; `realTimePriority` tells whether Linux granted it.
 ///
@@ -253,9 +254,16 @@ public final class OpenALOutput: @unchecked Sendable {
     /// while playing (then the frames still queued on the old device are heard again on the new one). Call
     /// from any control thread; returns once the new device is in place. On failure the old state stays.
     public func reopen(deviceName: String? = nil) throws(OutputError) {
+        try reopen(deviceName: deviceName, replacing: nil)
+    }
+
+    /// `reopen`, or nothing when `expected` is given and is no longer the current stream (someone else
+    /// reopened first).
+    private func reopen(deviceName: String?, replacing expected: OpenALStream?) throws(OutputError) {
         try transport.withLock { _ throws(OutputError) in
             let running = state.withLock { $0 }
             guard running != .stopped else { throw .shutDown }
+            if let expected, expected !== stream { return }
             if running == .running {
                 // Dekker-style handshake with the render thread's park loop (both sides sequentially consistent).
                 parkRequest.store(true, ordering: .sequentiallyConsistent)
@@ -314,7 +322,7 @@ public final class OpenALOutput: @unchecked Sendable {
         DispatchQueue.global().async { [weak self] in
             while let output = self, output.isRunning, output.stream === lost {
                 do {
-                    try output.reopen(deviceName: name)
+                    try output.reopen(deviceName: name, replacing: lost)
                     return
                 } catch {
                     if (error as? OutputError) == .shutDown { return }

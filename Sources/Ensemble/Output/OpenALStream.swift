@@ -13,7 +13,7 @@ import Glibc
 /// `AL_DIRECT_CHANNELS_SOFT` on, gain 1, pitch 1, no spatialisation, so OpenAL Soft copies the samples to
 /// the output untouched. `service` runs on the render thread only: our code there uses preallocated memory
 /// and never allocates or locks; the OpenAL calls it makes are OpenAL Soft's, which lock inside (and 1.19's
-/// `alSourceQueueBuffers` allocates a queue entry).
+/// `alSourceQueueBuffers` allocates a queue entry that `alSourceUnqueueBuffers` frees).
 ///
 /// Frames are counted twice: output frames (buffer n holds output frames n·bufferFrames…, numbered from this
 /// stream's first buffer) and engine timeline frames, which stand still while the engine is paused
@@ -156,7 +156,12 @@ final class OpenALStream: @unchecked Sendable {
                 ? .unsupported(feature: "AL_FORMAT_STEREO_FLOAT32 buffers", device: device.name)
                 : .openAL(call: "alBufferData", code: e)
         }
-        engine.deviceClock.reset(to: timelineStart(of: 0))
+        if previous == nil {
+            engine.deviceClock.reset(to: timelineStart(of: 0))
+        } else {
+            // A new device: the clock holds on the first frame it will play (never running backwards).
+            engine.deviceClock.publish(frame: timelineStart(of: 0), at: monotonicNanos(), running: false)
+        }
     }
 
     /// Takes over the buffers `previous` rendered but had not seen played, in order, with their timeline
