@@ -97,8 +97,8 @@ public final class OpenALOutput: @unchecked Sendable {
         guard rate == rate.rounded() else {
             throw .invalidParameter(name: "sampleRate", value: rate, expected: "a whole number of Hz")
         }
-        if case let .reopen(_, retry) = configuration.onDeviceLoss, !(retry.isFinite && retry >= 0.01) {
-            throw .invalidParameter(name: "retryInterval", value: retry, expected: "at least 0.01 s")
+        if case let .reopen(_, retry) = configuration.onDeviceLoss, !(retry >= 0.01 && retry <= 60) {
+            throw .invalidParameter(name: "retryInterval", value: retry, expected: "0.01…60 s")
         }
         guard engine.deviceClock.attached.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
             throw .engineBusy
@@ -271,6 +271,7 @@ public final class OpenALOutput: @unchecked Sendable {
             }
             defer { parkRequest.store(false, ordering: .releasing) }
             let old = stream
+            if old.lost.load(ordering: .acquiring) { reportLoss(of: old) }
             let fresh = try Self.openStream(engine: engine, deviceName: deviceName, configuration: configuration,
                                             carrying: old)
             old.device.makeCurrent()
@@ -314,10 +315,19 @@ public final class OpenALOutput: @unchecked Sendable {
         if let handler { eventQueue.async { handler(change) } }
     }
 
+    /// Reports the loss of `lost`'s device, once (from here or from a `reopen` that came first).
+    private func reportLoss(of lost: OpenALStream) {
+        guard lost.lossReported.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        report(DeviceChange(kind: .lost, deviceName: lost.device.name, frame: lost.resumeFrame))
+    }
+
     /// Called (off the render thread) when the render thread found the device lost: reports it, then applies
     /// the loss policy.
     private func deviceLost(_ lost: OpenALStream) {
-        report(DeviceChange(kind: .lost, deviceName: lost.device.name, frame: lost.resumeFrame))
+        transport.withLock { _ in
+            // Under the transport lock: the stream is not disposed meanwhile by a reopen.
+            if lost === stream { reportLoss(of: lost) }
+        }
         guard case let .reopen(name, retry) = configuration.onDeviceLoss else { return }
         DispatchQueue.global().async { [weak self] in
             while let output = self, output.isRunning, output.stream === lost {

@@ -81,6 +81,8 @@ final class OpenALStream: @unchecked Sendable {
     /// Set by the render thread when the device reported itself disconnected (`ALC_EXT_disconnect`); the
     /// stream is then inert and its unplayed buffers wait for `init(carrying:)`.
     let lost = Atomic<Bool>(false)
+    /// Whether the loss was reported (`OpenALOutput` reports it once).
+    let lossReported = Atomic<Bool>(false)
     /// The output frame the device last reported playing (for `OpenALOutput.stop`'s wait).
     let playedOutputFrame = Atomic<Int64>(0)
 
@@ -212,8 +214,13 @@ final class OpenALStream: @unchecked Sendable {
         copies + Int(n % Int64(bufferCount)) * 2 * bufferFrames
     }
 
+    /// Where buffer `n` starts on the timeline; for the buffer after the last rendered one, where that ended.
     @_noLocks
-    private func timelineStart(of n: Int64) -> Int64 { timeline[2 * Int(max(n, 0) % Int64(historyCount))] }
+    private func timelineStart(of n: Int64) -> Int64 {
+        let rendered = renderedBuffers
+        if n >= rendered, rendered > 0 { return timelineEnd(of: rendered - 1) }
+        return timeline[2 * Int(max(n, 0) % Int64(historyCount))]
+    }
 
     @_noLocks
     private func timelineEnd(of n: Int64) -> Int64 { timeline[2 * Int(max(n, 0) % Int64(historyCount)) + 1] }
