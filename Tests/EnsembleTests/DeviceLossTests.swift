@@ -88,8 +88,12 @@ final class DeviceLossTests: XCTestCase {
             output.shutdown()
             engine.waitForEvents()
             let second = try interleavedStereo(recording)
-            if underruns > 0 && attempt < 3 {
-                print("device-loss run \(attempt) had \(underruns) underrun(s) (machine busy); repeating")
+            // A render thread starved just before the loss leaves a gap in the first recording that no underrun
+            // count shows (the loss is found first): a busy machine spoiled the run, like an underrun.
+            let lead1 = try XCTUnwrap(firstSoundingFrame(first))
+            let gap = (lead1..<(first.count / 2)).contains { first[2 * $0] == 0 && first[2 * $0 + 1] == 0 }
+            if (underruns > 0 || gap) && attempt < 3 {
+                print("device-loss run \(attempt) had \(underruns) underrun(s), gap before the loss: \(gap) (machine busy); repeating")
                 continue
             }
             XCTAssertEqual(underruns, 0)
@@ -107,7 +111,6 @@ final class DeviceLossTests: XCTestCase {
             XCTAssertEqual(ends.values.max(), startFrame + Int64(length), "the timeline went on where it stood")
 
             // Device 1 played the render from its start up to where it failed; device 2 plays it from `resume`.
-            let lead1 = try XCTUnwrap(firstSoundingFrame(first))
             let played1 = min(first.count / 2 - lead1, length)
             assertSamplesEqual(frames(first, lead1..<(lead1 + played1)), frames(reference, 0..<played1), "device 1")
             let from = Int(resume - startFrame)
@@ -122,5 +125,42 @@ final class DeviceLossTests: XCTestCase {
             print("device loss: device 1 played \(played1) frames of the scene, device 2 started at scene frame \(from) (\(from - played1) lost / \(max(0, played1 - from)) heard twice)")
             return
         }
+    }
+
+    /// `reopen` while playing (switching devices), from two threads at once: each reopen is reported once, the
+    /// track still ends exactly `length` frames after it started, and shutdown is clean.
+    func testReopenWhilePlayingFromTwoThreadsKeepsTheTimeline() throws {
+        try OpenALTestConfig.install()
+        let engine = try makeEngine()
+        let output = try OpenALOutput(engine: engine, configuration: .init(bufferCount: 8))
+        let track = try engine.makeTrack(try monoSound(length) { 0.1 + 0.8 * Double($0 % 1000) / 1000 })
+        let started = Recorder<Int64>(), ended = Recorder<Int64>()
+        track.onStart = { started.append($0) }
+        track.onFinish = { ended.append($0.frame) }
+        try output.start()
+        let start = engine.frame(for: engine.currentTime + 0.05)
+        try track.play(atFrame: start)
+        let failures = Recorder<String>()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for _ in 0..<2 {
+                usleep(60_000)
+                do { try output.reopen() } catch { failures.append("\(error)") }
+            }
+            done.signal()
+        }
+        for _ in 0..<2 {
+            usleep(90_000)
+            try output.reopen()
+        }
+        done.wait()
+        XCTAssertEqual(failures.values, [])
+        XCTAssertTrue(output.waitUntilPlayed(start + Int64(length) + 2400, timeout: 5))
+        output.shutdown()
+        XCTAssertThrowsError(try output.reopen()) { XCTAssertEqual($0 as? OutputError, .shutDown) }
+        engine.waitForEvents()
+        XCTAssertEqual(output.deviceChanges.map(\.kind), [.reopened, .reopened, .reopened, .reopened])
+        XCTAssertEqual(started.values, [start])
+        XCTAssertEqual(ended.values, [start + Int64(length)])
     }
 }
