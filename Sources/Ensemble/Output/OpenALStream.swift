@@ -97,7 +97,7 @@ final class OpenALStream: @unchecked Sendable {
 
     nonisolated(unsafe) var hook: Hook?
 
-    /// A stream on `device`; with `previous` (a stream whose device was lost), its unplayed buffers come first,
+    /// A stream on `device`; with `previous` (the stream it replaces, lost or not), its unplayed buffers come first,
     /// and its counters carry on. `bufferCount` must then be at least `previous.bufferCount`.
     init(device: OpenALDevice, engine: Engine, bufferCount: Int, bufferFrames: Int,
          carrying previous: OpenALStream? = nil) throws(OutputError) {
