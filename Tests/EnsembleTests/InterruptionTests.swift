@@ -22,6 +22,9 @@ final class InterruptionTests: XCTestCase {
         try engine.play([a, b], atFrame: 0)
         try engine.play([c], atFrame: 3000)
         _ = b.schedule(.volume(0.5, rampFrames: 100), atFrame: 2600)
+        // Due during the ramp down, and exactly on the freeze frame (applied when the timeline goes on).
+        _ = a.schedule(.pan(0.5, rampFrames: 50), atFrame: 1100)
+        _ = b.schedule(.pan(-0.9, rampFrames: 0), atFrame: 1240)
         try engine.fire(try engine.registerEffect(try monoSound(200) { _ in 0.25 }), pan: 0.2, atFrame: 2500)
         return [a, b, c]
     }
