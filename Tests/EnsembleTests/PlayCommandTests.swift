@@ -134,6 +134,25 @@ final class PlayCommandTests: XCTestCase {
         XCTAssertTrue(ours.first?.hasPrefix("ensemble: device \"Wave File Writer\" was lost (disconnected) at engine frame ") ?? false, stopped.stderr)
     }
 
+    /// A render thread refused real-time priority (CAP_SYS_NICE dropped with `setpriv`, RLIMIT_RTPRIO 0) says so
+    /// once, in the summary line; the output plays on at normal priority.
+    func testRefusedRealTimePriorityIsReportedInTheSummary() throws {
+        let setpriv = "/usr/bin/setpriv"
+        guard FileManager.default.isExecutableFile(atPath: setpriv), getuid() == 0 else {
+            throw XCTSkip("needs root and setpriv to drop CAP_SYS_NICE")
+        }
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(__RLIMIT_RTPRIO.rawValue), &limit)
+        guard limit.rlim_cur == 0 else { throw XCTSkip("RLIMIT_RTPRIO allows SCHED_FIFO without the capability") }
+        let scene = try writeScene()
+        let p = try runProcess(setpriv, ["--bounding-set", "-sys_nice", try ensembleExecutable(), "play", scene],
+                               environment: try waveEnvironment(dir.file("rec.wav")))
+        XCTAssertEqual(p.status, 0, p.stderr)
+        let lines = p.stderr.split(separator: "\n").filter { !$0.contains("No capture backend") }
+        XCTAssertEqual(lines.count, 1, p.stderr)
+        XCTAssertTrue(lines.first?.hasSuffix("; render thread at normal priority (SCHED_FIFO refused: Operation not permitted)") ?? false, p.stderr)
+    }
+
     /// Ctrl-C: fades out, shuts the device down (the recording is a finished WAV), exits 130.
     func testInterruptStopsCleanlyWith130() throws {
         let scene = try dir.write(Array("""
