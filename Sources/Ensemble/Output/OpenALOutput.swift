@@ -226,8 +226,9 @@ public final class OpenALOutput: @unchecked Sendable {
         var silent = stream.silentFromOutput.load(ordering: .acquiring)
         let deadline = monotonicNanos() + Int64((fadeOut + 2 * latency + 1) * 1e9)
         let margin = Int64(configuration.bufferFrames)
+        // A loss or a reopen meanwhile ends the wait: the fade was asked of a stream that no longer plays.
         while (silent == .max || stream.playedOutputFrame.load(ordering: .relaxed) < silent + margin)
-                && monotonicNanos() < deadline && !stream.lost.load(ordering: .acquiring) {
+                && monotonicNanos() < deadline && !stream.lost.load(ordering: .acquiring) && self.stream === stream {
             usleep(2000)
             silent = stream.silentFromOutput.load(ordering: .acquiring)
         }
