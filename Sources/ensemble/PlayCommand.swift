@@ -13,9 +13,16 @@ struct PlayCommand: ParsableCommand {
         discussion: """
         The scene is loaded exactly as `ensemble render` loads it (a bad scene fails the same way). A progress \
         bar is shown when stderr is a terminal. Ctrl-C fades out over 20 ms, shuts the device down and exits \
-        with code 130; a scene that plays to its end exits with 0. Device problems end with exit 1 and one line.
+        with code 130; a scene that plays to its end exits with 0. Device problems end with exit 1 and one line. \
+        A device lost while playing (unplugged, server gone) is reopened by default: the scene goes on where it \
+        stood, on the same --device or the default one; with --on-device-loss stop, playback ends with exit 1.
         """
     )
+
+    /// What to do when the device goes away while playing.
+    enum DeviceLossChoice: String, ExpressibleByArgument, CaseIterable {
+        case reopen, stop
+    }
 
     @Argument(help: "The scene file (JSON).")
     var scene: String
@@ -26,6 +33,9 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Output latency in milliseconds: the length of the buffer ring (5…2000).")
     var latency = 20.0
 
+    @Option(help: "When the device is lost: reopen it (or the default device) and go on where the scene stood, or stop with exit 1.")
+    var onDeviceLoss: DeviceLossChoice = .reopen
+
     func run() throws {
         var wasInterrupted = false
         try reportingFailures(path: scene) {
@@ -34,8 +44,13 @@ struct PlayCommand: ParsableCommand {
             }
             let prepared = try PreparedScene(path: scene)
             let engine = prepared.engine, playback = prepared.playback
+            // A device that fails to write (the wave writer at a file-size limit, a closed pipe) must become a
+            // device loss, not kill the process.
+            signal(SIGXFSZ, SIG_IGN)
+            signal(SIGPIPE, SIG_IGN)
+            let policy: DeviceLossPolicy = onDeviceLoss == .reopen ? .reopen(deviceName: device) : .hold
             let output = try OpenALOutput(engine: engine, configuration: .init(
-                deviceName: device, latency: latency, sampleRate: engine.sampleRate))
+                deviceName: device, latency: latency, sampleRate: engine.sampleRate, onDeviceLoss: policy))
             // Scene time 0 is the first frame of the first buffer: the first frame the device plays.
             try playback.schedule(origin: engine.renderedFrame)
             let origin = engine.renderedFrame
@@ -51,6 +66,11 @@ struct PlayCommand: ParsableCommand {
             while engine.currentFrame < end {
                 if interrupted.load(ordering: .relaxed) { wasInterrupted = true; break }
                 if !output.isRunning { break }
+                if onDeviceLoss == .stop, output.isDeviceLost {
+                    let name = output.device.name, frame = engine.currentFrame
+                    output.shutdown()
+                    throw OutputError.deviceLost(device: name, frame: frame)
+                }
                 progress.update(max(0, engine.currentFrame - origin))
                 usleep(20_000)
             }
@@ -69,6 +89,10 @@ struct PlayCommand: ParsableCommand {
                 + " on \"\(output.device.name)\"" + String(format: " (latency %.1f ms", output.latency * 1000)
                 + ", device period \(output.device.periodFrames) frames)"
             if output.underrunCount > 0 { summary += "; \(output.underrunCount) underruns" }
+            let losses = output.deviceChanges.filter { $0.kind == .lost }.count
+            let reopened = output.deviceChanges.filter { $0.kind == .reopened }.count
+            if losses > 0 { summary += "; device lost \(losses) time\(losses == 1 ? "" : "s"), reopened \(reopened)" }
+            if case .refused = output.realTimePriority { summary += "; render thread at \(output.realTimePriority)" }
             if wasInterrupted { summary += "; interrupted" }
             FileHandle.standardError.write(Data((summary + "\n").utf8))
         }

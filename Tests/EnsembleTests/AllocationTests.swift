@@ -68,6 +68,7 @@ final class AllocationTests: XCTestCase {
             case 4: try engine.fire(fx, pan: 0.5)
             case 5: tracks[2].rate = k % 16 == 5 ? 1.7 : 0.6
             case 6: if k == 30 { tracks[3].pause() } else if k == 38 { tracks[3].play() }
+            case 7: if k == 39 { engine.pause() } else if k == 55 { engine.resume() } // engine-wide, with ramps
             default: break
             }
             total += renderCountingAllocations(engine, k, left: left, right: right, frames: block)

@@ -236,6 +236,54 @@ final class OpenALOutputTests: XCTestCase {
         print("underruns: \(underruns), silent gap \(gap) frames (\(Double(gap) / 48) ms)")
     }
 
+    /// Engine-wide pause while playing: the engine clock stops on the freeze frame (rendered and played),
+    /// the device plays silence, and after `resume` the track goes on from exactly there; the recording is
+    /// the render with a gap, a 5 ms ramp down before it and a ramp up after it (gains from the contract).
+    func testEnginePauseWhilePlayingHoldsTheClockAndResumesInSync() throws {
+        let length = 24000, ramp = 240
+        let sound = try monoSound(length) { 0.1 + 0.8 * Double($0 % 1000) / 1000 }
+        var start: Int64 = 0, freeze: Int64 = 0
+        let recording = try session(bufferCount: 8) { engine, output in
+            let track = try engine.makeTrack(sound)
+            start = engine.frame(for: engine.currentTime + 0.05)
+            try track.play(atFrame: start)
+            usleep(200_000)
+            XCTAssertNotEqual(output.realTimePriority, .notStarted, "the render thread reported its scheduling")
+            engine.pause()
+            usleep(100_000)
+            freeze = engine.renderedFrame
+            XCTAssertTrue(output.waitUntilPlayed(freeze, timeout: 1))
+            usleep(50_000)
+            XCTAssertEqual(engine.renderedFrame, freeze, "the timeline stands still while paused")
+            XCTAssertEqual(engine.currentFrame, freeze, "the device clock holds on the freeze frame")
+            XCTAssertTrue(track.isPlaying)
+            engine.resume()
+            XCTAssertTrue(output.waitUntilPlayed(start + Int64(length) + 2400, timeout: 3))
+            XCTAssertFalse(track.isPlaying)
+        }
+        let offline = try makeEngine()
+        let offlineTrack = try offline.makeTrack(sound)
+        try offlineTrack.play(atFrame: 0)
+        var expected = OfflineRenderer.render(offline, frames: length)
+        withExtendedLifetime(offlineTrack) {}
+        let f = Int(freeze - start)
+        XCTAssertGreaterThan(f, ramp)
+        XCTAssertLessThan(f, length - ramp)
+        for i in (f - ramp)..<(f + ramp) {
+            let g = i < f ? Float(f - i) / Float(ramp) : Float(i - f) / Float(ramp)
+            expected[2 * i] *= g
+            expected[2 * i + 1] *= g
+        }
+        let lead = try XCTUnwrap(firstSoundingFrame(recording))
+        assertSamplesEqual(frames(recording, lead..<(lead + f)), frames(expected, 0..<f), "before the pause")
+        // Frame f has gain 0; the first sounding frame after the gap is f + 1.
+        let back = try XCTUnwrap(firstSoundingFrame(recording, from: lead + f))
+        assertSamplesEqual(frames(recording, back..<(back + length - f - 1)), frames(expected, (f + 1)..<length), "after the resume")
+        let gap = back - (lead + f + 1)
+        XCTAssertGreaterThan(gap, 4800, "the device played silence while paused")
+        print("engine pause while playing: froze at scene frame \(f), silent for \(gap) frames")
+    }
+
     /// Test 4 (library). A device name that does not exist is a typed error; the engine is free again after.
     func testUnknownDeviceIsATypedError() throws {
         try OpenALTestConfig.install()

@@ -92,6 +92,67 @@ final class PlayCommandTests: XCTestCase {
         XCTAssertTrue(badLatency.stderr.contains("--latency"), badLatency.stderr)
     }
 
+    /// A device lost mid-scene (the wave writer stops at a file-size limit set with `prlimit`): by default
+    /// `play` reopens it and the scene goes on where it stood (each reopen restarts the file, so the last
+    /// recording is the render from the frame the last device started with, to the end); with
+    /// `--on-device-loss stop` it ends with exit 1 and our one line (OpenAL Soft logs its own write error too).
+    func testLostDeviceIsReopenedOrStops() throws {
+        let prlimit = "/usr/bin/prlimit"
+        guard FileManager.default.isExecutableFile(atPath: prlimit) else { throw XCTSkip("prlimit (util-linux) is not installed") }
+        let scene = try writeScene()
+        let rendered = dir.file("render.wav"), recording = dir.file("rec.wav")
+        XCTAssertEqual(try runProcess(try ensembleExecutable(), ["render", scene, "-o", rendered]).status, 0)
+        let env = try waveEnvironment(recording)
+        // About 0.4 s of stereo float32 audio per file.
+        let limit = "--fsize=\(200 + 8 * 19200)"
+        var p = try runProcess(prlimit, [limit, try ensembleExecutable(), "play", scene, "--latency", "100"], environment: env)
+        for attempt in 2...3 where p.stderr.contains("underrun") {
+            print("ensemble play run \(attempt - 1) had underruns (machine busy); repeating")
+            p = try runProcess(prlimit, [limit, try ensembleExecutable(), "play", scene, "--latency", "100"], environment: env)
+        }
+        XCTAssertEqual(p.status, 0, p.stderr)
+        let summary = try XCTUnwrap(p.stderr.split(separator: "\n").last.map(String.init))
+        XCTAssertTrue(summary.hasPrefix("played 1.20 s on \"Wave File Writer\""), summary)
+        // Each 0.4 s file also holds the device's leading silence, so the 1.2 s scene needs 3 or 4 devices.
+        let counts = summary.split(separator: ";").last.map { $0.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) } }
+        XCTAssertTrue(summary.contains("; device lost"), summary)
+        XCTAssertEqual(counts?.count, 2, summary)
+        XCTAssertEqual(counts?.first, counts?.last, "every loss was reopened: \(summary)")
+        XCTAssertGreaterThanOrEqual(counts?.first ?? 0, 2, summary)
+        let reference = try interleavedStereo(rendered), played = try interleavedStereo(recording)
+        let lead = try XCTUnwrap(firstSoundingFrame(played))
+        // Where the last device started in the scene: the render frame its first 64 frames match.
+        let head = frames(played, lead..<(lead + 64))
+        let from = try XCTUnwrap((0..<(57600 - 64)).first { frames(reference, $0..<($0 + 64)) == head }, "the last recording is part of the render")
+        XCTAssertGreaterThan(from, 19200, "the last device started late in the scene")
+        assertSamplesEqual(frames(played, lead..<(lead + 57600 - from)), frames(reference, from..<57600), "the scene went on to its end")
+
+        let stopped = try runProcess(prlimit, [limit, try ensembleExecutable(), "play", scene, "--on-device-loss", "stop"], environment: env)
+        XCTAssertEqual(stopped.status, 1)
+        let ours = stopped.stderr.split(separator: "\n").filter { !$0.hasPrefix("AL lib:") }
+        XCTAssertEqual(ours.count, 1, stopped.stderr)
+        XCTAssertTrue(ours.first?.hasPrefix("ensemble: device \"Wave File Writer\" was lost (disconnected) at engine frame ") ?? false, stopped.stderr)
+    }
+
+    /// A render thread refused real-time priority (CAP_SYS_NICE dropped with `setpriv`, RLIMIT_RTPRIO 0) says so
+    /// once, in the summary line; the output plays on at normal priority.
+    func testRefusedRealTimePriorityIsReportedInTheSummary() throws {
+        let setpriv = "/usr/bin/setpriv"
+        guard FileManager.default.isExecutableFile(atPath: setpriv), getuid() == 0 else {
+            throw XCTSkip("needs root and setpriv to drop CAP_SYS_NICE")
+        }
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(__RLIMIT_RTPRIO.rawValue), &limit)
+        guard limit.rlim_cur == 0 else { throw XCTSkip("RLIMIT_RTPRIO allows SCHED_FIFO without the capability") }
+        let scene = try writeScene()
+        let p = try runProcess(setpriv, ["--bounding-set", "-sys_nice", try ensembleExecutable(), "play", scene],
+                               environment: try waveEnvironment(dir.file("rec.wav")))
+        XCTAssertEqual(p.status, 0, p.stderr)
+        let lines = p.stderr.split(separator: "\n").filter { !$0.contains("No capture backend") }
+        XCTAssertEqual(lines.count, 1, p.stderr)
+        XCTAssertTrue(lines.first?.hasSuffix("; render thread at normal priority (SCHED_FIFO refused: Operation not permitted)") ?? false, p.stderr)
+    }
+
     /// Ctrl-C: fades out, shuts the device down (the recording is a finished WAV), exits 130.
     func testInterruptStopsCleanlyWith130() throws {
         let scene = try dir.write(Array("""

@@ -130,7 +130,7 @@ public final class Engine: @unchecked Sendable {
     let deviceClock = DeviceClock()
 
     /// The engine clock, in output frames. Offline (no output attached) it is the render clock, the frames
-    /// rendered so far. With an `OpenALOutput` attached it is the device clock: the frames actually played,
+    /// rendered so far (less those rendered while the engine was paused: see `pause()`). With an `OpenALOutput` attached it is the device clock: the frames actually played,
     /// which trails `renderedFrame` by the output latency. Both count on the same timeline (frame F of the mix
     /// is rendered as frame F and played as frame F), so `play(atFrame:)` is exact either way.
     public var currentFrame: Int64 {
@@ -139,7 +139,8 @@ public final class Engine: @unchecked Sendable {
         return deviceClock.current(rendered: rendered, sampleRate: configuration.sampleRate)
     }
 
-    /// Output frames rendered so far (the render clock), whatever the output.
+    /// Output frames rendered so far (the render clock), whatever the output; it stands still while the engine
+    /// is paused.
     public var renderedFrame: Int64 { mixer.clock.load(ordering: .acquiring) }
 
     /// The engine clock in seconds, like `AVAudioPlayer.deviceCurrentTime`: pass `currentTime + δ` to

@@ -23,8 +23,13 @@ final class Mixer: @unchecked Sendable {
     /// Buses and effect chains (render side) and their settings (control side).
     let buses: BusRack
     let busControl = BusControl()
+    /// Engine-wide pause (`Engine.pause`): the engine frame its ramp should start on (`Int64.min`: at once;
+    /// `Int64.max`: run). Read at the start of every block; `interruption` is the render side's state.
+    let pauseRequest = Atomic<Int64>(.max)
+    private var interruption: Interruption
 
-    /// Output frames rendered so far: the engine's sample clock.
+    /// Timeline frames rendered so far: the engine's sample clock (output frames rendered while the engine
+    /// is paused do not count).
     let clock = Atomic<Int64>(0)
     /// Events that could not be delivered because every buffer was full (should stay 0).
     let droppedEvents = Atomic<Int>(0)
@@ -102,6 +107,7 @@ final class Mixer: @unchecked Sendable {
         outboxCapacity = 4 * capacity + 1024
         outbox = .allocate(capacity: outboxCapacity)
         buses = BusRack(maxBlockFrames: maxBlockFrames)
+        interruption = Interruption(ramp: stealRampFrames)
     }
 
     deinit {
@@ -163,16 +169,29 @@ final class Mixer: @unchecked Sendable {
         // The block is rendered in spans that end where a timed command is due; the commands are applied
         // between spans, at their exact frame. Everything a span renders is a function of absolute frames
         // (gains, ramps, cursors), so a split block gives the same bits as an unsplit one.
+        // An engine-wide pause freezes the timeline on its freeze frame: the rest of the block stays silent and
+        // the clock stops there (see `Interruption`).
+        let request = pauseRequest.load(ordering: .acquiring)
+        interruption.update(request: request, now: t0)
         var t = t0
-        while true {
+        while !interruption.frozen {
             now = t
+            if t == interruption.freezeFrame, interruption.reachFreeze(at: t, runRequested: request == .max) { break }
             applyDueCommands(at: t)
-            let next = min(pending.nextFrame, t1)
+            let next = min(min(pending.nextFrame, t1), interruption.freezeFrame)
             let offset = Int(t - t0)
             renderSpan(outL + offset, outR + offset, t, next)
+            if interruption.ramps(t, next) {
+                for j in 0..<Int(next - t) {
+                    let g = interruption.gain(at: t + Int64(j))
+                    outL[offset + j] *= g
+                    outR[offset + j] *= g
+                }
+            }
             t = next
             if t >= t1 { break }
         }
+        let end = t
 
         var master = MeterAccumulator()
         master.add(left: outL, right: outR, count: n)
@@ -180,8 +199,8 @@ final class Mixer: @unchecked Sendable {
 
         sortOutbox(from: firstEvent)
         flushOutbox()
-        now = t1
-        clock.store(t1, ordering: .releasing)
+        now = end
+        clock.store(end, ordering: .releasing)
     }
 
     /// Applies a command from the ring, or queues it when a `.schedule` marker came before it.

@@ -7,9 +7,11 @@ import Glibc
 ///
 /// The render thread publishes (played frame, monotonic time, running) after each refill through a sequence
 /// lock; readers extrapolate from that snapshot at the sample rate while the source runs, never past what has
-/// been rendered and never backwards. Frame numbers are the mixer's (rendered-frame) numbering: the device
-/// plays rendered frame F exactly when its played count reaches F, so `play(atFrame:)` means the same thing
-/// on both sides, the device just being behind the renderer by the output latency.
+/// been rendered and never backwards. Frame numbers are the engine timeline's: the stream maps the output frame
+/// the device plays onto the timeline frame it holds (they differ once the engine has been paused, see
+/// `Engine.pause`), so `play(atFrame:)` means the same thing on both sides, the device just being behind the
+/// renderer by the output latency. While the timeline stands still under the device (a pause, a lost device)
+/// the snapshot says "not running", so the clock holds.
 final class DeviceClock: Sendable {
     /// Whether an output owns the clock (and the engine's render thread).
     let attached = Atomic<Bool>(false)

@@ -11,8 +11,16 @@ import Glibc
 ///
 /// Buffers are stereo float32 (`AL_EXT_FLOAT32`) at the engine's rate and the source has
 /// `AL_DIRECT_CHANNELS_SOFT` on, gain 1, pitch 1, no spatialisation, so OpenAL Soft copies the samples to
-/// the output untouched. `service` runs on the render thread only: it uses preallocated memory and never
-/// allocates or locks in our code (OpenAL Soft takes its own locks inside the AL calls).
+/// the output untouched. `service` runs on the render thread only: our code there uses preallocated memory
+/// and never allocates or locks; the OpenAL calls it makes are OpenAL Soft's, which lock inside (and 1.19's
+/// `alSourceQueueBuffers` allocates a queue entry that `alSourceUnqueueBuffers` frees).
+///
+/// Frames are counted twice: output frames (buffer n holds output frames n·bufferFrames…, numbered from this
+/// stream's first buffer) and engine timeline frames, which stand still while the engine is paused
+/// (`Engine.pause`). `timeline` remembers, per buffer, the timeline frames it holds, so the device clock and
+/// the underrun frame are reported on the engine timeline. The samples of every queued buffer are kept in
+/// `copies`, so that when the device is lost the buffers it had not played can be queued first on the next
+/// device (`init(carrying:)`): no rendered frame is dropped with a device.
 final class OpenALStream: @unchecked Sendable {
     /// Probes a render thread can install (tests): called with `Probe` phases around our own code.
     typealias Hook = @convention(c) (Int32) -> Void
@@ -30,21 +38,37 @@ final class OpenALStream: @unchecked Sendable {
     let sampleRate: Double
 
     private let renderer: Unmanaged<Engine>
+    /// The engine's mixer, for its render clock (the timeline frame the next render starts on).
+    private let mixer: Unmanaged<Mixer>
     private let clock: Unmanaged<DeviceClock>
+    private let alcDevice: OpaquePointer
     private let source: ALuint
     private let buffers: UnsafeMutablePointer<ALuint>
-    private let scratch: UnsafeMutablePointer<Float>
+    /// The samples of buffer n (interleaved) at slot n % bufferCount: what is queued, kept for a new device.
+    private let copies: UnsafeMutablePointer<Float>
+    /// Timeline frames at the start and end of buffer n, at 2·(n % historyCount); beyond the ring so the
+    /// device latency can reach back before the queue.
+    private let timeline: UnsafeMutablePointer<Int64>
+    private let historyCount: Int
     private let getSourcei64v: LPALGETSOURCEI64VSOFT?
     private let hasLatency: Bool
+    private let hasDisconnect: Bool
     /// Whether frames play in real time, so readers may extrapolate the clock by wall time between refills.
     /// A loopback device plays only when pulled: its clock moves with the pulls, never on its own.
     private let realTime: Bool
 
-    /// Engine frames whose buffers were played and unqueued (the device clock without the in-queue offset).
-    private var unqueuedFrames: Int64
-    /// Engine frames rendered into buffers so far.
-    private(set) var renderedFrames: Int64
+    /// Buffers played and unqueued, and buffers rendered (or carried) so far, in this stream's numbering.
+    private var unqueuedBuffers: Int64 = 0
+    private var renderedBuffers: Int64 = 0
+    /// Buffers carried over from a lost device, queued by `prime` before anything new is rendered.
+    private var carriedBuffers: Int64 = 0
     private var started = false
+    /// Monotonic time of the last `AL_SOFT_source_latency` query (the latency is refreshed at most every
+    /// `latencyInterval`, and after a start or underrun; other passes use the cached value).
+    private var latencyQueried: Int64 = 0
+    /// Set after a (re)start: the next pass asks for the latency whatever the time.
+    private var latencyStale = true
+    private static let latencyInterval: Int64 = 500_000_000
 
     /// Underruns: times the source stopped because every queued buffer had been played.
     let underruns = Atomic<Int>(0)
@@ -54,24 +78,38 @@ final class OpenALStream: @unchecked Sendable {
     let lastPlayedFrame = Atomic<Int64>(0)
     /// The device latency OpenAL last reported (`AL_SOFT_source_latency`), in frames; 0 without it.
     let deviceLatencyFrames = Atomic<Int64>(0)
+    /// Set by the render thread when the device reported itself disconnected (`ALC_EXT_disconnect`); the
+    /// stream is then inert and its unplayed buffers wait for `init(carrying:)`.
+    let lost = Atomic<Bool>(false)
+    /// Whether the loss was reported (`OpenALOutput` reports it once).
+    let lossReported = Atomic<Bool>(false)
+    /// The output frame the device last reported playing (for `OpenALOutput.stop`'s wait).
+    let playedOutputFrame = Atomic<Int64>(0)
 
     /// Fade-out: frames of ramp asked for (set by the control side, taken by the render thread).
     let fadeRequest = Atomic<Int>(-1)
     /// The engine frame from which the output is silent after a fade (Int64.max until one is done).
     let silentFrom = Atomic<Int64>(.max)
+    /// The same in output frames.
+    let silentFromOutput = Atomic<Int64>(.max)
     private var fadeStart: Int64 = .max
     private var fadeLength: Int64 = 0
 
     nonisolated(unsafe) var hook: Hook?
 
-    init(device: OpenALDevice, engine: Engine, bufferCount: Int, bufferFrames: Int) throws(OutputError) {
+    /// A stream on `device`; with `previous` (the stream it replaces, lost or not), its unplayed buffers come first,
+    /// and its counters carry on. `bufferCount` must then be at least `previous.bufferCount`.
+    init(device: OpenALDevice, engine: Engine, bufferCount: Int, bufferFrames: Int,
+         carrying previous: OpenALStream? = nil) throws(OutputError) {
         self.device = device
         self.engine = engine
         self.bufferCount = bufferCount
         self.bufferFrames = bufferFrames
         sampleRate = engine.sampleRate
         renderer = Unmanaged.passUnretained(engine)
+        mixer = Unmanaged.passUnretained(engine.mixer)
         clock = Unmanaged.passUnretained(engine.deviceClock)
+        alcDevice = device.device
         device.makeCurrent()
         _ = alGetError()
         var s: ALuint = 0
@@ -86,13 +124,16 @@ final class OpenALStream: @unchecked Sendable {
             buffers.deallocate()
             throw .openAL(call: "alGenBuffers", code: e)
         }
-        scratch = .allocate(capacity: 2 * bufferFrames)
-        scratch.initialize(repeating: 0, count: 2 * bufferFrames)
+        copies = .allocate(capacity: 2 * bufferFrames * bufferCount)
+        copies.initialize(repeating: 0, count: 2 * bufferFrames * bufferCount)
+        historyCount = bufferCount + 1024
+        timeline = .allocate(capacity: 2 * historyCount)
+        timeline.initialize(repeating: engine.renderedFrame, count: 2 * historyCount)
         hasLatency = alIsExtensionPresent("AL_SOFT_source_latency") != 0
+        hasDisconnect = alcIsExtensionPresent(device.device, "ALC_EXT_disconnect") != 0
         realTime = !device.isLoopback
         getSourcei64v = unsafeBitCast(alGetProcAddress("alGetSourcei64vSOFT"), to: LPALGETSOURCEI64VSOFT?.self)
-        unqueuedFrames = engine.renderedFrame
-        renderedFrames = engine.renderedFrame
+        if let previous { carry(previous) }
 
         // A plain stereo stream: no 3D processing, no resampling, unity gain.
         alSourcei(source, AL_SOURCE_RELATIVE, AL_TRUE)
@@ -109,15 +150,43 @@ final class OpenALStream: @unchecked Sendable {
             throw .openAL(call: "source setup", code: e)
         }
         // Check the float format once, with a silent buffer, before anything is queued.
-        alBufferData(buffers[0], AL_FORMAT_STEREO_FLOAT32, scratch, ALsizei(8 * bufferFrames), ALsizei(sampleRate))
+        let silence = [Float](repeating: 0, count: 2 * bufferFrames)
+        alBufferData(buffers[0], AL_FORMAT_STEREO_FLOAT32, silence, ALsizei(8 * bufferFrames), ALsizei(sampleRate))
         if let e = Self.check() {
             dispose()
             throw e == AL_INVALID_ENUM || e == AL_INVALID_VALUE
                 ? .unsupported(feature: "AL_FORMAT_STEREO_FLOAT32 buffers", device: device.name)
                 : .openAL(call: "alBufferData", code: e)
         }
-        engine.deviceClock.reset(to: unqueuedFrames)
+        if previous == nil {
+            engine.deviceClock.reset(to: timelineStart(of: 0))
+        } else {
+            // A new device: the clock holds on the first frame it will play (never running backwards).
+            engine.deviceClock.publish(frame: timelineStart(of: 0), at: monotonicNanos(), running: false)
+        }
     }
+
+    /// Takes over the buffers `previous` rendered but had not seen played, in order, with their timeline
+    /// frames, and its counters.
+    private func carry(_ previous: OpenALStream) {
+        let first = previous.unqueuedBuffers, count = previous.renderedBuffers - first
+        precondition(count <= Int64(bufferCount), "a new stream must hold every carried buffer")
+        let frameFloats = 2 * bufferFrames
+        for k in 0..<Int(count) {
+            let n = first + Int64(k)
+            (copies + k * frameFloats).update(from: previous.copy(of: n), count: frameFloats)
+            timeline[2 * k] = previous.timelineStart(of: n)
+            timeline[2 * k + 1] = previous.timelineEnd(of: n)
+        }
+        carriedBuffers = count
+        underruns.store(previous.underruns.load(ordering: .relaxed), ordering: .relaxed)
+        lastUnderrunFrame.store(previous.lastUnderrunFrame.load(ordering: .relaxed), ordering: .relaxed)
+        deviceLatencyFrames.store(previous.deviceLatencyFrames.load(ordering: .relaxed), ordering: .relaxed)
+        hook = previous.hook
+    }
+
+    /// The engine timeline frame where the next device starts: the first frame not seen played.
+    var resumeFrame: Int64 { timelineStart(of: unqueuedBuffers) }
 
     private static func check() -> ALenum? {
         let e = alGetError()
@@ -133,25 +202,68 @@ final class OpenALStream: @unchecked Sendable {
         alDeleteBuffers(ALsizei(bufferCount), buffers)
         _ = alGetError()
         buffers.deallocate()
-        scratch.deallocate()
+        copies.deallocate()
+        timeline.deallocate()
+    }
+
+    // MARK: Bookkeeping (render thread, or the control side while the render thread is parked)
+
+    /// The samples of buffer `n` (which must be queued or just rendered).
+    @_noLocks
+    private func copy(of n: Int64) -> UnsafeMutablePointer<Float> {
+        copies + Int(n % Int64(bufferCount)) * 2 * bufferFrames
+    }
+
+    /// Where buffer `n` starts on the timeline; for the buffer after the last rendered one, where that ended.
+    @_noLocks
+    private func timelineStart(of n: Int64) -> Int64 {
+        let rendered = renderedBuffers
+        if n >= rendered, rendered > 0 { return timelineEnd(of: rendered - 1) }
+        return timeline[2 * Int(max(n, 0) % Int64(historyCount))]
+    }
+
+    @_noLocks
+    private func timelineEnd(of n: Int64) -> Int64 { timeline[2 * Int(max(n, 0) % Int64(historyCount)) + 1] }
+
+    /// The timeline frame output frame `o` holds: the timeline goes on frame by frame inside a buffer until
+    /// the point where it froze (a buffer rendered while paused holds fewer timeline frames than output frames).
+    /// Frames older than the history count as its oldest buffer.
+    @_noLocks
+    private func timelineFrame(atOutput o: Int64) -> (frame: Int64, advancing: Bool) {
+        let f = Int64(bufferFrames)
+        var n = o >= 0 ? o / f : -1
+        n = max(n, renderedBuffers - Int64(historyCount) + 1)
+        if n < 0 { return (timelineStart(of: 0), false) }
+        if n >= renderedBuffers { return (timelineStart(of: renderedBuffers), false) }
+        let start = timelineStart(of: n), end = timelineEnd(of: n)
+        let frame = min(start + max(o - n * f, 0), end)
+        return (frame, frame < end || end - start == f)
     }
 
     // MARK: Render thread
 
-    /// Renders the next buffer's worth of the mix into `buffer` and queues it.
+    /// Renders the next buffer's worth of the mix into the copy of buffer number `renderedBuffers` and queues
+    /// it on `buffer`; a carried buffer (from a lost device) is queued as it is.
     @_noLocks
     private func refill(_ buffer: ALuint) {
-        let probe = hook
-        if let probe { _unsafePerformance { probe(Probe.ourCodeBegin) } }
         let n = bufferFrames
-        let first = renderedFrames
-        let out = scratch
-        renderer._withUnsafeGuaranteedRef { $0.render(interleaved: out, frames: n) }
-        applyFade(from: first, frames: n)
-        renderedFrames = first + Int64(n)
-        if let probe { _unsafePerformance { probe(Probe.ourCodeEnd) } }
+        let number = renderedBuffers
+        let data = copy(of: number)
+        if number >= carriedBuffers {
+            let probe = hook
+            if let probe { _unsafePerformance { probe(Probe.ourCodeBegin) } }
+            let slot = 2 * Int(number % Int64(historyCount))
+            let first = mixer._withUnsafeGuaranteedRef { $0.clock.load(ordering: .relaxed) }
+            timeline[slot] = first
+            renderer._withUnsafeGuaranteedRef { $0.render(interleaved: data, frames: n) }
+            let last = mixer._withUnsafeGuaranteedRef { $0.clock.load(ordering: .relaxed) }
+            timeline[slot + 1] = last
+            applyFade(data, from: number * Int64(n), timeline: first, frames: n)
+            if let probe { _unsafePerformance { probe(Probe.ourCodeEnd) } }
+        }
+        renderedBuffers = number + 1
         var b = buffer
-        let data = scratch, rate = ALsizei(sampleRate), s = source
+        let rate = ALsizei(sampleRate), s = source
         // OpenAL calls: OpenAL Soft locks (and, for the queue entry, allocates) inside; accepted.
         _unsafePerformance {
             alBufferData(b, AL_FORMAT_STEREO_FLOAT32, data, ALsizei(8 * n), rate)
@@ -159,63 +271,97 @@ final class OpenALStream: @unchecked Sendable {
         }
     }
 
-    /// A linear ramp to silence once a fade is asked for; silence after it (the engine keeps rendering, so
-    /// its timeline and events go on).
+    /// A linear ramp to silence once a fade is asked for (over output frames); silence after it (the engine
+    /// keeps rendering, so its timeline and events go on).
     @_noLocks
-    private func applyFade(from first: Int64, frames n: Int) {
+    private func applyFade(_ data: UnsafeMutablePointer<Float>, from first: Int64, timeline at: Int64, frames n: Int) {
         let requested = fadeRequest.exchange(-1, ordering: .acquiring)
         let idle = fadeStart == .max
         if requested >= 0 && idle {
             fadeStart = first
             fadeLength = Int64(requested)
-            silentFrom.store(first + Int64(requested), ordering: .releasing)
+            silentFromOutput.store(first + Int64(requested), ordering: .releasing)
+            silentFrom.store(at + Int64(requested), ordering: .releasing)
         }
         if fadeStart == .max { return }
         let end = fadeStart + fadeLength
         for j in 0..<n {
             let t = first + Int64(j)
             let g: Float = t >= end ? 0 : Float(end - t) / Float(max(fadeLength, 1))
-            scratch[2 * j] *= g
-            scratch[2 * j + 1] *= g
+            data[2 * j] *= g
+            data[2 * j + 1] *= g
         }
     }
 
-    /// Fills every buffer, queues them all and starts the source.
+    /// Queues the carried buffers, fills the rest of the ring, and starts the source.
     @_noLocks
     func prime() {
         for k in 0..<bufferCount { refill(buffers[k]) }
         let s = source
         _unsafePerformance { alSourcePlay(s) }
         started = true
+        latencyStale = true
         publishClock()
     }
 
+    /// Whether the device is still there (`ALC_CONNECTED`; OpenAL Soft takes a global lock to answer, so this
+    /// is asked only when the source has stopped).
+    @_noLocks
+    private func deviceConnected() -> Bool {
+        guard hasDisconnect else { return true }
+        var value: ALCint = 1
+        let d = alcDevice
+        _unsafePerformance { alcGetIntegerv(d, 0x313 /* ALC_CONNECTED */, 1, &value) }
+        return value != 0
+    }
+
+    /// A lost device: the stream stops here, its unplayed buffers kept for the next one; the clock holds.
+    @_noLocks
+    private func markLost() {
+        lost.store(true, ordering: .releasing)
+        let (frame, _) = timelineFrame(atOutput: unqueuedBuffers * Int64(bufferFrames))
+        lastPlayedFrame.store(frame, ordering: .relaxed)
+        clock._withUnsafeGuaranteedRef { $0.publish(frame: frame, at: monotonicNanos(), running: false) }
+    }
+
     /// Refills every buffer OpenAL has finished with; restarts the source after an underrun (the timeline is
-    /// kept: the source resumes with the next rendered frame). Returns how many buffers were refilled.
+    /// kept: the source resumes with the next rendered frame). A source found stopped on a disconnected device
+    /// marks the stream lost instead (OpenAL Soft 1.19 stops every source when its device is lost). Returns
+    /// how many buffers were refilled.
     @_noLocks
     @discardableResult
     func service() -> Int {
+        if lost.load(ordering: .relaxed) { return 0 }
         let probe = hook
         if let probe { _unsafePerformance { probe(Probe.passBegin) } }
         let s = source
         var state: ALint = 0
         var processed: ALint = 0
+        // Processed before state: a count read while the source still played is exact.
         _unsafePerformance {
-            alGetSourcei(s, AL_SOURCE_STATE, &state)
             alGetSourcei(s, AL_BUFFERS_PROCESSED, &processed)
+            alGetSourcei(s, AL_SOURCE_STATE, &state)
+        }
+        let wasStarted = started
+        if state == AL_STOPPED && wasStarted {
+            if !deviceConnected() {
+                markLost()
+                return 0
+            }
+            // Ran dry: every queued buffer is processed now.
+            _unsafePerformance { alGetSourcei(s, AL_BUFFERS_PROCESSED, &processed) }
         }
         var done = 0
         while done < Int(processed) {
             var b: ALuint = 0
             _unsafePerformance { alSourceUnqueueBuffers(s, 1, &b) }
-            unqueuedFrames += Int64(bufferFrames)
+            unqueuedBuffers += 1
             refill(b)
             done += 1
         }
-        let wasStarted = started
         if state == AL_STOPPED && wasStarted {
-            // It ran dry before this pass: the previous pass saw it playing after queueing, so every buffer
-            // it held was played, and all of them were just unqueued and refilled. Resume with the next frame.
+            // It ran dry before this pass: every buffer it held was played, and all of them were just unqueued
+            // and refilled. Resume with the next frame.
             restartAfterUnderrun()
         } else if wasStarted {
             // It may have run dry during this pass, between the state query and our queueing: then the
@@ -225,11 +371,15 @@ final class OpenALStream: @unchecked Sendable {
             var after: ALint = 0
             _unsafePerformance { alGetSourcei(s, AL_SOURCE_STATE, &after) }
             if after == AL_STOPPED {
+                if !deviceConnected() {
+                    markLost()
+                    return done
+                }
                 var stale = bufferCount - done
                 while stale > 0 {
                     var b: ALuint = 0
                     _unsafePerformance { alSourceUnqueueBuffers(s, 1, &b) }
-                    unqueuedFrames += Int64(bufferFrames)
+                    unqueuedBuffers += 1
                     refill(b)
                     stale -= 1
                 }
@@ -244,23 +394,31 @@ final class OpenALStream: @unchecked Sendable {
     /// Counts an underrun and restarts the stopped source, whose queue holds only unplayed buffers in order.
     @_noLocks
     private func restartAfterUnderrun() {
-        // Every frame before `unqueuedFrames` was played; the restarted source resumes with the next one.
-        lastUnderrunFrame.store(unqueuedFrames, ordering: .relaxed)
+        // Every buffer before `unqueuedBuffers` was played; the restarted source resumes with the next one.
+        lastUnderrunFrame.store(timelineStart(of: unqueuedBuffers), ordering: .relaxed)
         underruns.add(1, ordering: .relaxed)
+        latencyStale = true
         let s = source
         _unsafePerformance { alSourcePlay(s) }
     }
 
-    /// Publishes the frame being played: unqueued frames + the source's offset into its queue, minus the
-    /// device latency where `AL_SOFT_source_latency` reports it.
+    /// Publishes the timeline frame being played: the output frame (unqueued frames + the source's offset into
+    /// its queue, minus the device latency) mapped onto the engine timeline. The latency comes from
+    /// `AL_SOFT_source_latency`, asked at most every half second and after a (re)start: OpenAL Soft 1.19
+    /// answers it under the device's backend lock, which its mixer holds while it mixes a period.
     @_noLocks
     private func publishClock() {
-        var played = unqueuedFrames
+        var played = unqueuedBuffers * Int64(bufferFrames)
         let s = source
         var state: ALint = 0
         _unsafePerformance { alGetSourcei(s, AL_SOURCE_STATE, &state) }
         let time = monotonicNanos()
-        let latencyQuery = hasLatency ? getSourcei64v : nil
+        var latencyQuery = getSourcei64v
+        let interval = Self.latencyInterval
+        if !hasLatency { latencyQuery = nil }
+        if !latencyStale {
+            if time - latencyQueried < interval { latencyQuery = nil }
+        }
         if let get = latencyQuery {
             var values: (ALint64SOFT, ALint64SOFT) = (0, 0)
             _unsafePerformance {
@@ -268,18 +426,20 @@ final class OpenALStream: @unchecked Sendable {
                     p.withMemoryRebound(to: ALint64SOFT.self, capacity: 2) { get(s, AL_SAMPLE_OFFSET_LATENCY_SOFT, $0) }
                 }
             }
-            let latency = Int64(Double(values.1) * 1e-9 * sampleRate)
             played += values.0 >> 32
-            played -= latency
-            deviceLatencyFrames.store(latency, ordering: .relaxed)
+            deviceLatencyFrames.store(Int64(Double(values.1) * 1e-9 * sampleRate), ordering: .relaxed)
+            latencyQueried = time
+            latencyStale = false
         } else {
             var offset: ALint = 0
             _unsafePerformance { alGetSourcei(s, AL_SAMPLE_OFFSET, &offset) }
             played += Int64(offset)
         }
-        played = max(played, 0)
-        lastPlayedFrame.store(played, ordering: .relaxed)
-        let running = realTime && state == AL_PLAYING
-        clock._withUnsafeGuaranteedRef { $0.publish(frame: played, at: time, running: running) }
+        played -= deviceLatencyFrames.load(ordering: .relaxed)
+        playedOutputFrame.store(max(played, 0), ordering: .relaxed)
+        let (frame, advancing) = timelineFrame(atOutput: played)
+        lastPlayedFrame.store(frame, ordering: .relaxed)
+        let running = realTime && state == AL_PLAYING && advancing
+        clock._withUnsafeGuaranteedRef { $0.publish(frame: frame, at: time, running: running) }
     }
 }

@@ -16,6 +16,11 @@ public enum OutputError: Error, Sendable, Equatable, CustomStringConvertible {
     case engineBusy
     /// `start` was called on an output that is running or was shut down.
     case notStartable(state: String)
+    /// The device reported itself disconnected and the output was told not to reopen one (`DeviceLossPolicy.hold`
+    /// and the caller gave up); the engine timeline stood still from `frame`.
+    case deviceLost(device: String, frame: Int64)
+    /// The output was shut down (a device cannot be reopened on it).
+    case shutDown
 
     public var description: String {
         switch self {
@@ -36,6 +41,10 @@ public enum OutputError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the engine already has an output attached"
         case let .notStartable(state):
             return "the output cannot start: it is \(state)"
+        case let .deviceLost(device, frame):
+            return "device \"\(device)\" was lost (disconnected) at engine frame \(frame)"
+        case .shutDown:
+            return "the output was shut down"
         }
     }
 }
