@@ -45,6 +45,8 @@ struct RenderCommand: ParsableCommand {
             let description = prepared.scene, engine = prepared.engine, playback = prepared.playback
             try playback.schedule()
 
+            try DiskSpace.check(output: output, scene: scene, frames: playback.frameCount, channels: 2,
+                                bytesPerSample: bitDepth / 8, sampleRate: description.sampleRate)
             let format = OutputFormat(container: .wav, codec: bitDepth == 16 ? .pcm16 : .float32)
             let writer = try StreamingFileWriter(path: output, format: format, sampleRate: Int(description.sampleRate),
                                                  channelCount: 2)

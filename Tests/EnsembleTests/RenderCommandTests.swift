@@ -131,6 +131,24 @@ final class RenderCommandTests: XCTestCase {
         XCTAssertEqual(try outDir.contents(), [])
     }
 
+    /// A day of audio at 384 kHz is a valid scene but 265 GB of float WAV: refused before mixing, naming the free
+    /// space, with nothing left behind (the disks here hold far less; a bigger one makes the case moot).
+    func testARenderLargerThanTheFreeDiskIsRefusedUpFront() throws {
+        try writeSounds()
+        let outDir = try TemporaryDirectory()
+        var info = statvfs()
+        XCTAssertEqual(statvfs(outDir.path, &info), 0)
+        let needed: UInt64 = 86_400 * 384_000 * 2 * 4
+        try XCTSkipIf(UInt64(info.f_bavail) * UInt64(info.f_frsize) > needed, "this disk has room for 265 GB")
+        let path = try scene(#"{"sampleRate": 384000, "duration": 86400, "effects": [{"file": "tone.wav"}]}"#)
+        let result = try runProcess(try ensembleExecutable(), ["render", path, "-o", outDir.file("day.wav")])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.hasPrefix("ensemble: \(path): the mix is 86400 s long and needs 265420 MB on disk"),
+                      result.stderr)
+        XCTAssertEqual(result.stderr.filter { $0 == "\n" }.count, 1, result.stderr)
+        XCTAssertEqual(try outDir.contents(), [])
+    }
+
     /// The README's main command renders the bundled demo scene: it must keep working, in sync and in range.
     func testBundledDemoSceneRenders() throws {
         let scene = packageRoot.appendingPathComponent("Assets/demo.json").path
