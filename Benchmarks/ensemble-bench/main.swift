@@ -4,7 +4,9 @@
 //
 //   swift build -c release && swift run -c release ensemble-bench [--quick] [--json FILE] [--seconds S]
 //       [--repeats R] [--voices 16,64,256,1024] [--no-openal] [--no-mixdown]
+//   swift run -c release ensemble-bench --soak MINUTES [SEED]   (random multi-threaded traffic, checked)
 import Ensemble
+import EnsembleSoak
 import Foundation
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -25,6 +27,25 @@ if arguments.first == "--streams", arguments.count >= 3, let count = Int(argumen
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("streams: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
+if arguments.first == "--soak", arguments.count >= 2, let minutes = Double(arguments[1]) {
+    // The long soak (Tests/EnsembleTests/SoakTests.swift runs the same driver for two seconds of audio).
+    let seed = arguments.count > 2 ? UInt64(arguments[2]) : UInt64(Date().timeIntervalSince1970)
+    guard let seed else { FileHandle.standardError.write(Data("--soak: bad seed \(arguments[2])\n".utf8)); exit(2) }
+    var c = SoakConfiguration(seed: seed, seconds: .infinity)
+    c.wallClockLimit = minutes * 60
+    let started = Date()
+    do {
+        let report = try Soak.run(c)
+        print(report)
+        print(String(format: "  %.0f s wall clock, %.1f× real time", Date().timeIntervalSince(started),
+                     Double(report.framesRendered) / c.sampleRate / Date().timeIntervalSince(started)))
+        exit(report.failures.isEmpty ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write(Data("soak: \(error)\n".utf8))
         exit(1)
     }
 }

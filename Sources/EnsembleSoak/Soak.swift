@@ -1,0 +1,186 @@
+@_spi(Testing) import Ensemble
+import Foundation
+import Synchronization
+
+// Threads: `Soak.run` is the render loop (offline pulls, the command-log drain and the replay) on the calling
+// thread; it starts the control threads (`SoakTraffic`) and the engine runs its own event thread.
+
+/// How hard and how long a soak runs.
+public struct SoakConfiguration: Sendable {
+    /// Seeds every control thread's calls (thread k uses seed + k); printed with every failure.
+    public var seed: UInt64
+    /// Seconds of output rendered under traffic (then the engine is brought to rest).
+    public var seconds: Double
+    /// If set, traffic also stops after this many seconds of wall-clock time (for a run of a given length).
+    public var wallClockLimit: Double?
+    public var controlThreads = 4
+    public var tracksPerThread = 4
+    public var blockFrames = 256
+    /// Frames per round: the replay is compared and memory measured after each.
+    public var roundFrames = 24000
+    /// Rounds before memory is taken as the baseline (caches, rings and dictionaries reach their size).
+    public var warmUpRounds = 2
+    /// Most the resident size may grow after warm-up, in bytes.
+    public var memoryBound = 1 << 20
+    public var sampleRate = 48000.0
+    public var maxVoices = 96
+    public var effectPolyphony = 4
+    public var maxSoundingVoices = 12
+
+    public init(seed: UInt64, seconds: Double) {
+        self.seed = seed
+        self.seconds = seconds
+    }
+}
+
+/// What a soak saw. `failures` is empty when every check held.
+public struct SoakReport: Sendable, CustomStringConvertible {
+    public var seed: UInt64 = 0
+    public var framesRendered: Int64 = 0
+    public var rounds = 0
+    public var voices = 0, trackStarts = 0, trackEnds = 0
+    public var fired = 0, completions = 0
+    public var scheduled = 0, applied = 0, cancelled = 0
+    public var endReasons: [String: Int] = [:]
+    /// Calls refused because every voice slot was taken (legal: effects hold slots until they end).
+    public var poolExhausted = 0
+    /// Events the replayed render side produced, by kind.
+    public var replayStarted = 0, replayEnded = 0, replayApplied = 0
+    public var loggedCommands = 0
+    /// Resident memory after each round, in bytes.
+    public var residentBytes: [Int] = []
+    /// Largest resident size after warm-up minus the size at the end of warm-up.
+    public var residentGrowth = 0
+    /// Peak absolute sample of the live mix (the soak made sound).
+    public var peak: Float = 0
+    public var failures: [String] = []
+
+    public var description: String {
+        // Every round's size for a short run; first, middle and last few for a long one.
+        let shown = residentBytes.count <= 12 ? residentBytes
+            : Array(residentBytes.prefix(4) + [residentBytes[residentBytes.count / 2]] + residentBytes.suffix(4))
+        let mb = shown.map { String(format: "%.1f", Double($0) / 1_048_576) }.joined(separator: " ")
+        let reasons = endReasons.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        return """
+        soak seed \(seed): \(framesRendered) frames in \(rounds) rounds, \(loggedCommands) commands replayed
+          track voices \(voices): \(trackStarts) starts, \(trackEnds) ends; effects fired \(fired), completions \(completions)
+          ends by reason: \(reasons); refused for a full voice pool: \(poolExhausted)
+          timed commands \(scheduled): applied \(applied), cancelled \(cancelled)
+          replay events: \(replayStarted) started, \(replayEnded) ended, \(replayApplied) timed applied; peak \(peak)
+          resident MB by round\(shown.count < residentBytes.count ? " (first 4, middle, last 4)" : ""): \(mb); growth after warm-up \(residentGrowth / 1024) KB
+        \(failures.isEmpty ? "  all checks held" : failures.map { "  FAILED: \($0)" }.joined(separator: "\n"))
+        """
+    }
+}
+
+/// Random API traffic from several threads against one engine, checked three ways: every voice, firing and
+/// timed command is reported exactly once (`SoakLedger`); memory stays flat; and the mix equals, bit for bit,
+/// a replay of the command log the render side received on a fresh render side (`CommandReplay`).
+public enum Soak {
+    public static func run(_ c: SoakConfiguration) throws -> SoakReport {
+        var ec = Engine.Configuration()
+        ec.sampleRate = c.sampleRate
+        ec.maxBlockFrames = c.blockFrames
+        ec.maxVoices = c.maxVoices
+        ec.effectPolyphony = c.effectPolyphony
+        ec.maxSoundingVoices = c.maxSoundingVoices
+        ec.commandLogCapacity = 1 << 14
+        let engine = try Engine(configuration: ec)
+        let world = try SoakWorld(engine: engine)
+        var loop = RenderLoop(engine: engine, world: world, configuration: c,
+                              replay: CommandReplay(configuration: ec))
+        var report = SoakReport()
+        report.seed = c.seed
+
+        // Traffic.
+        let finished = Mutex<[SoakTraffic]>([])
+        let done = DispatchGroup()
+        for k in 0..<c.controlThreads {
+            let made = try SoakTraffic(world: world, seed: c.seed &+ UInt64(k), trackCount: c.tracksPerThread)
+            done.enter()
+            let thread = Thread {
+                var traffic = made
+                traffic.run()
+                finished.withLock { $0.append(traffic) }
+                done.leave()
+            }
+            thread.name = "soak-control-\(k)"
+            thread.start()
+        }
+        let trafficFrames = c.seconds * c.sampleRate < 0x1p62 ? Int64(c.seconds * c.sampleRate) : .max
+        let deadline = c.wallClockLimit.map { Date().addingTimeInterval($0) } ?? .distantFuture
+        while engine.renderedFrame < trafficFrames && Date() < deadline { loop.round(&report) }
+        world.running.store(false, ordering: .releasing)
+        done.wait()
+        let traffic = finished.withLock { $0 }
+        report.poolExhausted = traffic.reduce(0) { $0 + $1.poolExhausted }
+
+        // Rest: one round for timed commands to apply (a stop sent before a timed start applies is lost), then
+        // stop every track each round until everything is reported.
+        let tracks = traffic.flatMap { $0.tracks.map(\.track) }
+        loop.round(&report)
+        for _ in 0..<6 {
+            for t in tracks { t.stop() }
+            loop.round(&report)
+            engine.waitForEvents()
+            if world.ledger.openVoices.isEmpty && world.ledger.openFirings == 0 && world.ledger.openCommands == 0 { break }
+        }
+        check(world, engine, loop, tracks: tracks.count, &report)
+        return report
+    }
+
+    /// The end-of-run checks: nothing open, nothing dropped, every voice slot back in the pool, memory flat.
+    private static func check(_ world: SoakWorld, _ engine: Engine, _ loop: RenderLoop, tracks: Int,
+                              _ report: inout SoakReport) {
+        let ledger = world.ledger, totals = ledger.totals
+        report.voices = totals.voices
+        report.trackStarts = totals.trackStarts
+        report.trackEnds = totals.trackEnds
+        report.fired = totals.fired
+        report.completions = totals.completions
+        report.scheduled = totals.scheduled
+        report.applied = totals.applied
+        report.cancelled = totals.cancelled
+        for (reason, n) in totals.endReasons { report.endReasons[reason.rawValue] = n }
+        report.replayStarted = loop.replay.started
+        report.replayEnded = loop.replay.ended
+        report.replayApplied = loop.replay.applied
+        report.failures += totals.firstViolations
+        if totals.violations > totals.firstViolations.count {
+            report.failures.append("\(totals.violations - totals.firstViolations.count) more ledger violations")
+        }
+        let open = ledger.openVoices
+        if !open.isEmpty {
+            report.failures.append("voices never reported ended: \(open.values.reduce(0, +)) on tracks \(open.keys.sorted())")
+            for id in open.keys.sorted().prefix(3) {
+                report.failures.append("track \(id) history: " + ledger.history(track: id).joined(separator: "; "))
+            }
+        }
+        if ledger.openFirings > 0 { report.failures.append("\(ledger.openFirings) firings never completed") }
+        if ledger.openCommands > 0 { report.failures.append("\(ledger.openCommands) timed commands never reported") }
+        if engine.droppedEvents > 0 { report.failures.append("engine dropped \(engine.droppedEvents) events") }
+        if engine.lostCommandLogEntries > 0 {
+            report.failures.append("command log lost \(engine.lostCommandLogEntries) entries (replay invalid)")
+        }
+        if loop.replay.droppedEvents > 0 { report.failures.append("replay dropped \(loop.replay.droppedEvents) events") }
+        if report.peak == 0 { report.failures.append("the mix was silent: the traffic never sounded") }
+
+        // Every slot not held by a live track must be free again: claim them all.
+        var claimed: [Track] = []
+        while let t = try? engine.makeTrack(world.trackSounds[0]) { claimed.append(t) }
+        if claimed.count + tracks != engine.configuration.maxVoices {
+            report.failures.append("voice slots leaked: \(engine.configuration.maxVoices - tracks - claimed.count) " +
+                                   "of \(engine.configuration.maxVoices) never returned to the pool")
+        }
+
+        let warm = min(loop.configuration.warmUpRounds, report.residentBytes.count) - 1
+        if warm >= 0 {
+            let base = report.residentBytes[warm]
+            report.residentGrowth = max(0, (report.residentBytes[(warm + 1)...].max() ?? base) - base)
+            if report.residentGrowth > loop.configuration.memoryBound {
+                report.failures.append("resident memory grew \(report.residentGrowth / 1024) KB after warm-up " +
+                                       "(bound \(loop.configuration.memoryBound / 1024) KB)")
+            }
+        }
+    }
+}

@@ -1,0 +1,194 @@
+@_spi(Testing) import Ensemble
+import Synchronization
+
+// Threads: control threads open entries before each call; the engine's event thread closes them in callbacks;
+// the driver reads the totals once traffic has stopped.
+
+/// The soak's account of every voice, firing and timed command it caused, and of every callback that came back.
+///
+/// Each is opened before the call that causes it (so its callback always finds it) and closed by exactly one
+/// callback. A callback for nothing open is a duplicated or invented event; anything still open once the engine
+/// is idle and drained is a lost one. Only open entries are kept, so the ledger's memory stays flat however long
+/// the soak runs.
+final class SoakLedger: Sendable {
+    struct Totals: Sendable {
+        var voices = 0, trackStarts = 0, trackEnds = 0
+        var fired = 0, completions = 0
+        var scheduled = 0, applied = 0, cancelled = 0
+        var endReasons: [EndReason: Int] = [:]
+        var violations = 0
+        /// The first few violations, described.
+        var firstViolations: [String] = []
+    }
+
+    private struct State {
+        /// Voices started and not yet reported ended, by soak track id.
+        var liveVoices: [Int: Int] = [:]
+        /// Timed starts sent and not yet applied, by soak track id.
+        var pendingStarts: [Int: Int] = [:]
+        /// The last calls and callbacks of each track, to explain a failure.
+        var history: [Int: [String]] = [:]
+        var openFirings: Set<Int> = []
+        var openCommands: Set<Int> = []
+        var nextToken = 0
+        var totals = Totals()
+
+        mutating func note(_ id: Int, _ text: String) {
+            history[id, default: []].append(text)
+            if history[id]!.count > 40 { history[id]!.removeFirst() }
+        }
+
+        mutating func violation(_ text: String) {
+            totals.violations += 1
+            if totals.firstViolations.count < 20 { totals.firstViolations.append(text) }
+        }
+    }
+
+    private let state = Mutex(State())
+
+    var totals: Totals { state.withLock { $0.totals } }
+
+    /// Voices of every track not yet reported ended, with the tracks that still have some.
+    var openVoices: [Int: Int] { state.withLock { $0.liveVoices.filter { $0.value != 0 } } }
+    var openFirings: Int { state.withLock { $0.openFirings.count } }
+    var openCommands: Int { state.withLock { $0.openCommands.count } }
+
+    // MARK: Track voices
+
+    /// True when every voice of track `id` has been reported ended: only then may the driver start a new one
+    /// with `play` (which, by design, does not report the end of a voice it restarts).
+    func isIdle(track id: Int) -> Bool { state.withLock { ($0.liveVoices[id] ?? 0) == 0 } }
+
+    /// Runs `call` (which may start voices on `tracks`) and opens one voice on each track whose voice generation
+    /// it changed. The ledger stays locked meanwhile, so the new voices' callbacks (which need the lock) find
+    /// them open.
+    /// `timedStart`: the call sends a timed start (counted until its `timedStartApplied`).
+    func startingVoices(on tracks: [(id: Int, track: Track)], _ what: String, timedStart: Bool = false,
+                        _ call: () -> Void) {
+        state.withLock { s in
+            if timedStart { for t in tracks { s.pendingStarts[t.id, default: 0] += 1 } }
+            let before = tracks.map { $0.track.voiceGeneration }
+            call()
+            for (t, old) in zip(tracks, before) {
+                let new = t.track.voiceGeneration
+                s.note(t.id, "\(what): generation \(old) → \(new)")
+                guard new != old else { continue }
+                s.liveVoices[t.id, default: 0] += 1
+                s.totals.voices += 1
+            }
+        }
+    }
+
+    /// The timed start's `onApplied` ran.
+    func timedStartApplied(track id: Int, command token: Int) {
+        state.withLock { $0.pendingStarts[id, default: 0] -= 1 }
+        applied(command: token)
+    }
+
+    /// True while a timed start on track `id` has not been applied. The driver then leaves the track's transport
+    /// alone: a `stop` or `pause` sent before the timed start applies is lost on the voice that has not started,
+    /// and leaves the track idle with that voice still to sound (see the soak section of Benchmarks/README.md).
+    func hasPendingStart(track id: Int) -> Bool { state.withLock { ($0.pendingStarts[id] ?? 0) > 0 } }
+
+    /// Records a call on track `id` for the failure report.
+    func note(track id: Int, _ text: String) { state.withLock { $0.note(id, text) } }
+
+    /// The recent history of track `id`.
+    func history(track id: Int) -> [String] { state.withLock { $0.history[id] ?? [] } }
+
+    /// `onStart` of track `id`: a voice must be live (a resume reports a start again; a voice stolen or stopped
+    /// before it sounded reports none).
+    func started(track id: Int) {
+        state.withLock { s in
+            s.totals.trackStarts += 1
+            s.note(id, "onStart")
+            if (s.liveVoices[id] ?? 0) == 0 { s.violation("track \(id): onStart with no voice live") }
+        }
+    }
+
+    /// `onFinish` of track `id`: closes one live voice.
+    func finished(track id: Int, _ end: TrackEnd) {
+        state.withLock { s in
+            s.totals.trackEnds += 1
+            s.note(id, "onFinish \(end.reason) at \(end.frame)")
+            s.totals.endReasons[end.reason, default: 0] += 1
+            guard let n = s.liveVoices[id], n > 0 else {
+                s.violation("track \(id): onFinish (\(end.reason) at frame \(end.frame)) with no voice live")
+                return
+            }
+            s.liveVoices[id] = n - 1
+        }
+    }
+
+    /// The track is released: it must have nothing live (its entry is dropped to keep the ledger small).
+    func forget(track id: Int) {
+        state.withLock { s in
+            if let n = s.liveVoices.removeValue(forKey: id), n != 0 { s.violation("track \(id) released with \(n) voices live") }
+            s.pendingStarts[id] = nil
+            s.history[id] = nil
+        }
+    }
+
+    // MARK: Firings and timed commands
+
+    /// A token for a firing about to be made; `withdraw` it if the call throws.
+    func openFiring() -> Int {
+        state.withLock { s in
+            s.nextToken += 1
+            s.openFirings.insert(s.nextToken)
+            s.totals.fired += 1
+            return s.nextToken
+        }
+    }
+
+    func withdraw(firing token: Int) {
+        state.withLock { s in
+            s.openFirings.remove(token)
+            s.totals.fired -= 1
+        }
+    }
+
+    func completed(firing token: Int, _ completion: EffectCompletion) {
+        state.withLock { s in
+            s.totals.completions += 1
+            s.totals.endReasons[completion.reason, default: 0] += 1
+            if s.openFirings.remove(token) == nil { s.violation("firing \(token): a second completion (\(completion.reason))") }
+        }
+    }
+
+    /// A token for a timed command about to be scheduled; `withdraw` it if none is made.
+    func openCommand() -> Int {
+        state.withLock { s in
+            s.nextToken += 1
+            s.openCommands.insert(s.nextToken)
+            s.totals.scheduled += 1
+            return s.nextToken
+        }
+    }
+
+    func withdraw(command token: Int) {
+        state.withLock { s in
+            s.openCommands.remove(token)
+            s.totals.scheduled -= 1
+        }
+    }
+
+    /// The command's `onApplied` ran (whether it took effect or was reported dropped): at most once, and never
+    /// after a successful `cancel`.
+    func applied(command token: Int) {
+        state.withLock { s in
+            s.totals.applied += 1
+            if s.openCommands.remove(token) == nil { s.violation("timed command \(token): onApplied after it was closed") }
+        }
+    }
+
+    /// `Engine.cancel` returned true: the command's `onApplied` must never run.
+    func cancelled(command token: Int) {
+        state.withLock { s in
+            s.totals.cancelled += 1
+            if s.openCommands.remove(token) == nil { s.violation("timed command \(token): cancelled after it was closed") }
+        }
+    }
+
+    func violation(_ text: String) { state.withLock { $0.violation(text) } }
+}

@@ -1,0 +1,70 @@
+@_spi(Testing) import Ensemble
+import Foundation
+
+// Threads: the soak's render thread (the thread that called `Soak.run`): it renders, drains the command log,
+// replays it and reads /proc.
+
+/// The render side of a soak: pulls the live engine block by block (as an offline output does), collects the
+/// commands its render side received, and after each round replays them on `replay` and compares the bytes.
+struct RenderLoop {
+    let engine: Engine
+    let world: SoakWorld
+    let configuration: SoakConfiguration
+    let replay: CommandReplay
+    /// One round of the live mix and of the replay, interleaved stereo.
+    private var live: [Float]
+    private var replayed: [Float]
+    private var log: [LoggedCommand] = []
+
+    init(engine: Engine, world: SoakWorld, configuration: SoakConfiguration, replay: CommandReplay) {
+        self.engine = engine
+        self.world = world
+        self.configuration = configuration
+        self.replay = replay
+        live = Array(repeating: 0, count: 2 * configuration.roundFrames)
+        replayed = live
+        log.reserveCapacity(1 << 14)
+    }
+
+    /// Renders one round, replays it and compares, then measures memory.
+    mutating func round(_ report: inout SoakReport) {
+        let block = configuration.blockFrames, frames = configuration.roundFrames
+        let roundStart = engine.renderedFrame
+        live.withUnsafeMutableBufferPointer { out in
+            for offset in stride(from: 0, to: frames, by: block) {
+                engine.render(interleaved: out.baseAddress! + 2 * offset, frames: min(block, frames - offset))
+                engine.drainCommandLog(into: &log)
+                // An offline renderer's duties between blocks: move overflowed commands, let events catch up.
+                engine.pumpCommands()
+                engine.throttleEvents()
+            }
+        }
+        report.loggedCommands += log.count
+        let world = self.world
+        let fits = replayed.withUnsafeMutableBufferPointer { out in
+            replay.render(log[...], frames: frames, blockFrames: block, into: out.baseAddress!) {
+                world.nextChain(onBus: $0)
+            }
+        }
+        if !fits {
+            report.failures.append("round \(report.rounds): the command log does not fit the block grid")
+        } else if let first = live.indices.first(where: { live[$0].bitPattern != replayed[$0].bitPattern }) {
+            report.failures.append("round \(report.rounds): the mix differs from the replay of its command log " +
+                                   "from frame \(roundStart + Int64(first / 2)) " +
+                                   "(live \(live[first]), replay \(replayed[first]))")
+        }
+        report.peak = max(report.peak, live.reduce(0) { max($0, abs($1)) })
+        log.removeAll(keepingCapacity: true)
+        report.rounds += 1
+        report.framesRendered = engine.renderedFrame
+        report.residentBytes.append(Self.residentBytes())
+    }
+
+    /// Resident set size from /proc/self/statm (pages × page size); 0 where /proc is missing.
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}
