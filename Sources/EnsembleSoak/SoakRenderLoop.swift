@@ -30,8 +30,10 @@ struct RenderLoop {
     mutating func round(_ report: inout SoakReport) {
         let block = configuration.blockFrames, frames = configuration.roundFrames
         let roundStart = engine.renderedFrame
+        let engine = self.engine, world = self.world, threads = configuration.controlThreads
         live.withUnsafeMutableBufferPointer { out in
             for offset in stride(from: 0, to: frames, by: block) {
+                Self.keepPace(engine, world, blockFrames: block, threads: threads)
                 engine.render(interleaved: out.baseAddress! + 2 * offset, frames: min(block, frames - offset))
                 engine.drainCommandLog(into: &log)
                 // An offline renderer's duties between blocks: move overflowed commands, let events catch up.
@@ -40,7 +42,6 @@ struct RenderLoop {
             }
         }
         report.loggedCommands += log.count
-        let world = self.world
         let fits = replayed.withUnsafeMutableBufferPointer { out in
             replay.render(log[...], frames: frames, blockFrames: block, into: out.baseAddress!) {
                 world.nextChain(onBus: $0)
@@ -58,6 +59,18 @@ struct RenderLoop {
         report.rounds += 1
         report.framesRendered = engine.renderedFrame
         report.residentBytes.append(Self.residentBytes())
+    }
+
+    /// While traffic runs, waits (up to 20 ms) until the control threads have made one call per thread for each
+    /// block rendered so far, so a busy machine does not thin the traffic out.
+    private static func keepPace(_ engine: Engine, _ world: SoakWorld, blockFrames: Int, threads: Int) {
+        guard world.running.load(ordering: .acquiring) else { return }
+        let wanted = Int(engine.renderedFrame) / blockFrames * threads
+        var waited = 0
+        while world.calls.load(ordering: .relaxed) < wanted && waited < 200 {
+            usleep(100)
+            waited += 1
+        }
     }
 
     /// Resident set size from /proc/self/statm (pages × page size); 0 where /proc is missing.

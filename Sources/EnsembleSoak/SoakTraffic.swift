@@ -47,13 +47,14 @@ struct SoakTraffic: Sendable {
         }
     }
 
-    /// Makes calls until the world stops running, at most two per rendered block, so the traffic follows the
-    /// render side's pace whatever the machine's load.
+    /// Makes calls until the world stops running, at most two per rendered block (and the render loop waits for
+    /// about one per thread and block), so the traffic density does not depend on how the threads are scheduled.
     mutating func run() {
         var lastFrame = engine.renderedFrame
         var calls = 0
         while world.running.load(ordering: .acquiring) {
             step()
+            world.calls.add(1, ordering: .relaxed)
             calls += 1
             if calls >= 2 {
                 calls = 0

@@ -18,6 +18,8 @@ final class SoakWorld: Sendable {
     /// sent them (the lock is held across the call, so the order cannot differ).
     private let chains = Mutex<[[[EffectSpec]]]>(Array(repeating: [], count: Engine.maxBuses + 1))
     let running = Atomic<Bool>(true)
+    /// Calls made by all control threads so far (the render loop keeps pace with them).
+    let calls = Atomic<Int>(0)
     private let trackIDs = Atomic<Int>(0)
 
     init(engine: Engine) throws {

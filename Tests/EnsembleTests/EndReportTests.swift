@@ -57,4 +57,29 @@ final class EndReportTests: XCTestCase {
         XCTAssertEqual(reported.map(\.frame), [300, 812], "both voices report their end, in order")
         XCTAssertEqual(reported.map(\.reason), [.finished, .finished])
     }
+
+    /// A track paused just after its voice ended (the end still on its way) and then released gives its voice slot
+    /// back (it used to wait forever for an end that had already come).
+    func testATrackPausedAsItEndsFreesItsSlotWhenReleased() throws {
+        let engine = try makeEngine(maxBlockFrames: 256, maxVoices: 4)
+        let blocker = try engine.makeTrack(try monoSound(100) { _ in 0.1 })
+        var track: Track? = try engine.makeTrack(try monoSound(300) { _ in 0.2 })
+        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        blocker.onFinish = { _ in
+            entered.signal()
+            release.wait()
+        }
+        blocker.play()
+        track?.play()
+        _ = render(engine, frames: 512, block: 256)
+        entered.wait()
+        track?.pause() // the voice ended at frame 300; its end is still queued behind the blocker's
+        release.signal()
+        engine.waitForEvents()
+        XCTAssertEqual(engine.control.withLock { $0.free.count }, 2)
+        track = nil
+        _ = render(engine, frames: 256, block: 256)
+        engine.waitForEvents()
+        XCTAssertEqual(engine.control.withLock { $0.free.count }, 3, "the released track's slot is free again")
+    }
 }

@@ -432,7 +432,9 @@ public final class Track: @unchecked Sendable {
             case .paused, .commandApplied:
                 return nil
             case .ended:
-                if s.phase == .active { s.phase = .idle }
+                // Idle also when paused: a pause that came too late for a voice already at its end leaves nothing
+                // to resume (and a release must then free the slot at once, with no end left to wait for).
+                s.phase = .idle
                 s.reportedEnd = event.generation
                 s.startPosition = 0
                 guard let onFinish = s.onFinish else { return nil }
