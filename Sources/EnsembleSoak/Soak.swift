@@ -123,7 +123,7 @@ public enum Soak {
             for t in tracks { t.stop() }
             loop.round(&report)
             engine.waitForEvents()
-            if world.ledger.openVoices.isEmpty && world.ledger.openFirings == 0 && world.ledger.openCommands == 0 { break }
+            if world.ledger.openVoices.isEmpty && world.ledger.openCount(.firing) == 0 && world.ledger.openCount(.command) == 0 { break }
         }
         check(world, engine, loop, tracks: tracks.count, &report)
         return report
@@ -156,8 +156,10 @@ public enum Soak {
                 report.failures.append("track \(id) history: " + ledger.history(track: id).joined(separator: "; "))
             }
         }
-        if ledger.openFirings > 0 { report.failures.append("\(ledger.openFirings) firings never completed") }
-        if ledger.openCommands > 0 { report.failures.append("\(ledger.openCommands) timed commands never reported") }
+        if ledger.openCount(.firing) > 0 { report.failures.append("\(ledger.openCount(.firing)) firings never completed") }
+        if ledger.openCount(.command) > 0 {
+            report.failures.append("\(ledger.openCount(.command)) timed commands never reported")
+        }
         if engine.droppedEvents > 0 { report.failures.append("engine dropped \(engine.droppedEvents) events") }
         if engine.lostCommandLogEntries > 0 {
             report.failures.append("command log lost \(engine.lostCommandLogEntries) entries (replay invalid)")

@@ -28,14 +28,26 @@ final class SoakLedger: Sendable {
         var pendingStarts: [Int: Int] = [:]
         /// The last calls and callbacks of each track, to explain a failure.
         var history: [Int: [String]] = [:]
-        var openFirings: Set<Int> = []
-        var openCommands: Set<Int> = []
+        /// Tokens of firings and timed commands still waiting for their callback.
+        var open: [Call: Set<Int>] = [:]
         var nextToken = 0
         var totals = Totals()
 
         mutating func note(_ id: Int, _ text: String) {
             history[id, default: []].append(text)
             if history[id]!.count > 40 { history[id]!.removeFirst() }
+        }
+
+        mutating func count(_ call: Call, _ n: Int) {
+            switch call {
+            case .firing: totals.fired += n
+            case .command: totals.scheduled += n
+            }
+        }
+
+        /// Closes `token`, which must be open.
+        mutating func close(_ call: Call, _ token: Int, _ otherwise: String) {
+            if open[call]?.remove(token) == nil { violation("\(call) \(token): \(otherwise)") }
         }
 
         mutating func violation(_ text: String) {
@@ -50,8 +62,8 @@ final class SoakLedger: Sendable {
 
     /// Voices of every track not yet reported ended, with the tracks that still have some.
     var openVoices: [Int: Int] { state.withLock { $0.liveVoices.filter { $0.value != 0 } } }
-    var openFirings: Int { state.withLock { $0.openFirings.count } }
-    var openCommands: Int { state.withLock { $0.openCommands.count } }
+    /// Calls of a kind still waiting for their callback.
+    func openCount(_ call: Call) -> Int { state.withLock { $0.open[call]?.count ?? 0 } }
 
     // MARK: Track voices
 
@@ -131,20 +143,24 @@ final class SoakLedger: Sendable {
 
     // MARK: Firings and timed commands
 
-    /// A token for a firing about to be made; `withdraw` it if the call throws.
-    func openFiring() -> Int {
+    /// Calls that expect exactly one callback each: an effect firing (its completion) and a timed command (its
+    /// `onApplied`, unless cancelled).
+    enum Call { case firing, command }
+
+    /// A token for a call about to be made; `withdraw` it if the call fails (throws, or schedules nothing).
+    func open(_ call: Call) -> Int {
         state.withLock { s in
             s.nextToken += 1
-            s.openFirings.insert(s.nextToken)
-            s.totals.fired += 1
+            s.open[call, default: []].insert(s.nextToken)
+            s.count(call, +1)
             return s.nextToken
         }
     }
 
-    func withdraw(firing token: Int) {
+    func withdraw(_ call: Call, _ token: Int) {
         state.withLock { s in
-            s.openFirings.remove(token)
-            s.totals.fired -= 1
+            s.open[call]?.remove(token)
+            s.count(call, -1)
         }
     }
 
@@ -152,24 +168,7 @@ final class SoakLedger: Sendable {
         state.withLock { s in
             s.totals.completions += 1
             s.totals.endReasons[completion.reason, default: 0] += 1
-            if s.openFirings.remove(token) == nil { s.violation("firing \(token): a second completion (\(completion.reason))") }
-        }
-    }
-
-    /// A token for a timed command about to be scheduled; `withdraw` it if none is made.
-    func openCommand() -> Int {
-        state.withLock { s in
-            s.nextToken += 1
-            s.openCommands.insert(s.nextToken)
-            s.totals.scheduled += 1
-            return s.nextToken
-        }
-    }
-
-    func withdraw(command token: Int) {
-        state.withLock { s in
-            s.openCommands.remove(token)
-            s.totals.scheduled -= 1
+            s.close(.firing, token, "a second completion (\(completion.reason))")
         }
     }
 
@@ -178,7 +177,7 @@ final class SoakLedger: Sendable {
     func applied(command token: Int) {
         state.withLock { s in
             s.totals.applied += 1
-            if s.openCommands.remove(token) == nil { s.violation("timed command \(token): onApplied after it was closed") }
+            s.close(.command, token, "onApplied after it was closed")
         }
     }
 
@@ -186,7 +185,7 @@ final class SoakLedger: Sendable {
     func cancelled(command token: Int) {
         state.withLock { s in
             s.totals.cancelled += 1
-            if s.openCommands.remove(token) == nil { s.violation("timed command \(token): cancelled after it was closed") }
+            s.close(.command, token, "cancelled after it was closed")
         }
     }
 

@@ -26,7 +26,7 @@ struct SoakTraffic: Sendable {
     }
 
     let world: SoakWorld
-    var rng: SoakRandom
+    var rng: SplitMix64
     private(set) var tracks: [OwnedTrack] = []
     /// Recent cancellable timed commands with their ledger tokens, and recent firings (to stop them).
     private var commands: [(id: ScheduledCommandID, token: Int)] = []
@@ -39,7 +39,7 @@ struct SoakTraffic: Sendable {
 
     init(world: SoakWorld, seed: UInt64, trackCount: Int) throws {
         self.world = world
-        rng = SoakRandom(state: seed)
+        rng = SplitMix64(seed: seed)
         for _ in 0..<trackCount {
             let sound = world.trackSounds[rng.below(world.trackSounds.count)]
             let made = try world.makeTrack(sound)
@@ -169,7 +169,7 @@ struct SoakTraffic: Sendable {
         guard let i = pickTrack(where: { _ in true }) else { return }
         let t = tracks[i], frame = max(now + ahead(), t.lastTimedStart)
         let offset = rng.chance(30) ? rng.below(t.track.sound.frameCount) : nil
-        let token = ledger.openCommand(), ledger = self.ledger, id = t.id
+        let token = ledger.open(.command), ledger = self.ledger, id = t.id
         ledger.startingVoices(on: [(t.id, t.track)], "schedulePlay(atFrame: \(frame))", timedStart: true) {
             t.track.schedulePlay(atFrame: frame, offsetFrames: offset) { _ in
                 ledger.timedStartApplied(track: id, command: token)
@@ -248,14 +248,14 @@ struct SoakTraffic: Sendable {
         case 6: change = .resume(fadeFrames: ramp)
         default: change = .stop(fadeFrames: ramp)
         }
-        let token = ledger.openCommand(), ledger = self.ledger
+        let token = ledger.open(.command), ledger = self.ledger
         let frame = now + ahead()
         if let id = t.schedule(change, atFrame: frame, onApplied: { _ in ledger.applied(command: token) }) {
             remember(id, token)
             ledger.note(track: tracks[i].id, "schedule(\(change), atFrame: \(frame)) → \(id)")
             if case .stop = change { tracks[i].stopRequested = true }
         } else {
-            ledger.withdraw(command: token)
+            ledger.withdraw(.command, token)
         }
     }
 
@@ -276,7 +276,7 @@ struct SoakTraffic: Sendable {
         let pick = rng.below(1 << 20)
         let effect: SoundEffect? = world.effects.withLock { $0.isEmpty ? nil : $0[pick % $0.count] }
         guard let effect else { return }
-        let token = ledger.openFiring(), ledger = self.ledger
+        let token = ledger.open(.firing), ledger = self.ledger
         let frame: Int64? = rng.chance(50) ? nil : now + ahead()
         do {
             let instance = try engine.fire(effect, volume: rng.float(0...1), pan: rng.float(-1...1), atFrame: frame,
@@ -286,7 +286,7 @@ struct SoakTraffic: Sendable {
             firings.append(instance)
             if firings.count > 8 { firings.removeFirst() }
         } catch {
-            ledger.withdraw(firing: token)
+            ledger.withdraw(.firing, token)
             if case .voicePoolExhausted = error { poolExhausted += 1 }
         }
     }
@@ -337,7 +337,7 @@ struct SoakTraffic: Sendable {
     private mutating func scheduleBusVolume() {
         let bus = 1 + rng.below(4), volume = rng.float(0...1), frame = now + ahead()
         let ramp: Int? = rng.chance(50) ? nil : rng.below(2000)
-        let token = ledger.openCommand(), ledger = self.ledger
+        let token = ledger.open(.command), ledger = self.ledger
         do {
             let id = try engine.scheduleBusVolume(bus, volume, atFrame: frame, rampFrames: ramp) { _ in
                 ledger.applied(command: token)
@@ -345,7 +345,7 @@ struct SoakTraffic: Sendable {
             remember(id, token)
         } catch {
             // A bus nobody has set up yet is refused: allowed.
-            ledger.withdraw(command: token)
+            ledger.withdraw(.command, token)
         }
     }
 

@@ -88,17 +88,22 @@ final class SoakWorld: Sendable {
 }
 
 /// SplitMix64: a tiny seeded generator, so each control thread's sequence of calls is reproducible from the seed.
-struct SoakRandom: RandomNumberGenerator {
-    var state: UInt64
+/// (The test target uses it too, for its reproducible fuzz cases.)
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    public var state: UInt64
 
-    mutating func next() -> UInt64 {
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+}
 
+extension SplitMix64 {
     mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
     mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
     mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }

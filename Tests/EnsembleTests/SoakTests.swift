@@ -31,12 +31,17 @@ final class SoakTests: XCTestCase {
         XCTAssertGreaterThan(report.loggedCommands, 600, "\(report)")
     }
 
+    private func loggingConfiguration(block: Int) -> Engine.Configuration {
+        var c = Engine.Configuration()
+        c.maxBlockFrames = block
+        c.maxVoices = 64
+        c.commandLogCapacity = 4096
+        return c
+    }
+
     /// The replay check can fail: the same log renders the same bytes, and the log less one start does not.
     func testReplayOfTheCommandLogMatchesAndNoticesAMissingCommand() throws {
-        var c = Engine.Configuration()
-        c.maxBlockFrames = 128
-        c.maxVoices = 16
-        c.commandLogCapacity = 1024
+        let c = loggingConfiguration(block: 128)
         let engine = try Engine(configuration: c)
         let tone = try monoSound(3000) { sin(Double($0) * 0.05) * 0.5 }
         let ramp = try stereoSound(2000, rate: 44100, left: rampValue, right: { -rampValue($0) })
@@ -90,11 +95,7 @@ final class SoakTests: XCTestCase {
 
     /// Recording the commands costs the render side no allocation (it is a preallocated ring).
     func testRenderingWithTheCommandLogOnAllocatesNothing() throws {
-        var c = Engine.Configuration()
-        c.maxBlockFrames = 256
-        c.maxVoices = 64
-        c.commandLogCapacity = 4096
-        let engine = try Engine(configuration: c)
+        let engine = try Engine(configuration: loggingConfiguration(block: 256))
         let track = try engine.makeTrack(try monoSound(20000) { sin(Double($0) * 0.02) })
         track.numberOfLoops = -1
         let fx = try engine.registerEffect(try monoSound(300) { _ in 0.2 })
