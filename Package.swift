@@ -30,7 +30,7 @@ let package = Package(
             path: "Benchmarks/ensemble-bench"
         ),
         // The soak driver (random multi-threaded traffic, checked), shared by SoakTests and `ensemble-bench --soak`.
-        .target(name: "EnsembleSoak", dependencies: ["Ensemble"]),
+        .target(name: "EnsembleSoak", dependencies: ["Ensemble", "CAllocationCounter"]),
         // Test-only (and the benchmark): counts heap allocations per thread so a test can prove the render path allocates nothing.
         .target(name: "CAllocationCounter"),
         .testTarget(

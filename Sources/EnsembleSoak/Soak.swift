@@ -22,6 +22,8 @@ public struct SoakConfiguration: Sendable {
     public var warmUpRounds = 2
     /// Most the resident size may grow after warm-up, in bytes.
     public var memoryBound = 1 << 20
+    /// Called on the render thread after every round with the figures so far (the counts are filled in at the end).
+    public var progress: (@Sendable (SoakReport) -> Void)?
     public var sampleRate = 48000.0
     public var maxVoices = 96
     public var effectPolyphony = 4
@@ -49,17 +51,23 @@ public struct SoakReport: Sendable, CustomStringConvertible {
     public var loggedCommands = 0
     /// Resident memory after each round, in bytes.
     public var residentBytes: [Int] = []
+    /// Live heap bytes (allocated, not freed) after each round.
+    public var heapBytes: [Int] = []
     /// Largest resident size after warm-up minus the size at the end of warm-up.
     public var residentGrowth = 0
+    /// The same for the live heap bytes: what `memoryBound` limits.
+    public var heapGrowth = 0
     /// Peak absolute sample of the live mix (the soak made sound).
     public var peak: Float = 0
     public var failures: [String] = []
 
     public var description: String {
         // Every round's size for a short run; first, middle and last few for a long one.
-        let shown = residentBytes.count <= 12 ? residentBytes
-            : Array(residentBytes.prefix(4) + [residentBytes[residentBytes.count / 2]] + residentBytes.suffix(4))
-        let mb = shown.map { String(format: "%.1f", Double($0) / 1_048_576) }.joined(separator: " ")
+        func sample(_ sizes: [Int]) -> String {
+            let shown = sizes.count <= 12 ? sizes : Array(sizes.prefix(4) + [sizes[sizes.count / 2]] + sizes.suffix(4))
+            return shown.map { String(format: "%.1f", Double($0) / 1_048_576) }.joined(separator: " ")
+        }
+        let which = residentBytes.count > 12 ? " (first 4, middle, last 4)" : ""
         let reasons = endReasons.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         return """
         soak seed \(seed): \(framesRendered) frames in \(rounds) rounds, \(loggedCommands) commands replayed
@@ -67,7 +75,8 @@ public struct SoakReport: Sendable, CustomStringConvertible {
           ends by reason: \(reasons); refused for a full voice pool: \(poolExhausted)
           timed commands \(scheduled): applied \(applied), cancelled \(cancelled)
           replay events: \(replayStarted) started, \(replayEnded) ended, \(replayApplied) timed applied; peak \(peak)
-          resident MB by round\(shown.count < residentBytes.count ? " (first 4, middle, last 4)" : ""): \(mb); growth after warm-up \(residentGrowth / 1024) KB
+          live heap MB by round\(which): \(sample(heapBytes)); growth after warm-up \(heapGrowth / 1024) KB
+          resident MB by round\(which): \(sample(residentBytes)); growth after warm-up \(residentGrowth / 1024) KB
         \(failures.isEmpty ? "  all checks held" : failures.map { "  FAILED: \($0)" }.joined(separator: "\n"))
         """
     }
@@ -109,7 +118,10 @@ public enum Soak {
         }
         let trafficFrames = c.seconds * c.sampleRate < 0x1p62 ? Int64(c.seconds * c.sampleRate) : .max
         let deadline = c.wallClockLimit.map { Date().addingTimeInterval($0) } ?? .distantFuture
-        while engine.renderedFrame < trafficFrames && Date() < deadline { loop.round(&report) }
+        while engine.renderedFrame < trafficFrames && Date() < deadline {
+            loop.round(&report)
+            c.progress?(report)
+        }
         world.running.store(false, ordering: .releasing)
         done.wait()
         let traffic = finished.withLock { $0 }
@@ -156,6 +168,12 @@ public enum Soak {
                 report.failures.append("track \(id) history: " + ledger.history(track: id).joined(separator: "; "))
             }
         }
+        // The render side's own count of ends (the replay's, the same events as the live render side's) against
+        // the callbacks: each end reached exactly one `onFinish` or completion.
+        if report.replayEnded != report.trackEnds + report.completions {
+            report.failures.append("the render side ended \(report.replayEnded) voices, the callbacks reported " +
+                                   "\(report.trackEnds + report.completions)")
+        }
         if ledger.openCount(.firing) > 0 { report.failures.append("\(ledger.openCount(.firing)) firings never completed") }
         if ledger.openCount(.command) > 0 {
             report.failures.append("\(ledger.openCount(.command)) timed commands never reported")
@@ -175,14 +193,18 @@ public enum Soak {
                                    "of \(engine.configuration.maxVoices) never returned to the pool")
         }
 
-        let warm = min(loop.configuration.warmUpRounds, report.residentBytes.count) - 1
-        if warm >= 0 {
-            let base = report.residentBytes[warm]
-            report.residentGrowth = max(0, (report.residentBytes[(warm + 1)...].max() ?? base) - base)
-            if report.residentGrowth > loop.configuration.memoryBound {
-                report.failures.append("resident memory grew \(report.residentGrowth / 1024) KB after warm-up " +
-                                       "(bound \(loop.configuration.memoryBound / 1024) KB)")
-            }
+        let warm = loop.configuration.warmUpRounds
+        report.residentGrowth = growth(report.residentBytes, after: warm)
+        report.heapGrowth = growth(report.heapBytes, after: warm)
+        if report.heapGrowth > loop.configuration.memoryBound {
+            report.failures.append("live heap grew \(report.heapGrowth / 1024) KB after warm-up " +
+                                   "(bound \(loop.configuration.memoryBound / 1024) KB)")
         }
+    }
+
+    /// The largest size after the first `warm` rounds minus the size at the end of them (0 without enough rounds).
+    private static func growth(_ sizes: [Int], after warm: Int) -> Int {
+        guard warm >= 1, sizes.count > warm else { return 0 }
+        return max(0, (sizes[warm...].max() ?? 0) - sizes[warm - 1])
     }
 }

@@ -1,3 +1,4 @@
+import CAllocationCounter
 @_spi(Testing) import Ensemble
 import Foundation
 
@@ -59,7 +60,12 @@ struct RenderLoop {
         report.rounds += 1
         report.framesRendered = engine.renderedFrame
         report.residentBytes.append(Self.residentBytes())
+        report.heapBytes.append(Self.heapBytes())
     }
+
+    /// Bytes allocated and not freed (the live-bytes figure), free of the allocator's habit of keeping freed
+    /// pages, which makes the resident size creep up with the number of threads that ever allocated.
+    static func heapBytes() -> Int { Int(allocation_counter_heap_in_use()) }
 
     /// While traffic runs, waits (up to 20 ms) until the control threads have made one call per thread for each
     /// block rendered so far, so a busy machine does not thin the traffic out.
