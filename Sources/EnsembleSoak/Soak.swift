@@ -13,17 +13,20 @@ public struct SoakConfiguration: Sendable {
     public var seconds: Double
     /// If set, traffic also stops after this many seconds of wall-clock time (for a run of a given length).
     public var wallClockLimit: Double?
+    /// Threads making calls, and the tracks each owns.
     public var controlThreads = 4
     public var tracksPerThread = 4
+    /// Frames the render loop pulls at a time (also the engine's `maxBlockFrames`).
     public var blockFrames = 256
     /// Frames per round: the replay is compared and memory measured after each.
     public var roundFrames = 24000
     /// Rounds before memory is taken as the baseline (caches, rings and dictionaries reach their size).
     public var warmUpRounds = 2
-    /// Most the resident size may grow after warm-up, in bytes.
+    /// Most the live heap may grow after warm-up, in bytes.
     public var memoryBound = 1 << 20
     /// Called on the render thread after every round with the figures so far (the counts are filled in at the end).
     public var progress: (@Sendable (SoakReport) -> Void)?
+    /// The engine's configuration: small limits, so stealing and a full voice pool happen.
     public var sampleRate = 48000.0
     public var maxVoices = 96
     public var effectPolyphony = 4
@@ -38,16 +41,15 @@ public struct SoakConfiguration: Sendable {
 /// What a soak saw. `failures` is empty when every check held.
 public struct SoakReport: Sendable, CustomStringConvertible {
     public var seed: UInt64 = 0
+    /// Output frames rendered (traffic and rest), in `rounds` rounds.
     public var framesRendered: Int64 = 0
     public var rounds = 0
-    public var voices = 0, trackStarts = 0, trackEnds = 0
-    public var fired = 0, completions = 0
-    public var scheduled = 0, applied = 0, cancelled = 0
-    public var endReasons: [String: Int] = [:]
+    public var counts = SoakCounts()
     /// Calls refused because every voice slot was taken (legal: effects hold slots until they end).
     public var poolExhausted = 0
     /// Events the replayed render side produced, by kind.
     public var replayStarted = 0, replayEnded = 0, replayApplied = 0
+    /// Commands the render side received, all replayed.
     public var loggedCommands = 0
     /// Resident memory after each round, in bytes.
     public var residentBytes: [Int] = []
@@ -59,6 +61,7 @@ public struct SoakReport: Sendable, CustomStringConvertible {
     public var heapGrowth = 0
     /// Peak absolute sample of the live mix (the soak made sound).
     public var peak: Float = 0
+    /// Every check that did not hold, described (with the history of a track whose voice was never ended).
     public var failures: [String] = []
 
     public var description: String {
@@ -68,12 +71,13 @@ public struct SoakReport: Sendable, CustomStringConvertible {
             return shown.map { String(format: "%.1f", Double($0) / 1_048_576) }.joined(separator: " ")
         }
         let which = residentBytes.count > 12 ? " (first 4, middle, last 4)" : ""
-        let reasons = endReasons.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        let c = counts
+        let reasons = c.endReasons.map { "\($0.key.rawValue) \($0.value)" }.sorted().joined(separator: ", ")
         return """
         soak seed \(seed): \(framesRendered) frames in \(rounds) rounds, \(loggedCommands) commands replayed
-          track voices \(voices): \(trackStarts) starts, \(trackEnds) ends; effects fired \(fired), completions \(completions)
+          track voices \(c.voices): \(c.trackStarts) starts, \(c.trackEnds) ends; effects fired \(c.fired), completions \(c.completions)
           ends by reason: \(reasons); refused for a full voice pool: \(poolExhausted)
-          timed commands \(scheduled): applied \(applied), cancelled \(cancelled)
+          timed commands \(c.scheduled): applied \(c.applied), cancelled \(c.cancelled)
           replay events: \(replayStarted) started, \(replayEnded) ended, \(replayApplied) timed applied; peak \(peak)
           live heap MB by round\(which): \(sample(heapBytes)); growth after warm-up \(heapGrowth / 1024) KB
           resident MB by round\(which): \(sample(residentBytes)); growth after warm-up \(residentGrowth / 1024) KB
@@ -145,15 +149,7 @@ public enum Soak {
     private static func check(_ world: SoakWorld, _ engine: Engine, _ loop: RenderLoop, tracks: Int,
                               _ report: inout SoakReport) {
         let ledger = world.ledger, totals = ledger.totals
-        report.voices = totals.voices
-        report.trackStarts = totals.trackStarts
-        report.trackEnds = totals.trackEnds
-        report.fired = totals.fired
-        report.completions = totals.completions
-        report.scheduled = totals.scheduled
-        report.applied = totals.applied
-        report.cancelled = totals.cancelled
-        for (reason, n) in totals.endReasons { report.endReasons[reason.rawValue] = n }
+        report.counts = totals.counts
         report.replayStarted = loop.replay.started
         report.replayEnded = loop.replay.ended
         report.replayApplied = loop.replay.applied
@@ -170,9 +166,9 @@ public enum Soak {
         }
         // The render side's own count of ends (the replay's, the same events as the live render side's) against
         // the callbacks: each end reached exactly one `onFinish` or completion.
-        if report.replayEnded != report.trackEnds + report.completions {
-            report.failures.append("the render side ended \(report.replayEnded) voices, the callbacks reported " +
-                                   "\(report.trackEnds + report.completions)")
+        let reportedEnds = report.counts.trackEnds + report.counts.completions
+        if report.replayEnded != reportedEnds {
+            report.failures.append("the render side ended \(report.replayEnded) voices, the callbacks reported \(reportedEnds)")
         }
         if ledger.openCount(.firing) > 0 { report.failures.append("\(ledger.openCount(.firing)) firings never completed") }
         if ledger.openCount(.command) > 0 {

@@ -12,10 +12,7 @@ import Synchronization
 /// the soak runs.
 final class SoakLedger: Sendable {
     struct Totals: Sendable {
-        var voices = 0, trackStarts = 0, trackEnds = 0
-        var fired = 0, completions = 0
-        var scheduled = 0, applied = 0, cancelled = 0
-        var endReasons: [EndReason: Int] = [:]
+        var counts = SoakCounts()
         var violations = 0
         /// The first few violations, described.
         var firstViolations: [String] = []
@@ -40,8 +37,8 @@ final class SoakLedger: Sendable {
 
         mutating func count(_ call: Call, _ n: Int) {
             switch call {
-            case .firing: totals.fired += n
-            case .command: totals.scheduled += n
+            case .firing: totals.counts.fired += n
+            case .command: totals.counts.scheduled += n
             }
         }
 
@@ -86,7 +83,7 @@ final class SoakLedger: Sendable {
                 s.note(t.id, "\(what): generation \(old) → \(new)")
                 guard new != old else { continue }
                 s.liveVoices[t.id, default: 0] += 1
-                s.totals.voices += 1
+                s.totals.counts.voices += 1
             }
         }
     }
@@ -112,7 +109,7 @@ final class SoakLedger: Sendable {
     /// before it sounded reports none).
     func started(track id: Int) {
         state.withLock { s in
-            s.totals.trackStarts += 1
+            s.totals.counts.trackStarts += 1
             s.note(id, "onStart")
             if (s.liveVoices[id] ?? 0) == 0 { s.violation("track \(id): onStart with no voice live") }
         }
@@ -121,9 +118,9 @@ final class SoakLedger: Sendable {
     /// `onFinish` of track `id`: closes one live voice.
     func finished(track id: Int, _ end: TrackEnd) {
         state.withLock { s in
-            s.totals.trackEnds += 1
+            s.totals.counts.trackEnds += 1
             s.note(id, "onFinish \(end.reason) at \(end.frame)")
-            s.totals.endReasons[end.reason, default: 0] += 1
+            s.totals.counts.endReasons[end.reason, default: 0] += 1
             guard let n = s.liveVoices[id], n > 0 else {
                 s.violation("track \(id): onFinish (\(end.reason) at frame \(end.frame)) with no voice live")
                 return
@@ -166,8 +163,8 @@ final class SoakLedger: Sendable {
 
     func completed(firing token: Int, _ completion: EffectCompletion) {
         state.withLock { s in
-            s.totals.completions += 1
-            s.totals.endReasons[completion.reason, default: 0] += 1
+            s.totals.counts.completions += 1
+            s.totals.counts.endReasons[completion.reason, default: 0] += 1
             s.close(.firing, token, "a second completion (\(completion.reason))")
         }
     }
@@ -176,7 +173,7 @@ final class SoakLedger: Sendable {
     /// after a successful `cancel`.
     func applied(command token: Int) {
         state.withLock { s in
-            s.totals.applied += 1
+            s.totals.counts.applied += 1
             s.close(.command, token, "onApplied after it was closed")
         }
     }
@@ -184,10 +181,22 @@ final class SoakLedger: Sendable {
     /// `Engine.cancel` returned true: the command's `onApplied` must never run.
     func cancelled(command token: Int) {
         state.withLock { s in
-            s.totals.cancelled += 1
+            s.totals.counts.cancelled += 1
             s.close(.command, token, "cancelled after it was closed")
         }
     }
 
     func violation(_ text: String) { state.withLock { $0.violation(text) } }
+}
+
+/// What the soak caused and what came back, counted by the ledger.
+public struct SoakCounts: Sendable {
+    /// Track voices started, and the `onStart` / `onFinish` callbacks that came back.
+    public var voices = 0, trackStarts = 0, trackEnds = 0
+    /// Effect firings, and their completions.
+    public var fired = 0, completions = 0
+    /// Timed commands sent, their `onApplied` calls, and those cancelled.
+    public var scheduled = 0, applied = 0, cancelled = 0
+    /// Ends of track voices and firings together, by reason.
+    public var endReasons: [EndReason: Int] = [:]
 }

@@ -21,13 +21,13 @@ final class SoakTests: XCTestCase {
         print(report)
         XCTAssert(report.failures.isEmpty, "\(report)")
         // The traffic really happened, on every path the checks cover.
-        XCTAssertGreaterThan(report.voices, 50, "\(report)")
-        XCTAssertGreaterThan(report.trackStarts, 20, "\(report)")
-        XCTAssertGreaterThan(report.completions, 50, "\(report)")
-        XCTAssertGreaterThan(report.applied, 50, "\(report)")
-        XCTAssertGreaterThan(report.cancelled, 0, "\(report)")
-        XCTAssertGreaterThan(report.endReasons["stolen"] ?? 0, 0, "the voice cap and polyphony limit must bite")
-        XCTAssertGreaterThan(report.endReasons["stopped"] ?? 0, 0, "\(report)")
+        XCTAssertGreaterThan(report.counts.voices, 50, "\(report)")
+        XCTAssertGreaterThan(report.counts.trackStarts, 20, "\(report)")
+        XCTAssertGreaterThan(report.counts.completions, 50, "\(report)")
+        XCTAssertGreaterThan(report.counts.applied, 50, "\(report)")
+        XCTAssertGreaterThan(report.counts.cancelled, 0, "\(report)")
+        XCTAssertGreaterThan(report.counts.endReasons[.stolen] ?? 0, 0, "the voice cap and polyphony limit must bite")
+        XCTAssertGreaterThan(report.counts.endReasons[.stopped] ?? 0, 0, "\(report)")
         XCTAssertGreaterThan(report.loggedCommands, 600, "\(report)")
     }
 
