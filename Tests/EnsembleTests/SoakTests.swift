@@ -1,5 +1,5 @@
 import CAllocationCounter
-import EnsembleSoak
+@testable import EnsembleSoak
 import Foundation
 import XCTest
 @_spi(Testing) @testable import Ensemble
@@ -117,5 +117,37 @@ final class SoakTests: XCTestCase {
         XCTAssertEqual(total, 0, "render allocated \(total) times")
         XCTAssertGreaterThanOrEqual(log.count, 64, "every command must have been logged")
         XCTAssertEqual(engine.lostCommandLogEntries, 0)
+    }
+
+    /// The ledger's checks can fail: a second completion, a second end and a start with no voice are violations,
+    /// and a voice or firing that never reports stays open.
+    func testTheLedgerFlagsDuplicatedAndLostReports() throws {
+        let engine = try makeEngine(maxBlockFrames: 256)
+        let track = try engine.makeTrack(try monoSound(1000) { _ in 0.1 })
+        let ledger = SoakLedger()
+        ledger.startingVoices(on: [(7, track)], "play()") { track.play() }
+        XCTAssertFalse(ledger.isIdle(track: 7))
+        ledger.startingVoices(on: [(7, track)], "play() while playing") { track.play() } // no new voice
+        XCTAssertEqual(ledger.totals.counts.voices, 1)
+        let end = TrackEnd(frame: 1000, reason: .finished)
+        ledger.finished(track: 7, end)
+        XCTAssert(ledger.isIdle(track: 7))
+        XCTAssertEqual(ledger.totals.violations, 0)
+        ledger.finished(track: 7, end)
+        ledger.started(track: 7)
+        XCTAssertEqual(ledger.totals.violations, 2, "an end and a start for no live voice")
+
+        let firing = ledger.open(.firing)
+        XCTAssertEqual(ledger.openCount(.firing), 1, "a firing with no completion stays open (lost)")
+        let completion = EffectCompletion(effect: SoundEffect(id: 1, name: "fx", duration: 0.1), frame: 0, reason: .finished)
+        ledger.completed(firing: firing, completion)
+        ledger.completed(firing: firing, completion)
+        XCTAssertEqual(ledger.openCount(.firing), 0)
+        XCTAssertEqual(ledger.totals.violations, 3, "a second completion")
+
+        let command = ledger.open(.command)
+        ledger.cancelled(command: command)
+        ledger.applied(command: command)
+        XCTAssertEqual(ledger.totals.violations, 4, "onApplied after a successful cancel")
     }
 }
