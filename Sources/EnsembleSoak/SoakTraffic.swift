@@ -84,8 +84,10 @@ struct SoakTraffic: Sendable {
         case 91..<94: scheduleBusVolume()
         case 94..<97: replaceTrack()
         default: break
-        // Device reopen (branch `device`): when the soak renders through an `OpenALOutput`, add a case here that
-        // reopens the output's device (its reopen API) — the engine must carry on with no voice lost or duplicated.
+        // DEVICE REOPEN (branch `device`, not merged yet): once the soak can render through an `OpenALOutput`
+        // (wave backend) instead of `RenderLoop`'s offline pulls, add a case here that calls the output's reopen
+        // API. The ledger then checks no voice, firing or timed command is lost or duplicated across the reopen,
+        // and the replay still applies (the render side logs what it receives, whoever drives it).
         }
     }
 
