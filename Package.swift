@@ -26,14 +26,16 @@ let package = Package(
         // The benchmark program (Benchmarks/README.md): `swift run -c release ensemble-bench [--quick]`.
         .executableTarget(
             name: "ensemble-bench",
-            dependencies: ["Ensemble", "COpenAL", "CAllocationCounter"],
+            dependencies: ["Ensemble", "EnsembleSoak", "COpenAL", "CAllocationCounter"],
             path: "Benchmarks/ensemble-bench"
         ),
+        // The soak driver (random multi-threaded traffic, checked), shared by SoakTests and `ensemble-bench --soak`.
+        .target(name: "EnsembleSoak", dependencies: ["Ensemble", "CAllocationCounter"]),
         // Test-only (and the benchmark): counts heap allocations per thread so a test can prove the render path allocates nothing.
         .target(name: "CAllocationCounter"),
         .testTarget(
             name: "EnsembleTests",
-            dependencies: ["Ensemble", "CAllocationCounter"]
+            dependencies: ["Ensemble", "EnsembleSoak", "CAllocationCounter"]
         ),
     ]
 )

@@ -3,6 +3,7 @@
 // Counting is per thread: only the thread that called allocation_counter_start is counted, so the
 // event-delivery thread and XCTest's own threads do not pollute a render-thread measurement.
 #include "AllocationCounter.h"
+#include <malloc.h>
 #include <stddef.h>
 #include <stdatomic.h>
 
@@ -39,4 +40,9 @@ void allocation_counter_start(void) { thread_count = 0; counting = 1; }
 uint64_t allocation_counter_stop(void) { counting = 0; return thread_count; }
 uint64_t allocation_counter_process_total(void) {
     return atomic_load_explicit(&process_total, memory_order_relaxed);
+}
+
+uint64_t allocation_counter_heap_in_use(void) {
+    struct mallinfo2 m = mallinfo2();
+    return (uint64_t)(m.uordblks + m.hblkhd);
 }

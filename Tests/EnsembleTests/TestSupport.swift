@@ -1,4 +1,5 @@
 import Foundation
+import EnsembleSoak
 import XCTest
 @testable import Ensemble
 
@@ -216,15 +217,5 @@ func assertSamplesEqual(_ a: [Float], _ b: [Float], _ message: String = "", file
     }
 }
 
-/// A tiny deterministic generator so the fuzz cases are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// A tiny deterministic generator so the fuzz cases are reproducible (the soak driver's).
+typealias SplitMix64 = EnsembleSoak.SplitMix64

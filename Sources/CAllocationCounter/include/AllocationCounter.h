@@ -8,5 +8,8 @@ void allocation_counter_start(void);
 uint64_t allocation_counter_stop(void);
 /// Total allocations seen by the interposer in this process (proves the interposer is live).
 uint64_t allocation_counter_process_total(void);
+/// Bytes allocated and not yet freed, over every malloc arena (glibc's mallinfo2): live heap bytes, unlike
+/// the resident size, which keeps pages the allocator holds on to after a free.
+uint64_t allocation_counter_heap_in_use(void);
 
 #endif

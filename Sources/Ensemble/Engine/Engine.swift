@@ -31,6 +31,8 @@ public final class Engine: @unchecked Sendable {
         /// Most files the stream loader keeps open at once; past it the least recently used one is closed and
         /// reopened when its stream next needs data.
         public var maxOpenStreamFiles = 256
+        /// Test hook: room for this many received commands in the render side's `CommandLog` (0: no log).
+        @_spi(Testing) public var commandLogCapacity = 0
 
         /// The longest sound accepted as a one-shot effect, in seconds.
         public static let maxEffectDuration = 30.0
@@ -73,17 +75,24 @@ public final class Engine: @unchecked Sendable {
             throw .invalidParameter(name: "smoothingTime", value: c.smoothingTime, expected: "0…1 s")
         }
         self.configuration = c
-        smoothingFrames = Int((c.smoothingTime * c.sampleRate).rounded())
-        mixer = Mixer(sampleRate: c.sampleRate, maxBlockFrames: c.maxBlockFrames, capacity: c.maxVoices,
-                      effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames,
-                      commandCapacity: max(c.commandCapacity, 64), eventCapacity: max(c.eventCapacity, 64),
-                      soundingCap: c.maxSoundingVoices)
+        smoothingFrames = Self.smoothingFrames(c)
+        mixer = Self.makeMixer(c)
         renderer = Unmanaged.passUnretained(mixer)
         control = Mutex(ControlState(capacity: c.maxVoices))
         startEventThread()
     }
 
     public var sampleRate: Double { configuration.sampleRate }
+
+    static func smoothingFrames(_ c: Configuration) -> Int { Int((c.smoothingTime * c.sampleRate).rounded()) }
+
+    /// The render side for a (validated) configuration; `CommandReplay` makes its twin the same way.
+    static func makeMixer(_ c: Configuration) -> Mixer {
+        Mixer(sampleRate: c.sampleRate, maxBlockFrames: c.maxBlockFrames, capacity: c.maxVoices,
+              effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames(c),
+              commandCapacity: max(c.commandCapacity, 64), eventCapacity: max(c.eventCapacity, 64),
+              soundingCap: c.maxSoundingVoices, commandLogCapacity: c.commandLogCapacity)
+    }
 
     deinit { loader.withLock { $0?.shutdown() } }
 

@@ -31,6 +31,9 @@ public final class Track: @unchecked Sendable {
         var phase = Phase.idle
         /// Older generations replaced by a timed `play` while still live: their end is still reported.
         var replaced: [UInt32] = []
+        /// The generation whose end was last reported (so a voice that ended before a new `play`, with its end
+        /// still on the way, is reported too).
+        var reportedEnd: UInt32 = 0
         var onStart: (@Sendable (Int64) -> Void)?
         var onFinish: (@Sendable (TrackEnd) -> Void)?
     }
@@ -366,6 +369,8 @@ public final class Track: @unchecked Sendable {
         state.withLock { s in
             let ended = engine.mixer.telemetry.phase(slot: Int(slot), generation: s.generation) == .ended
             if fresh && s.generation != 0 && !ended { s.replaced.append(s.generation) }
+            // A voice that has ended but whose end has not been reported yet: a new voice must not hide it.
+            if ended && s.generation != s.reportedEnd { s.replaced.append(s.generation) }
             if s.phase == .active && !ended && frame == nil && !fresh { return [] }
             if s.phase == .paused && !ended && !fresh {
                 s.phase = .active
@@ -427,7 +432,10 @@ public final class Track: @unchecked Sendable {
             case .paused, .commandApplied, .commandDropped:
                 return nil
             case .ended:
-                if s.phase == .active { s.phase = .idle }
+                // Idle also when paused: a pause that came too late for a voice already at its end leaves nothing
+                // to resume (and a release must then free the slot at once, with no end left to wait for).
+                s.phase = .idle
+                s.reportedEnd = event.generation
                 s.startPosition = 0
                 guard let onFinish = s.onFinish else { return nil }
                 return { onFinish(TrackEnd(frame: event.frame, reason: event.reason)) }

@@ -37,6 +37,8 @@ final class Mixer: @unchecked Sendable {
     let droppedCommands = Atomic<Int>(0)
     /// Voice starts the start queue had no room for.
     let droppedStarts = Atomic<Int>(0)
+    /// Every command received, with its block's first frame, when the soak test asks for it (`CommandLog`).
+    let commandLog: CommandLog
 
     private let pool: UnsafeMutablePointer<Voice>
     /// What a free voice points at, so no voice ever holds a dangling pointer.
@@ -74,8 +76,9 @@ final class Mixer: @unchecked Sendable {
     private let stretchWindow: UnsafeMutablePointer<Float>
 
     init(sampleRate: Double, maxBlockFrames: Int, capacity: Int, effectPolyphony: Int, stealRampFrames: Int,
-         commandCapacity: Int, eventCapacity: Int, soundingCap: Int = 0) {
+         commandCapacity: Int, eventCapacity: Int, soundingCap: Int = 0, commandLogCapacity: Int = 0) {
         self.soundingCap = soundingCap
+        commandLog = CommandLog(capacity: commandLogCapacity)
         self.sampleRate = sampleRate
         self.maxBlockFrames = maxBlockFrames
         self.capacity = capacity
@@ -112,6 +115,7 @@ final class Mixer: @unchecked Sendable {
 
     deinit {
         commands.deallocate()
+        commandLog.deallocate()
         events.deallocate()
         telemetry.deallocate()
         masterMeter.deallocate()
@@ -164,7 +168,10 @@ final class Mixer: @unchecked Sendable {
             outR[j] = 0
         }
         let firstEvent = outboxCount
-        while let command = commands.pop() { receive(command) }
+        while let command = commands.pop() {
+            commandLog.record(command, frame: t0)
+            receive(command)
+        }
 
         // The block is rendered in spans that end where a timed command is due; the commands are applied
         // between spans, at their exact frame. Everything a span renders is a function of absolute frames
@@ -203,9 +210,10 @@ final class Mixer: @unchecked Sendable {
         clock.store(end, ordering: .releasing)
     }
 
-    /// Applies a command from the ring, or queues it when a `.schedule` marker came before it.
+    /// Applies a command from the ring, or queues it when a `.schedule` marker came before it. (Not private:
+    /// `CommandReplay` feeds logged commands straight in, between blocks.)
     @_noLocks
-    private func receive(_ command: MixerCommand) {
+    func receive(_ command: MixerCommand) {
         if hasMarker {
             hasMarker = false
             if !pending.insert(PendingCommands.Entry(frame: markerFrame, id: markerID, command: command)) {
@@ -655,10 +663,11 @@ final class Mixer: @unchecked Sendable {
     @_noLocks
     private func start(_ slot: Int, _ generation: UInt32, _ setup: VoiceSetup) {
         guard slot >= 0, slot < capacity else { return }
-        if pool[slot].isPlaying {
-            // Restarting a sounding slot cuts the old voice where it is.
+        if !pool[slot].isFree {
+            // Restarting a live slot cuts the old voice where it is: sounding, paused or still waiting to start
+            // (a timed start replacing a paused track), it ends here, reported like any other end.
             let old = pool[slot]
-            removeActive(Int32(slot))
+            if old.isPlaying { removeActive(Int32(slot)) }
             post(MixerEvent(kind: .ended, reason: .stopped, slot: Int32(slot), generation: old.generation,
                             frame: now, position: old.cursor.position, pass: old.cursor.pass))
         }

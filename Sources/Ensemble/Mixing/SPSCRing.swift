@@ -116,3 +116,21 @@ extension SPSCRing where Element == MixerEvent {
         return e
     }
 }
+
+/// The render side's record of the commands it received (`CommandLog`), drained by one control thread.
+extension SPSCRing where Element == LoggedCommand {
+    @_noLocks
+    func push(_ entry: LoggedCommand) -> Bool {
+        guard let w = indices.reserve(1) else { return false }
+        storage[w & indices.mask] = entry
+        indices.publish(w + 1)
+        return true
+    }
+
+    func pop() -> LoggedCommand? {
+        guard let r = indices.next() else { return nil }
+        let e = storage[r & indices.mask]
+        indices.consumed(r)
+        return e
+    }
+}

@@ -1,0 +1,208 @@
+@_spi(Testing) import Ensemble
+import Foundation
+import Synchronization
+
+// Threads: `Soak.run` is the render loop (offline pulls, the command-log drain and the replay) on the calling
+// thread; it starts the control threads (`SoakTraffic`) and the engine runs its own event thread.
+
+/// How hard and how long a soak runs.
+public struct SoakConfiguration: Sendable {
+    /// Seeds every control thread's calls (thread k uses seed + k); printed with every failure.
+    public var seed: UInt64
+    /// Seconds of output rendered under traffic (then the engine is brought to rest).
+    public var seconds: Double
+    /// If set, traffic also stops after this many seconds of wall-clock time (for a run of a given length).
+    public var wallClockLimit: Double?
+    /// Threads making calls, and the tracks each owns.
+    public var controlThreads = 4
+    public var tracksPerThread = 4
+    /// Frames the render loop pulls at a time (also the engine's `maxBlockFrames`).
+    public var blockFrames = 256
+    /// Frames per round: the replay is compared and memory measured after each.
+    public var roundFrames = 24000
+    /// Rounds before memory is taken as the baseline (caches, rings and dictionaries reach their size).
+    public var warmUpRounds = 2
+    /// Most the live heap may grow after warm-up, in bytes.
+    public var memoryBound = 1 << 20
+    /// Called on the render thread after every round with the figures so far (the counts are filled in at the end).
+    public var progress: (@Sendable (SoakReport) -> Void)?
+    /// The engine's configuration: small limits, so stealing and a full voice pool happen.
+    public var sampleRate = 48000.0
+    public var maxVoices = 96
+    public var effectPolyphony = 4
+    public var maxSoundingVoices = 12
+
+    public init(seed: UInt64, seconds: Double) {
+        self.seed = seed
+        self.seconds = seconds
+    }
+}
+
+/// What a soak saw. `failures` is empty when every check held.
+public struct SoakReport: Sendable, CustomStringConvertible {
+    public var seed: UInt64 = 0
+    /// Output frames rendered (traffic and rest), in `rounds` rounds.
+    public var framesRendered: Int64 = 0
+    public var rounds = 0
+    public var counts = SoakCounts()
+    /// Calls refused because every voice slot was taken (legal: effects hold slots until they end).
+    public var poolExhausted = 0
+    /// Events the replayed render side produced, by kind.
+    public var replayStarted = 0, replayEnded = 0, replayApplied = 0
+    /// Commands the render side received, all replayed.
+    public var loggedCommands = 0
+    /// Resident memory after each round, in bytes.
+    public var residentBytes: [Int] = []
+    /// Live heap bytes (allocated, not freed) after each round.
+    public var heapBytes: [Int] = []
+    /// Largest resident size after warm-up minus the size at the end of warm-up.
+    public var residentGrowth = 0
+    /// The same for the live heap bytes: what `memoryBound` limits.
+    public var heapGrowth = 0
+    /// Peak absolute sample of the live mix (the soak made sound).
+    public var peak: Float = 0
+    /// Every check that did not hold, described (with the history of a track whose voice was never ended).
+    public var failures: [String] = []
+
+    public var description: String {
+        // Every round's size for a short run; first, middle and last few for a long one.
+        func sample(_ sizes: [Int]) -> String {
+            let shown = sizes.count <= 12 ? sizes : Array(sizes.prefix(4) + [sizes[sizes.count / 2]] + sizes.suffix(4))
+            return shown.map { String(format: "%.1f", Double($0) / 1_048_576) }.joined(separator: " ")
+        }
+        let which = residentBytes.count > 12 ? " (first 4, middle, last 4)" : ""
+        let c = counts
+        let reasons = c.endReasons.map { "\($0.key.rawValue) \($0.value)" }.sorted().joined(separator: ", ")
+        return """
+        soak seed \(seed): \(framesRendered) frames in \(rounds) rounds, \(loggedCommands) commands replayed
+          track voices \(c.voices): \(c.trackStarts) starts, \(c.trackEnds) ends; effects fired \(c.fired), completions \(c.completions)
+          ends by reason: \(reasons); refused for a full voice pool: \(poolExhausted)
+          timed commands \(c.scheduled): applied \(c.applied), cancelled \(c.cancelled)
+          replay events: \(replayStarted) started, \(replayEnded) ended, \(replayApplied) timed applied; peak \(peak)
+          live heap MB by round\(which): \(sample(heapBytes)); growth after warm-up \(heapGrowth / 1024) KB
+          resident MB by round\(which): \(sample(residentBytes)); growth after warm-up \(residentGrowth / 1024) KB
+        \(failures.isEmpty ? "  all checks held" : failures.map { "  FAILED: \($0)" }.joined(separator: "\n"))
+        """
+    }
+}
+
+/// Random API traffic from several threads against one engine, checked three ways: every voice, firing and
+/// timed command is reported exactly once (`SoakLedger`); memory stays flat; and the mix equals, bit for bit,
+/// a replay of the command log the render side received on a fresh render side (`CommandReplay`).
+public enum Soak {
+    public static func run(_ c: SoakConfiguration) throws -> SoakReport {
+        var ec = Engine.Configuration()
+        ec.sampleRate = c.sampleRate
+        ec.maxBlockFrames = c.blockFrames
+        ec.maxVoices = c.maxVoices
+        ec.effectPolyphony = c.effectPolyphony
+        ec.maxSoundingVoices = c.maxSoundingVoices
+        ec.commandLogCapacity = 1 << 14
+        let engine = try Engine(configuration: ec)
+        let world = try SoakWorld(engine: engine)
+        var loop = RenderLoop(engine: engine, world: world, configuration: c,
+                              replay: CommandReplay(configuration: ec))
+        var report = SoakReport()
+        report.seed = c.seed
+
+        // Traffic.
+        let finished = Mutex<[SoakTraffic]>([])
+        let done = DispatchGroup()
+        for k in 0..<c.controlThreads {
+            let made = try SoakTraffic(world: world, seed: c.seed &+ UInt64(k), trackCount: c.tracksPerThread)
+            done.enter()
+            let thread = Thread {
+                var traffic = made
+                traffic.run()
+                finished.withLock { $0.append(traffic) }
+                done.leave()
+            }
+            thread.name = "soak-control-\(k)"
+            thread.start()
+        }
+        let trafficFrames = c.seconds * c.sampleRate < 0x1p62 ? Int64(c.seconds * c.sampleRate) : .max
+        let deadline = c.wallClockLimit.map { Date().addingTimeInterval($0) } ?? .distantFuture
+        while engine.renderedFrame < trafficFrames && Date() < deadline {
+            loop.round(&report)
+            c.progress?(report)
+        }
+        world.running.store(false, ordering: .releasing)
+        done.wait()
+        let traffic = finished.withLock { $0 }
+        report.poolExhausted = traffic.reduce(0) { $0 + $1.poolExhausted }
+
+        // Rest: one round for timed commands to apply (a stop sent before a timed start applies is lost), then
+        // stop every track each round until everything is reported.
+        let tracks = traffic.flatMap { $0.tracks.map(\.track) }
+        loop.round(&report)
+        for _ in 0..<6 {
+            for t in tracks { t.stop() }
+            loop.round(&report)
+            engine.waitForEvents()
+            if world.ledger.openVoices.isEmpty && world.ledger.openCount(.firing) == 0 && world.ledger.openCount(.command) == 0 { break }
+        }
+        check(world, engine, loop, tracks: tracks.count, &report)
+        return report
+    }
+
+    /// The end-of-run checks: nothing open, nothing dropped, every voice slot back in the pool, memory flat.
+    private static func check(_ world: SoakWorld, _ engine: Engine, _ loop: RenderLoop, tracks: Int,
+                              _ report: inout SoakReport) {
+        let ledger = world.ledger, totals = ledger.totals
+        report.counts = totals.counts
+        report.replayStarted = loop.replay.started
+        report.replayEnded = loop.replay.ended
+        report.replayApplied = loop.replay.applied
+        report.failures += totals.firstViolations
+        if totals.violations > totals.firstViolations.count {
+            report.failures.append("\(totals.violations - totals.firstViolations.count) more ledger violations")
+        }
+        let open = ledger.openVoices
+        if !open.isEmpty {
+            report.failures.append("voices never reported ended: \(open.values.reduce(0, +)) on tracks \(open.keys.sorted())")
+            for id in open.keys.sorted().prefix(3) {
+                report.failures.append("track \(id) history: " + ledger.history(track: id).joined(separator: "; "))
+            }
+        }
+        // The render side's own count of ends (the replay's, the same events as the live render side's) against
+        // the callbacks: each end reached exactly one `onFinish` or completion.
+        let reportedEnds = report.counts.trackEnds + report.counts.completions
+        if report.replayEnded != reportedEnds {
+            report.failures.append("the render side ended \(report.replayEnded) voices, the callbacks reported \(reportedEnds)")
+        }
+        if ledger.openCount(.firing) > 0 { report.failures.append("\(ledger.openCount(.firing)) firings never completed") }
+        if ledger.openCount(.command) > 0 {
+            report.failures.append("\(ledger.openCount(.command)) timed commands never reported")
+        }
+        if engine.droppedEvents > 0 { report.failures.append("engine dropped \(engine.droppedEvents) events") }
+        if engine.droppedCommands > 0 { report.failures.append("engine dropped \(engine.droppedCommands) timed commands") }
+        if engine.droppedStarts > 0 { report.failures.append("engine dropped \(engine.droppedStarts) starts") }
+        if engine.lostCommandLogEntries > 0 {
+            report.failures.append("command log lost \(engine.lostCommandLogEntries) entries (replay invalid)")
+        }
+        if loop.replay.droppedEvents > 0 { report.failures.append("replay dropped \(loop.replay.droppedEvents) events") }
+        if report.peak == 0 { report.failures.append("the mix was silent: the traffic never sounded") }
+
+        // Every slot not held by a live track must be free again: claim them all.
+        var claimed: [Track] = []
+        while let t = try? engine.makeTrack(world.trackSounds[0]) { claimed.append(t) }
+        if claimed.count + tracks != engine.configuration.maxVoices {
+            report.failures.append("voice slots leaked: \(engine.configuration.maxVoices - tracks - claimed.count) " +
+                                   "of \(engine.configuration.maxVoices) never returned to the pool")
+        }
+
+        let warm = loop.configuration.warmUpRounds
+        report.residentGrowth = growth(report.residentBytes, after: warm)
+        report.heapGrowth = growth(report.heapBytes, after: warm)
+        if report.heapGrowth > loop.configuration.memoryBound {
+            report.failures.append("live heap grew \(report.heapGrowth / 1024) KB after warm-up " +
+                                   "(bound \(loop.configuration.memoryBound / 1024) KB)")
+        }
+    }
+
+    /// The largest size after the first `warm` rounds minus the size at the end of them (0 without enough rounds).
+    private static func growth(_ sizes: [Int], after warm: Int) -> Int {
+        guard warm >= 1, sizes.count > warm else { return 0 }
+        return max(0, (sizes[warm...].max() ?? 0) - sizes[warm - 1])
+    }
+}

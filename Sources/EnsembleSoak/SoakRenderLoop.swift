@@ -1,0 +1,89 @@
+import CAllocationCounter
+@_spi(Testing) import Ensemble
+import Foundation
+
+// Threads: the soak's render thread (the thread that called `Soak.run`): it renders, drains the command log,
+// replays it and reads /proc.
+
+/// The render side of a soak: pulls the live engine block by block (as an offline output does), collects the
+/// commands its render side received, and after each round replays them on `replay` and compares the bytes.
+struct RenderLoop {
+    let engine: Engine
+    let world: SoakWorld
+    let configuration: SoakConfiguration
+    let replay: CommandReplay
+    /// One round of the live mix and of the replay, interleaved stereo.
+    private var live: [Float]
+    private var replayed: [Float]
+    private var log: [LoggedCommand] = []
+
+    init(engine: Engine, world: SoakWorld, configuration: SoakConfiguration, replay: CommandReplay) {
+        self.engine = engine
+        self.world = world
+        self.configuration = configuration
+        self.replay = replay
+        live = Array(repeating: 0, count: 2 * configuration.roundFrames)
+        replayed = live
+        log.reserveCapacity(1 << 14)
+    }
+
+    /// Renders one round, replays it and compares, then measures memory.
+    mutating func round(_ report: inout SoakReport) {
+        let block = configuration.blockFrames, frames = configuration.roundFrames
+        let roundStart = engine.renderedFrame
+        let engine = self.engine, world = self.world, threads = configuration.controlThreads
+        live.withUnsafeMutableBufferPointer { out in
+            for offset in stride(from: 0, to: frames, by: block) {
+                Self.keepPace(engine, world, blockFrames: block, threads: threads)
+                engine.render(interleaved: out.baseAddress! + 2 * offset, frames: min(block, frames - offset))
+                engine.drainCommandLog(into: &log)
+                // An offline renderer's duties between blocks: move overflowed commands, let events catch up.
+                engine.pumpCommands()
+                engine.throttleEvents()
+            }
+        }
+        report.loggedCommands += log.count
+        let fits = replayed.withUnsafeMutableBufferPointer { out in
+            replay.render(log[...], frames: frames, blockFrames: block, into: out.baseAddress!) {
+                world.nextChain(onBus: $0)
+            }
+        }
+        if !fits {
+            report.failures.append("round \(report.rounds): the command log does not fit the block grid")
+        } else if let first = live.indices.first(where: { live[$0].bitPattern != replayed[$0].bitPattern }) {
+            report.failures.append("round \(report.rounds): the mix differs from the replay of its command log " +
+                                   "from frame \(roundStart + Int64(first / 2)) " +
+                                   "(live \(live[first]), replay \(replayed[first]))")
+        }
+        report.peak = max(report.peak, live.reduce(0) { max($0, abs($1)) })
+        log.removeAll(keepingCapacity: true)
+        report.rounds += 1
+        report.framesRendered = engine.renderedFrame
+        report.residentBytes.append(Self.residentBytes())
+        report.heapBytes.append(Self.heapBytes())
+    }
+
+    /// Bytes allocated and not freed (the live-bytes figure), free of the allocator's habit of keeping freed
+    /// pages, which makes the resident size creep up with the number of threads that ever allocated.
+    static func heapBytes() -> Int { Int(allocation_counter_heap_in_use()) }
+
+    /// While traffic runs, waits (up to 20 ms) until the control threads have made one call per thread for each
+    /// block rendered so far, so a busy machine does not thin the traffic out.
+    private static func keepPace(_ engine: Engine, _ world: SoakWorld, blockFrames: Int, threads: Int) {
+        guard world.running.load(ordering: .acquiring) else { return }
+        let wanted = Int(engine.renderedFrame) / blockFrames * threads
+        var waited = 0
+        while world.calls.load(ordering: .relaxed) < wanted && waited < 200 {
+            usleep(100)
+            waited += 1
+        }
+    }
+
+    /// Resident set size from /proc/self/statm (pages × page size); 0 where /proc is missing.
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}

@@ -1,0 +1,368 @@
+@_spi(Testing) import Ensemble
+import Foundation
+
+// Threads: one control thread per `SoakTraffic` value; its tracks are touched by that thread only (until the
+// driver takes them back after the traffic stops). Effects, buses and chains are shared by every thread.
+
+/// One control thread's random calls on the engine: its own tracks (start, pause, resume, stop, seek, rate,
+/// loops, loop regions, fades, buses, timed changes and cancellations, timed starts, group starts, release and
+/// replacement) and the shared effects and buses (fire, stop, dispose and re-register, bus settings, effect
+/// chains, timed bus volumes).
+///
+/// Voices are counted exactly (`SoakLedger.startingVoices`), within the engine's documented rules: `play(atFrame:)`
+/// and group starts, which cut a voice still sounding without reporting its end, are used only on tracks whose
+/// voices have all been reported ended; `play()` after a `stop` is not made until the stopped voice has been
+/// reported ended either (a `play` that restarts a stopping track does not report the cut voice).
+struct SoakTraffic: Sendable {
+    struct OwnedTrack: Sendable {
+        let id: Int
+        let track: Track
+        /// A stop (immediate, at a frame, or timed) was sent to the current voice.
+        var stopRequested = false
+        /// Frame of the last timed start sent. Timed starts go in frame order: one scheduled for an earlier
+        /// frame than a pending one would start first and leave the older voice sounding after the newer one,
+        /// out of reach of `stop` (see the soak section of Benchmarks/README.md).
+        var lastTimedStart: Int64 = 0
+    }
+
+    let world: SoakWorld
+    var rng: SplitMix64
+    private(set) var tracks: [OwnedTrack] = []
+    /// Recent cancellable timed commands with their ledger tokens, and recent firings (to stop them).
+    private var commands: [(id: ScheduledCommandID, token: Int)] = []
+    private var firings: [EffectInstance] = []
+    /// Calls refused because the voice pool was full (allowed: effects hold slots until they end).
+    private(set) var poolExhausted = 0
+
+    private var engine: Engine { world.engine }
+    private var ledger: SoakLedger { world.ledger }
+
+    init(world: SoakWorld, seed: UInt64, trackCount: Int) throws {
+        self.world = world
+        rng = SplitMix64(seed: seed)
+        for _ in 0..<trackCount {
+            let sound = world.trackSounds[rng.below(world.trackSounds.count)]
+            let made = try world.makeTrack(sound)
+            tracks.append(OwnedTrack(id: made.id, track: made.track))
+        }
+    }
+
+    /// Makes calls until the world stops running, at most two per rendered block (and the render loop waits for
+    /// about one per thread and block), so the traffic density does not depend on how the threads are scheduled.
+    mutating func run() {
+        var lastFrame = engine.renderedFrame
+        var calls = 0
+        while world.running.load(ordering: .acquiring) {
+            step()
+            world.calls.add(1, ordering: .relaxed)
+            calls += 1
+            if calls >= 2 {
+                calls = 0
+                while world.running.load(ordering: .acquiring) && engine.renderedFrame == lastFrame { usleep(50) }
+                lastFrame = engine.renderedFrame
+            }
+        }
+    }
+
+    /// One random call.
+    mutating func step() {
+        switch rng.below(100) {
+        case 0..<14: startIdleTrack()
+        case 14..<18: startGroup()
+        case 18..<22: schedulePlay()
+        case 22..<28: pauseOrResume()
+        case 28..<34: stopTrack()
+        case 34..<38: seek()
+        case 38..<50: changeParameter()
+        case 50..<60: scheduleChange()
+        case 60..<64: cancelCommand()
+        case 64..<80: fire()
+        case 80..<83: stopFiring()
+        case 83..<85: replaceEffect()
+        case 85..<89: setBus()
+        case 89..<91: setChain()
+        case 91..<94: scheduleBusVolume()
+        case 94..<97: replaceTrack()
+        default: break
+        // DEVICE REOPEN (branch `device`, not merged yet): once the soak can render through an `OpenALOutput`
+        // (wave backend) instead of `RenderLoop`'s offline pulls, add a case here that calls the output's reopen
+        // API. The ledger then checks no voice, firing or timed command is lost or duplicated across the reopen,
+        // and the replay still applies (the render side logs what it receives, whoever drives it).
+        }
+    }
+
+    // MARK: Frames
+
+    private var now: Int64 { engine.renderedFrame }
+    /// Up to a quarter of a second ahead (0 is "already due": applied at the next block).
+    private mutating func ahead() -> Int64 { Int64(rng.below(12000)) }
+
+    /// A random one of the tracks that `include` accepts.
+    private mutating func pickTrack(where include: (OwnedTrack) -> Bool) -> Int? {
+        let candidates = tracks.indices.filter { include(tracks[$0]) }
+        return candidates.isEmpty ? nil : candidates[rng.below(candidates.count)]
+    }
+
+    private mutating func pickIdleTrack() -> Int? {
+        let ledger = self.ledger
+        return pickTrack { ledger.isIdle(track: $0.id) }
+    }
+
+    private mutating func pickLiveTrack() -> Int? {
+        let ledger = self.ledger
+        return pickTrack { !ledger.isIdle(track: $0.id) }
+    }
+
+    // MARK: Starting voices
+
+    /// Fresh parameters for a track about to start afresh.
+    private mutating func prepare(_ t: Track) {
+        t.volume = rng.float(0.2...1)
+        t.pan = rng.float(-1...1)
+        t.rate = rng.chance(50) ? 1 : rng.float(0.5...2)
+        t.rateMode = rng.chance(8) ? .preservePitch : .varispeed
+        t.numberOfLoops = [0, 0, 1, 2, -1][rng.below(5)]
+        let frames = t.sound.frameCount
+        if rng.chance(40) {
+            let start = rng.below(frames / 2)
+            try? t.setLoopRegion(frames: start, start + 64 + rng.below(frames - start - 64))
+        } else {
+            t.clearLoopRegion()
+        }
+        t.fadeIn = rng.chance(30) ? rng.unit() * 0.05 : 0
+        t.fadeOut = rng.chance(30) ? rng.unit() * 0.05 : 0
+        if rng.chance(30) { t.currentTime = rng.unit() * t.duration }
+        t.bus = rng.below(5)
+        t.priority = rng.below(256)
+        t.isMeteringEnabled = rng.chance(20)
+    }
+
+    private mutating func startIdleTrack() {
+        guard let i = pickIdleTrack() else { return }
+        prepare(tracks[i].track)
+        tracks[i].stopRequested = false
+        let t = tracks[i], how = rng.below(3), frame = now + ahead(), engine = self.engine
+        ledger.startingVoices(on: [(t.id, t.track)], ["play()", "play(atFrame:)", "play(at:)"][how]) {
+            switch how {
+            case 0: t.track.play()
+            case 1: try? t.track.play(atFrame: frame)
+            default: try? t.track.play(at: Double(frame) / engine.sampleRate)
+            }
+        }
+    }
+
+    /// `Engine.play(_:atFrame:)` on up to three idle tracks.
+    private mutating func startGroup() {
+        var group: [Int] = []
+        for i in tracks.indices.shuffled(using: &rng) where group.count < 3 && ledger.isIdle(track: tracks[i].id) { group.append(i) }
+        guard !group.isEmpty else { return }
+        for i in group {
+            prepare(tracks[i].track)
+            tracks[i].stopRequested = false
+        }
+        let members = group.map { (tracks[$0].id, tracks[$0].track) }, frame = now + ahead(), engine = self.engine
+        ledger.startingVoices(on: members, "group play") {
+            do { try engine.play(members.map(\.1), atFrame: frame) } catch { ledger.violation("group play refused: \(error)") }
+        }
+    }
+
+    /// A timed start, on any track: a voice still sounding at its frame is cut and reported ended.
+    private mutating func schedulePlay() {
+        guard let i = pickTrack(where: { _ in true }) else { return }
+        let t = tracks[i], frame = max(now + ahead(), t.lastTimedStart)
+        let offset = rng.chance(30) ? rng.below(t.track.sound.frameCount) : nil
+        let token = ledger.open(.command), ledger = self.ledger, id = t.id
+        ledger.startingVoices(on: [(t.id, t.track)], "schedulePlay(atFrame: \(frame))", timedStart: true) {
+            t.track.schedulePlay(atFrame: frame, offsetFrames: offset) { _ in
+                ledger.timedStartApplied(track: id, command: token)
+            }
+        }
+        tracks[i].stopRequested = false
+        tracks[i].lastTimedStart = frame
+    }
+
+    /// A track with voices live and no timed start waiting (see `SoakLedger.hasPendingStart`).
+    private mutating func pickTransportTrack() -> Int? {
+        let ledger = self.ledger
+        return pickTrack { !ledger.isIdle(track: $0.id) && !ledger.hasPendingStart(track: $0.id) }
+    }
+
+    private mutating func pauseOrResume() {
+        guard let i = pickTransportTrack() else { return }
+        let t = tracks[i]
+        if rng.chance(50) {
+            ledger.note(track: t.id, "pause()")
+            t.track.pause()
+        } else if !t.stopRequested {
+            // A voice that ended while we were not looking makes `play` start a new one: counted as such.
+            ledger.startingVoices(on: [(t.id, t.track)], "play() to resume") { t.track.play() }
+        }
+    }
+
+    private mutating func stopTrack() {
+        guard let i = pickTransportTrack() else { return }
+        let t = tracks[i].track, how = rng.below(3)
+        ledger.note(track: tracks[i].id, ["stop()", "stop(fadeOut:)", "stop(atFrame:)"][how])
+        switch how {
+        case 0: t.stop()
+        case 1: t.stop(fadeOut: rng.chance(30) ? 0 : rng.unit() * 0.05)
+        default: t.stop(atFrame: now + ahead())
+        }
+        tracks[i].stopRequested = true
+    }
+
+    // MARK: Changes
+
+    private mutating func seek() {
+        guard let i = pickTrack(where: { _ in true }) else { return }
+        let t = tracks[i].track
+        t.currentTime = rng.unit() * t.duration
+    }
+
+    private mutating func changeParameter() {
+        guard let i = pickTrack(where: { _ in true }) else { return }
+        let t = tracks[i].track
+        switch rng.below(9) {
+        case 0: t.volume = rng.float(0...1)
+        case 1: t.pan = rng.float(-1...1)
+        case 2: t.rate = rng.float(0.5...2)
+        case 3: t.numberOfLoops = rng.below(4) - 1
+        case 4: t.fadeIn = rng.unit() * 0.05
+        case 5: t.fadeOut = rng.unit() * 0.05
+        case 6: t.bus = rng.below(5)
+        case 7: t.isMeteringEnabled.toggle()
+        default: t.rateMode = rng.chance(50) ? .preservePitch : .varispeed
+        }
+    }
+
+    private mutating func scheduleChange() {
+        guard let i = pickTrack(where: { _ in true }) else { return }
+        let t = tracks[i].track, transport = !ledger.hasPendingStart(track: tracks[i].id)
+        let ramp: Int? = rng.chance(50) ? nil : rng.below(2000)
+        let change: TrackChange
+        switch rng.below(transport ? 8 : 5) {
+        case 0: change = .volume(rng.float(0...1), rampFrames: ramp)
+        case 1: change = .pan(rng.float(-1...1), rampFrames: ramp)
+        case 2: change = .rate(rng.float(0.5...2))
+        case 3: change = .loops(rng.below(4) - 1)
+        case 4: change = .seek(frame: rng.below(t.sound.frameCount))
+        case 5: change = .pause(fadeFrames: ramp)
+        case 6: change = .resume(fadeFrames: ramp)
+        default: change = .stop(fadeFrames: ramp)
+        }
+        let token = ledger.open(.command), ledger = self.ledger
+        let frame = now + ahead()
+        // A change that reaches a voice already ended is reported dropped instead: one outcome either way.
+        if let id = t.schedule(change, atFrame: frame, onApplied: { _ in ledger.applied(command: token) },
+                               onDropped: { _, _ in ledger.applied(command: token) }) {
+            remember(id, token)
+            ledger.note(track: tracks[i].id, "schedule(\(change), atFrame: \(frame)) → \(id)")
+            if case .stop = change { tracks[i].stopRequested = true }
+        } else {
+            ledger.withdraw(.command, token)
+        }
+    }
+
+    private mutating func remember(_ id: ScheduledCommandID, _ token: Int) {
+        commands.append((id, token))
+        if commands.count > 8 { commands.removeFirst() }
+    }
+
+    private mutating func cancelCommand() {
+        guard !commands.isEmpty else { return }
+        let (id, token) = commands.remove(at: rng.below(commands.count))
+        if engine.cancel(id) { ledger.cancelled(command: token) }
+    }
+
+    // MARK: Effects and buses
+
+    private mutating func fire() {
+        let pick = rng.below(1 << 20)
+        let effect: SoundEffect? = world.effects.withLock { $0.isEmpty ? nil : $0[pick % $0.count] }
+        guard let effect else { return }
+        let token = ledger.open(.firing), ledger = self.ledger
+        let frame: Int64? = rng.chance(50) ? nil : now + ahead()
+        do {
+            let instance = try engine.fire(effect, volume: rng.float(0...1), pan: rng.float(-1...1), atFrame: frame,
+                                           bus: rng.below(5), priority: rng.below(256)) { completion in
+                ledger.completed(firing: token, completion)
+            }
+            firings.append(instance)
+            if firings.count > 8 { firings.removeFirst() }
+        } catch {
+            ledger.withdraw(.firing, token)
+            if case .voicePoolExhausted = error { poolExhausted += 1 }
+        }
+    }
+
+    private mutating func stopFiring() {
+        guard !firings.isEmpty else { return }
+        engine.stop(firings[rng.below(firings.count)])
+    }
+
+    /// Disposes of a registered effect and registers one in its place (firings under way play on).
+    private mutating func replaceEffect() {
+        let sound = world.effectSounds[rng.below(world.effectSounds.count)]
+        let pick = rng.below(1 << 20)
+        world.effects.withLock { effects in
+            guard !effects.isEmpty else { return }
+            let i = pick % effects.count
+            engine.dispose(effects[i])
+            do { effects[i] = try engine.registerEffect(sound) } catch {
+                ledger.violation("registerEffect refused: \(error)")
+                effects.remove(at: i)
+            }
+        }
+    }
+
+    private mutating func setBus() {
+        let settings = BusSettings(volume: rng.float(0...1), pan: rng.float(-1...1), mute: rng.chance(15),
+                                   solo: rng.chance(10))
+        do { try engine.setBus(1 + rng.below(4), settings) } catch { ledger.violation("setBus refused: \(error)") }
+    }
+
+    private mutating func setChain() {
+        var specs: [EffectSpec] = []
+        for _ in 0..<rng.below(3) {
+            switch rng.below(3) {
+            case 0:
+                let shape = BiquadShape.allCases[rng.below(BiquadShape.allCases.count)]
+                specs.append(.filter(shape, frequency: 100 + rng.unit() * 8000, q: 0.5 + rng.unit() * 2,
+                                     gainDB: rng.unit() * 12 - 6))
+            case 1:
+                specs.append(.delay(time: 0.01 + rng.unit() * 0.1, feedback: rng.unit() * 0.5, mix: rng.unit()))
+            default:
+                specs.append(.limiter(ceilingDB: -rng.unit() * 6, lookahead: 0.001 + rng.unit() * 0.004, release: 0.05))
+            }
+        }
+        world.setEffects(specs, onBus: rng.below(5))
+    }
+
+    private mutating func scheduleBusVolume() {
+        let bus = 1 + rng.below(4), volume = rng.float(0...1), frame = now + ahead()
+        let ramp: Int? = rng.chance(50) ? nil : rng.below(2000)
+        let token = ledger.open(.command), ledger = self.ledger
+        do {
+            let id = try engine.scheduleBusVolume(bus, volume, atFrame: frame, rampFrames: ramp,
+                                                  onApplied: { _ in ledger.applied(command: token) },
+                                                  onDropped: { _, _ in ledger.applied(command: token) })
+            remember(id, token)
+        } catch {
+            // A bus nobody has set up yet is refused: allowed.
+            ledger.withdraw(.command, token)
+        }
+    }
+
+    /// Releases a track whose voices have all ended and makes a new one (slot reuse, new generations).
+    private mutating func replaceTrack() {
+        guard let i = pickIdleTrack() else { return }
+        let sound = world.trackSounds[rng.below(world.trackSounds.count)]
+        do {
+            let made = try world.makeTrack(sound)
+            ledger.forget(track: tracks[i].id)
+            tracks[i] = OwnedTrack(id: made.id, track: made.track)
+        } catch {
+            poolExhausted += 1
+        }
+    }
+}

@@ -1,0 +1,113 @@
+@_spi(Testing) import Ensemble
+import Foundation
+import Synchronization
+
+// Threads: shared by the control threads (traffic), the engine's event thread (ledger callbacks) and the render
+// loop (chain lists for the replay).
+
+/// What every soak thread shares: the engine under test, the ledger, the sounds (kept alive for the whole run,
+/// because the replay plays them after the live engine has let go), the registered effects and the effect lists
+/// given to `setEffects`.
+final class SoakWorld: Sendable {
+    let engine: Engine
+    let ledger = SoakLedger()
+    let trackSounds: [Sound]
+    let effectSounds: [Sound]
+    let effects: Mutex<[SoundEffect]>
+    /// Per bus, the effect lists `setEffects` was given and the replay has not used yet, in the order the engine
+    /// sent them (the lock is held across the call, so the order cannot differ).
+    private let chains = Mutex<[[[EffectSpec]]]>(Array(repeating: [], count: Engine.maxBuses + 1))
+    let running = Atomic<Bool>(true)
+    /// Calls made by all control threads so far (the render loop keeps pace with them).
+    let calls = Atomic<Int>(0)
+    private let trackIDs = Atomic<Int>(0)
+
+    init(engine: Engine) throws {
+        self.engine = engine
+        let rate = engine.sampleRate
+        // Different rates, channel counts and lengths, so the resampler, pan law and loop paths all run.
+        trackSounds = try [
+            Self.tone("mono 48k", rate: 48000, frames: 14400, channels: 1, hz: 220),
+            Self.tone("stereo 44.1k", rate: 44100, frames: 22050, channels: 2, hz: 330),
+            Self.tone("mono 22.05k", rate: 22050, frames: 4410, channels: 1, hz: 440),
+            Self.tone("stereo 48k long", rate: 48000, frames: 72000, channels: 2, hz: 110),
+        ]
+        effectSounds = try [
+            Self.tone("click", rate: rate, frames: 1200, channels: 1, hz: 1000),
+            Self.tone("blip", rate: 44100, frames: 4410, channels: 2, hz: 660),
+            Self.tone("zap", rate: 32000, frames: 6400, channels: 1, hz: 880),
+        ]
+        var registered: [SoundEffect] = []
+        for s in effectSounds { registered.append(try engine.registerEffect(s)) }
+        effects = Mutex(registered)
+    }
+
+    /// A decaying tone with a little of a second partial, different in each channel.
+    static func tone(_ name: String, rate: Double, frames: Int, channels: Int, hz: Double) throws -> Sound {
+        let data = (0..<channels).map { c in
+            (0..<frames).map { i -> Float in
+                let t = Double(i) / rate, decay = exp(-2 * t)
+                return Float(0.3 * decay * (sin(2 * .pi * hz * t) + 0.3 * sin(2 * .pi * hz * Double(c + 2) * t)))
+            }
+        }
+        return try Sound(DecodedAudio(sampleRate: rate, channels: data), name: name)
+    }
+
+    func nextTrackID() -> Int { trackIDs.add(1, ordering: .relaxed).newValue }
+
+    /// A new track whose callbacks report to the ledger under `id`.
+    func makeTrack(_ sound: Sound) throws -> (id: Int, track: Track) {
+        let track = try engine.makeTrack(sound)
+        let id = nextTrackID(), ledger = self.ledger
+        track.onStart = { _ in ledger.started(track: id) }
+        track.onFinish = { end in ledger.finished(track: id, end) }
+        return (id, track)
+    }
+
+    /// `setEffects`, remembering the list for the replay when the engine takes it.
+    func setEffects(_ specs: [EffectSpec], onBus bus: Int) {
+        chains.withLock { chains in
+            do {
+                try engine.setEffects(specs, onBus: bus)
+                chains[bus].append(specs)
+            } catch {
+                ledger.violation("setEffects(\(specs), onBus: \(bus)) refused: \(error)")
+            }
+        }
+    }
+
+    /// The replay's next chain for `bus`.
+    func nextChain(onBus bus: Int) -> [EffectSpec] {
+        let next: [EffectSpec]? = chains.withLock { chains in chains[bus].isEmpty ? nil : chains[bus].removeFirst() }
+        guard let next else {
+            ledger.violation("the log has a chain change on bus \(bus) that setEffects never made")
+            return []
+        }
+        return next
+    }
+}
+
+/// SplitMix64: a tiny seeded generator, so each control thread's sequence of calls is reproducible from the seed.
+/// (The test target uses it too, for its reproducible fuzz cases.)
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    public var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+extension SplitMix64 {
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+    mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
+    mutating func float(_ range: ClosedRange<Float>) -> Float {
+        range.lowerBound + Float(unit()) * (range.upperBound - range.lowerBound)
+    }
+}
