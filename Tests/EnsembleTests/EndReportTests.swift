@@ -83,3 +83,80 @@ final class EndReportTests: XCTestCase {
         XCTAssertEqual(engine.control.withLock { $0.free.count }, 3, "the released track's slot is free again")
     }
 }
+
+/// Changes made while a timed `play` waits for its frame reach the voice it will start, and of two waiting timed
+/// plays the one called last owns the track (both were found by the soak: the voice played on out of reach).
+final class WaitingTimedPlayTests: XCTestCase {
+    private func peak(_ mix: Mix, from: Int, to: Int) -> Float {
+        (mix.left[from..<to] + mix.right[from..<to]).map(abs).max() ?? 0
+    }
+
+    /// `stop()` before the frame of a timed play on a track that loops forever: it never sounds, ends once on
+    /// that frame, and the track is idle. (It used to start on its frame and loop for ever, unreachable.)
+    func testStopBeforeATimedPlaysFrameMeansItNeverSounds() throws {
+        let engine = try makeEngine(maxBlockFrames: 256)
+        let track = try engine.makeTrack(try monoSound(480) { _ in 0.5 })
+        track.numberOfLoops = -1
+        let ends = Mutex<[TrackEnd]>([]), starts = Mutex<[Int64]>([]), applied = Mutex<[String]>([])
+        track.onFinish = { end in ends.withLock { $0.append(end) } }
+        track.onStart = { frame in starts.withLock { $0.append(frame) } }
+        track.schedulePlay(atFrame: 2000, onApplied: { _ in applied.withLock { $0.append("applied") } },
+                           onDropped: { _, _ in applied.withLock { $0.append("dropped") } })
+        _ = render(engine, frames: 512, block: 256)
+        track.stop()
+        let out = render(engine, frames: 4096, block: 256)
+        engine.waitForEvents()
+        XCTAssertEqual(peak(out, from: 0, to: 4096), 0, "the stopped timed play never sounds")
+        XCTAssertEqual(starts.withLock { $0 }, [])
+        XCTAssertEqual(ends.withLock { $0 }.map(\.frame), [2000])
+        XCTAssertEqual(ends.withLock { $0 }.map(\.reason), [.stopped])
+        XCTAssertEqual(applied.withLock { $0 }, ["applied"], "the start itself took place, then the stop")
+        XCTAssertFalse(track.isPlaying)
+    }
+
+    /// `pause()` before the frame: the voice starts paused on its frame, and `play()` resumes it from the start of
+    /// the sound; `volume` set meanwhile is the voice's volume.
+    func testPauseAndVolumeBeforeATimedPlaysFrameReachItsVoice() throws {
+        let engine = try makeEngine(maxBlockFrames: 256)
+        let track = try engine.makeTrack(try monoSound(48000) { _ in 0.5 })
+        let starts = Mutex<[Int64]>([])
+        track.onStart = { frame in starts.withLock { $0.append(frame) } }
+        track.schedulePlay(atFrame: 1000)
+        track.volume = 0.5
+        track.pause()
+        let silent = render(engine, frames: 2048, block: 256)
+        XCTAssertEqual(peak(silent, from: 0, to: 2048), 0, "paused before it began")
+        track.play()
+        let out = render(engine, frames: 2048, block: 256)
+        engine.waitForEvents()
+        XCTAssertEqual(starts.withLock { $0 }, [2048], "it starts when resumed")
+        // Centre pan: L = v·s·cos(π/4) once the 5 ms resume ramp and the volume glide are over.
+        XCTAssertEqual(Double(out.left[1024]), 0.5 * 0.5 * cos(Double.pi / 4), accuracy: 1e-6)
+        track.stop(fadeOut: 0)
+        _ = render(engine, frames: 256, block: 256)
+    }
+
+    /// Two timed plays waiting, the later call on the earlier frame: that one is the track's voice; the other
+    /// never sounds (dropped `superseded`, ended once), and `stop()` silences the track.
+    func testOfTwoWaitingTimedPlaysTheLastCalledOwnsTheTrack() throws {
+        let engine = try makeEngine(maxBlockFrames: 256)
+        let track = try engine.makeTrack(try monoSound(480) { _ in 0.5 })
+        track.numberOfLoops = -1
+        let ends = Mutex<[TrackEnd]>([]), starts = Mutex<[Int64]>([])
+        let dropped = Mutex<[CommandDropReason]>([])
+        track.onFinish = { end in ends.withLock { $0.append(end) } }
+        track.onStart = { frame in starts.withLock { $0.append(frame) } }
+        track.schedulePlay(atFrame: 3000, onDropped: { _, reason in dropped.withLock { $0.append(reason) } })
+        track.schedulePlay(atFrame: 1000)
+        _ = render(engine, frames: 4096, block: 256)
+        track.stop(fadeOut: 0)
+        let after = render(engine, frames: 1024, block: 256)
+        engine.waitForEvents()
+        XCTAssertEqual(peak(after, from: 0, to: 1024), 0, "stop() reaches the voice that sounds")
+        XCTAssertEqual(starts.withLock { $0 }, [1000])
+        XCTAssertEqual(dropped.withLock { $0 }, [.superseded])
+        XCTAssertEqual(ends.withLock { $0 }.map(\.frame), [3000, 4096])
+        XCTAssertEqual(ends.withLock { $0 }.map(\.reason), [.stopped, .stopped])
+        XCTAssertEqual(track.state.withLock { $0.replaced }, [])
+    }
+}

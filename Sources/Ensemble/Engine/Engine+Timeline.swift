@@ -37,6 +37,9 @@ public enum CommandDropReason: String, Sendable, Codable, BitwiseCopyable {
     /// The render side's queue of waiting timed commands (`Configuration.commandCapacity`) was full when it
     /// arrived; `Engine.droppedCommands` counts these.
     case queueFull
+    /// A timed `play` (`Track.schedulePlay`) whose frame came after that of a `play` the track was given later:
+    /// the newer voice is the track's, so the older one never sounds (it is still reported ended, `stopped`).
+    case superseded
 }
 
 /// Called when a timed command is dropped, with the frame it was due on (for `queueFull`, the first frame of
@@ -213,9 +216,12 @@ extension Track {
     /// once, the start waits on the render side like every timed command, so a voice still sounding (one
     /// stopped with a fade by an earlier timed `stop`, say) plays on until `frame`. If it is still sounding at
     /// `frame` it is cut there (reason `stopped`, like `play` on a playing track); its end is reported to
-    /// `onFinish` as usual. Timed changes scheduled after this call act on the new voice. Cancelling it before it
-    /// takes effect, or its being dropped (`onDropped`, only ever for a full queue), leaves the track without a
-    /// voice: call `stop()` before playing it again.
+    /// `onFinish` as usual. Timed changes scheduled after this call act on the new voice; immediate ones made
+    /// before `frame` (`stop()`, `pause()`, `volume`…) reach it too, applied on `frame` right after the start (a
+    /// `stop()` then means it never sounds and ends there, `stopped`). Of two timed plays waiting at once, the
+    /// one called last is the track's: if the other's frame comes later, that one never sounds (dropped,
+    /// `superseded`, and reported ended). Cancelling it before it takes effect, or its being dropped for a full
+    /// queue, leaves the track without a voice: call `stop()` before playing it again.
     @discardableResult
     public func schedulePlay(atFrame frame: Int64, offsetFrames: Int? = nil,
                              onApplied: (@Sendable (Int64) -> Void)? = nil,

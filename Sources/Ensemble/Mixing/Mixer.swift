@@ -55,6 +55,8 @@ final class Mixer: @unchecked Sendable {
     private var markerFrame: Int64 = 0
     private var markerID: UInt64 = 0
     private var hasMarker = false
+    /// Arrival counter for `PendingCommands.Entry.order`.
+    private var pendingOrder: UInt64 = 0
     private let scratchLeft: UnsafeMutablePointer<Float>
     private let scratchRight: UnsafeMutablePointer<Float>
     private let scratchGain: UnsafeMutablePointer<Float>
@@ -216,7 +218,9 @@ final class Mixer: @unchecked Sendable {
     func receive(_ command: MixerCommand) {
         if hasMarker {
             hasMarker = false
-            if !pending.insert(PendingCommands.Entry(frame: markerFrame, id: markerID, command: command)) {
+            var entry = PendingCommands.Entry(frame: markerFrame, id: markerID, command: command)
+            entry.order = nextPendingOrder()
+            if !pending.insert(entry) {
                 droppedCommands.add(1, ordering: .relaxed)
                 postCommandEvent(.commandDropped, id: markerID, frame: now, reason: .queueFull)
             }
@@ -230,8 +234,24 @@ final class Mixer: @unchecked Sendable {
         case let .cancelScheduled(id):
             _ = pending.remove(id: id)
         default:
+            if let voice = command.voice, live(voice.slot, voice.generation) == nil,
+               let start = pending.start(slot: voice.slot, generation: voice.generation) {
+                // A change (stop, pause, volume…) for a voice whose timed `play` has not come yet: applied on
+                // that start's frame, right after it, so it reaches the voice instead of nothing.
+                var entry = PendingCommands.Entry(frame: start.frame, id: start.id, command: command)
+                entry.follows = true
+                entry.order = nextPendingOrder()
+                if !pending.insert(entry) { droppedCommands.add(1, ordering: .relaxed) }
+                return
+            }
             apply(command)
         }
+    }
+
+    @_noLocks
+    private func nextPendingOrder() -> UInt64 {
+        pendingOrder &+= 1
+        return pendingOrder
     }
 
     /// Applies every timed command due at or before `frame` (late ones take effect on `frame`), in (frame, id)
@@ -240,11 +260,21 @@ final class Mixer: @unchecked Sendable {
     private func applyDueCommands(at frame: Int64) {
         while let entry = pending.top, entry.frame <= frame {
             pending.removeTop()
+            if entry.follows {
+                apply(entry.command)
+                continue
+            }
             var takesEffect = true
             if let voice = entry.command.voice { takesEffect = live(voice.slot, voice.generation) != nil }
-            apply(entry.command)
+            var reason = CommandDropReason.voiceEnded
+            if case let .start(slot, generation, setup) = entry.command {
+                takesEffect = start(Int(slot), generation, setup)
+                reason = .superseded
+            } else {
+                apply(entry.command)
+            }
             postCommandEvent(takesEffect ? .commandApplied : .commandDropped, id: entry.id, frame: frame,
-                             reason: .voiceEnded)
+                             reason: reason)
         }
     }
 
@@ -661,8 +691,16 @@ final class Mixer: @unchecked Sendable {
     }
 
     @_noLocks
-    private func start(_ slot: Int, _ generation: UInt32, _ setup: VoiceSetup) {
-        guard slot >= 0, slot < capacity else { return }
+    @discardableResult
+    private func start(_ slot: Int, _ generation: UInt32, _ setup: VoiceSetup) -> Bool {
+        guard slot >= 0, slot < capacity else { return false }
+        if Int32(bitPattern: generation &- pool[slot].generation) < 0 {
+            // An older timed `play` whose frame comes after a newer one's: the track has moved on to the newer
+            // voice, so this one never sounds (it would play on outside the track's control). It still ends once.
+            post(MixerEvent(kind: .ended, reason: .stopped, slot: Int32(slot), generation: generation,
+                            frame: now, position: setup.startPosition, pass: 0))
+            return false
+        }
         if !pool[slot].isFree {
             // Restarting a live slot cuts the old voice where it is: sounding, paused or still waiting to start
             // (a timed start replacing a paused track), it ends here, reported like any other end.
@@ -701,7 +739,12 @@ final class Mixer: @unchecked Sendable {
                                            generation: generation), pool: pool) {
             pool[slot].state = .free
             droppedStarts.add(1, ordering: .relaxed)
+            // Every voice ends exactly once, also one that never got into the start queue.
+            post(MixerEvent(kind: .ended, reason: .stopped, slot: Int32(slot), generation: generation,
+                            frame: now, position: v.cursor.position, pass: v.cursor.pass))
+            return false
         }
+        return true
     }
 
     // MARK: Events

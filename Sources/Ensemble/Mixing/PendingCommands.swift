@@ -7,6 +7,12 @@ struct PendingCommands {
         var frame: Int64
         var id: UInt64
         var command: MixerCommand
+        /// An immediate change for a voice whose timed start is still waiting: it rides on that start (same frame
+        /// and id), is applied right after it, and is not reported (it is no timed command of its own).
+        var follows = false
+        /// Arrival order on the render side: keeps a start before the changes that follow it, and those changes
+        /// in the order they were sent.
+        var order: UInt64 = 0
 
         @_noLocks
         init(frame: Int64, id: UInt64, command: MixerCommand) {
@@ -18,7 +24,8 @@ struct PendingCommands {
         @inline(__always)
         @_noLocks
         func precedes(_ other: Entry) -> Bool {
-            frame != other.frame ? frame < other.frame : id < other.id
+            if frame != other.frame { return frame < other.frame }
+            return id != other.id ? id < other.id : order < other.order
         }
     }
 
@@ -51,14 +58,26 @@ struct PendingCommands {
     @_noLocks
     mutating func removeTop() { remove(at: 0) }
 
-    /// Cancels the command `id`; false if it is not waiting (already applied, cancelled, or unknown).
+    /// Cancels the command `id`; false if it is not waiting (already applied, cancelled, or unknown). Changes
+    /// riding on a cancelled start stay and find no voice when their frame comes.
     @_noLocks
     mutating func remove(id: UInt64) -> Bool {
-        for i in 0..<count where entries[i].id == id {
+        for i in 0..<count where entries[i].id == id && !entries[i].follows {
             remove(at: i)
             return true
         }
         return false
+    }
+
+    /// The waiting timed start of voice (`slot`, `generation`), if there is one.
+    @_noLocks
+    func start(slot: Int32, generation: UInt32) -> Entry? {
+        for i in 0..<count {
+            if case let .start(s, g, _) = entries[i].command, s == slot, g == generation, !entries[i].follows {
+                return entries[i]
+            }
+        }
+        return nil
     }
 
     @_noLocks
