@@ -88,15 +88,15 @@ final class SoakLedger: Sendable {
         }
     }
 
-    /// The timed start's `onApplied` ran.
+    /// The timed start's `onApplied` (or `onDropped`, superseded) ran.
     func timedStartApplied(track id: Int, command token: Int) {
         state.withLock { $0.pendingStarts[id, default: 0] -= 1 }
         applied(command: token)
     }
 
-    /// True while a timed start on track `id` has not been applied. The driver then leaves the track's transport
-    /// alone: a `stop` or `pause` sent before the timed start applies is lost on the voice that has not started,
-    /// and leaves the track idle with that voice still to sound (see the soak section of Benchmarks/README.md).
+    /// True while a timed start on track `id` has not been applied. The driver then sends no *timed* stop, pause
+    /// or resume (one due before the start's frame finds no voice and is dropped, which the ledger's model of the
+    /// track's state does not follow); immediate ones are fine (they act on the start's frame).
     func hasPendingStart(track id: Int) -> Bool { state.withLock { ($0.pendingStarts[id] ?? 0) > 0 } }
 
     /// Records a call on track `id` for the failure report.

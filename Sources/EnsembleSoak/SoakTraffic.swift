@@ -19,10 +19,6 @@ struct SoakTraffic: Sendable {
         let track: Track
         /// A stop (immediate, at a frame, or timed) was sent to the current voice.
         var stopRequested = false
-        /// Frame of the last timed start sent. Timed starts go in frame order: one scheduled for an earlier
-        /// frame than a pending one would start first and leave the older voice sounding after the newer one,
-        /// out of reach of `stop` (see the soak section of Benchmarks/README.md).
-        var lastTimedStart: Int64 = 0
     }
 
     let world: SoakWorld
@@ -169,22 +165,23 @@ struct SoakTraffic: Sendable {
     /// A timed start, on any track: a voice still sounding at its frame is cut and reported ended.
     private mutating func schedulePlay() {
         guard let i = pickTrack(where: { _ in true }) else { return }
-        let t = tracks[i], frame = max(now + ahead(), t.lastTimedStart)
+        // Timed plays may overtake each other: the one called last owns the track (README, Timeline).
+        let t = tracks[i], frame = now + ahead()
         let offset = rng.chance(30) ? rng.below(t.track.sound.frameCount) : nil
         let token = ledger.open(.command), ledger = self.ledger, id = t.id
         ledger.startingVoices(on: [(t.id, t.track)], "schedulePlay(atFrame: \(frame))", timedStart: true) {
-            t.track.schedulePlay(atFrame: frame, offsetFrames: offset) { _ in
-                ledger.timedStartApplied(track: id, command: token)
-            }
+            // Applied, or dropped as superseded by a later-called timed play with an earlier frame: one outcome.
+            t.track.schedulePlay(atFrame: frame, offsetFrames: offset,
+                                 onApplied: { _ in ledger.timedStartApplied(track: id, command: token) },
+                                 onDropped: { _, _ in ledger.timedStartApplied(track: id, command: token) })
         }
         tracks[i].stopRequested = false
-        tracks[i].lastTimedStart = frame
     }
 
-    /// A track with voices live and no timed start waiting (see `SoakLedger.hasPendingStart`).
+    /// A track with voices live (or a timed start waiting, which immediate calls reach on its frame).
     private mutating func pickTransportTrack() -> Int? {
         let ledger = self.ledger
-        return pickTrack { !ledger.isIdle(track: $0.id) && !ledger.hasPendingStart(track: $0.id) }
+        return pickTrack { !ledger.isIdle(track: $0.id) }
     }
 
     private mutating func pauseOrResume() {
