@@ -573,7 +573,7 @@ final class Mixer: @unchecked Sendable {
             pool[s].cursor.position = min(max(position, low), max(pool[s].cursor.length, 0))
             pool[s].cursor.fraction = 0
             pool[s].cursor.wrap()
-            pool[s].updateNaturalEnd(now: now)
+            pool[s].moveNaturalEnd(now: now, smoothingFrames: stealRampFrames)
             retargetStream(s)
         case let .setVolume(slot, generation, volume, rampFrames):
             guard let s = live(slot, generation) else { return }
@@ -585,7 +585,7 @@ final class Mixer: @unchecked Sendable {
         case let .setRate(slot, generation, step):
             guard let s = live(slot, generation) else { return }
             pool[s].cursor.step = step
-            pool[s].updateNaturalEnd(now: now)
+            pool[s].moveNaturalEnd(now: now, smoothingFrames: stealRampFrames)
         case let .setLoops(slot, generation, loops):
             guard let s = live(slot, generation) else { return }
             // A pass already under way is always finished, even if the new count is lower.
@@ -593,7 +593,7 @@ final class Mixer: @unchecked Sendable {
             if let stream = pool[s].source.stream {
                 stream.cells[StreamView.loops].store(Int64(pool[s].cursor.loops), ordering: .relaxed)
             }
-            pool[s].updateNaturalEnd(now: now)
+            pool[s].moveNaturalEnd(now: now, smoothingFrames: stealRampFrames)
         case let .setFades(slot, generation, fadeInFrames, fadeOutFrames):
             guard let s = live(slot, generation) else { return }
             pool[s].fadeIn = EdgeFade(zeroFrame: pool[s].fadeIn.zeroFrame, length: fadeInFrames, direction: 1)
