@@ -172,7 +172,7 @@ final class Mixer: @unchecked Sendable {
 
         var master = MeterAccumulator()
         master.add(left: outL, right: outR, count: n)
-        masterMeter.publish(master, blockFrames: n)
+        masterMeter.publish(master)
 
         sortOutbox(from: firstEvent)
         flushOutbox()
@@ -292,7 +292,7 @@ final class Mixer: @unchecked Sendable {
             }
         }
         let v = pool[slot]
-        if v.metering { telemetry.meters[slot].publish(meter, blockFrames: Int(t1 - t0)) }
+        if v.metering { telemetry.meters[slot].publish(meter) }
         if stop > t1 {
             telemetry.publish(slot: slot, generation: v.generation, phase: .playing, position: v.cursor.position)
             return true
@@ -354,7 +354,6 @@ final class Mixer: @unchecked Sendable {
             post(MixerEvent(kind: .ended, reason: reason, slot: Int32(slot), generation: v.generation,
                             frame: frame, position: v.cursor.position, pass: v.cursor.pass))
         }
-        if v.metering { telemetry.meters[slot].clear() }
     }
 
     // MARK: Starting voices
