@@ -120,8 +120,14 @@ final class Mixer: @unchecked Sendable {
     // MARK: Rendering
 
     /// Renders `frames` frames of the mix into two planar buffers (overwriting them).
+    ///
+    /// Both render calls run with flush-to-zero and denormals-are-zero on (`FlushToZero`), whatever thread
+    /// calls them, so a decaying tail costs what silence costs and offline and real-time renders give the same
+    /// bits; the caller's floating-point mode is put back before returning.
     @_noLocks
     func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        let mode = FlushToZero.enter()
+        defer { FlushToZero.leave(mode) }
         var done = 0
         while done < frames {
             let n = min(maxBlockFrames, frames - done)
@@ -133,6 +139,8 @@ final class Mixer: @unchecked Sendable {
     /// Renders `frames` frames interleaved L R L R … (overwriting `output`), as files and OpenAL want them.
     @_noLocks
     func render(interleaved output: UnsafeMutablePointer<Float>, frames: Int) {
+        let mode = FlushToZero.enter()
+        defer { FlushToZero.leave(mode) }
         var done = 0
         while done < frames {
             let n = min(maxBlockFrames, frames - done)
