@@ -281,8 +281,9 @@ final class Mixer: @unchecked Sendable {
             } else if pool[slot].preservePitch, pool[slot].cursor.step != pool[slot].baseStep {
                 // Pitch-preserving rate: WSOLA grains around the cursor, then the same gain stage.
                 var cursor = pool[slot].cursor, stretch = pool[slot].stretch
+                let phase = TimeStretch.grainPhase(sequence: pool[slot].sequence, hop: stretchHop)
                 TimeStretch.fill(&cursor, &stretch, source, window: stretchWindow, hop: stretchHop, search: stretchHop,
-                                 ratio: Double(pool[slot].baseStep) * 0x1p-32, frame: begin,
+                                 ratio: Double(pool[slot].baseStep) * 0x1p-32, phase: phase, frame: begin,
                                  scratchLeft, scratchRight, count: count)
                 pool[slot].cursor = cursor
                 pool[slot].stretch = stretch
