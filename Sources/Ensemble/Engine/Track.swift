@@ -114,7 +114,8 @@ public final class Track: @unchecked Sendable {
     }
 
     /// Linear fade-out, in seconds, ending at the track's natural end (the end of its last pass) or at the
-    /// time given to `stop(at:)`; `stop()` fades over it too. 0 = none.
+    /// time given to `stop(at:)`; `stop()` fades over it too. 0 = none. A rate, loop or seek change once the
+    /// fade has begun continues it from the gain reached, down to the new end (see README "Mixing rules").
     public var fadeOut: Double {
         get { state.withLock { $0.fadeOut } }
         set { update { s in

@@ -88,26 +88,28 @@ enum QuarterWave {
     @inline(__always)
     @_noLocks
     static func cos(_ x: Double) -> Float {
-        let u = x * (Double.pi / 2), v = u * u
-        var c = 1 - v * (1.0 / 132)
-        c = 1 - v * (1.0 / 90) * c
-        c = 1 - v * (1.0 / 56) * c
-        c = 1 - v * (1.0 / 30) * c
-        c = 1 - v * (1.0 / 12) * c
-        c = 1 - v * (1.0 / 2) * c
-        return Float(c)
+        let u = x * (Double.pi / 2)
+        return Float(series(u * u, 2, 12, 30, 56, 90, 132))
     }
 
     @inline(__always)
     @_noLocks
     static func sin(_ x: Double) -> Float {
-        let u = x * (Double.pi / 2), v = u * u
-        var s = 1 - v * (1.0 / 156)
-        s = 1 - v * (1.0 / 110) * s
-        s = 1 - v * (1.0 / 72) * s
-        s = 1 - v * (1.0 / 42) * s
-        s = 1 - v * (1.0 / 20) * s
-        s = 1 - v * (1.0 / 6) * s
-        return Float(u * s)
+        let u = x * (Double.pi / 2)
+        return Float(u * series(u * u, 6, 20, 42, 72, 110, 156))
+    }
+
+    /// 1 − v/a·(1 − v/b·(1 − … (1 − v/f))): the Taylor series of cos (a…f = 1·2, 3·4, …) or of sin(u)/u
+    /// (2·3, 4·5, …) in v = u², summed from its smallest term.
+    @inline(__always)
+    @_noLocks
+    private static func series(_ v: Double, _ a: Double, _ b: Double, _ c: Double, _ d: Double, _ e: Double,
+                               _ f: Double) -> Double {
+        var s = 1 - v * (1 / f)
+        s = 1 - v * (1 / e) * s
+        s = 1 - v * (1 / d) * s
+        s = 1 - v * (1 / c) * s
+        s = 1 - v * (1 / b) * s
+        return 1 - v * (1 / a) * s
     }
 }
