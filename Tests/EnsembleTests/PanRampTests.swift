@@ -47,6 +47,24 @@ final class PanRampTests: XCTestCase {
         }
     }
 
+    func testBusPanSweepFollowsTheStereoLaw() throws {
+        // Bus 1 at pan −0.8, set to 0.6 before frame 256: over the 240-frame smoothing time its pan position
+        // glides linearly, and the bus's stereo law holds at every frame.
+        let engine = try makeEngine()
+        try engine.setBus(1, BusSettings(volume: 1, pan: -0.8))
+        let track = try engine.makeTrack(try stereoSound(2000, left: { _ in 0.5 }, right: { _ in -0.25 }))
+        track.bus = 1
+        try track.play(atFrame: 0)
+        var failure: Error?
+        let mix = render(engine, frames: 1000, block: 128) { now in
+            if now == 256 { do { try engine.setBus(1, BusSettings(volume: 1, pan: 0.6)) } catch { failure = error } }
+        }
+        XCTAssertNil(failure)
+        let p: (Int) -> Double = { t in -0.8 + 1.4 * min(max(Double(t - 256) / 240, 0), 1) }
+        assertChannel(mix.left, { Pan.stereo(p($0), 0.5, -0.25).l }, 0..<1000, "bus sweep L")
+        assertChannel(mix.right, { Pan.stereo(p($0), 0.5, -0.25).r }, 0..<1000, "bus sweep R")
+    }
+
     func testSweepBitsDoNotDependOnTheBlockSize() throws {
         let mono = try monoSound(6000) { Double($0 % 17) / 20 - 0.4 }
         let stereo = try stereoSound(6000, left: { Double($0 % 13) / 20 }, right: { -Double($0 % 7) / 10 })
