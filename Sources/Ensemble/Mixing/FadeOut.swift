@@ -54,17 +54,19 @@ extension Voice {
         let at = max(now, startFrame)
         let level = fadeOut.value(at: at)
         updateNaturalEnd(now: now)
+        // Before the start, or while paused (`resume` re-derives the end and fades in from silence), nothing is
+        // sounding that could jump: the fade is simply the configured one ending at the new end.
+        let sounding = now > startFrame && !isPaused
         if naturalEnd == .max {
             fadeOutReleased = false
-            if level < 1 && now > startFrame {
+            if level < 1 && sounding {
                 volume = LinearRamp(from: volume.value(at: at) * level, to: volume.to, startFrame: at,
                                     length: smoothingFrames)
             }
             return
         }
         let left = naturalEnd - at
-        // Before the start nothing has been heard: the fade simply ends at the new end.
-        if now > startFrame && fadeOutFrames > 0 && (level < 1 || left < Int64(fadeOutFrames)) {
+        if sounding && fadeOutFrames > 0 && (level < 1 || left < Int64(fadeOutFrames)) {
             fadeOutReleased = true
             fadeOutLevel = level
             fadeOutReleaseFrames = Int(max(left, 0))
