@@ -17,8 +17,10 @@ let package = Package(
         .systemLibrary(name: "CMpg123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .target(
             name: "Ensemble",
-            dependencies: ["COpenAL", "CSndfile", "CMpg123"]
+            dependencies: ["COpenAL", "CSndfile", "CMpg123", "CFloatControl"]
         ),
+        // Flush-to-zero around rendering (header-only: static inline MXCSR / FPCR access).
+        .target(name: "CFloatControl"),
         .executableTarget(
             name: "ensemble",
             dependencies: ["Ensemble", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -35,7 +37,7 @@ let package = Package(
         .target(name: "CAllocationCounter"),
         .testTarget(
             name: "EnsembleTests",
-            dependencies: ["Ensemble", "EnsembleSoak", "CAllocationCounter"]
+            dependencies: ["Ensemble", "EnsembleSoak", "CAllocationCounter", "CFloatControl"]
         ),
     ]
 )

@@ -63,6 +63,17 @@ if arguments.first == "--soak", arguments.count >= 2, let minutes = Double(argum
         exit(1)
     }
 }
+if arguments.first == "--tail-and-burst" {
+    // Sections 7 and 8 alone (they need no input files): `ensemble-bench --tail-and-burst [REPEATS]`.
+    do {
+        let reps = arguments.count > 1 ? Int(arguments[1]) ?? 3 : 3
+        _ = try TailAndBurst.report(sounds: TailAndBurst.tones(), quick: false, repeats: reps)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("tail-and-burst: \(error)\n".utf8))
+        exit(1)
+    }
+}
 
 var quick = false, jsonPath: String?, useOpenAL = true, useMixdown = true
 var seconds: Double?, repeats: Int?, voiceList: [Int]?, soundSecondsOption: Double?
@@ -337,6 +348,10 @@ for r in chainRows {
     if r.allocations != 0 { failures.append("\(r.allocations) render allocations with chain \(r.name)") }
 }
 json["chain_cost"] = chainRows.map { ["chain": $0.name, "ns_per_frame": $0.nsPerFrame, "render_allocations": $0.allocations] as [String: Any] }
+
+// MARK: 7 and 8. Decaying effect tail against silence; WSOLA searches per block
+
+json.merge(try TailAndBurst.report(sounds: sounds48, quick: quick, repeats: reps)) { $1 }
 
 // MARK: Checks
 

@@ -139,6 +139,7 @@ final class BusMixTests: XCTestCase {
         t.bus = 4
         try t.play(atFrame: 0)
         _ = render(engine, frames: 1024, block: 512)
+        engine.updateMeters()
         XCTAssertEqual(engine.peakPower(forChannel: 0, onBus: 4), Float(20 * log10(0.5)), accuracy: 1e-4)
         XCTAssertEqual(engine.peakPower(forChannel: 0, onBus: 5), -160)
     }

@@ -1,11 +1,13 @@
 import XCTest
 @testable import Ensemble
 
-/// Meters: RMS and peak in dB (−160 floor) per channel over the last block, per track (when enabled) and master.
+/// Meters in AVAudioPlayer's model: `updateMeters()` takes a reading; peak = the largest |sample| and average =
+/// the RMS over every output frame rendered since the previous reading, in dB (−160 floor) per channel, per track
+/// (when enabled), per bus and for the master.
 final class MeterTests: XCTestCase {
     private func db(_ x: Double) -> Double { x > 0 ? max(-160, 20 * log10(x)) : -160 }
 
-    func testTrackAndMasterMetersOverTheLastBlock() throws {
+    func testTrackAndMasterMeters() throws {
         let engine = try makeEngine()
         // Track a: constant 0.5 at pan −1 → L 0.5, R 0.
         let a = try engine.makeTrack(try monoSound(4096) { _ in 0.5 })
@@ -19,6 +21,11 @@ final class MeterTests: XCTestCase {
         c.pan = 1
         try engine.play([a, b, c], atFrame: 0)
         _ = render(engine, frames: 512, block: 512)
+        XCTAssertEqual(a.peakPower(forChannel: 0), -160, "no reading before updateMeters()")
+        a.updateMeters()
+        b.updateMeters()
+        c.updateMeters()
+        engine.updateMeters()
 
         XCTAssertEqual(Double(a.peakPower(forChannel: 0)), db(0.5), accuracy: 1e-4)
         XCTAssertEqual(Double(a.averagePower(forChannel: 0)), db(0.5), accuracy: 1e-4)
@@ -38,7 +45,7 @@ final class MeterTests: XCTestCase {
                        accuracy: 1e-4)
     }
 
-    func testMeterAveragesOverTheWholeBlock() throws {
+    func testAverageCoversEveryFrameSinceTheLastReading() throws {
         // A full-scale constant sounding for the last 128 of 512 frames: RMS = √(128/512) = 0.5 → −6.02 dB,
         // peak 0 dB, for the track and for the master.
         let engine = try makeEngine()
@@ -46,28 +53,78 @@ final class MeterTests: XCTestCase {
         t.pan = -1
         t.isMeteringEnabled = true
         try t.play(atFrame: 384)
-        _ = render(engine, frames: 512, block: 512)
+        _ = render(engine, frames: 512, block: 128)
+        t.updateMeters()
+        engine.updateMeters()
         XCTAssertEqual(Double(t.averagePower(forChannel: 0)), db(0.5), accuracy: 1e-4)
         XCTAssertEqual(Double(t.peakPower(forChannel: 0)), 0, accuracy: 1e-6)
         XCTAssertEqual(Double(engine.averagePower(forChannel: 0)), db(0.5), accuracy: 1e-4)
         XCTAssertEqual(Double(engine.peakPower(forChannel: 0)), 0, accuracy: 1e-6)
-        // Next block: a ramp-free full block → 0 dB RMS. The meter describes the last block only.
-        _ = render(engine, frames: 256, block: 256)
+        // The reading holds until the next updateMeters(), which covers only what came after: 0 dB RMS.
+        _ = render(engine, frames: 256, block: 64)
+        XCTAssertEqual(Double(t.averagePower(forChannel: 0)), db(0.5), accuracy: 1e-4)
+        t.updateMeters()
         XCTAssertEqual(Double(t.averagePower(forChannel: 0)), 0, accuracy: 1e-4)
+    }
+
+    func testOneSampleSpikeIsSeenByTheNextReading() throws {
+        // 0.01 everywhere and 0.9 on one frame in the middle of 40 blocks of 256: the next reading's peak is 0.9,
+        // its RMS √((10239·0.01² + 0.9²)/10240); the reading after that is back to 0.01.
+        let frames = 40 * 256, spike = 5000
+        let engine = try makeEngine()
+        let t = try engine.makeTrack(try monoSound(3 * frames) { $0 == spike ? 0.9 : 0.01 })
+        t.pan = -1
+        t.isMeteringEnabled = true
+        try t.play(atFrame: 0)
+        _ = render(engine, frames: frames, block: 256)
+        t.updateMeters()
+        engine.updateMeters()
+        let rms = ((Double(frames - 1) * 0.0001 + 0.81) / Double(frames)).squareRoot()
+        XCTAssertEqual(Double(t.peakPower(forChannel: 0)), db(0.9), accuracy: 1e-4)
+        XCTAssertEqual(Double(t.averagePower(forChannel: 0)), db(rms), accuracy: 1e-3)
+        XCTAssertEqual(Double(engine.peakPower(forChannel: 0)), db(0.9), accuracy: 1e-4)
+        XCTAssertEqual(Double(engine.averagePower(forChannel: 0)), db(rms), accuracy: 1e-3)
+        _ = render(engine, frames: frames, block: 256)
+        t.updateMeters()
+        XCTAssertEqual(Double(t.peakPower(forChannel: 0)), db(0.01), accuracy: 1e-4)
+    }
+
+    func testBlockSplitByTimedCommandsIsMeteredWhole() throws {
+        // Volume 1 → 0.25 (no ramp) at frame 100 of a 512-frame block, constant 0.5 source at pan −1: a voice
+        // meter and a bus meter must see both spans: peak 0.5, mean square (100·0.25 + 412·0.015625)/512.
+        let engine = try makeEngine()
+        try engine.setBus(3, BusSettings(volume: 1))
+        let t = try engine.makeTrack(try monoSound(4096) { _ in 0.5 })
+        t.pan = -1
+        t.bus = 3
+        t.isMeteringEnabled = true
+        try t.play(atFrame: 0)
+        t.schedule(.volume(0.25, rampFrames: 0), atFrame: 100)
+        _ = render(engine, frames: 512, block: 512)
+        t.updateMeters()
+        engine.updateMeters()
+        let rms = ((100 * 0.25 + 412 * 0.015625) / 512).squareRoot()
+        XCTAssertEqual(Double(t.peakPower(forChannel: 0)), db(0.5), accuracy: 1e-4)
+        XCTAssertEqual(Double(t.averagePower(forChannel: 0)), db(rms), accuracy: 1e-4)
+        XCTAssertEqual(Double(engine.peakPower(forChannel: 0, onBus: 3)), db(0.5), accuracy: 1e-4)
+        XCTAssertEqual(Double(engine.averagePower(forChannel: 0, onBus: 3)), db(rms), accuracy: 1e-4)
     }
 
     func testSilenceAndDisabledMetering() throws {
         let engine = try makeEngine()
         _ = render(engine, frames: 64, block: 64)
+        engine.updateMeters()
         XCTAssertEqual(engine.peakPower(forChannel: 0), -160)
         XCTAssertEqual(engine.averagePower(forChannel: 1), -160)
         let t = try engine.makeTrack(try monoSound(1000) { _ in 0.5 })
         t.isMeteringEnabled = true
         try t.play(atFrame: 64)
         _ = render(engine, frames: 64, block: 64)
+        t.updateMeters()
         XCTAssertEqual(Double(t.peakPower(forChannel: 0)), db(0.5 * Pan.mono(0).l), accuracy: 1e-4)
         t.isMeteringEnabled = false
         _ = render(engine, frames: 64, block: 64)
+        t.updateMeters()
         XCTAssertEqual(t.peakPower(forChannel: 0), -160)
         XCTAssertEqual(t.averagePower(forChannel: 0), -160)
     }

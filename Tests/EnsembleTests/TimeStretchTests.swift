@@ -58,6 +58,20 @@ final class TimeStretchTests: XCTestCase {
         XCTAssertEqual(one.left, plain.left)
     }
 
+    func testGrainPhasesOfVoicesStartedTogetherAreSpreadOverTheHop() {
+        // n consecutive sequences (any start) split the 480-frame hop into gaps of at most 2·480/n (+1 for the
+        // rounding to frames): the grain boundaries, and the searches, of voices started together are staggered.
+        let hop = 480
+        for n in [2, 3, 4, 16, 64, 100] {
+            for start in stride(from: UInt64(0), to: 3000, by: 37) {
+                let phases = (start..<start + UInt64(n)).map { Int(TimeStretch.grainPhase(sequence: $0, hop: hop)) }.sorted()
+                XCTAssertTrue(phases.allSatisfy { (0..<hop).contains($0) })
+                let gaps = zip(phases, phases.dropFirst()).map { $1 - $0 } + [phases[0] + hop - phases[n - 1]]
+                XCTAssertLessThanOrEqual(Double(gaps.max()!), 2 * Double(hop) / Double(n) + 1, "n \(n) from \(start)")
+            }
+        }
+    }
+
     func testStretchingAllocatesNothingOnTheRenderThread() throws {
         let engine = try makeEngine(maxBlockFrames: 512)
         let track = try engine.makeTrack(try sine(48000))

@@ -99,17 +99,13 @@ final class TransportTests: XCTestCase {
     }
 
     func testPanChangeIsSmoothed() throws {
-        // The pan matrix moves linearly from the old law's gains to the new ones over 240 frames.
+        // The pan position moves linearly from −1 to 0.3 over 240 frames, and the law applies at every frame.
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(3000) { _ in 0.5 })
         track.pan = -1
         try track.play(atFrame: 0)
         let mix = render(engine, frames: 1000, block: 256) { now in if now == 256 { track.pan = 0.3 } }
-        let from = Pan.mono(-1), to = Pan.mono(0.3)
-        func m(_ t: Int) -> (l: Double, r: Double) {
-            let x = clamp(Double(t - 256) / 240)
-            return (from.l + (to.l - from.l) * x, from.r + (to.r - from.r) * x)
-        }
+        func m(_ t: Int) -> (l: Double, r: Double) { Pan.mono(-1 + (0.3 + 1) * clamp(Double(t - 256) / 240)) }
         assertChannel(mix.left, { 0.5 * m($0).l }, 0..<1000, "pan ramp L")
         assertChannel(mix.right, { 0.5 * m($0).r }, 0..<1000, "pan ramp R")
     }

@@ -146,13 +146,14 @@ extension Engine {
         return mixer.busControl.buses.withLock { $0[bus].effects }
     }
 
-    /// Peak power of bus `bus` (1…16, after its chain, volume and pan) over the last block, in dB full scale.
+    /// Peak power of bus `bus` (1…16, after its chain, volume and pan) between the last two `updateMeters()`
+    /// calls, in dB full scale.
     public func peakPower(forChannel channel: Int, onBus bus: Int) -> Float {
         guard bus >= 1, bus <= Self.maxBuses else { return -160 }
         return mixer.buses.meters[bus].peakPower(channel: channel)
     }
 
-    /// Average (RMS) power of bus `bus` over the last block, in dB full scale.
+    /// Average (RMS) power of bus `bus` between the last two `updateMeters()` calls, in dB full scale.
     public func averagePower(forChannel channel: Int, onBus bus: Int) -> Float {
         guard bus >= 1, bus <= Self.maxBuses else { return -160 }
         return mixer.buses.meters[bus].averagePower(channel: channel)

@@ -163,9 +163,19 @@ public final class Engine: @unchecked Sendable {
 
     // MARK: Master meters
 
-    /// Average (RMS) power of the master output over the last block, in dB full scale (−160 for silence).
+    /// Takes a reading of the master and bus meters, as `AVAudioPlayer.updateMeters()` does: their `peakPower`
+    /// and `averagePower` then describe every frame rendered since the previous call.
+    public func updateMeters() {
+        let clock = mixer.clock.load(ordering: .acquiring)
+        mixer.masterMeter.update(clock: clock)
+        for bus in 1...Self.maxBuses { mixer.buses.meters[bus].update(clock: clock) }
+    }
+
+    /// Average (RMS) power of the master output between the last two `updateMeters()` calls, in dB full scale
+    /// (−160 for silence).
     public func averagePower(forChannel channel: Int) -> Float { mixer.masterMeter.averagePower(channel: channel) }
-    /// Peak power of the master output over the last block, in dB full scale (−160 for silence).
+    /// Peak power of the master output between the last two `updateMeters()` calls, in dB full scale (−160 for
+    /// silence).
     public func peakPower(forChannel channel: Int) -> Float { mixer.masterMeter.peakPower(channel: channel) }
 
     /// Events the render side could not report because its buffers were full (0 unless the event thread stalls).

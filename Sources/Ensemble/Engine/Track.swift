@@ -117,7 +117,8 @@ public final class Track: @unchecked Sendable {
     }
 
     /// Linear fade-out, in seconds, ending at the track's natural end (the end of its last pass) or at the
-    /// time given to `stop(at:)`; `stop()` fades over it too. 0 = none.
+    /// time given to `stop(at:)`; `stop()` fades over it too. 0 = none. A rate, loop or seek change once the
+    /// fade has begun continues it from the gain reached, down to the new end (see README "Mixing rules").
     public var fadeOut: Double {
         get { state.withLock { $0.fadeOut } }
         set { update { s in
@@ -260,15 +261,25 @@ public final class Track: @unchecked Sendable {
 
     // MARK: Meters
 
-    /// Average (RMS) power of the track's stereo output (after volume and pan) over the last block, in dB full
-    /// scale, −160 for silence or when metering is off. Channel 0 is left, 1 is right.
-    public func averagePower(forChannel channel: Int) -> Float {
-        engine.mixer.telemetry.meters[Int(slot)].averagePower(channel: channel)
+    /// Takes a meter reading, as `AVAudioPlayer.updateMeters()` does: `peakPower` and `averagePower` then
+    /// describe the track's output (after volume and pan) over every frame rendered since the previous call.
+    public func updateMeters() {
+        engine.mixer.telemetry.meters[Int(slot)].update(clock: engine.mixer.clock.load(ordering: .acquiring))
     }
 
-    /// Peak power of the track's stereo output over the last block, in dB full scale.
+    /// Average (RMS) power of the track's stereo output over the frames between the last two `updateMeters()`
+    /// calls (silence included), in dB full scale, −160 for silence or when metering is off. Channel 0 is left,
+    /// 1 is right.
+    public func averagePower(forChannel channel: Int) -> Float {
+        guard isMeteringEnabled else { return -160 }
+        return engine.mixer.telemetry.meters[Int(slot)].averagePower(channel: channel)
+    }
+
+    /// Peak power (largest |sample|) of the track's stereo output between the last two `updateMeters()` calls,
+    /// in dB full scale, −160 for silence or when metering is off.
     public func peakPower(forChannel channel: Int) -> Float {
-        engine.mixer.telemetry.meters[Int(slot)].peakPower(channel: channel)
+        guard isMeteringEnabled else { return -160 }
+        return engine.mixer.telemetry.meters[Int(slot)].peakPower(channel: channel)
     }
 
     // MARK: Transport

@@ -150,7 +150,7 @@ struct BusRack: @unchecked Sendable {
             runChain(b, l, r, n, t0)
             var meter = MeterAccumulator()
             mixDown(b, l, r, into: outL, outR, n, t0, &meter)
-            meters[b].publish(meter, blockFrames: n)
+            meters[b].publish(meter)
         }
         runChain(0, outL, outR, n, t0)
     }

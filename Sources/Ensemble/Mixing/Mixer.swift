@@ -136,8 +136,14 @@ final class Mixer: @unchecked Sendable {
     // MARK: Rendering
 
     /// Renders `frames` frames of the mix into two planar buffers (overwriting them).
+    ///
+    /// Both render calls run with flush-to-zero and denormals-are-zero on (`FlushToZero`), whatever thread
+    /// calls them, so a decaying tail costs what silence costs and offline and real-time renders give the same
+    /// bits; the caller's floating-point mode is put back before returning.
     @_noLocks
     func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        let mode = FlushToZero.enter()
+        defer { FlushToZero.leave(mode) }
         var done = 0
         while done < frames {
             let n = min(maxBlockFrames, frames - done)
@@ -149,6 +155,8 @@ final class Mixer: @unchecked Sendable {
     /// Renders `frames` frames interleaved L R L R … (overwriting `output`), as files and OpenAL want them.
     @_noLocks
     func render(interleaved output: UnsafeMutablePointer<Float>, frames: Int) {
+        let mode = FlushToZero.enter()
+        defer { FlushToZero.leave(mode) }
         var done = 0
         while done < frames {
             let n = min(maxBlockFrames, frames - done)
@@ -204,7 +212,7 @@ final class Mixer: @unchecked Sendable {
 
         var master = MeterAccumulator()
         master.add(left: outL, right: outR, count: n)
-        masterMeter.publish(master, blockFrames: n)
+        masterMeter.publish(master)
 
         sortOutbox(from: firstEvent)
         flushOutbox()
@@ -343,8 +351,9 @@ final class Mixer: @unchecked Sendable {
             } else if pool[slot].preservePitch, pool[slot].cursor.step != pool[slot].baseStep {
                 // Pitch-preserving rate: WSOLA grains around the cursor, then the same gain stage.
                 var cursor = pool[slot].cursor, stretch = pool[slot].stretch
+                let phase = TimeStretch.grainPhase(sequence: pool[slot].sequence, hop: stretchHop)
                 TimeStretch.fill(&cursor, &stretch, source, window: stretchWindow, hop: stretchHop, search: stretchHop,
-                                 ratio: Double(pool[slot].baseStep) * 0x1p-32, frame: begin,
+                                 ratio: Double(pool[slot].baseStep) * 0x1p-32, phase: phase, frame: begin,
                                  scratchLeft, scratchRight, count: count)
                 pool[slot].cursor = cursor
                 pool[slot].stretch = stretch
@@ -362,7 +371,7 @@ final class Mixer: @unchecked Sendable {
             }
         }
         let v = pool[slot]
-        if v.metering { telemetry.meters[slot].publish(meter, blockFrames: Int(t1 - t0)) }
+        if v.metering { telemetry.meters[slot].publish(meter) }
         if stop > t1 {
             telemetry.publish(slot: slot, generation: v.generation, phase: .playing, position: v.cursor.position)
             return true
@@ -424,7 +433,6 @@ final class Mixer: @unchecked Sendable {
             post(MixerEvent(kind: .ended, reason: reason, slot: Int32(slot), generation: v.generation,
                             frame: frame, position: v.cursor.position, pass: v.cursor.pass))
         }
-        if v.metering { telemetry.meters[slot].clear() }
     }
 
     // MARK: Starting voices
@@ -643,7 +651,7 @@ final class Mixer: @unchecked Sendable {
             pool[s].cursor.position = min(max(position, low), max(pool[s].cursor.length, 0))
             pool[s].cursor.fraction = 0
             pool[s].cursor.wrap()
-            pool[s].updateNaturalEnd(now: now)
+            pool[s].moveNaturalEnd(now: now, smoothingFrames: stealRampFrames)
             retargetStream(s)
         case let .setVolume(slot, generation, volume, rampFrames):
             guard let s = live(slot, generation) else { return }
@@ -655,7 +663,7 @@ final class Mixer: @unchecked Sendable {
         case let .setRate(slot, generation, step):
             guard let s = live(slot, generation) else { return }
             pool[s].cursor.step = step
-            pool[s].updateNaturalEnd(now: now)
+            pool[s].moveNaturalEnd(now: now, smoothingFrames: stealRampFrames)
         case let .setLoops(slot, generation, loops):
             guard let s = live(slot, generation) else { return }
             // A pass already under way is always finished, even if the new count is lower.
@@ -663,7 +671,7 @@ final class Mixer: @unchecked Sendable {
             if let stream = pool[s].source.stream {
                 stream.cells[StreamView.loops].store(Int64(pool[s].cursor.loops), ordering: .relaxed)
             }
-            pool[s].updateNaturalEnd(now: now)
+            pool[s].moveNaturalEnd(now: now, smoothingFrames: stealRampFrames)
         case let .setFades(slot, generation, fadeInFrames, fadeOutFrames):
             guard let s = live(slot, generation) else { return }
             pool[s].fadeIn = EdgeFade(zeroFrame: pool[s].fadeIn.zeroFrame, length: fadeInFrames, direction: 1)

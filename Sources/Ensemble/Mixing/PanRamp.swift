@@ -1,5 +1,8 @@
-/// A pan matrix gliding linearly from one setting to another between two output frames: how a pan change is
-/// smoothed, for voices and buses alike. Like `LinearRamp`, its value depends only on the absolute frame.
+/// A pan gliding from one setting to another between two output frames: how a pan change is smoothed, for voices
+/// and buses alike. The pan *position* moves linearly and the equal-power law is evaluated at every frame on the
+/// way (`PanMatrix.gliding`), so a sweep keeps its power (mono) and its law (stereo); outside the glide the two
+/// ends' matrices are used as the control side computed them. Like `LinearRamp`, its value depends only on the
+/// absolute frame.
 struct PanRamp: BitwiseCopyable {
     var from: PanMatrix
     var to: PanMatrix
@@ -18,7 +21,8 @@ struct PanRamp: BitwiseCopyable {
     func matrix(at frame: Int64) -> PanMatrix {
         if length == 0 || frame >= startFrame + Int64(length) { return to }
         if frame <= startFrame { return from }
-        return PanMatrix.mix(from, to, Float(frame - startFrame) / Float(length))
+        let p = from.position + (to.position - from.position) * (Float(frame - startFrame) / Float(length))
+        return PanMatrix.gliding(pan: p, isStereo: to.isStereo)
     }
 
     /// True when the matrix changes somewhere in [start, end).
@@ -28,8 +32,8 @@ struct PanRamp: BitwiseCopyable {
         return start < startFrame + Int64(length) && end > startFrame
     }
 
-    /// Heads for `target`, reached `rampFrames` after `frame`, from wherever the pan is at `frame`. The matrix
-    /// comes computed from the control side (it needs cos and sin, which the render side avoids).
+    /// Heads for `target`, reached `rampFrames` after `frame`, from wherever the pan is at `frame`. The target
+    /// matrix comes computed from the control side (with libm's cos and sin, the bits of a constant pan).
     @_noLocks
     mutating func retarget(_ target: PanMatrix, at frame: Int64, rampFrames: Int) {
         from = matrix(at: frame)

@@ -4,14 +4,20 @@ import Foundation
 /// Roelands, 1993), on the render side.
 ///
 /// The voice's cursor still moves at `rate` per output frame, so positions, loops, ends and events are those of
-/// varispeed. The sound is built from grains instead: every `hop` output frames (10 ms, on absolute frames
-/// multiple of `hop`, so any block size gives the same bits) a grain of `2 × hop` frames starts, read from the
+/// varispeed. The sound is built from grains instead: every `hop` output frames (10 ms, on the voice's grid of
+/// absolute frames ≡ its grain phase modulo `hop`, so any block size gives the same bits) a grain of `2 × hop`
+/// frames starts, read from the
 /// source at the original speed (only the sample-rate ratio), Hann-windowed and overlap-added with the previous
 /// one (50 % overlap: the windows sum to 1). A grain starts near the cursor's position, shifted by up to
 /// ±`search` frames (10 ms) to the shift whose first `hop` frames best match (normalised cross-correlation) the
 /// natural continuation of the previous grain, so the waveforms line up and the pitch is kept. Grains read the
 /// sound in memory directly (across loop seams, silence past the end), so there is no added latency and no
 /// buffer: the per-voice state is two grain positions.
+///
+/// A grain boundary costs the search (~58,000 multiply-adds); the rest of the hop costs only the grain reads.
+/// Each voice's grid is offset by a phase spread from its sequence number (`grainPhase`), so the boundaries of
+/// many stretched voices started together fall on different frames of the hop, and a short render block does
+/// not take all the searches at once.
 /// How a track's `rate` changes its sound.
 public enum RateMode: String, Sendable, Equatable {
     /// Speed and pitch together (resampling), the default.
@@ -40,6 +46,15 @@ enum TimeStretch {
         let w = UnsafeMutablePointer<Float>.allocate(capacity: n)
         for i in 0..<n { w[i] = Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))) }
         return w
+    }
+
+    /// The grain phase of the voice started `sequence`-th: sequence × the golden ratio, modulo 1, times `hop`.
+    /// Consecutive sequences land far apart, and any run of n of them splits the hop into gaps no wider than
+    /// 2·hop/n (three-distance theorem), so the boundaries of voices started together stay spread.
+    @inline(__always) @_noLocks
+    static func grainPhase(sequence: UInt64, hop: Int) -> Int64 {
+        let fraction = (sequence &* 0x9E37_79B9_7F4A_7C15) >> 32 // 2⁶⁴/φ, keeps 32 bits of the fraction
+        return Int64((fraction &* UInt64(hop)) >> 32)
     }
 
     /// The cursor's position unrolled over passes (pass 0 is [0, length), later passes [loopStart, length)).
@@ -119,14 +134,15 @@ enum TimeStretch {
     /// `ratio` is the source-to-output sample-rate ratio (the speed grains are read at).
     @_noLocks
     static func fill(_ c: inout SourceCursor, _ state: inout StretchState, _ source: VoiceSource,
-                     window: UnsafePointer<Float>, hop: Int, search: Int, ratio: Double, frame: Int64,
+                     window: UnsafePointer<Float>, hop: Int, search: Int, ratio: Double, phase: Int64, frame: Int64,
                      _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, count: Int) {
         let h = Int64(hop)
         if !state.active {
             // Two virtual grains that both read the cursor's position at `frame`: the output continues from
             // there exactly, and the window sum is 1 from the first frame.
             state.active = true
-            let aligned = frame >= 0 ? frame / h * h : ((frame + 1) / h - 1) * h
+            let d = frame - phase
+            let aligned = phase + (d >= 0 ? d / h * h : ((d + 1) / h - 1) * h)
             let here = unrolled(c)
             state.newerFrame = aligned
             state.newerStart = here - Double(frame - aligned) * ratio
@@ -136,7 +152,7 @@ enum TimeStretch {
         var j = 0
         while j < count {
             if t >= state.newerFrame + h {
-                // A new grain at frame t (a multiple of hop): near the cursor, aligned with the natural
+                // A new grain at frame t (on the voice's grid): near the cursor, aligned with the natural
                 // continuation of the newer grain (which becomes the older one).
                 let target = state.newerStart + Double(hop) * ratio
                 let start = bestStart(source, c, nominal: unrolled(c), target: target, hop: hop, search: search,

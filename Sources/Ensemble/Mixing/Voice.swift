@@ -31,6 +31,11 @@ struct Voice: BitwiseCopyable {
     var pan = PanRamp(constant: PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0, rightFromRight: 1))
     var fadeIn = EdgeFade(zeroFrame: 0, length: 0, direction: 1)
     var fadeOutFrames = 0
+    /// Set when a change moved the natural end during the fade-out: the fade is then a ramp from
+    /// `fadeOutLevel` to 0 over the `fadeOutReleaseFrames` before the natural end (`FadeOut`).
+    var fadeOutReleased = false
+    var fadeOutLevel: Float = 1
+    var fadeOutReleaseFrames = 0
     var attack = EdgeFade(zeroFrame: 0, length: 0, direction: 1)
 
     /// Output frame at which the release (stop/pause/steal fade) starts; `Int64.max` for none.
@@ -67,15 +72,6 @@ struct Voice: BitwiseCopyable {
 
     /// The frame where the voice stops producing sound for good (natural end or end of release).
     var stopFrame: Int64 { @_noLocks get { min(naturalEnd, releaseEnd) } }
-
-    /// Fade-out ending at the natural end (g = (E − t)/N), or nothing for a voice that loops forever.
-    var fadeOut: EdgeFade {
-        @_noLocks get {
-            let length = naturalEnd == .max ? 0 : fadeOutFrames
-            return EdgeFade(zeroFrame: naturalEnd, length: length, direction: -1)
-
-        }
-    }
 
     /// Gain multiplier of the release: 1 before it starts, falling to 0 at its end.
     @inline(__always)
