@@ -10,10 +10,11 @@ TMP = tempfile.mkdtemp()
 
 
 def out(target, name, data):
-    folder = os.path.join(CORPUS, target)
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, name), "wb") as f:
-        f.write(data)
+    # The probe target opens the same files as the stream target, stopping after the headers.
+    for folder in [target] + (["probe"] if target == "stream" else []):
+        os.makedirs(os.path.join(CORPUS, folder), exist_ok=True)
+        with open(os.path.join(CORPUS, folder, name), "wb") as f:
+            f.write(data)
 
 
 def tool(*args):

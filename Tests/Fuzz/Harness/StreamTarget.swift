@@ -2,11 +2,19 @@
 // the engine's own stream loader and event threads do the decoding and callbacks.
 import Ensemble
 
-/// Opens the input as a streamed sound and renders a few blocks of two tracks on it, one from the start and one
-/// from the middle, so the stream loader both reads sequentially and seeks.
+/// Opens the input as a streamed sound (`probe`), and renders a few blocks of two tracks on it, one from the start
+/// and one from the middle, so the stream loader both reads sequentially and seeks (`run`).
 enum StreamTarget {
     /// Frames rendered per input: several loader refills at the tiny stream buffer below.
     static let renderFrames = 2048
+
+    static func probe(_ input: [UInt8]) -> FuzzOutcome {
+        do {
+            return .accepted(describe(try StreamFile(path: FuzzScratch.write(input, name: "probe.input"))))
+        } catch {
+            return .rejected(error.description)
+        }
+    }
 
     static func run(_ input: [UInt8]) -> FuzzOutcome {
         let path = FuzzScratch.write(input, name: "stream.input")
@@ -24,7 +32,11 @@ enum StreamTarget {
         } catch {
             return .rejected(error.description)
         }
-        return .accepted("\(file.codec) \(file.channelCount) ch \(file.sampleRate) Hz, \(file.frameCount) frames")
+        return .accepted(describe(file))
+    }
+
+    private static func describe(_ file: StreamFile) -> String {
+        "\(file.codec) \(file.channelCount) ch \(file.sampleRate) Hz, \(file.frameCount) frames"
     }
 
     /// Small enough that making one engine per input is cheap, with a stream buffer short enough that
