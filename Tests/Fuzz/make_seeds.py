@@ -49,7 +49,7 @@ def ima4_caf(rel, packets, trim=True):
     """The first `packets` IMA4 packets of a CAF, with a pakt that drops 10 priming frames and 7 at the end."""
     chunks = dict(caf_chunks(read(rel)))
     desc = chunks[b"desc"]
-    bytes_per_packet = struct.unpack(">I", desc[20:24])[0]
+    bytes_per_packet = struct.unpack(">I", desc[16:20])[0]
     data = chunks[b"data"][:4 + packets * bytes_per_packet]
     parts = [(b"desc", desc)]
     if trim:
@@ -113,7 +113,7 @@ def aiff_with_loop(pcm_aiff, begin, end):
 def caf_with_marks(pcm_caf, start, end):
     """A `mark` chunk (after the audio) with a sustain loop slbg/slen."""
     def marker(kind, frame, ident):
-        return kind + struct.pack(">Id", ident, float(frame)) + b"\xff" * 4 + b"\0" * 4 + struct.pack(">I", 0)
+        return kind + struct.pack(">dI", float(frame), ident) + b"\xff" * 4 + b"\0" * 4 + struct.pack(">I", 0)
     mark = struct.pack(">II", 1, 2) + marker(b"slbg", start, 1) + marker(b"slen", end, 2)
     return caf(caf_chunks(pcm_caf) + [(b"mark", mark)])
 
@@ -175,7 +175,22 @@ out("stream", "ima4-mono.aifc", aifc_ima4("Tests/Fixtures/ima4/mono_440.aifc", 2
 out("stream", "pcm16.wav", wav8k)
 out("stream", "tone.flac", open(os.path.join(TMP, "t.flac"), "rb").read())
 
-# scene: the demo scenes' shape, on the scene target's two sound files (SceneTarget.soundFiles).
+# The sounds scene seeds name (Tests/Fuzz/scene-sounds/, SceneTarget): two ordinary ones, and two whose headers
+# claim absurd lengths that StreamFile accepts (an Ogg cut by one byte, for which libsndfile reports Int64.max
+# frames; an MP3 whose Xing header claims 0xFFFFFFFF frames), so the scene arithmetic meets them.
+SOUNDS = os.path.join(ROOT, "Tests", "Fuzz", "scene-sounds")
+os.makedirs(SOUNDS, exist_ok=True)
+def sound(name, data):
+    with open(os.path.join(SOUNDS, name), "wb") as f:
+        f.write(data)
+sound("mono.wav", made("m.wav", "sox", "-n", "-r", "48000", "-c", "1", "-b", "16", "OUT", "synth", "0.01", "sine", "440"))
+sound("stereo.caf", ima4_caf("Tests/Fixtures/ima4/stereo_440_660.caf", 10))
+sound("endless.ogg", open(os.path.join(TMP, "t.ogg"), "rb").read()[:-1])
+huge = bytearray(mp3_head("Tests/Fixtures/mp3/sine440-stereo-vbr.mp3", 6))
+huge[huge.find(b"Xing") + 8:huge.find(b"Xing") + 12] = b"\xff\xff\xff\xff"
+sound("huge.mp3", bytes(huge))
+
+# scene: the demo scenes' shape, on the sounds above.
 def scene(name, value):
     out("scene", name, json.dumps(value, separators=(",", ":")).encode())
 
@@ -212,4 +227,9 @@ scene("timeline.json", {
                  {"at": 0.006, "track": "a", "stop": {"fade": 0.001}},
                  {"at": 0.007, "track": "a", "play": {"offset": 0.002}},
                  {"at": 0.001, "bus": "music", "set": {"volume": 0.3}, "ramp": 0.002}]})
-print("seeds written to", CORPUS)
+scene("absurd-lengths.json", {
+    "duration": 0.02,
+    "tracks": [{"name": "ogg", "file": "endless.ogg", "stream": True},
+               {"name": "mp3", "file": "huge.mp3", "stream": True, "start": 0.001, "offset": 0.5, "loops": 1}],
+    "timeline": [{"at": 0.002, "track": "mp3", "seek": 1000}]})
+print("seeds written to", CORPUS, "and", SOUNDS)

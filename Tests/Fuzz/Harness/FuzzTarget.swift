@@ -17,8 +17,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// `StreamFile(path:)` and the streaming decoders, read by an engine's stream loader for a few blocks from the
     /// start and from the middle of the file.
     case stream
-    /// `Scene.parse` (the scene loader and its timeline); a valid scene is also loaded onto an engine against
-    /// tiny generated sound files, scheduled and rendered for at most `SceneTarget.maxRenderFrames` frames.
+    /// `Scene.parse` (the scene loader and its timeline); a valid scene naming only the sounds in
+    /// Tests/Fuzz/scene-sounds/ is also loaded onto an engine, scheduled and rendered for at most
+    /// `SceneTarget.maxRenderFrames` frames.
     case scene
 
     /// Largest input worth trying: the seeds are a few kB, and larger inputs only slow the search down.
