@@ -41,6 +41,7 @@ for target in "${targets[@]}"; do
         echo "fuzz $target: FAILED (exit $code) after ${runs:-?} inputs; log: $out/$target.log"
         grep -E "^(==[0-9]+==ERROR|SUMMARY|Fatal error|.*: Fatal error)" "$out/$target.log" | head -n 5
         for f in $failures; do echo "  failing input: $f"; done
+        echo "  replay: $fuzzer $target FILE; minimise: $fuzzer $target -minimize_crash=1 -runs=10000 FILE"
     else
         echo "fuzz $target: ok, ${runs:-?} inputs in ${seconds} s, corpus $(find "$out/$target/corpus" -type f | wc -l) new + seeds"
     fi
