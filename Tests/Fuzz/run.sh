@@ -40,6 +40,8 @@ for target in "${targets[@]}"; do
         status=1
         echo "fuzz $target: FAILED (exit $code) after ${runs:-?} inputs; log: $out/$target.log"
         grep -E "^(==[0-9]+==ERROR|SUMMARY|Fatal error|.*: Fatal error)" "$out/$target.log" | head -n 5
+        # The innermost frame in our own code, which is what a reader needs first.
+        grep -oE "(Sources|Tests)/[A-Za-z0-9_/+.-]+\.swift:[0-9]+" "$out/$target.log" | head -n 1 | sed 's/^/  at: /'
         for f in $failures; do echo "  failing input: $f"; done
         echo "  replay: $fuzzer $target FILE; minimise: $fuzzer $target -minimize_crash=1 -runs=10000 FILE"
     else

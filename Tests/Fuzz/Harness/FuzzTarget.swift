@@ -11,8 +11,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case decode
     /// `Sound(contentsOf:)`, which adds the loop points of WAV `smpl`, AIFF `INST`/`MARK` and CAF `mark` chunks.
     case loops
-    /// `StreamFile(path:)` alone: MP3 probing, the IMA4 header walk and libsndfile's open, thousands of times faster
-    /// per input than `stream`.
+    /// `StreamFile(path:)` alone: MP3 probing, the IMA4 header walk and libsndfile's open, some thirty times more
+    /// inputs per second than `stream`.
     case probe
     /// `StreamFile(path:)` and the streaming decoders, read by an engine's stream loader for a few blocks from the
     /// start and from the middle of the file.
@@ -49,6 +49,7 @@ public enum FuzzOutcome: Equatable, Sendable, CustomStringConvertible {
     /// Refused with a typed error; the text is the error's one-line description.
     case rejected(String)
 
+    /// `accepted: …` or `rejected: …`, as the replayer prints it.
     public var description: String {
         switch self {
         case let .accepted(what): return "accepted: \(what)"
