@@ -70,7 +70,8 @@ struct EnsembleFuzzReplay {
                 FileHandle.standardError.write(Data("ensemble-fuzz: \(path): cannot read\n".utf8))
                 exit(2)
             }
-            print("\(path): \(target.run(Array(data)))")
+            // Written unbuffered: if a later input crashes, the lines before it still tell what passed.
+            FileHandle.standardOutput.write(Data("\(path): \(target.run(Array(data)))\n".utf8))
         }
     }
 }
