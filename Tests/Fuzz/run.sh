@@ -23,6 +23,10 @@ swift build -c release --scratch-path .build-fuzz --product ensemble-fuzz \
 fuzzer=.build-fuzz/release/ensemble-fuzz
 # Swift's own crash backtracer trips over AddressSanitizer; libFuzzer prints the stack of a trap instead.
 export SWIFT_BACKTRACE=enable=no
+# Where the targets write each input (in memory); crashed processes leave theirs behind, so it all goes at the end.
+ENSEMBLE_FUZZ_SCRATCH=$(mktemp -d /dev/shm/ensemble-fuzz.XXXXXX 2>/dev/null || mktemp -d)
+export ENSEMBLE_FUZZ_SCRATCH
+trap 'rm -rf "$ENSEMBLE_FUZZ_SCRATCH"' EXIT
 export LSAN_OPTIONS="suppressions=$PWD/Tests/Fuzz/lsan-suppressions.txt:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 status=0
@@ -41,7 +45,8 @@ for target in "${targets[@]}"; do
         echo "fuzz $target: FAILED (exit $code) after ${runs:-?} inputs; log: $out/$target.log"
         grep -E "^(==[0-9]+==ERROR|SUMMARY|Fatal error|.*: Fatal error)" "$out/$target.log" | head -n 5
         # The innermost frame in our own code, which is what a reader needs first.
-        grep -oE "(Sources|Tests)/[A-Za-z0-9_/+.-]+\.swift:[0-9]+" "$out/$target.log" | head -n 1 | sed 's/^/  at: /'
+        grep -E "^ +#[0-9]+ " "$out/$target.log" | grep -oE "(Sources|Tests)/[A-Za-z0-9_/+.-]+\.swift:[0-9]+" \
+            | head -n 1 | sed 's/^/  at: /'
         for f in $failures; do echo "  failing input: $f"; done
         echo "  replay: $fuzzer $target FILE; minimise: $fuzzer $target -minimize_crash=1 -runs=10000 FILE"
     else

@@ -3,10 +3,12 @@ import Foundation
 
 /// Where the targets that need a path (the public API reads files, not bytes) put the current input: one folder
 /// per process in /dev/shm (memory, so a run of millions of inputs does not touch the disk), removed at exit.
+/// A crash skips that removal, so run.sh points ENSEMBLE_FUZZ_SCRATCH at a folder of its own that it removes.
 enum FuzzScratch {
     /// The folder, created on first use.
     static let folder: String = {
-        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
+        let base = ProcessInfo.processInfo.environment["ENSEMBLE_FUZZ_SCRATCH"]
+            ?? (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())
         let path = (base as NSString).appendingPathComponent("ensemble-fuzz-\(getpid())")
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         atexit { try? FileManager.default.removeItem(atPath: FuzzScratch.folder) }
