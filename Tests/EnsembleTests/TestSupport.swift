@@ -94,14 +94,17 @@ func requireTool(_ name: String) throws -> String {
 
 /// The built `ensemble` executable, which sits next to the test bundle in the build directory
 /// (`swift test` builds it too).
-func ensembleExecutable() throws -> String {
+func ensembleExecutable() throws -> String { try builtExecutable("ensemble") }
+
+/// A built executable of this package (`ensemble`, `ensemble-fuzz`), found next to the test bundle.
+func builtExecutable(_ name: String) throws -> String {
     let candidates = [
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ensemble").path,
-        Bundle.main.bundleURL.appendingPathComponent("ensemble").path,
-        packageRoot.appendingPathComponent(".build/debug/ensemble").path,
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path,
+        Bundle.main.bundleURL.appendingPathComponent(name).path,
+        packageRoot.appendingPathComponent(".build/debug/\(name)").path,
     ]
     guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-        XCTFail("ensemble executable not found; looked in \(candidates)")
+        XCTFail("\(name) executable not found; looked in \(candidates)")
         throw XCTSkip("no executable")
     }
     return found

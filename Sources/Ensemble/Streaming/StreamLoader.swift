@@ -25,17 +25,16 @@ final class StreamLoader: @unchecked Sendable {
     private var openDecoders = 0
     private var clock: UInt64 = 0
     private var interleaved: UnsafeMutablePointer<Float>
-    private var thread: Thread?
     /// Test hook: a delay (µs) before each chunk is decoded, to simulate a slow disk.
     let readDelayMicroseconds = Atomic<Int>(0)
 
     init(maxOpenFiles: Int) {
         self.maxOpenFiles = max(1, maxOpenFiles)
         interleaved = .allocate(capacity: 2 * Self.chunkFrames)
-        // The thread holds the loader until `shutdown` lets `run` return.
+        // The thread holds the loader until `shutdown` lets `run` return. The loader must not hold the thread in
+        // turn: a finished Thread keeps its closure, so that cycle leaked the loader and every ring it had read.
         let thread = Thread { self.run() }
         thread.name = "ensemble-streams"
-        self.thread = thread
         thread.start()
     }
 
