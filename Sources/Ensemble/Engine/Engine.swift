@@ -31,6 +31,9 @@ public final class Engine: @unchecked Sendable {
         /// Most files the stream loader keeps open at once; past it the least recently used one is closed and
         /// reopened when its stream next needs data.
         public var maxOpenStreamFiles = 256
+        /// How tracks and effects are resampled unless they choose otherwise (`Track.resampler`,
+        /// `fire(_:resampler:)`): band-limited `sinc` by default.
+        public var resampler = ResamplerQuality.sinc
 
         /// The longest sound accepted as a one-shot effect, in seconds.
         public static let maxEffectDuration = 30.0

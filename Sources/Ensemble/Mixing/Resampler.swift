@@ -75,26 +75,31 @@ enum Resampler {
     }
 
     @_noLocks
-    static func fill(_ cursor: inout SourceCursor, _ source: VoiceSource, weights: UnsafePointer<Float>,
+    static func fill(_ cursor: inout SourceCursor, _ source: VoiceSource, tables: ResamplerTables,
                      _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, count: Int) {
         let sink = Sink(left: left, right: right, gains: Gains(a: 0, b: 0, c: 0, d: 0), fused: false)
-        if cursor.isPassthrough {
-            copy(&cursor, source, sink, count: count)
-        } else {
-            interpolate(&cursor, source, weights, sink, count: count)
-        }
+        resample(&cursor, source, tables, sink, count: count)
     }
 
     /// Resamples `count` frames and adds them with constant `gains` into `outL`/`outR`: the same bits as
     /// `fill` followed by `GainStage.mix` on a constant-gain block, without the scratch round trip.
     @_noLocks
-    static func mix(_ cursor: inout SourceCursor, _ source: VoiceSource, weights: UnsafePointer<Float>, gains: Gains,
+    static func mix(_ cursor: inout SourceCursor, _ source: VoiceSource, tables: ResamplerTables, gains: Gains,
                     into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, count: Int) {
         let sink = Sink(left: outL, right: outR, gains: gains, fused: true)
+        resample(&cursor, source, tables, sink, count: count)
+    }
+
+    /// The kernel for the cursor's resampler: an exact copy at step 1, the four-frame cubic, or a tap kernel.
+    @_noLocks
+    private static func resample(_ cursor: inout SourceCursor, _ source: VoiceSource, _ tables: ResamplerTables,
+                                 _ sink: Sink, count: Int) {
         if cursor.isPassthrough {
             copy(&cursor, source, sink, count: count)
+        } else if case .cubic = cursor.quality {
+            interpolate(&cursor, source, tables.cubic, sink, count: count)
         } else {
-            interpolate(&cursor, source, weights, sink, count: count)
+            convolve(&cursor, source, TapKernel(cursor, tables), tables, sink, count: count)
         }
     }
 
@@ -148,14 +153,16 @@ enum Resampler {
 
     /// The row of `weights` for a fraction (its top `phaseBits` bits).
     @inline(__always)
-    private static func row(_ weights: UnsafePointer<Float>, _ fraction: UInt32) -> UnsafePointer<Float> {
-        weights + 4 &* Int(truncatingIfNeeded: fraction >> UInt32(32 - phaseBits))
+    @_noLocks
+    static func row(_ weights: UnsafePointer<Float>, _ fraction: UInt32) -> UnsafePointer<Float> {
+        weights + 4 &* Int(truncatingIfNeeded: fraction &>> 22) // 32 − phaseBits
     }
 
     /// One sample from four taps and a weight row, summed as (w0·s0 + w2·s2) + (w1·s1 + w3·s3): the order the
     /// four-frame kernel's transposed sum uses, so both give the same bits.
     @inline(__always)
-    private static func kernel(_ s0: Float, _ s1: Float, _ s2: Float, _ s3: Float, _ w: UnsafePointer<Float>) -> Float {
+    @_noLocks
+    static func kernel(_ s0: Float, _ s1: Float, _ s2: Float, _ s3: Float, _ w: UnsafePointer<Float>) -> Float {
         (s0 * w[0] + s2 * w[2]) + (s1 * w[1] + s3 * w[3])
     }
 
@@ -225,6 +232,53 @@ enum Resampler {
             }
             sink.put(done, sl, sr, stereo: stereo)
             let f = UInt64(cursor.fraction) + cursor.step
+            cursor.position += Int(f >> 32)
+            cursor.fraction = UInt32(truncatingIfNeeded: f)
+            done += 1
+            cursor.wrap()
+        }
+    }
+
+    /// The sinc and linear kernels (and any kernel other paths share): one frame at a time through
+    /// `TapKernel.frame`, reading the file directly where all taps lie inside the current pass, else through
+    /// taps gathered with `SourceCursor.tap` (loop seams, silence outside the passes).
+    @_noLocks
+    private static func convolve(_ cursor: inout SourceCursor, _ source: VoiceSource, _ kernel: TapKernel,
+                                 _ tables: ResamplerTables, _ sink: Sink, count: Int) {
+        let stereo = source.channelCount == 2
+        let l = source.left, r = source.right
+        let before = kernel.before, after = kernel.after, taps = kernel.taps
+        let step = cursor.step
+        var done = 0
+        while done < count {
+            let limit = cursor.length - 1 - after - cursor.position
+            var fast = 0
+            if cursor.position >= (cursor.pass > 0 ? cursor.loopStart : 0) + before && limit >= 0 {
+                let span = UInt64(min(limit + 1, 1 << 30)) << 32 - UInt64(cursor.fraction)
+                fast = Int(min((span + step - 1) / step, UInt64(count - done)))
+            }
+            if fast > 0 {
+                let base = cursor.position - before
+                var f = UInt64(cursor.fraction)
+                for j in 0..<fast {
+                    let i = Int(truncatingIfNeeded: f >> 32)
+                    let (sl, sr) = kernel.frame(l + (base &+ i), r + (base &+ i), stereo: stereo,
+                                                UInt32(truncatingIfNeeded: f))
+                    sink.put(done &+ j, sl, sr, stereo: stereo)
+                    f &+= step
+                }
+                cursor.position += Int(truncatingIfNeeded: f >> 32)
+                cursor.fraction = UInt32(truncatingIfNeeded: f)
+                done += fast
+                cursor.wrap()
+                continue
+            }
+            let first = cursor.position - before
+            for j in 0..<taps { tables.edgeLeft[j] = cursor.tap(l, first + j) }
+            if stereo { for j in 0..<taps { tables.edgeRight[j] = cursor.tap(r, first + j) } }
+            let (sl, sr) = kernel.frame(tables.edgeLeft, tables.edgeRight, stereo: stereo, cursor.fraction)
+            sink.put(done, sl, sr, stereo: stereo)
+            let f = UInt64(cursor.fraction) + step
             cursor.position += Int(f >> 32)
             cursor.fraction = UInt32(truncatingIfNeeded: f)
             done += 1
