@@ -56,17 +56,24 @@ struct SincBank: BitwiseCopyable, @unchecked Sendable {
             let cutoff = (passEdge + stopEdge) / 2
             let raw = UnsafeMutableRawPointer.allocate(byteCount: 4 * 2 * taps * phases, alignment: 32)
             let data = raw.bindMemory(to: Float.self, capacity: 2 * taps * phases)
-            let half = Double(taps / 2)
-            func weight(_ x: Double) -> Double { Self.kaiserSinc(x, cutoff: cutoff, half: half, beta: 11) }
-            for p in 0..<phases {
-                let row = data + 2 * taps * p
-                let t0 = Double(p) / Double(phases), t1 = Double(p + 1) / Double(phases)
+            let half = Double(taps / 2), norm = 1 / Self.besselI0(11)
+            // The kernel at every phase 0…phases (phase `phases` is the next frame's 0). It is even, so phase
+            // `phases` − p, tap `taps` − 1 − j mirrors phase p, tap j: half the evaluations.
+            var w = [Float](repeating: 0, count: taps * (phases + 1))
+            for p in 0...phases / 2 {
+                let t = Double(p) / Double(phases)
                 for j in 0..<taps {
                     // Tap j is frame i − (taps/2 − 1) + j; the output lies at i + t.
-                    let x = Double(j - (taps / 2 - 1))
-                    let w0 = Float(weight(x - t0)), w1 = Float(weight(x - t1))
-                    row[j] = w0
-                    row[taps + j] = w1 - w0
+                    let x = Double(j - (taps / 2 - 1)) - t
+                    let v = Float(Self.kaiserSinc(x, cutoff: cutoff, half: half, beta: 11) * norm)
+                    w[taps * p + j] = v
+                    w[taps * (phases - p) + taps - 1 - j] = v
+                }
+            }
+            for p in 0..<phases {
+                for j in 0..<taps {
+                    data[2 * taps * p + j] = w[taps * p + j]
+                    data[2 * taps * p + taps + j] = w[taps * (p + 1) + j] - w[taps * p + j]
                 }
             }
             tables[k] = Table(data: data, taps: taps)
@@ -76,13 +83,14 @@ struct SincBank: BitwiseCopyable, @unchecked Sendable {
         self.limits = UnsafePointer(limits)
     }
 
-    /// h(x) = 2·fc·sinc(2·fc·x) · Kaiser(x / half): the windowed ideal low-pass at `cutoff` (cycles per source frame).
+    /// h(x) · I0(β) = 2·fc·sinc(2·fc·x) · I0(β·√(1 − (x/half)²)): the Kaiser-windowed ideal low-pass at `cutoff`
+    /// (cycles per source frame), before the window's normalisation by I0(β).
     static func kaiserSinc(_ x: Double, cutoff: Double, half: Double, beta: Double) -> Double {
         let r = x / half
-        if abs(r) >= 1 { return 0 }
+        if r <= -1 || r >= 1 { return 0 }
         let a = 2 * cutoff * x
         let sinc = a == 0 ? 1 : sin(Double.pi * a) / (Double.pi * a)
-        return 2 * cutoff * sinc * besselI0(beta * (1 - r * r).squareRoot()) / besselI0(beta)
+        return 2 * cutoff * sinc * besselI0(beta * (1 - r * r).squareRoot())
     }
 
     /// The modified Bessel function of the first kind, order 0, by its power series.
