@@ -1,18 +1,19 @@
 /// Fills a voice's scratch buffers with `count` source frames at its cursor and advances the cursor, or
 /// (`mix`) resamples and applies constant gains in one pass, adding straight into the output.
 ///
-/// Three kernels, chosen once per call, not per sample: an exact copy when the step is exactly one frame
-/// (rate 1.0 at the output rate: samples pass through untouched), and a 4-point Catmull-Rom cubic otherwise,
-/// split into a fast loop that reads the file directly and a careful loop near the file's ends that reads
-/// across loop seams and pads with silence. The cubic's weights come from a table of 1024 phases (the top 10
-/// bits of the 32-bit fraction; the position itself stays exact 32.32 fixed point). A 1 kHz sine stays near
-/// −88 dB THD+N for every rate in 0.5…2 and 44.1 → 48 kHz, where linear interpolation only reaches about −59 dB.
+/// The kernel is chosen once per call, not per sample: an exact copy when the step is exactly one frame (rate
+/// 1.0 at the output rate: samples pass through untouched, whatever the resampler), else the cursor's
+/// `ResamplerQuality`. Each kernel has a fast loop that reads the file directly and a careful loop near the
+/// file's ends that reads across loop seams (`SourceCursor.tap`) and pads with silence; both compute a sample
+/// with the same arithmetic, so results do not depend on block boundaries, and the fused path (`mix`) adds
+/// exactly the value the scratch path would have written before `GainStage` applied the same gains.
 ///
-/// The fast loop computes four output frames at a time with `SIMD4<Float>`: four unaligned tap loads, four
-/// products with the frames' weight rows, and a transposed sum. Every path (four at a time, the scalar tail,
-/// the careful loop) computes a sample as (w0·s0 + w2·s2) + (w1·s1 + w3·s3), IEEE per lane, so a sample has
-/// the same bits whichever path made it: results do not depend on block boundaries, and the fused path (`mix`)
-/// adds exactly the value the scratch path would have written before `GainStage` applied the same gains.
+/// - `sinc` and `linear` (`convolve`): one frame at a time through `TapKernel.frame` (the sinc: `SincBank`),
+///   from the file or from taps gathered into a small buffer near the edges.
+/// - `cubic`: a 4-point Catmull-Rom whose weights come from a table of 1024 phases (the top 10 bits of the
+///   32-bit fraction; the position itself stays exact 32.32 fixed point). The fast loop computes four output
+///   frames at a time with `SIMD4<Float>`: four unaligned tap loads, four products with the frames' weight rows,
+///   and a transposed sum. Every path computes a sample as (w0·s0 + w2·s2) + (w1·s1 + w3·s3), IEEE per lane.
 enum Resampler {
     /// The constant per-block gains of `GainStage`: L += a·sL + b·sR, R += c·sL + d·sR (mono: L += a·s, R += c·s).
     struct Gains: BitwiseCopyable {
@@ -259,14 +260,11 @@ enum Resampler {
             }
             if fast > 0 {
                 let base = cursor.position - before
-                var f = UInt64(cursor.fraction)
-                for j in 0..<fast {
-                    let i = Int(truncatingIfNeeded: f >> 32)
-                    let (sl, sr) = kernel.frame(l + (base &+ i), r + (base &+ i), stereo: stereo,
-                                                UInt32(truncatingIfNeeded: f))
-                    sink.put(done &+ j, sl, sr, stereo: stereo)
-                    f &+= step
-                }
+                let f = stereo
+                    ? tapFrames(l + base, r + base, UInt64(cursor.fraction), step, kernel, sink, at: done, count: fast,
+                                stereo: true)
+                    : tapFrames(l + base, r + base, UInt64(cursor.fraction), step, kernel, sink, at: done, count: fast,
+                                stereo: false)
                 cursor.position += Int(truncatingIfNeeded: f >> 32)
                 cursor.fraction = UInt32(truncatingIfNeeded: f)
                 done += fast
@@ -284,6 +282,34 @@ enum Resampler {
             done += 1
             cursor.wrap()
         }
+    }
+
+    /// `count` frames of a tap kernel whose taps all lie inside the file, from fixed-point offset `start` past the
+    /// first tap `l`/`r`, into `sink` from index `at`; returns the final offset. Inlined once per channel count
+    /// and resampler (`frame`'s switch folds away on a constant quality), so neither is tested inside the loop.
+    @inline(__always)
+    @_noLocks
+    private static func tapFrames(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ start: UInt64, _ step: UInt64,
+                                  _ kernel: TapKernel, _ sink: Sink, at: Int, count: Int, stereo: Bool) -> UInt64 {
+        switch kernel.quality {
+        case .sinc: tapLoop(l, r, start, step, kernel.as(.sinc), sink, at: at, count: count, stereo: stereo)
+        case .cubic: tapLoop(l, r, start, step, kernel.as(.cubic), sink, at: at, count: count, stereo: stereo)
+        case .linear: tapLoop(l, r, start, step, kernel.as(.linear), sink, at: at, count: count, stereo: stereo)
+        }
+    }
+
+    @inline(__always)
+    @_noLocks
+    private static func tapLoop(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ start: UInt64, _ step: UInt64,
+                                _ kernel: TapKernel, _ sink: Sink, at: Int, count: Int, stereo: Bool) -> UInt64 {
+        var f = start
+        for j in 0..<count {
+            let i = Int(truncatingIfNeeded: f >> 32)
+            let (sl, sr) = kernel.frame(l + i, r + i, stereo: stereo, UInt32(truncatingIfNeeded: f))
+            sink.put(at &+ j, sl, sr, stereo: stereo)
+            f &+= step
+        }
+        return f
     }
 
     /// `count` frames whose taps all lie inside the file, starting at fixed-point offset `start` from `l`/`r`;

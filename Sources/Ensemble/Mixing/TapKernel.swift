@@ -44,6 +44,21 @@ struct TapKernel: BitwiseCopyable {
         }
     }
 
+    @inline(__always)
+    @_noLocks
+    private init(_ other: TapKernel, quality: ResamplerQuality) {
+        self.quality = quality
+        table = other.table
+        cubic = other.cubic
+        taps = other.taps
+        before = other.before
+    }
+
+    /// The same kernel with `quality` spelled out, for loops specialised on it (`quality` must be this one's).
+    @inline(__always)
+    @_noLocks
+    func `as`(_ quality: ResamplerQuality) -> TapKernel { TapKernel(self, quality: quality) }
+
     /// Taps after the cursor's frame.
     var after: Int { @_noLocks get { taps - 1 - before } }
 
