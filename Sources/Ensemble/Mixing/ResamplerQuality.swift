@@ -10,7 +10,7 @@
 ///   step, so nothing above the output's Nyquist folds back. The slowest: 40 taps per frame at steps ≤ 1, more
 ///   above.
 /// - `cubic`: 4-point Catmull-Rom, −86 dB at 1 kHz, −26 dB at 10 kHz, −14 dB at 15 kHz, no anti-aliasing;
-///   about 14× faster than `sinc` with rates spread over 0.5…2.
+///   about 13× faster than `sinc` with rates spread over 0.5…2.
 /// - `linear`: 2-point linear interpolation, −62 dB at 1 kHz, −20 dB at 10 kHz.
 public enum ResamplerQuality: String, Sendable, Equatable, CaseIterable, BitwiseCopyable {
     /// Band-limited windowed sinc: clean to 18 kHz, no aliasing; the default.
