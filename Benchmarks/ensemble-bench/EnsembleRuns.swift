@@ -8,8 +8,9 @@ struct RenderResult {
 }
 
 enum EnsembleRuns {
-    static func engine(voices: Int) throws -> Engine {
+    static func engine(voices: Int, resampler: ResamplerQuality = .sinc) throws -> Engine {
         var c = Engine.Configuration()
+        c.resampler = resampler
         c.maxVoices = voices + 64
         c.maxBlockFrames = 1024
         c.commandCapacity = max(16384, 2 * voices + 64)
@@ -36,8 +37,9 @@ enum EnsembleRuns {
     }
 
     /// N looping voices (half mono, half stereo) with their own volume, pan and (with `pitch`) rate.
-    static func throughput(sounds: [Sound], voices n: Int, pitch: Bool, seconds: Double) throws -> RenderResult {
-        let engine = try engine(voices: n)
+    static func throughput(sounds: [Sound], voices n: Int, pitch: Bool, seconds: Double,
+                           resampler: ResamplerQuality = .sinc) throws -> RenderResult {
+        let engine = try engine(voices: n, resampler: resampler)
         var tracks: [Track] = []
         tracks.reserveCapacity(n)
         for i in 0..<n {

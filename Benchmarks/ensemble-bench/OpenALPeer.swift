@@ -32,6 +32,11 @@ enum OpenALPeer {
 
     /// Renders `seconds` of N voices; returns the wall time of the render loop, or nil when OpenAL is unusable.
     static func run(inputs: InputSet, voices n: Int, pitch: Bool, resampler: Resampler?, seconds: Double) -> Double? {
+        run(inputs: inputs, voices: n, pitch: pitch, resamplerIndex: resampler?.rawValue, seconds: seconds)
+    }
+
+    /// The same with `AL_SOURCE_RESAMPLER_SOFT` set to resampler number `resamplerIndex` (see `resamplerNames`).
+    static func run(inputs: InputSet, voices n: Int, pitch: Bool, resamplerIndex: Int?, seconds: Double) -> Double? {
         guard let fn = functions, let device = fn.open(nil) else { return nil }
         defer { alcCloseDevice(device) }
         guard fn.isSupported(device, 48000, ALCenum(ALC_STEREO_SOFT), ALCenum(ALC_FLOAT_SOFT)) != 0 else { return nil }
@@ -68,7 +73,7 @@ enum OpenALPeer {
             let angle = VoiceParams.pan(i) * Float.pi / 2
             alSource3f(s, AL_POSITION, sin(angle), 0, -cos(angle))
             if pitch { alSourcef(s, AL_PITCH, VoiceParams.rate(i)) }
-            if let resampler { alSourcei(s, AL_SOURCE_RESAMPLER_SOFT, ALint(resampler.rawValue)) }
+            if let resamplerIndex { alSourcei(s, AL_SOURCE_RESAMPLER_SOFT, ALint(resamplerIndex)) }
         }
         guard alGetError() == AL_NO_ERROR else { return nil }
         alSourcePlayv(ALsizei(n), sources)

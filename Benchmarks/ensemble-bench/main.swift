@@ -220,6 +220,25 @@ let ima4Ratios = voices.compactMap { n -> Double? in
 }
 print("IMA4 cost relative to PCM (PCM voice_x / IMA4 voice_x), per N: " + ima4Ratios.map { fmt($0, 2) }.joined(separator: ", "))
 
+// MARK: 1b. Resamplers
+
+let resamplerVoices = quick ? 16 : 256
+print("\n## 1b. Resamplers (voice_x at \(resamplerVoices) voices, rates spread over 0.5…2; THD+N of one 0.5-amplitude sine "
+      + "voice, float32 source at 44.1 kHz rendered at 48 kHz, least-squares fit residual over 16384 frames)\n")
+print("| engine | resampler | voice_x | THD+N 1 kHz | THD+N 10 kHz | THD+N 15 kHz |")
+print("|---|---|---|---|---|---|")
+let resamplerRows = try ResamplerComparison.run(inputs: pcm48, sounds: sounds48, voices: resamplerVoices, seconds: secs,
+                                                repeats: reps, openAL: openALAvailable)
+for r in resamplerRows {
+    print("| \(r.engine) | \(r.name) | \(fmt(r.voiceX)) | " + r.thd.map { fmt($0, 1) + ($0 == nil ? "" : " dB") }.joined(separator: " | ") + " |")
+}
+json["resamplers"] = resamplerRows.map { r -> [String: Any] in
+    var d: [String: Any] = ["engine": r.engine, "resampler": r.name, "voices": resamplerVoices]
+    if let v = r.voiceX { d["voice_x"] = v }
+    for (f, t) in zip(ResamplerComparison.tones, r.thd) { if let t { d["thd_n_db_\(Int(f))"] = t } }
+    return d
+}
+
 // MARK: 2. Scaling
 
 print("\n## 2. Scaling (ns of render time per voice per output frame; flat = linear in N)\n")

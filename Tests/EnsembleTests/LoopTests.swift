@@ -115,6 +115,7 @@ final class LoopTests: XCTestCase {
         let track = try engine.makeTrack(try monoSound(length, rampValue))
         track.pan = -1
         track.rate = 0.5
+        track.resampler = .cubic
         track.numberOfLoops = 1
         try track.play(atFrame: 5)
         let mix = render(engine, frames: 200, block: 64)

@@ -1,8 +1,8 @@
 import XCTest
 @testable import Ensemble
 
-/// Rates and sample-rate conversion: exact pass-through at rate 1, Catmull-Rom otherwise, and durations in
-/// output frames of ceil(length / step).
+/// Rates and sample-rate conversion: exact pass-through at rate 1, the kernels (Catmull-Rom pinned with
+/// `resampler = .cubic`, the sinc against its continuous formula), and durations in output frames of ceil(length / step).
 final class ResamplerTests: XCTestCase {
     func testRateOnePassesSamplesThroughExactly() throws {
         // Arbitrary (non-dyadic) values: any arithmetic on them would show.
@@ -31,6 +31,7 @@ final class ResamplerTests: XCTestCase {
             let track = try engine.makeTrack(try monoSound(length, rampValue))
             track.pan = -1
             track.rate = rate
+            track.resampler = .cubic
             let ends = Recorder<TrackEnd>()
             track.onFinish = { ends.append($0) }
             try track.play(atFrame: 11)
@@ -51,6 +52,7 @@ final class ResamplerTests: XCTestCase {
         let track = try engine.makeTrack(try monoSound(100, rampValue))
         track.pan = -1
         track.rate = 2
+        track.resampler = .cubic
         try track.play(atFrame: 0)
         let mix = render(engine, frames: 60, block: 64)
         for k in 0..<50 { XCTAssertEqual(Double(mix.left[k]), rampValue(2 * k)) }
@@ -64,6 +66,7 @@ final class ResamplerTests: XCTestCase {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(length, rate: 44100) { samples[$0] })
         track.pan = -1
+        track.resampler = .cubic
         XCTAssertEqual(track.duration, 0.1, accuracy: 1e-12)
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }

@@ -75,6 +75,40 @@ final class SceneTests: XCTestCase {
         assertRejected(#"{"tracks":[{"file":"a.wav"}"#, mentioning: "JSON")
     }
 
+    func testResamplerKeys() throws {
+        let scene = try parse(#"{"resampler":"cubic","tracks":[{"file":"a.wav"},{"file":"b.wav","resampler":"linear"}],"effects":[{"file":"c.wav","resampler":"sinc"}]}"#)
+        XCTAssertEqual(scene.resampler, .cubic)
+        XCTAssertEqual(scene.tracks.map(\.resampler), [nil, .linear])
+        XCTAssertEqual(scene.effects[0].resampler, .sinc)
+        XCTAssertEqual(try parse(#"{"duration":1}"#).resampler, .sinc, "the default")
+        assertRejected(#"{"duration":1,"resampler":"best"}"#, mentioning: "resampler")
+        assertRejected(#"{"tracks":[{"file":"a.wav","resampler":"sync"}]}"#, mentioning: "tracks[0].resampler")
+        assertRejected(#"{"effects":[{"file":"a.wav","resampler":1}]}"#, mentioning: "effects[0].resampler")
+    }
+
+    func testResamplerKeysReachTheVoices() throws {
+        // A 44.1 kHz file on a 48 kHz scene: the scene's cubic, or the track's own sinc overriding it.
+        let dir = try TemporaryDirectory()
+        let tone = (0..<4410).map { Float(0.5 * sin(2 * Double.pi * 9000 * Double($0) / 44100)) }
+        _ = try dir.write(WAVBuilder.float32(tone).bytes, to: "tone.wav")
+        func renderScene(_ json: String) throws -> [Float] {
+            let path = dir.file("scene.json")
+            try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+            let scene = try Scene.load(path: path)
+            let engine = try makeEngine()
+            let playback = try ScenePlayback(scene: scene, path: path, engine: engine)
+            try playback.schedule()
+            return EnsembleTests.render(engine, frames: 4800, block: 1024).left
+        }
+        let sinc = try renderScene(#"{"tracks":[{"file":"tone.wav"}]}"#)
+        let cubic = try renderScene(#"{"resampler":"cubic","tracks":[{"file":"tone.wav"}]}"#)
+        let overridden = try renderScene(#"{"resampler":"cubic","tracks":[{"file":"tone.wav","resampler":"sinc"}]}"#)
+        XCTAssertEqual(overridden, sinc)
+        XCTAssertNotEqual(cubic, sinc)
+        let effect = try renderScene(#"{"resampler":"cubic","effects":[{"file":"tone.wav","resampler":"sinc"}]}"#)
+        XCTAssertEqual(effect, sinc, "an effect's own resampler")
+    }
+
     func testLoopingForeverNeedsADuration() throws {
         assertRejected(#"{"tracks":[{"file":"a.wav","loops":-1}]}"#, mentioning: "duration")
         XCTAssertEqual(try parse(#"{"duration":2,"tracks":[{"file":"a.wav","loops":-1}]}"#).tracks[0].loops, -1)

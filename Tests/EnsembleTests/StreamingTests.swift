@@ -98,7 +98,7 @@ final class StreamingTests: XCTestCase {
         XCTAssertGreaterThan(a.reduce(0) { max($0, abs($1)) }, 0.05, "\(label): the mix must be sounding", file: file, line: line)
     }
 
-    /// Every streamable format, with loops, offsets, three tracks at 44.1 → 48 kHz (cubic) at rates 1, 1.25 and
+    /// Every streamable format, with loops, offsets, three tracks at 44.1 → 48 kHz (sinc) at rates 1, 1.25 and
     /// 0.8, and a block size (1000) that divides neither the ring nor the loader's chunk: bit-identical to the
     /// in-memory rendering. 8 s files, 3 + 2 + 2 passes: about 50 s of source audio decoded per rendering.
     func checkFormat(_ container: String, _ codec: OutputFormat.Codec, channels: Int, seconds: Double = 8) throws {
@@ -118,6 +118,20 @@ final class StreamingTests: XCTestCase {
     func testBitIdenticalCAFPCM24Stereo() throws { try checkFormat("caf", .pcm24, channels: 2) }
     func testBitIdenticalFLAC() throws { try checkFormat("flac", .pcm16, channels: 2) }
     func testBitIdenticalOggVorbis() throws { try checkFormat("ogg", .pcm16, channels: 2) }
+
+    /// Each resampler reads the ring's tap window exactly as it reads memory, at step ≤ 1 and at steps that
+    /// pick the longer sinc tables (rate 2 from 44.1 kHz: step 1.84, 96 taps), across a loop seam.
+    func testEveryResamplerStreamsBitIdentically() throws {
+        let dir = try TemporaryDirectory()
+        let path = try Self.makeFile(dir, "kernels", container: "wav", codec: .float32, seconds: 1, rate: 44100, channels: 2)
+        let specs = [TrackSpec(offset: 0.2, loops: 1, rate: 0.7, start: 0, volume: 0.6, pan: -0.4),
+                     TrackSpec(offset: 0, loops: 1, rate: 2, start: 333, volume: 0.5, pan: 0.5)]
+        for quality in ResamplerQuality.allCases {
+            let r = try renderBoth(path, specs, frames: 48000 * 2, blockFrames: 777, configure: { $0.resampler = quality })
+            assertBitIdentical(r.streamed, r.memory, "\(quality)")
+            XCTAssertEqual(r.engine.streamStatistics().underruns, 0)
+        }
+    }
 
     // IMA4 files are shorter (3 s, 7.5 s rendered): encoding them at test time is the slow part in debug builds.
     func testBitIdenticalIMA4CAFStereo() throws { try checkFormat("caf", .ima4, channels: 2, seconds: 3) }

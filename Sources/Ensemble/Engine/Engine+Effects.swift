@@ -23,24 +23,26 @@ extension Engine {
         _ = control.withLock { state in state.effects.removeValue(forKey: effect.id) }
     }
 
-    /// Plays `effect` once, as soon as possible or at `time` on the engine clock, into bus `bus` (0 = master).
+    /// Plays `effect` once, as soon as possible or at `time` on the engine clock, into bus `bus` (0 = master),
+    /// resampled (when its sample rate differs from the engine's) with `resampler`, or the configuration's.
     @discardableResult
     public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, at time: Double? = nil, bus: Int = 0,
-                     priority: Int = 128, completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
+                     priority: Int = 128, resampler: ResamplerQuality? = nil, completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
         var frame: Int64?
         if let time {
             guard time.isFinite else { throw .invalidParameter(name: "time", value: time, expected: "a finite time") }
             frame = self.frame(for: time)
         }
         return try fire(effect, volume: volume, pan: pan, atFrame: frame, bus: bus, priority: priority,
-                        completion: completion)
+                        resampler: resampler, completion: completion)
     }
 
     /// Plays `effect` once starting exactly on output frame `frame` (nil: as soon as possible). `priority`
     /// (0…255) decides which voice is stolen first under `Configuration.maxSoundingVoices` (0 first).
     @discardableResult
     public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, atFrame frame: Int64?, bus: Int = 0,
-                     priority: Int = 128, completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
+                     priority: Int = 128, resampler: ResamplerQuality? = nil,
+                     completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
         guard volume.isFinite, volume >= 0, volume <= 1 else {
             throw .invalidParameter(name: "volume", value: Double(volume), expected: "0…1")
         }
@@ -69,6 +71,7 @@ extension Engine {
             fadeInFrames: 0, fadeOutFrames: 0, attackFrames: 0, metering: false, sequence: claimed.sequence)
         setup.bus = Int32(bus)
         setup.priority = UInt8(priority)
+        setup.resampler = resampler ?? configuration.resampler
         send([.start(slot: claimed.slot, generation: claimed.generation, setup)])
         return EffectInstance(slot: claimed.slot, generation: claimed.generation, effect: effect)
     }

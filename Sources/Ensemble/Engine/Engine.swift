@@ -33,6 +33,9 @@ public final class Engine: @unchecked Sendable {
         public var maxOpenStreamFiles = 256
         /// Test hook: room for this many received commands in the render side's `CommandLog` (0: no log).
         @_spi(Testing) public var commandLogCapacity = 0
+        /// How tracks and effects are resampled unless they choose otherwise (`Track.resampler`,
+        /// `fire(_:resampler:)`): band-limited `sinc` by default.
+        public var resampler = ResamplerQuality.sinc
 
         /// The longest sound accepted as a one-shot effect, in seconds.
         public static let maxEffectDuration = 30.0

@@ -23,6 +23,7 @@ public final class Track: @unchecked Sendable {
         var bus: Int32 = 0
         var priority: UInt8 = 128
         var rateMode = RateMode.varispeed
+        var resampler = ResamplerQuality.sinc
         /// Loop region in source frames (start, end), nil for none.
         var loopRegion: (start: Int, end: Int)?
         /// File frame the next start begins at (`currentTime` set while stopped, or the `offset`).
@@ -44,7 +45,11 @@ public final class Track: @unchecked Sendable {
         self.engine = engine
         self.sound = sound
         self.slot = slot
-        if let points = sound.loopPoints { state.withLock { $0.loopRegion = points } }
+        let resampler = engine.configuration.resampler
+        state.withLock { s in
+            s.resampler = resampler
+            if let points = sound.loopPoints { s.loopRegion = points }
+        }
     }
 
     deinit {
@@ -94,6 +99,14 @@ public final class Track: @unchecked Sendable {
     public var rateMode: RateMode {
         get { state.withLock { $0.rateMode } }
         set { state.withLock { $0.rateMode = newValue } }
+    }
+
+    /// How the track is resampled when its rate or sample rate differs from the output's (see
+    /// `ResamplerQuality`); `Engine.Configuration.resampler` by default. Read at `play` when the track starts
+    /// afresh.
+    public var resampler: ResamplerQuality {
+        get { state.withLock { $0.resampler } }
+        set { state.withLock { $0.resampler = newValue } }
     }
 
     /// Extra passes after the first: 0 plays once, n plays n + 1 times, −1 loops until stopped.
@@ -392,9 +405,9 @@ public final class Track: @unchecked Sendable {
             s.phase = .active
             var source = sound.voiceSource
             if let file = sound.stream {
-                // A new stream per start, pre-rolling from now on (one frame of history before the first tap).
+                // A new stream per start, pre-rolling from now on (with the taps' history before the first frame).
                 let ring = StreamRing(file: file, capacity: engine.streamCapacity(sourceRate: sound.sampleRate),
-                                      startFrame: Int64(s.startPosition) - 1, loops: s.loops, name: sound.name,
+                                      startFrame: Int64(s.startPosition) - StreamReader.history, loops: s.loops, name: sound.name,
                                       slot: slot, generation: s.generation)
                 engine.streamLoader.open(ring)
                 source.stream = ring.view
@@ -409,6 +422,7 @@ public final class Track: @unchecked Sendable {
             setup.priority = s.priority
             setup.preservePitch = s.rateMode == .preservePitch && sound.stream == nil
             setup.baseStep = step(rate: 1)
+            setup.resampler = s.resampler
             if let region = s.loopRegion, s.loops != 0 {
                 setup.loopStart = region.start
                 setup.loopEnd = region.end

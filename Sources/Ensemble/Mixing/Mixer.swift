@@ -62,6 +62,8 @@ final class Mixer: @unchecked Sendable {
     private let scratchGain: UnsafeMutablePointer<Float>
     /// The resampler's Catmull-Rom weight table (`Resampler.makeWeightTable`).
     private let weights: UnsafeMutablePointer<Float>
+    /// Every kernel's tables and the scratch for taps gathered at file edges.
+    private let tables: ResamplerTables
     private let planarLeft: UnsafeMutablePointer<Float>
     private let planarRight: UnsafeMutablePointer<Float>
     /// Contiguous copy of the ring frames a streamed voice's taps need (`StreamReader`).
@@ -104,6 +106,9 @@ final class Mixer: @unchecked Sendable {
         scratchGain = .allocate(capacity: maxBlockFrames)
         planarLeft = .allocate(capacity: maxBlockFrames)
         weights = Resampler.makeWeightTable()
+        tables = ResamplerTables(cubic: weights, sinc: SincBank.shared,
+                                 edgeLeft: .allocate(capacity: SincBank.maxTaps),
+                                 edgeRight: .allocate(capacity: SincBank.maxTaps))
         stretchHop = max(Int((sampleRate * 0.01).rounded()), 16)
         stretchWindow = TimeStretch.makeWindow(hop: stretchHop)
         planarRight = .allocate(capacity: maxBlockFrames)
@@ -128,7 +133,7 @@ final class Mixer: @unchecked Sendable {
         starts.deallocate()
         pending.deallocate()
         for p in [scratchLeft, scratchRight, scratchGain, planarLeft, planarRight, weights, streamWindowLeft,
-                  streamWindowRight] { p.deallocate() }
+                  streamWindowRight, tables.edgeLeft, tables.edgeRight] { p.deallocate() }
         outbox.deallocate()
         buses.deallocate()
     }
@@ -342,7 +347,7 @@ final class Mixer: @unchecked Sendable {
             let metering = pool[slot].metering
             if let stream = source.stream {
                 // Streamed: fill the scratch from the ring, then the same gain stage (same bits as the fused path).
-                StreamReader.fill(&pool[slot].cursor, stream, weights: weights, scratchLeft, scratchRight, count: count,
+                StreamReader.fill(&pool[slot].cursor, stream, tables: tables, scratchLeft, scratchRight, count: count,
                                   windowLeft: streamWindowLeft, windowRight: streamWindowRight,
                                   windowCapacity: streamWindowFrames)
                 GainStage.mix(pool[slot], frame: begin, count: count,
@@ -353,7 +358,7 @@ final class Mixer: @unchecked Sendable {
                 var cursor = pool[slot].cursor, stretch = pool[slot].stretch
                 let phase = TimeStretch.grainPhase(sequence: pool[slot].sequence, hop: stretchHop)
                 TimeStretch.fill(&cursor, &stretch, source, window: stretchWindow, hop: stretchHop, search: stretchHop,
-                                 ratio: Double(pool[slot].baseStep) * 0x1p-32, phase: phase, frame: begin,
+                                 ratio: Double(pool[slot].baseStep) * 0x1p-32, phase: phase, frame: begin, tables: tables,
                                  scratchLeft, scratchRight, count: count)
                 pool[slot].cursor = cursor
                 pool[slot].stretch = stretch
@@ -362,9 +367,9 @@ final class Mixer: @unchecked Sendable {
                               into: outL + offset, outR + offset, meter: &meter)
             } else if !metering, let gains = GainStage.constantGains(pool[slot], frame: begin, count: count) {
                 // Constant gains, no meter: resample and mix in one pass (same bits as the two-pass path).
-                Resampler.mix(&pool[slot].cursor, source, weights: weights, gains: gains, into: outL + offset, outR + offset, count: count)
+                Resampler.mix(&pool[slot].cursor, source, tables: tables, gains: gains, into: outL + offset, outR + offset, count: count)
             } else {
-                Resampler.fill(&pool[slot].cursor, source, weights: weights, scratchLeft, scratchRight, count: count)
+                Resampler.fill(&pool[slot].cursor, source, tables: tables, scratchLeft, scratchRight, count: count)
                 GainStage.mix(pool[slot], frame: begin, count: count,
                               source: scratchLeft, scratchRight, gainScratch: scratchGain,
                               into: outL + offset, outR + offset, meter: &meter)
@@ -410,7 +415,7 @@ final class Mixer: @unchecked Sendable {
     private func retargetStream(_ slot: Int) {
         guard let stream = pool[slot].source.stream else { return }
         let cursor = pool[slot].cursor
-        stream.retarget(to: Int64(cursor.pass) * Int64(cursor.length) + Int64(cursor.position) - 1)
+        stream.retarget(to: Int64(cursor.pass) * Int64(cursor.length) + Int64(cursor.position) - StreamReader.history)
     }
 
     /// Ends the voice in `slot` at `frame`: a natural end, the end of a stop or steal release, or a pause.
@@ -727,7 +732,7 @@ final class Mixer: @unchecked Sendable {
         v.cursor = SourceCursor(position: min(max(setup.startPosition, 0), end),
                                 fraction: 0, pass: max(setup.startPass, 0), loops: setup.loops,
                                 step: setup.step,
-                                length: end, loopStart: setup.loopStart)
+                                length: end, loopStart: setup.loopStart, quality: setup.resampler)
         v.cursor.wrap()
         let startFrame = setup.startFrame == .min ? now : setup.startFrame
         v.startFrame = startFrame

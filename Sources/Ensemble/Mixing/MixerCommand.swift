@@ -33,6 +33,8 @@ struct VoiceSetup: BitwiseCopyable, Sendable {
     var loopEnd = 0
     /// Stealing priority under `Engine.Configuration.maxSoundingVoices`: 0 is stolen first, 255 last.
     var priority: UInt8 = 128
+    /// The kernel used when the step is not exactly one frame.
+    var resampler = ResamplerQuality.sinc
 }
 
 /// A request from the control side to the render side. Each names the slot it acts on and the slot's

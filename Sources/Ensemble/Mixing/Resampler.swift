@@ -1,18 +1,19 @@
 /// Fills a voice's scratch buffers with `count` source frames at its cursor and advances the cursor, or
 /// (`mix`) resamples and applies constant gains in one pass, adding straight into the output.
 ///
-/// Three kernels, chosen once per call, not per sample: an exact copy when the step is exactly one frame
-/// (rate 1.0 at the output rate: samples pass through untouched), and a 4-point Catmull-Rom cubic otherwise,
-/// split into a fast loop that reads the file directly and a careful loop near the file's ends that reads
-/// across loop seams and pads with silence. The cubic's weights come from a table of 1024 phases (the top 10
-/// bits of the 32-bit fraction; the position itself stays exact 32.32 fixed point). A 1 kHz sine stays near
-/// −88 dB THD+N for every rate in 0.5…2 and 44.1 → 48 kHz, where linear interpolation only reaches about −59 dB.
+/// The kernel is chosen once per call, not per sample: an exact copy when the step is exactly one frame (rate
+/// 1.0 at the output rate: samples pass through untouched, whatever the resampler), else the cursor's
+/// `ResamplerQuality`. Each kernel has a fast loop that reads the file directly and a careful loop near the
+/// file's ends that reads across loop seams (`SourceCursor.tap`) and pads with silence; both compute a sample
+/// with the same arithmetic, so results do not depend on block boundaries, and the fused path (`mix`) adds
+/// exactly the value the scratch path would have written before `GainStage` applied the same gains.
 ///
-/// The fast loop computes four output frames at a time with `SIMD4<Float>`: four unaligned tap loads, four
-/// products with the frames' weight rows, and a transposed sum. Every path (four at a time, the scalar tail,
-/// the careful loop) computes a sample as (w0·s0 + w2·s2) + (w1·s1 + w3·s3), IEEE per lane, so a sample has
-/// the same bits whichever path made it: results do not depend on block boundaries, and the fused path (`mix`)
-/// adds exactly the value the scratch path would have written before `GainStage` applied the same gains.
+/// - `sinc` and `linear` (`convolve`): one frame at a time through `TapKernel.frame` (the sinc: `SincBank`),
+///   from the file or from taps gathered into a small buffer near the edges.
+/// - `cubic`: a 4-point Catmull-Rom whose weights come from a table of 1024 phases (the top 10 bits of the
+///   32-bit fraction; the position itself stays exact 32.32 fixed point). The fast loop computes four output
+///   frames at a time with `SIMD4<Float>`: four unaligned tap loads, four products with the frames' weight rows,
+///   and a transposed sum. Every path computes a sample as (w0·s0 + w2·s2) + (w1·s1 + w3·s3), IEEE per lane.
 enum Resampler {
     /// The constant per-block gains of `GainStage`: L += a·sL + b·sR, R += c·sL + d·sR (mono: L += a·s, R += c·s).
     struct Gains: BitwiseCopyable {
@@ -75,26 +76,31 @@ enum Resampler {
     }
 
     @_noLocks
-    static func fill(_ cursor: inout SourceCursor, _ source: VoiceSource, weights: UnsafePointer<Float>,
+    static func fill(_ cursor: inout SourceCursor, _ source: VoiceSource, tables: ResamplerTables,
                      _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, count: Int) {
         let sink = Sink(left: left, right: right, gains: Gains(a: 0, b: 0, c: 0, d: 0), fused: false)
-        if cursor.isPassthrough {
-            copy(&cursor, source, sink, count: count)
-        } else {
-            interpolate(&cursor, source, weights, sink, count: count)
-        }
+        resample(&cursor, source, tables, sink, count: count)
     }
 
     /// Resamples `count` frames and adds them with constant `gains` into `outL`/`outR`: the same bits as
     /// `fill` followed by `GainStage.mix` on a constant-gain block, without the scratch round trip.
     @_noLocks
-    static func mix(_ cursor: inout SourceCursor, _ source: VoiceSource, weights: UnsafePointer<Float>, gains: Gains,
+    static func mix(_ cursor: inout SourceCursor, _ source: VoiceSource, tables: ResamplerTables, gains: Gains,
                     into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, count: Int) {
         let sink = Sink(left: outL, right: outR, gains: gains, fused: true)
+        resample(&cursor, source, tables, sink, count: count)
+    }
+
+    /// The kernel for the cursor's resampler: an exact copy at step 1, the four-frame cubic, or a tap kernel.
+    @_noLocks
+    private static func resample(_ cursor: inout SourceCursor, _ source: VoiceSource, _ tables: ResamplerTables,
+                                 _ sink: Sink, count: Int) {
         if cursor.isPassthrough {
             copy(&cursor, source, sink, count: count)
+        } else if case .cubic = cursor.quality {
+            interpolate(&cursor, source, tables.cubic, sink, count: count)
         } else {
-            interpolate(&cursor, source, weights, sink, count: count)
+            convolve(&cursor, source, TapKernel(cursor, tables), tables, sink, count: count)
         }
     }
 
@@ -148,14 +154,16 @@ enum Resampler {
 
     /// The row of `weights` for a fraction (its top `phaseBits` bits).
     @inline(__always)
-    private static func row(_ weights: UnsafePointer<Float>, _ fraction: UInt32) -> UnsafePointer<Float> {
-        weights + 4 &* Int(truncatingIfNeeded: fraction >> UInt32(32 - phaseBits))
+    @_noLocks
+    static func row(_ weights: UnsafePointer<Float>, _ fraction: UInt32) -> UnsafePointer<Float> {
+        weights + 4 &* Int(truncatingIfNeeded: fraction &>> 22) // 32 − phaseBits
     }
 
     /// One sample from four taps and a weight row, summed as (w0·s0 + w2·s2) + (w1·s1 + w3·s3): the order the
     /// four-frame kernel's transposed sum uses, so both give the same bits.
     @inline(__always)
-    private static func kernel(_ s0: Float, _ s1: Float, _ s2: Float, _ s3: Float, _ w: UnsafePointer<Float>) -> Float {
+    @_noLocks
+    static func kernel(_ s0: Float, _ s1: Float, _ s2: Float, _ s3: Float, _ w: UnsafePointer<Float>) -> Float {
         (s0 * w[0] + s2 * w[2]) + (s1 * w[1] + s3 * w[3])
     }
 
@@ -230,6 +238,78 @@ enum Resampler {
             done += 1
             cursor.wrap()
         }
+    }
+
+    /// The sinc and linear kernels (and any kernel other paths share): one frame at a time through
+    /// `TapKernel.frame`, reading the file directly where all taps lie inside the current pass, else through
+    /// taps gathered with `SourceCursor.tap` (loop seams, silence outside the passes).
+    @_noLocks
+    private static func convolve(_ cursor: inout SourceCursor, _ source: VoiceSource, _ kernel: TapKernel,
+                                 _ tables: ResamplerTables, _ sink: Sink, count: Int) {
+        let stereo = source.channelCount == 2
+        let l = source.left, r = source.right
+        let before = kernel.before, after = kernel.after, taps = kernel.taps
+        let step = cursor.step
+        var done = 0
+        while done < count {
+            let limit = cursor.length - 1 - after - cursor.position
+            var fast = 0
+            if cursor.position >= (cursor.pass > 0 ? cursor.loopStart : 0) + before && limit >= 0 {
+                let span = UInt64(min(limit + 1, 1 << 30)) << 32 - UInt64(cursor.fraction)
+                fast = Int(min((span + step - 1) / step, UInt64(count - done)))
+            }
+            if fast > 0 {
+                let base = cursor.position - before
+                let f = stereo
+                    ? tapFrames(l + base, r + base, UInt64(cursor.fraction), step, kernel, sink, at: done, count: fast,
+                                stereo: true)
+                    : tapFrames(l + base, r + base, UInt64(cursor.fraction), step, kernel, sink, at: done, count: fast,
+                                stereo: false)
+                cursor.position += Int(truncatingIfNeeded: f >> 32)
+                cursor.fraction = UInt32(truncatingIfNeeded: f)
+                done += fast
+                cursor.wrap()
+                continue
+            }
+            let first = cursor.position - before
+            for j in 0..<taps { tables.edgeLeft[j] = cursor.tap(l, first + j) }
+            if stereo { for j in 0..<taps { tables.edgeRight[j] = cursor.tap(r, first + j) } }
+            let (sl, sr) = kernel.frame(tables.edgeLeft, tables.edgeRight, stereo: stereo, cursor.fraction)
+            sink.put(done, sl, sr, stereo: stereo)
+            let f = UInt64(cursor.fraction) + step
+            cursor.position += Int(f >> 32)
+            cursor.fraction = UInt32(truncatingIfNeeded: f)
+            done += 1
+            cursor.wrap()
+        }
+    }
+
+    /// `count` frames of a tap kernel whose taps all lie inside the file, from fixed-point offset `start` past the
+    /// first tap `l`/`r`, into `sink` from index `at`; returns the final offset. Inlined once per channel count
+    /// and resampler (`frame`'s switch folds away on a constant quality), so neither is tested inside the loop.
+    @inline(__always)
+    @_noLocks
+    private static func tapFrames(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ start: UInt64, _ step: UInt64,
+                                  _ kernel: TapKernel, _ sink: Sink, at: Int, count: Int, stereo: Bool) -> UInt64 {
+        switch kernel.quality {
+        case .sinc: tapLoop(l, r, start, step, kernel.as(.sinc), sink, at: at, count: count, stereo: stereo)
+        case .cubic: tapLoop(l, r, start, step, kernel.as(.cubic), sink, at: at, count: count, stereo: stereo)
+        case .linear: tapLoop(l, r, start, step, kernel.as(.linear), sink, at: at, count: count, stereo: stereo)
+        }
+    }
+
+    @inline(__always)
+    @_noLocks
+    private static func tapLoop(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ start: UInt64, _ step: UInt64,
+                                _ kernel: TapKernel, _ sink: Sink, at: Int, count: Int, stereo: Bool) -> UInt64 {
+        var f = start
+        for j in 0..<count {
+            let i = Int(truncatingIfNeeded: f >> 32)
+            let (sl, sr) = kernel.frame(l + i, r + i, stereo: stereo, UInt32(truncatingIfNeeded: f))
+            sink.put(at &+ j, sl, sr, stereo: stereo)
+            f &+= step
+        }
+        return f
     }
 
     /// `count` frames whose taps all lie inside the file, starting at fixed-point offset `start` from `l`/`r`;

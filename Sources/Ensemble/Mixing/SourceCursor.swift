@@ -18,9 +18,13 @@ struct SourceCursor: BitwiseCopyable {
     /// Where passes after the first begin (a loop region's start; 0 without a region). Always < `length`
     /// when `length` > 0: pass 0 covers file frames [0, length), later passes [loopStart, length).
     var loopStart = 0
+    /// The kernel that reads the sound when the step is not exactly one frame (see `TapKernel`).
+    var quality = ResamplerQuality.sinc
 
     @_noLocks
-    init(position: Int, fraction: UInt32, pass: Int, loops: Int, step: UInt64, length: Int, loopStart: Int = 0) {
+    init(position: Int, fraction: UInt32, pass: Int, loops: Int, step: UInt64, length: Int, loopStart: Int = 0,
+         quality: ResamplerQuality = .sinc) {
+        self.quality = quality
         self.position = position
         self.fraction = fraction
         self.pass = pass

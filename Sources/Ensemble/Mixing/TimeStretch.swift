@@ -86,6 +86,19 @@ enum TimeStretch {
         return t == 0 ? a : a + (sample(samples, c, i + 1) - a) * t
     }
 
+    /// A grain's sample at unrolled frame `u`, through the voice's resampler (`kernel`, taps gathered into
+    /// `taps` across loop seams): band-limited with the default sinc. (The search below keeps the cheaper `read`.)
+    @inline(__always) @_noLocks
+    static func readGrain(_ samples: UnsafePointer<Float>, _ c: SourceCursor, _ u: Double, _ kernel: TapKernel,
+                          _ taps: UnsafeMutablePointer<Float>) -> Float {
+        var i = Int(u)
+        if Double(i) > u { i -= 1 }
+        let fraction = UInt32(min((u - Double(i)) * 0x1p32, 0x1p32 - 1))
+        let first = i - kernel.before
+        for j in 0..<kernel.taps { taps[j] = sample(samples, c, first + j) }
+        return kernel.frame(taps, taps, stereo: false, fraction).0
+    }
+
     /// The grain start within ±`search` of `nominal` whose first `hop` frames best match those at `target`.
     @_noLocks
     static func bestStart(_ source: VoiceSource, _ c: SourceCursor, nominal: Double, target: Double,
@@ -135,8 +148,11 @@ enum TimeStretch {
     @_noLocks
     static func fill(_ c: inout SourceCursor, _ state: inout StretchState, _ source: VoiceSource,
                      window: UnsafePointer<Float>, hop: Int, search: Int, ratio: Double, phase: Int64, frame: Int64,
-                     _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, count: Int) {
+                     tables: ResamplerTables, _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
+                     count: Int) {
         let h = Int64(hop)
+        let kernel = TapKernel(c.quality, step: UInt64(ratio * 0x1p32), tables) // ratio is baseStep · 2^-32: exact
+        let taps = tables.edgeLeft
         if !state.active {
             // Two virtual grains that both read the cursor's position at `frame`: the output continues from
             // there exactly, and the window sum is 1 from the first frame.
@@ -169,10 +185,12 @@ enum TimeStretch {
                 let wNew = window[n], wOld = window[n + hop]
                 let uNew = state.newerStart + Double(n) * ratio
                 let uOld = state.olderStart + Double(n + hop) * ratio
-                let l = wNew * read(source.left, c, uNew) + wOld * read(source.left, c, uOld)
+                let l = wNew * readGrain(source.left, c, uNew, kernel, taps)
+                    + wOld * readGrain(source.left, c, uOld, kernel, taps)
                 left[j + k] = l
                 right[j + k] = source.channelCount == 2
-                    ? wNew * read(source.right, c, uNew) + wOld * read(source.right, c, uOld) : l
+                    ? wNew * readGrain(source.right, c, uNew, kernel, taps)
+                        + wOld * readGrain(source.right, c, uOld, kernel, taps) : l
             }
             _ = c.skip(frames: Int64(segment))
             j += segment

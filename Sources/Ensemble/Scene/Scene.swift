@@ -43,6 +43,8 @@ public struct Scene: Sendable, Equatable {
         public var priority = 128
         /// How `rate` changes the sound (see `Track.rateMode`); preservePitch keeps the file in memory.
         public var rateMode = RateMode.varispeed
+        /// How the track is resampled; nil for the scene's `resampler`.
+        public var resampler: ResamplerQuality?
 
         public init(name: String, file: String) {
             self.name = name
@@ -61,6 +63,8 @@ public struct Scene: Sendable, Equatable {
         public var bus: String?
         /// Stealing priority under `maxVoices`, 0…255.
         public var priority = 128
+        /// How the effect is resampled; nil for the scene's `resampler`.
+        public var resampler: ResamplerQuality?
 
         public init(name: String, file: String) {
             self.name = name
@@ -94,6 +98,8 @@ public struct Scene: Sendable, Equatable {
     public var timeline: [TimedChange] = []
     /// Most voices sounding at once (`Engine.Configuration.maxSoundingVoices`); nil for no cap.
     public var maxVoices: Int?
+    /// How tracks and effects without their own `resampler` are resampled.
+    public var resampler = ResamplerQuality.sinc
 
     public init() {}
 

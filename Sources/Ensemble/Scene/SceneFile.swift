@@ -11,6 +11,7 @@ struct SceneFile: Decodable {
     var master: MasterEntry?
     var timeline: [TimelineEntry]?
     var maxVoices: Double?
+    var resampler: String?
 
     struct TrackEntry: Decodable {
         var name: String?
@@ -25,10 +26,11 @@ struct SceneFile: Decodable {
         var loopStart, loopEnd: Double?
         var priority: Double?
         var rateMode: String?
+        var resampler: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case name, file, start, offset, volume, pan, rate, loops, fadeIn, fadeOut, bus, stream, loopStart, loopEnd,
-                 priority, rateMode
+                 priority, rateMode, resampler
         }
 
         init(from decoder: Decoder) throws {
@@ -49,6 +51,7 @@ struct SceneFile: Decodable {
             loopEnd = try c.decodeIfPresent(Double.self, forKey: .loopEnd)
             priority = try c.decodeIfPresent(Double.self, forKey: .priority)
             rateMode = try c.decodeIfPresent(String.self, forKey: .rateMode)
+            resampler = try c.decodeIfPresent(String.self, forKey: .resampler)
         }
     }
 
@@ -58,9 +61,10 @@ struct SceneFile: Decodable {
         var at, volume, pan: Double?
         var bus: String?
         var priority: Double?
+        var resampler: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case name, file, at, volume, pan, bus, priority
+            case name, file, at, volume, pan, bus, priority, resampler
         }
 
         init(from decoder: Decoder) throws {
@@ -72,11 +76,12 @@ struct SceneFile: Decodable {
             pan = try c.decodeIfPresent(Double.self, forKey: .pan)
             bus = try c.decodeIfPresent(String.self, forKey: .bus)
             priority = try c.decodeIfPresent(Double.self, forKey: .priority)
+            resampler = try c.decodeIfPresent(String.self, forKey: .resampler)
         }
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case sampleRate, duration, tracks, effects, buses, master, timeline, maxVoices
+        case sampleRate, duration, tracks, effects, buses, master, timeline, maxVoices, resampler
     }
 
     init(from decoder: Decoder) throws {
@@ -89,6 +94,7 @@ struct SceneFile: Decodable {
         master = try c.decodeIfPresent(MasterEntry.self, forKey: .master)
         timeline = try c.decodeIfPresent([TimelineEntry].self, forKey: .timeline)
         maxVoices = try c.decodeIfPresent(Double.self, forKey: .maxVoices)
+        resampler = try c.decodeIfPresent(String.self, forKey: .resampler)
     }
 
     /// Names a decoding failure by its key path, e.g. `tracks[0].volume: expected a number`.
@@ -193,6 +199,14 @@ extension SceneFile {
             guard cap == cap.rounded() else { throw fail("maxVoices: \(cap) is not a whole number") }
             scene.maxVoices = Int(cap)
         }
+        func resamplerValue(_ value: String?, _ key: String) throws(SceneError) -> ResamplerQuality? {
+            guard let value else { return nil }
+            guard let q = ResamplerQuality(rawValue: value) else {
+                throw fail("\(key): \"\(value)\" is not sinc, cubic or linear")
+            }
+            return q
+        }
+        if let q = try resamplerValue(resampler, "resampler") { scene.resampler = q }
         func priorityValue(_ value: Double?, _ key: String) throws(SceneError) -> Int? {
             guard let p = try check(value, key, 0...255, "0…255") else { return nil }
             guard p == p.rounded() else { throw fail("\(key): \(p) is not a whole number") }
@@ -226,6 +240,7 @@ extension SceneFile {
             t.bus = try busName(entry.bus, "\(key).bus", scene, path: path)
             t.stream = entry.stream
             if let p = try priorityValue(entry.priority, "\(key).priority") { t.priority = p }
+            t.resampler = try resamplerValue(entry.resampler, "\(key).resampler")
             t.loopStart = try check(entry.loopStart, "\(key).loopStart", 0...86400, "0…86400 s")
             t.loopEnd = try check(entry.loopEnd, "\(key).loopEnd", 0...86400, "0…86400 s")
             if let a = t.loopStart, let b = t.loopEnd, a >= b {
@@ -272,6 +287,7 @@ extension SceneFile {
             if let v = try check(entry.pan, "\(key).pan", -1...1, "−1…1") { e.pan = Float(v) }
             e.bus = try busName(entry.bus, "\(key).bus", scene, path: path)
             if let p = try priorityValue(entry.priority, "\(key).priority") { e.priority = p }
+            e.resampler = try resamplerValue(entry.resampler, "\(key).resampler")
             scene.effects.append(e)
         }
         try validateTimeline(into: &scene, path: path)

@@ -98,6 +98,7 @@ public final class ScenePlayback: @unchecked Sendable {
             track.pan = spec.pan
             track.rate = spec.rate
             track.rateMode = spec.rateMode
+            track.resampler = spec.resampler ?? scene.resampler
             track.numberOfLoops = spec.loops
             track.fadeIn = spec.fadeIn
             track.fadeOut = spec.fadeOut
@@ -187,7 +188,8 @@ public final class ScenePlayback: @unchecked Sendable {
                 let name = spec.name
                 try engine.fire(effect, volume: spec.volume, pan: spec.pan,
                                 atFrame: origin + Int64((spec.at * rate).rounded()),
-                                bus: spec.bus.flatMap { busIndex[$0] } ?? 0, priority: spec.priority) { [log] done in
+                                bus: spec.bus.flatMap { busIndex[$0] } ?? 0, priority: spec.priority,
+                                resampler: spec.resampler ?? scene.resampler) { [log] done in
                     log.append(SceneEvent(event: .effectCompleted, name: name, frame: done.frame - origin, reason: done.reason))
                 }
             }

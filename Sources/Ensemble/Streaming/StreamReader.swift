@@ -3,22 +3,28 @@ import Synchronization
 /// The render side of a streamed voice: fills the voice's scratch buffers like `Resampler.fill`, reading the
 /// stream's ring instead of a whole decoded sound.
 ///
-/// Each chunk copies the virtual frames its taps need (one before the cursor, two after the last position)
-/// from the ring into a small contiguous window, then runs the same arithmetic as the in-memory kernels: an
-/// exact copy at step 1, else the Catmull-Rom cubic summed as (w0·s0 + w2·s2) + (w1·s1 + w3·s3) with the same
-/// weight table. Frames before pass 0 or after the last pass are silence, as `SourceCursor.tap` reads them;
-/// frames the loader has not delivered yet are silence too, counted as an underrun, and the cursor moves on
-/// regardless, so the voice keeps its timeline.
+/// Each chunk copies the virtual frames its taps need (the kernel's taps before the cursor, and after the last
+/// position) from the ring into a small contiguous window, then runs the same arithmetic as the in-memory
+/// kernels: an exact copy at step 1, else `TapKernel.frame` with the voice's resampler and the same tables.
+/// Frames before pass 0 or after the last pass are silence, as `SourceCursor.tap` reads them; frames the
+/// loader has not delivered yet are silence too, counted as an underrun, and the cursor moves on regardless,
+/// so the voice keeps its timeline.
 enum StreamReader {
+    /// Frames behind the cursor the ring keeps for the taps (the longest sinc kernel's), whatever the voice's
+    /// resampler and rate: a rate change never needs frames the loader was allowed to overwrite.
+    static var history: Int64 { @_noLocks get { Int64(SincBank.maxBefore) } }
+
     @_noLocks
-    static func fill(_ cursor: inout SourceCursor, _ view: StreamView, weights: UnsafePointer<Float>,
+    static func fill(_ cursor: inout SourceCursor, _ view: StreamView, tables: ResamplerTables,
                      _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, count: Int,
                      windowLeft: UnsafeMutablePointer<Float>, windowRight: UnsafeMutablePointer<Float>,
                      windowCapacity: Int) {
         let stereo = view.channelCount == 2
         let passthrough = cursor.isPassthrough
-        // Frames per chunk so that the window (count·step + 4 frames) fits the scratch and half the ring.
-        let room = UInt64(max(min(windowCapacity, view.capacity / 2) - 8, 1))
+        let kernel = TapKernel(cursor, tables)
+        let before = kernel.before
+        // Frames per chunk so that the window (count·step + the taps) fits the scratch and half the ring.
+        let room = UInt64(max(min(windowCapacity, view.capacity / 2) - 8 - kernel.taps, 1))
         let perChunk = max(1, Int(min((room << 32) / max(cursor.step, 1), UInt64(1 << 30))))
         var done = 0
         var missing = 0
@@ -26,26 +32,24 @@ enum StreamReader {
             let n = min(perChunk, count - done)
             let v0 = Int64(cursor.pass) * Int64(cursor.length) + Int64(cursor.position)
             let advance = Int64((UInt64(cursor.fraction) + UInt64(n) * cursor.step) >> 32)
-            let a = v0 - 1
-            let b = v0 + advance + 3 // one past the last tap of the last frame (and of the frame after)
+            let a = v0 - Int64(before)
+            // One past the last tap of the last frame (and of the frame after).
+            let b = v0 + advance + Int64(kernel.after) + 1
             let width = Int(b - a)
             missing += copyWindow(view, from: a, width: width, loops: cursor.loops, windowLeft, windowRight)
             if passthrough {
-                for j in 0..<n { left[done + j] = windowLeft[1 + j] }
-                if stereo { for j in 0..<n { right[done + j] = windowRight[1 + j] } }
+                for j in 0..<n { left[done + j] = windowLeft[before + j] }
+                if stereo { for j in 0..<n { right[done + j] = windowRight[before + j] } }
                 cursor.position += n
             } else {
                 var f = UInt64(cursor.fraction)
                 let step = cursor.step
                 for j in 0..<n {
-                    let k = Int(truncatingIfNeeded: f >> 32) // window index of tap i − 1
-                    let w = weights + 4 &* Int(truncatingIfNeeded: UInt32(truncatingIfNeeded: f) >> UInt32(32 - Resampler.phaseBits))
-                    let l = windowLeft + k
-                    left[done + j] = (l[0] * w[0] + l[2] * w[2]) + (l[1] * w[1] + l[3] * w[3])
-                    if stereo {
-                        let r = windowRight + k
-                        right[done + j] = (r[0] * w[0] + r[2] * w[2]) + (r[1] * w[1] + r[3] * w[3])
-                    }
+                    let k = Int(truncatingIfNeeded: f >> 32) // window index of the first tap
+                    let (sl, sr) = kernel.frame(windowLeft + k, windowRight + k, stereo: stereo,
+                                                UInt32(truncatingIfNeeded: f))
+                    left[done + j] = sl
+                    if stereo { right[done + j] = sr }
                     f &+= step
                 }
                 cursor.position += Int(truncatingIfNeeded: f >> 32)
@@ -55,7 +59,7 @@ enum StreamReader {
             done += n
         }
         // Everything below the next block's first tap may be overwritten from now on.
-        let next = Int64(cursor.pass) * Int64(cursor.length) + Int64(cursor.position) - 1
+        let next = Int64(cursor.pass) * Int64(cursor.length) + Int64(cursor.position) - history
         let cells = view.cells
         let consumed = cells[StreamView.consumed].load(ordering: .relaxed)
         if next > consumed { cells[StreamView.consumed].store(next, ordering: .releasing) }

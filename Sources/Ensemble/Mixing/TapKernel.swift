@@ -1,0 +1,83 @@
+// Render thread: made per kernel call from the voice's cursor; the tables are built on the control thread.
+
+/// The tables every resampler kernel reads, made once by the mixer (the sinc bank once per process).
+struct ResamplerTables: BitwiseCopyable {
+    /// The Catmull-Rom weights (`Resampler.makeWeightTable`).
+    var cubic: UnsafePointer<Float>
+    var sinc: SincBank
+    /// Taps gathered for frames whose taps cross a file's edges or loop seams (`SincBank.maxTaps` per channel).
+    var edgeLeft: UnsafeMutablePointer<Float>
+    var edgeRight: UnsafeMutablePointer<Float>
+}
+
+/// One output frame from `taps` contiguous source frames (`before` of them before the cursor's frame), for a
+/// resampler and step: the sinc table chosen for the step, the cubic, or linear interpolation. Every path that
+/// computes a frame (the in-memory fast and edge loops, the streamed window, the WSOLA grains) goes through
+/// `frame`, so a sample has the same bits whichever path made it.
+struct TapKernel: BitwiseCopyable {
+    let quality: ResamplerQuality
+    let table: SincBank.Table
+    let cubic: UnsafePointer<Float>
+    let taps: Int
+    let before: Int
+
+    @_noLocks
+    init(_ cursor: SourceCursor, _ tables: ResamplerTables) {
+        self.init(cursor.quality, step: cursor.step, tables)
+    }
+
+    @_noLocks
+    init(_ quality: ResamplerQuality, step: UInt64, _ tables: ResamplerTables) {
+        self.quality = quality
+        table = tables.sinc.table(step: step)
+        cubic = tables.cubic
+        switch quality {
+        case .sinc:
+            taps = table.taps
+            before = table.before
+        case .cubic:
+            taps = 4
+            before = 1
+        case .linear:
+            taps = 2
+            before = 0
+        }
+    }
+
+    @inline(__always)
+    @_noLocks
+    private init(_ other: TapKernel, quality: ResamplerQuality) {
+        self.quality = quality
+        table = other.table
+        cubic = other.cubic
+        taps = other.taps
+        before = other.before
+    }
+
+    /// The same kernel with `quality` spelled out, for loops specialised on it (`quality` must be this one's).
+    @inline(__always)
+    @_noLocks
+    func `as`(_ quality: ResamplerQuality) -> TapKernel { TapKernel(self, quality: quality) }
+
+    /// Taps after the cursor's frame.
+    var after: Int { @_noLocks get { taps - 1 - before } }
+
+    /// The frame at fraction `fraction` past tap `before` of `l` (and `r` when `stereo`).
+    @inline(__always)
+    @_noLocks
+    func frame(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, stereo: Bool, _ fraction: UInt32) -> (Float, Float) {
+        switch quality {
+        case .sinc:
+            return stereo ? SincBank.stereo(l, r, table, fraction) : (SincBank.sample(l, table, fraction), 0)
+        case .cubic:
+            let w = Resampler.row(cubic, fraction)
+            let sl = Resampler.kernel(l[0], l[1], l[2], l[3], w)
+            return (sl, stereo ? Resampler.kernel(r[0], r[1], r[2], r[3], w) : 0)
+        case .linear:
+            // t is the fraction's top 24 bits, exact in a Float; t = 0 gives the sample itself.
+            let t = Float(fraction >> 8) * 0x1p-24
+            let sl = l[0] + (l[1] - l[0]) * t
+            return (sl, stereo ? r[0] + (r[1] - r[0]) * t : 0)
+        }
+    }
+}
