@@ -4,7 +4,7 @@
 //
 //   swift build -c release && swift run -c release ensemble-bench [--quick] [--json FILE] [--seconds S]
 //       [--repeats R] [--voices 16,64,256,1024] [--no-openal] [--no-mixdown]
-//   swift run -c release ensemble-bench --soak MINUTES [SEED]   (random multi-threaded traffic, checked)
+//   swift run -c release ensemble-bench --soak MINUTES [SEED] [--real-time]   (random multi-threaded traffic, checked)
 import Ensemble
 import EnsembleSoak
 import Foundation
@@ -33,10 +33,15 @@ if arguments.first == "--streams", arguments.count >= 3, let count = Int(argumen
 }
 
 if arguments.first == "--soak", arguments.count >= 2, let minutes = Double(arguments[1]) {
+    // `--real-time` (anywhere after MINUTES): through an OpenALOutput on the device ALSOFT_CONF gives, reopened at
+    // random moments under the traffic (the bit-exact comparison of the mix is then left to the offline mode).
+    let realTime = arguments.contains("--real-time")
+    arguments.removeAll { $0 == "--real-time" }
     // The long soak (Tests/EnsembleTests/SoakTests.swift runs the same driver for two seconds of audio).
     let seed = arguments.count > 2 ? UInt64(arguments[2]) : UInt64(Date().timeIntervalSince1970)
     guard let seed else { FileHandle.standardError.write(Data("--soak: bad seed \(arguments[2])\n".utf8)); exit(2) }
     var c = SoakConfiguration(seed: seed, seconds: .infinity)
+    c.realTime = realTime
     c.wallClockLimit = minutes * 60
     // Flat means: after the first 10 s of mix (rings, dictionaries and malloc arenas at their working size), the
     // live heap stays within 2 MB of its size then. Measured noise is under 0.7 MB (in-flight commands, firings

@@ -31,6 +31,13 @@ public struct SoakConfiguration: Sendable {
     public var maxVoices = 96
     public var effectPolyphony = 4
     public var maxSoundingVoices = 12
+    /// Real time: an `OpenALOutput` (on whatever device ALSOFT_CONF gives, e.g. the wave writer) pulls the engine
+    /// while another thread reopens the device at random moments every `reopenInterval` seconds on average. The
+    /// render side's command log is still replayed and its events counted; what the device played is not
+    /// compared (a reopen loses what the old device had taken but not played), so the bit-exact check of the
+    /// mix belongs to the offline mode.
+    public var realTime = false
+    public var reopenInterval = 0.2
 
     public init(seed: UInt64, seconds: Double) {
         self.seed = seed
@@ -59,8 +66,10 @@ public struct SoakReport: Sendable, CustomStringConvertible {
     public var residentGrowth = 0
     /// The same for the live heap bytes: what `memoryBound` limits.
     public var heapGrowth = 0
-    /// Peak absolute sample of the live mix (the soak made sound).
+    /// Peak absolute sample of the live mix (the soak made sound; in real time, of the replay).
     public var peak: Float = 0
+    /// Device reopens made under traffic (real time), and the device changes the output reported.
+    public var reopens = 0, deviceChanges = 0
     /// Every check that did not hold, described (with the history of a track whose voice was never ended).
     public var failures: [String] = []
 
@@ -78,6 +87,7 @@ public struct SoakReport: Sendable, CustomStringConvertible {
           track voices \(c.voices): \(c.trackStarts) starts, \(c.trackEnds) ends; effects fired \(c.fired), completions \(c.completions)
           ends by reason: \(reasons); refused for a full voice pool: \(poolExhausted)
           timed commands \(c.scheduled): applied \(c.applied), cancelled \(c.cancelled)
+          device reopens \(reopens), device changes reported \(deviceChanges)
           replay events: \(replayStarted) started, \(replayEnded) ended, \(replayApplied) timed applied; peak \(peak)
           live heap MB by round\(which): \(sample(heapBytes)); growth after warm-up \(heapGrowth / 1024) KB
           resident MB by round\(which): \(sample(residentBytes)); growth after warm-up \(residentGrowth / 1024) KB
@@ -120,6 +130,27 @@ public enum Soak {
             thread.name = "soak-control-\(k)"
             thread.start()
         }
+        // Real time: the output's thread renders; a reopener thread replaces the device under the traffic.
+        var output: OpenALOutput?
+        let reopens = Atomic<Int>(0)
+        if c.realTime {
+            let o = try OpenALOutput(engine: engine, configuration: .init(bufferCount: 4, bufferFrames: c.blockFrames))
+            try o.start()
+            output = o
+            loop.output = o
+            done.enter()
+            let reopener = Thread {
+                var rng = SplitMix64(seed: c.seed &+ 0xDE71CE)
+                while world.running.load(ordering: .acquiring) {
+                    usleep(UInt32(c.reopenInterval * 2e6 * Double(rng.below(1000)) / 1000))
+                    guard world.running.load(ordering: .acquiring) else { break }
+                    if (try? o.reopen()) != nil { reopens.add(1, ordering: .relaxed) }
+                }
+                done.leave()
+            }
+            reopener.name = "soak-reopen"
+            reopener.start()
+        }
         let trafficFrames = c.seconds * c.sampleRate < 0x1p62 ? Int64(c.seconds * c.sampleRate) : .max
         let deadline = c.wallClockLimit.map { Date().addingTimeInterval($0) } ?? .distantFuture
         while engine.renderedFrame < trafficFrames && Date() < deadline {
@@ -128,6 +159,7 @@ public enum Soak {
         }
         world.running.store(false, ordering: .releasing)
         done.wait()
+        report.reopens = reopens.load(ordering: .relaxed)
         let traffic = finished.withLock { $0 }
         report.poolExhausted = traffic.reduce(0) { $0 + $1.poolExhausted }
 
@@ -140,6 +172,16 @@ public enum Soak {
             loop.round(&report)
             engine.waitForEvents()
             if world.ledger.openVoices.isEmpty && world.ledger.openCount(.firing) == 0 && world.ledger.openCount(.command) == 0 { break }
+        }
+        if let output {
+            output.shutdown()
+            engine.waitForEvents()
+            loop.catchUp(&report)
+            report.deviceChanges = output.deviceChanges.count
+            if report.reopens == 0 { report.failures.append("no device reopen happened under traffic") }
+            if report.deviceChanges < report.reopens {
+                report.failures.append("\(report.reopens) reopens but \(report.deviceChanges) device changes reported")
+            }
         }
         check(world, engine, loop, tracks: tracks.count, &report)
         return report

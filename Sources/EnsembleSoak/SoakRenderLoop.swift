@@ -2,8 +2,8 @@ import CAllocationCounter
 @_spi(Testing) import Ensemble
 import Foundation
 
-// Threads: the soak's render thread (the thread that called `Soak.run`): it renders, drains the command log,
-// replays it and reads /proc.
+// Threads: the soak's render thread (the thread that called `Soak.run`): it renders (in real time, the output's
+// thread does), drains the command log, replays it and reads /proc.
 
 /// The render side of a soak: pulls the live engine block by block (as an offline output does), collects the
 /// commands its render side received, and after each round replays them on `replay` and compares the bytes.
@@ -16,6 +16,8 @@ struct RenderLoop {
     private var live: [Float]
     private var replayed: [Float]
     private var log: [LoggedCommand] = []
+    /// Set in real time: the output renders, and a round waits for it and replays what it rendered.
+    var output: OpenALOutput?
 
     init(engine: Engine, world: SoakWorld, configuration: SoakConfiguration, replay: CommandReplay) {
         self.engine = engine
@@ -29,6 +31,7 @@ struct RenderLoop {
 
     /// Renders one round, replays it and compares, then measures memory.
     mutating func round(_ report: inout SoakReport) {
+        if output != nil { return realTimeRound(&report) }
         let block = configuration.blockFrames, frames = configuration.roundFrames
         let roundStart = engine.renderedFrame
         let engine = self.engine, world = self.world, threads = configuration.controlThreads
@@ -61,6 +64,52 @@ struct RenderLoop {
         report.framesRendered = engine.renderedFrame
         report.residentBytes.append(Self.residentBytes())
         report.heapBytes.append(Self.heapBytes())
+    }
+
+    /// Real time: waits while the output renders about a round, then replays every block it has finished (the
+    /// commands of a block still being rendered wait for the next round) and measures memory.
+    private mutating func realTimeRound(_ report: inout SoakReport, waiting: Bool = true) {
+        let target = replay.renderedFrame + Int64(configuration.roundFrames)
+        let giveUp = Date().addingTimeInterval(10 * Double(configuration.roundFrames) / configuration.sampleRate + 2)
+        while waiting && engine.renderedFrame < target && Date() < giveUp { usleep(1000) }
+        // Blocks before `rendered` have received all their commands; read it before draining the log.
+        let rendered = engine.renderedFrame
+        engine.drainCommandLog(into: &log)
+        guard rendered > replay.renderedFrame else {
+            if waiting {
+                report.failures.append("round \(report.rounds): the output rendered nothing in time")
+                report.rounds += 1
+            }
+            return
+        }
+        // In chunks of at most a round, so the replay's buffer keeps its size however long the output ran.
+        let block = configuration.blockFrames, chunk = max(block, configuration.roundFrames / block * block)
+        if replayed.count < 2 * chunk { replayed = Array(repeating: 0, count: 2 * chunk) }
+        while replay.renderedFrame < rendered {
+            let n = Int(min(Int64(chunk), rendered - replay.renderedFrame)), upto = replay.renderedFrame + Int64(n)
+            let due = log.firstIndex { $0.frame >= upto } ?? log.endIndex
+            let fits = replayed.withUnsafeMutableBufferPointer { out in
+                replay.render(log[..<due], frames: n, blockFrames: block, into: out.baseAddress!) {
+                    world.nextChain(onBus: $0)
+                }
+            }
+            if !fits {
+                report.failures.append("round \(report.rounds): the command log does not fit the block grid")
+                break
+            }
+            report.loggedCommands += due
+            report.peak = max(report.peak, replayed[..<(2 * n)].reduce(0) { max($0, abs($1)) })
+            log.removeSubrange(..<due)
+        }
+        report.rounds += 1
+        report.framesRendered = engine.renderedFrame
+        report.residentBytes.append(Self.residentBytes())
+        report.heapBytes.append(Self.heapBytes())
+    }
+
+    /// Real time, once the output has shut down: replays the blocks it rendered since the last round.
+    mutating func catchUp(_ report: inout SoakReport) {
+        if output != nil { realTimeRound(&report, waiting: false) }
     }
 
     /// Bytes allocated and not freed (the live-bytes figure), free of the allocator's habit of keeping freed

@@ -31,6 +31,26 @@ final class SoakTests: XCTestCase {
         XCTAssertGreaterThan(report.loggedCommands, 600, "\(report)")
     }
 
+    /// The same traffic in real time through OpenAL Soft's wave writer while another thread reopens the device at
+    /// random moments: every voice, firing and timed command is still reported exactly once, nothing is dropped,
+    /// the timeline goes on (the replay of the render side's command log fits its block grid), memory stays flat.
+    func testRealTimeTrafficSurvivesDeviceReopens() throws {
+        try OpenALTestConfig.install()
+        let seed = ProcessInfo.processInfo.environment["SOAK_SEED"].flatMap { UInt64($0) } ?? 0x5EED_0012
+        var c = SoakConfiguration(seed: seed, seconds: 1.5)
+        c.realTime = true
+        c.reopenInterval = 0.15
+        c.roundFrames = 12000
+        c.memoryBound = 1 << 20
+        let report = try Soak.run(c)
+        print(report)
+        XCTAssert(report.failures.isEmpty, "\(report)")
+        XCTAssertGreaterThan(report.reopens, 2, "\(report)")
+        XCTAssertGreaterThan(report.counts.voices, 30, "\(report)")
+        XCTAssertGreaterThan(report.counts.completions, 30, "\(report)")
+        XCTAssertGreaterThan(report.loggedCommands, 300, "\(report)")
+    }
+
     private func loggingConfiguration(block: Int) -> Engine.Configuration {
         var c = Engine.Configuration()
         c.maxBlockFrames = block
