@@ -21,15 +21,15 @@ final class SincResamplerTests: XCTestCase {
         return sum
     }
 
-    /// The design for steps ≤ 1: 40 taps, cutoff half the source rate, Kaiser β = 11 over ±20 frames.
+    /// The design for steps ≤ 1: 36 taps, cutoff half the source rate, Kaiser β = 10 over ±18 frames.
     private static func h(_ x: Double) -> Double {
-        guard abs(x) < 20 else { return 0 }
+        guard abs(x) < 18 else { return 0 }
         let sinc = x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x)
-        return sinc * i0(11 * (1 - (x / 20) * (x / 20)).squareRoot()) / i0(11)
+        return sinc * i0(10 * (1 - (x / 18) * (x / 18)).squareRoot()) / i0(10)
     }
 
     /// Output frame k of a voice stepping `step` (32.32) through `passes` copies of `samples` from `offset`:
-    /// taps i − 19 … i + 20, weights interpolated between phases p/256 and (p + 1)/256 by the fraction's low
+    /// taps i − 17 … i + 18, weights interpolated between phases p/256 and (p + 1)/256 by the fraction's low
     /// 24 bits, silence outside the passes.
     private static func reference(_ samples: [Double], step: UInt64, frame k: Int, passes: Int, offset: Int) -> Double {
         let fixed = UInt64(offset) << 32 + UInt64(k) * step
@@ -37,7 +37,7 @@ final class SincResamplerTests: XCTestCase {
         let p = Double((fixed >> 24) & 255), t = Double(fixed & 0xFF_FFFF) / 0x1p24
         let n = samples.count
         var sum = 0.0
-        for j in -19...20 {
+        for j in -17...18 {
             let frame = i + j
             let x = frame < 0 || frame >= n * passes ? 0 : samples[frame % n]
             let a = h(Double(j) - p / 256), b = h(Double(j) - (p + 1) / 256)

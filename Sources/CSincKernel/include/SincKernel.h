@@ -1,0 +1,14 @@
+// Render thread: the band-limited resampler's inner products (see SincBank.swift).
+#ifndef ENSEMBLE_SINC_KERNEL_H
+#define ENSEMBLE_SINC_KERNEL_H
+
+/// One output sample: sum over j < taps of (row[j] + t * row[taps + j]) * x[j], each weight and each product's
+/// accumulation a fused multiply-add, eight taps per lane group into two accumulators (blocks alternating, so
+/// the additions overlap), a last four when taps = 8m + 4, summed in a fixed order. `taps` is a
+/// multiple of 4. The same bits on every CPU: the AVX2/FMA build and the portable one do the same operations.
+float ensemble_sinc_mono(const float *x, const float *row, long taps, float t);
+
+/// Both channels with the weights computed once; each channel has the same bits as `ensemble_sinc_mono`.
+void ensemble_sinc_stereo(const float *l, const float *r, const float *row, long taps, float t, float *out);
+
+#endif
