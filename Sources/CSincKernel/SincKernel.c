@@ -3,6 +3,7 @@
 // x86-64. Both builds run the same lane-wise fused operations in the same order (the portable one through
 // correctly rounded fmaf), so a sample has the same bits on every machine.
 #include "SincKernel.h"
+#include <stdint.h>
 #include <string.h>
 
 typedef float v8 __attribute__((vector_size(32)));
@@ -12,12 +13,12 @@ typedef float v4 __attribute__((vector_size(16)));
 #define load8(p) ({ v8 v_; memcpy(&v_, (p), sizeof v_); v_; })
 #define load4(p) ({ v4 v_; memcpy(&v_, (p), sizeof v_); v_; })
 // The weights of taps j … j + 7 (row + t·delta, fused); `t8` and `delta` come from the kernel using it.
-#define WEIGHTS8(j) __builtin_elementwise_fma(t8, load8(delta + (j)), load8(row + (j)))
+#define WEIGHTS8(j) __builtin_elementwise_fma(t8, load8(next + (j)) - load8(row + (j)), load8(row + (j)))
 #define reduce(h) (((h)[0] + (h)[2]) + ((h)[1] + (h)[3]))
 
 #define SINC_KERNELS(suffix, attributes)                                                                     \
     attributes static float mono_##suffix(const float *x, const float *row, long taps, float t) {            \
-        const float *delta = row + taps;                                                                     \
+        const float *next = row + taps;                                                                     \
         const v8 t8 = {t, t, t, t, t, t, t, t};                                                              \
         const v4 t4 = {t, t, t, t};                                                                          \
         v8 acc0 = {0}, acc1 = {0};                                                                           \
@@ -33,14 +34,14 @@ typedef float v4 __attribute__((vector_size(16)));
         v8 acc = acc0 + acc1;                                                                                \
         v4 sum = __builtin_shufflevector(acc, acc, 0, 1, 2, 3) + __builtin_shufflevector(acc, acc, 4, 5, 6, 7); \
         if (j < taps) {                                                                                      \
-            v4 w = __builtin_elementwise_fma(t4, load4(delta + j), load4(row + j));                          \
+            v4 w = __builtin_elementwise_fma(t4, load4(next + j) - load4(row + j), load4(row + j));                          \
             sum = __builtin_elementwise_fma(w, load4(x + j), sum);                                           \
         }                                                                                                    \
         return reduce(sum);                                                                                  \
     }                                                                                                        \
     attributes static void stereo_##suffix(const float *l, const float *r, const float *row, long taps,      \
                                            float t, float *out) {                                            \
-        const float *delta = row + taps;                                                                     \
+        const float *next = row + taps;                                                                     \
         const v8 t8 = {t, t, t, t, t, t, t, t};                                                              \
         const v4 t4 = {t, t, t, t};                                                                          \
         v8 accL0 = {0}, accL1 = {0}, accR0 = {0}, accR1 = {0};                                               \
@@ -62,7 +63,7 @@ typedef float v4 __attribute__((vector_size(16)));
         v4 sumL = __builtin_shufflevector(accL, accL, 0, 1, 2, 3) + __builtin_shufflevector(accL, accL, 4, 5, 6, 7); \
         v4 sumR = __builtin_shufflevector(accR, accR, 0, 1, 2, 3) + __builtin_shufflevector(accR, accR, 4, 5, 6, 7); \
         if (j < taps) {                                                                                      \
-            v4 w = __builtin_elementwise_fma(t4, load4(delta + j), load4(row + j));                          \
+            v4 w = __builtin_elementwise_fma(t4, load4(next + j) - load4(row + j), load4(row + j));                          \
             sumL = __builtin_elementwise_fma(w, load4(l + j), sumL);                                         \
             sumR = __builtin_elementwise_fma(w, load4(r + j), sumR);                                         \
         }                                                                                                    \
@@ -70,13 +71,155 @@ typedef float v4 __attribute__((vector_size(16)));
         out[1] = reduce(sumR);                                                                               \
     }
 
+// MONO_GROUP(n): `n` frames at once, each exactly as `mono` computes it (same operations, same order per frame):
+// their independent chains overlap, where one frame alone waits on its accumulators.
+#define MONO_GROUP(suffix, attributes, n)                                                                    \
+    attributes static inline void mono##n##_##suffix(const float *const *x, const float *const *row,         \
+                                                     const float *t, long taps, float *out) {                \
+        v8 t8[n], acc0[n], acc1[n];                                                                          \
+        for (int f = 0; f < n; f++) {                                                                        \
+            t8[f] = (v8){t[f], t[f], t[f], t[f], t[f], t[f], t[f], t[f]};                                    \
+            acc0[f] = (v8){0};                                                                               \
+            acc1[f] = (v8){0};                                                                               \
+        }                                                                                                    \
+        long whole = taps & ~7L, j = 0;                                                                      \
+        for (; j + 16 <= whole; j += 16) {                                                                   \
+            for (int f = 0; f < n; f++) {                                                                    \
+                const float *rw = row[f], *nx = row[f] + taps;                                               \
+                v8 w0 = __builtin_elementwise_fma(t8[f], load8(nx + j) - load8(rw + j), load8(rw + j));      \
+                v8 w1 = __builtin_elementwise_fma(t8[f], load8(nx + j + 8) - load8(rw + j + 8), load8(rw + j + 8)); \
+                acc0[f] = __builtin_elementwise_fma(w0, load8(x[f] + j), acc0[f]);                           \
+                acc1[f] = __builtin_elementwise_fma(w1, load8(x[f] + j + 8), acc1[f]);                       \
+            }                                                                                                \
+        }                                                                                                    \
+        int odd = j < whole;                                                                                 \
+        for (int f = 0; f < n; f++) {                                                                        \
+            const float *rw = row[f], *nx = row[f] + taps;                                                   \
+            long i = j;                                                                                      \
+            if (odd) {                                                                                       \
+                v8 w0 = __builtin_elementwise_fma(t8[f], load8(nx + i) - load8(rw + i), load8(rw + i));      \
+                acc0[f] = __builtin_elementwise_fma(w0, load8(x[f] + i), acc0[f]);                           \
+                i += 8;                                                                                      \
+            }                                                                                                \
+            v8 acc = acc0[f] + acc1[f];                                                                      \
+            v4 sum = __builtin_shufflevector(acc, acc, 0, 1, 2, 3) + __builtin_shufflevector(acc, acc, 4, 5, 6, 7); \
+            if (i < taps) {                                                                                  \
+                v4 t4 = {t[f], t[f], t[f], t[f]};                                                            \
+                v4 w = __builtin_elementwise_fma(t4, load4(nx + i) - load4(rw + i), load4(rw + i));          \
+                sum = __builtin_elementwise_fma(w, load4(x[f] + i), sum);                                    \
+            }                                                                                                \
+            out[f] = reduce(sum);                                                                            \
+        }                                                                                                    \
+    }
+
+// STEREO_GROUP(n): `n` stereo frames at once, each exactly as `stereo` computes it.
+#define STEREO_GROUP(suffix, attributes, n)                                                                  \
+    attributes static inline void stereo##n##_##suffix(const float *const *l, const float *const *r,         \
+                                                       const float *const *row, const float *t, long taps,   \
+                                                       float *outL, float *outR) {                           \
+        v8 t8[n], aL0[n], aL1[n], aR0[n], aR1[n];                                                            \
+        for (int f = 0; f < n; f++) {                                                                        \
+            t8[f] = (v8){t[f], t[f], t[f], t[f], t[f], t[f], t[f], t[f]};                                    \
+            aL0[f] = aL1[f] = aR0[f] = aR1[f] = (v8){0};                                                     \
+        }                                                                                                    \
+        long whole = taps & ~7L, j = 0;                                                                      \
+        for (; j + 16 <= whole; j += 16) {                                                                   \
+            for (int f = 0; f < n; f++) {                                                                    \
+                const float *rw = row[f], *nx = row[f] + taps;                                               \
+                v8 w0 = __builtin_elementwise_fma(t8[f], load8(nx + j) - load8(rw + j), load8(rw + j));      \
+                v8 w1 = __builtin_elementwise_fma(t8[f], load8(nx + j + 8) - load8(rw + j + 8), load8(rw + j + 8)); \
+                aL0[f] = __builtin_elementwise_fma(w0, load8(l[f] + j), aL0[f]);                             \
+                aR0[f] = __builtin_elementwise_fma(w0, load8(r[f] + j), aR0[f]);                             \
+                aL1[f] = __builtin_elementwise_fma(w1, load8(l[f] + j + 8), aL1[f]);                         \
+                aR1[f] = __builtin_elementwise_fma(w1, load8(r[f] + j + 8), aR1[f]);                         \
+            }                                                                                                \
+        }                                                                                                    \
+        int odd = j < whole;                                                                                 \
+        for (int f = 0; f < n; f++) {                                                                        \
+            const float *rw = row[f], *nx = row[f] + taps;                                                   \
+            long i = j;                                                                                      \
+            if (odd) {                                                                                       \
+                v8 w0 = __builtin_elementwise_fma(t8[f], load8(nx + i) - load8(rw + i), load8(rw + i));      \
+                aL0[f] = __builtin_elementwise_fma(w0, load8(l[f] + i), aL0[f]);                             \
+                aR0[f] = __builtin_elementwise_fma(w0, load8(r[f] + i), aR0[f]);                             \
+                i += 8;                                                                                      \
+            }                                                                                                \
+            v8 accL = aL0[f] + aL1[f], accR = aR0[f] + aR1[f];                                               \
+            v4 sumL = __builtin_shufflevector(accL, accL, 0, 1, 2, 3) + __builtin_shufflevector(accL, accL, 4, 5, 6, 7); \
+            v4 sumR = __builtin_shufflevector(accR, accR, 0, 1, 2, 3) + __builtin_shufflevector(accR, accR, 4, 5, 6, 7); \
+            if (i < taps) {                                                                                  \
+                v4 t4 = {t[f], t[f], t[f], t[f]};                                                            \
+                v4 w = __builtin_elementwise_fma(t4, load4(nx + i) - load4(rw + i), load4(rw + i));          \
+                sumL = __builtin_elementwise_fma(w, load4(l[f] + i), sumL);                                  \
+                sumR = __builtin_elementwise_fma(w, load4(r[f] + i), sumR);                                  \
+            }                                                                                                \
+            outL[f] = reduce(sumL);                                                                          \
+            outR[f] = reduce(sumR);                                                                          \
+        }                                                                                                    \
+    }
+
+// RUN: `count` frames from fixed-point `start`; mono frames four at a time, stereo two.
+#define SINC_RUN(suffix, attributes)                                                                         \
+    MONO_GROUP(suffix, attributes, 4)                                                                        \
+    STEREO_GROUP(suffix, attributes, 2)                                                                      \
+    attributes static void run_##suffix(const float *l, const float *r, int stereo, const float *data,       \
+                                        long taps, uint64_t start, uint64_t step, long count,                \
+                                        float *outL, float *outR) {                                          \
+        uint64_t f = start;                                                                                  \
+        long k = 0;                                                                                          \
+        if (stereo) {                                                                                        \
+            for (; k + 2 <= count; k += 2) {                                                                 \
+                const float *x[2], *y[2], *row[2];                                                           \
+                float t[2];                                                                                  \
+                for (int g = 0; g < 2; g++, f += step) {                                                     \
+                    uint32_t fraction = (uint32_t)f;                                                         \
+                    x[g] = l + (long)(f >> 32);                                                              \
+                    y[g] = r + (long)(f >> 32);                                                              \
+                    row[g] = data + taps * (long)(fraction >> 24);                                           \
+                    t[g] = (float)(fraction & 0xFFFFFFu) * 0x1p-24f;                                         \
+                }                                                                                            \
+                stereo2_##suffix(x, y, row, t, taps, outL + k, outR + k);                                    \
+            }                                                                                                \
+        } else {                                                                                             \
+            for (; k + 4 <= count; k += 4) {                                                                 \
+                const float *x[4], *row[4];                                                                  \
+                float t[4];                                                                                  \
+                for (int g = 0; g < 4; g++, f += step) {                                                     \
+                    uint32_t fraction = (uint32_t)f;                                                         \
+                    x[g] = l + (long)(f >> 32);                                                              \
+                    row[g] = data + taps * (long)(fraction >> 24);                                           \
+                    t[g] = (float)(fraction & 0xFFFFFFu) * 0x1p-24f;                                         \
+                }                                                                                            \
+                mono4_##suffix(x, row, t, taps, outL + k);                                                   \
+            }                                                                                                \
+        }                                                                                                    \
+        for (; k < count; k++, f += step) {                                                                  \
+            long i = (long)(f >> 32);                                                                        \
+            uint32_t fraction = (uint32_t)f;                                                                 \
+            const float *row = data + taps * (long)(fraction >> 24);                                         \
+            float t = (float)(fraction & 0xFFFFFFu) * 0x1p-24f;                                              \
+            if (stereo) {                                                                                    \
+                float pair[2];                                                                               \
+                stereo_##suffix(l + i, r + i, row, taps, t, pair);                                           \
+                outL[k] = pair[0];                                                                           \
+                outR[k] = pair[1];                                                                           \
+            } else {                                                                                         \
+                outL[k] = mono_##suffix(l + i, row, taps, t);                                                \
+            }                                                                                                \
+        }                                                                                                    \
+    }
+
 SINC_KERNELS(portable, )
+SINC_RUN(portable, )
 
 #if defined(__x86_64__)
 SINC_KERNELS(avx2, __attribute__((target("avx2,fma"))))
+SINC_RUN(avx2, __attribute__((target("avx2,fma"))))
 
 static float (*mono_kernel)(const float *, const float *, long, float) = mono_portable;
 static void (*stereo_kernel)(const float *, const float *, const float *, long, float, float *) = stereo_portable;
+static void (*run_kernel)(const float *, const float *, int, const float *, long, uint64_t, uint64_t, long, float *,
+                          float *) = run_portable;
 
 // Chosen once at load time, before any thread renders.
 __attribute__((constructor)) static void choose_kernels(void) {
@@ -84,6 +227,7 @@ __attribute__((constructor)) static void choose_kernels(void) {
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         mono_kernel = mono_avx2;
         stereo_kernel = stereo_avx2;
+        run_kernel = run_avx2;
     }
 }
 
@@ -94,6 +238,11 @@ float ensemble_sinc_mono(const float *x, const float *row, long taps, float t) {
 void ensemble_sinc_stereo(const float *l, const float *r, const float *row, long taps, float t, float *out) {
     stereo_kernel(l, r, row, taps, t, out);
 }
+
+void ensemble_sinc_run(const float *l, const float *r, int stereo, const float *data, long taps, uint64_t start,
+                       uint64_t step, long count, float *outL, float *outR) {
+    run_kernel(l, r, stereo, data, taps, start, step, count, outL, outR);
+}
 #else
 float ensemble_sinc_mono(const float *x, const float *row, long taps, float t) {
     return mono_portable(x, row, taps, t);
@@ -101,5 +250,10 @@ float ensemble_sinc_mono(const float *x, const float *row, long taps, float t) {
 
 void ensemble_sinc_stereo(const float *l, const float *r, const float *row, long taps, float t, float *out) {
     stereo_portable(l, r, row, taps, t, out);
+}
+
+void ensemble_sinc_run(const float *l, const float *r, int stereo, const float *data, long taps, uint64_t start,
+                       uint64_t step, long count, float *outL, float *outR) {
+    run_portable(l, r, stereo, data, taps, start, step, count, outL, outR);
 }
 #endif

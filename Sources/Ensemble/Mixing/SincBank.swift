@@ -57,26 +57,19 @@ struct SincBank: BitwiseCopyable, @unchecked Sendable {
             let passEdge = 0.41 / low, stopEdge = 0.59 / high
             let taps = 4 * Int((6.4 / (stopEdge - passEdge) / 4).rounded(.up))
             let cutoff = (passEdge + stopEdge) / 2
-            let raw = UnsafeMutableRawPointer.allocate(byteCount: 4 * 2 * taps * phases, alignment: 32)
-            let data = raw.bindMemory(to: Float.self, capacity: 2 * taps * phases)
+            let raw = UnsafeMutableRawPointer.allocate(byteCount: 4 * taps * (phases + 1), alignment: 32)
+            let data = raw.bindMemory(to: Float.self, capacity: taps * (phases + 1))
             let half = Double(taps / 2), norm = 1 / Self.besselI0(Self.beta)
             // The kernel at every phase 0…phases (phase `phases` is the next frame's 0). It is even, so phase
             // `phases` − p, tap `taps` − 1 − j mirrors phase p, tap j: half the evaluations.
-            var w = [Float](repeating: 0, count: taps * (phases + 1))
             for p in 0...phases / 2 {
                 let t = Double(p) / Double(phases)
                 for j in 0..<taps {
                     // Tap j is frame i − (taps/2 − 1) + j; the output lies at i + t.
                     let x = Double(j - (taps / 2 - 1)) - t
                     let v = Float(Self.kaiserSinc(x, cutoff: cutoff, half: half, beta: Self.beta) * norm)
-                    w[taps * p + j] = v
-                    w[taps * (phases - p) + taps - 1 - j] = v
-                }
-            }
-            for p in 0..<phases {
-                for j in 0..<taps {
-                    data[2 * taps * p + j] = w[taps * p + j]
-                    data[2 * taps * p + taps + j] = w[taps * (p + 1) + j] - w[taps * p + j]
+                    data[taps * p + j] = v
+                    data[taps * (phases - p) + taps - 1 - j] = v
                 }
             }
             tables[k] = Table(data: data, taps: taps)
@@ -123,7 +116,7 @@ struct SincBank: BitwiseCopyable, @unchecked Sendable {
     @inline(__always)
     @_noLocks
     static func sample(_ x: UnsafePointer<Float>, _ table: Table, _ fraction: UInt32) -> Float {
-        let row = table.data + 2 &* table.taps &* Int(truncatingIfNeeded: fraction &>> 24) // 32 − phaseBits
+        let row = table.data + table.taps &* Int(truncatingIfNeeded: fraction &>> 24) // 32 − phaseBits
         let t = Float(fraction & 0x00FF_FFFF) * 0x1p-24
         // A C function is opaque to the performance checker; the kernel only reads and computes.
         return _unsafePerformance { ensemble_sinc_mono(x, row, table.taps, t) }
@@ -134,12 +127,23 @@ struct SincBank: BitwiseCopyable, @unchecked Sendable {
     @_noLocks
     static func stereo(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ table: Table,
                        _ fraction: UInt32) -> (Float, Float) {
-        let row = table.data + 2 &* table.taps &* Int(truncatingIfNeeded: fraction &>> 24) // 32 − phaseBits
+        let row = table.data + table.taps &* Int(truncatingIfNeeded: fraction &>> 24) // 32 − phaseBits
         let t = Float(fraction & 0x00FF_FFFF) * 0x1p-24
         var out = SIMD2<Float>()
         _unsafePerformance {
             withUnsafeMutableBytes(of: &out) { ensemble_sinc_stereo(l, r, row, table.taps, t, $0.baseAddress!.assumingMemoryBound(to: Float.self)) }
         }
         return (out[0], out[1])
+    }
+
+    /// `count` frames from fixed-point offset `start` past the first taps `l`/`r` into `outL`/`outR`, each with the
+    /// same bits as `sample`/`stereo` (`ensemble_sinc_run`: mono frames four at a time, so their additions overlap).
+    @inline(__always)
+    @_noLocks
+    static func run(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, stereo: Bool, _ table: Table, start: UInt64,
+                    step: UInt64, count: Int, _ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>) {
+        _unsafePerformance {
+            ensemble_sinc_run(l, r, stereo ? 1 : 0, table.data, table.taps, start, step, count, outL, outR)
+        }
     }
 }
