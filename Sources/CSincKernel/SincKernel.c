@@ -12,67 +12,12 @@ typedef float v4 __attribute__((vector_size(16)));
 // Unaligned loads as macros, so each kernel inlines them in its own target.
 #define load8(p) ({ v8 v_; memcpy(&v_, (p), sizeof v_); v_; })
 #define load4(p) ({ v4 v_; memcpy(&v_, (p), sizeof v_); v_; })
-// The weights of taps j … j + 7 (row + t·delta, fused); `t8` and `delta` come from the kernel using it.
-#define WEIGHTS8(j) __builtin_elementwise_fma(t8, load8(next + (j)) - load8(row + (j)), load8(row + (j)))
 #define reduce(h) (((h)[0] + (h)[2]) + ((h)[1] + (h)[3]))
 
-#define SINC_KERNELS(suffix, attributes)                                                                     \
-    attributes static float mono_##suffix(const float *x, const float *row, long taps, float t) {            \
-        const float *next = row + taps;                                                                     \
-        const v8 t8 = {t, t, t, t, t, t, t, t};                                                              \
-        const v4 t4 = {t, t, t, t};                                                                          \
-        v8 acc0 = {0}, acc1 = {0};                                                                           \
-        long whole = taps & ~7L, j = 0;                                                                      \
-        for (; j + 16 <= whole; j += 16) {                                                                   \
-            acc0 = __builtin_elementwise_fma(WEIGHTS8(j), load8(x + j), acc0);                               \
-            acc1 = __builtin_elementwise_fma(WEIGHTS8(j + 8), load8(x + j + 8), acc1);                       \
-        }                                                                                                    \
-        if (j < whole) {                                                                                     \
-            acc0 = __builtin_elementwise_fma(WEIGHTS8(j), load8(x + j), acc0);                               \
-            j += 8;                                                                                          \
-        }                                                                                                    \
-        v8 acc = acc0 + acc1;                                                                                \
-        v4 sum = __builtin_shufflevector(acc, acc, 0, 1, 2, 3) + __builtin_shufflevector(acc, acc, 4, 5, 6, 7); \
-        if (j < taps) {                                                                                      \
-            v4 w = __builtin_elementwise_fma(t4, load4(next + j) - load4(row + j), load4(row + j));                          \
-            sum = __builtin_elementwise_fma(w, load4(x + j), sum);                                           \
-        }                                                                                                    \
-        return reduce(sum);                                                                                  \
-    }                                                                                                        \
-    attributes static void stereo_##suffix(const float *l, const float *r, const float *row, long taps,      \
-                                           float t, float *out) {                                            \
-        const float *next = row + taps;                                                                     \
-        const v8 t8 = {t, t, t, t, t, t, t, t};                                                              \
-        const v4 t4 = {t, t, t, t};                                                                          \
-        v8 accL0 = {0}, accL1 = {0}, accR0 = {0}, accR1 = {0};                                               \
-        long whole = taps & ~7L, j = 0;                                                                      \
-        for (; j + 16 <= whole; j += 16) {                                                                   \
-            v8 w0 = WEIGHTS8(j), w1 = WEIGHTS8(j + 8);                                                       \
-            accL0 = __builtin_elementwise_fma(w0, load8(l + j), accL0);                                      \
-            accR0 = __builtin_elementwise_fma(w0, load8(r + j), accR0);                                      \
-            accL1 = __builtin_elementwise_fma(w1, load8(l + j + 8), accL1);                                  \
-            accR1 = __builtin_elementwise_fma(w1, load8(r + j + 8), accR1);                                  \
-        }                                                                                                    \
-        if (j < whole) {                                                                                     \
-            v8 w0 = WEIGHTS8(j);                                                                             \
-            accL0 = __builtin_elementwise_fma(w0, load8(l + j), accL0);                                      \
-            accR0 = __builtin_elementwise_fma(w0, load8(r + j), accR0);                                      \
-            j += 8;                                                                                          \
-        }                                                                                                    \
-        v8 accL = accL0 + accL1, accR = accR0 + accR1;                                                       \
-        v4 sumL = __builtin_shufflevector(accL, accL, 0, 1, 2, 3) + __builtin_shufflevector(accL, accL, 4, 5, 6, 7); \
-        v4 sumR = __builtin_shufflevector(accR, accR, 0, 1, 2, 3) + __builtin_shufflevector(accR, accR, 4, 5, 6, 7); \
-        if (j < taps) {                                                                                      \
-            v4 w = __builtin_elementwise_fma(t4, load4(next + j) - load4(row + j), load4(row + j));                          \
-            sumL = __builtin_elementwise_fma(w, load4(l + j), sumL);                                         \
-            sumR = __builtin_elementwise_fma(w, load4(r + j), sumR);                                         \
-        }                                                                                                    \
-        out[0] = reduce(sumL);                                                                               \
-        out[1] = reduce(sumR);                                                                               \
-    }
-
-// MONO_GROUP(n): `n` frames at once, each exactly as `mono` computes it (same operations, same order per frame):
-// their independent chains overlap, where one frame alone waits on its accumulators.
+// MONO_GROUP(n): `n` frames at once. Per frame: the weights of eight taps are row + t·(next − row) (one fused
+// multiply-add), their products accumulate (fused) into two accumulators, blocks of eight alternating, a last
+// four taps (taps = 8m + 4) into the sum of both halves, then a fixed pairwise sum. With n > 1 the frames'
+// independent chains overlap; every n computes each frame with the same operations in the same order.
 #define MONO_GROUP(suffix, attributes, n)                                                                    \
     attributes static inline void mono##n##_##suffix(const float *const *x, const float *const *row,         \
                                                      const float *t, long taps, float *out) {                \
@@ -112,7 +57,8 @@ typedef float v4 __attribute__((vector_size(16)));
         }                                                                                                    \
     }
 
-// STEREO_GROUP(n): `n` stereo frames at once, each exactly as `stereo` computes it.
+// STEREO_GROUP(n): `n` stereo frames at once, each channel computed as MONO_GROUP computes a frame, the
+// weights shared.
 #define STEREO_GROUP(suffix, attributes, n)                                                                  \
     attributes static inline void stereo##n##_##suffix(const float *const *l, const float *const *r,         \
                                                        const float *const *row, const float *t, long taps,   \
@@ -158,10 +104,21 @@ typedef float v4 __attribute__((vector_size(16)));
         }                                                                                                    \
     }
 
-// RUN: `count` frames from fixed-point `start`; mono frames four at a time, stereo two.
-#define SINC_RUN(suffix, attributes)                                                                         \
+// The single-frame kernels and RUN: `count` frames from fixed-point `start`, mono four at a time, stereo two.
+#define SINC_KERNELS(suffix, attributes)                                                                     \
+    MONO_GROUP(suffix, attributes, 1)                                                                        \
     MONO_GROUP(suffix, attributes, 4)                                                                        \
+    STEREO_GROUP(suffix, attributes, 1)                                                                      \
     STEREO_GROUP(suffix, attributes, 2)                                                                      \
+    attributes static inline float mono_##suffix(const float *x, const float *row, long taps, float t) {     \
+        float out;                                                                                           \
+        mono1_##suffix(&x, &row, &t, taps, &out);                                                            \
+        return out;                                                                                          \
+    }                                                                                                        \
+    attributes static inline void stereo_##suffix(const float *l, const float *r, const float *row,          \
+                                                  long taps, float t, float *out) {                          \
+        stereo1_##suffix(&l, &r, &row, &t, taps, out, out + 1);                                              \
+    }                                                                                                        \
     attributes static void run_##suffix(const float *l, const float *r, int stereo, const float *data,       \
                                         long taps, uint64_t start, uint64_t step, long count,                \
                                         float *outL, float *outR) {                                          \
@@ -210,11 +167,9 @@ typedef float v4 __attribute__((vector_size(16)));
     }
 
 SINC_KERNELS(portable, )
-SINC_RUN(portable, )
 
 #if defined(__x86_64__)
 SINC_KERNELS(avx2, __attribute__((target("avx2,fma"))))
-SINC_RUN(avx2, __attribute__((target("avx2,fma"))))
 
 static float (*mono_kernel)(const float *, const float *, long, float) = mono_portable;
 static void (*stereo_kernel)(const float *, const float *, const float *, long, float, float *) = stereo_portable;

@@ -4,10 +4,10 @@
 
 #include <stdint.h>
 
-/// One output sample: sum over j < taps of (row[j] + t * row[taps + j]) * x[j], each weight and each product's
-/// accumulation a fused multiply-add, eight taps per lane group into two accumulators (blocks alternating, so
-/// the additions overlap), a last four when taps = 8m + 4, summed in a fixed order. `taps` is a
-/// multiple of 4. The same bits on every CPU: the AVX2/FMA build and the portable one do the same operations.
+/// One output sample: sum over j < taps of (row[j] + t * (next[j] − row[j])) * x[j], next = row + taps (the
+/// following phase), each weight and each product's accumulation a fused multiply-add, eight taps per lane
+/// group into two accumulators (blocks alternating, so the additions overlap), a last four when taps = 8m + 4,
+/// summed in a fixed order. `taps` is a multiple of 4. The same bits on every CPU: the AVX2/FMA build and the portable one do the same operations.
 float ensemble_sinc_mono(const float *x, const float *row, long taps, float t);
 
 /// Both channels with the weights computed once; each channel has the same bits as `ensemble_sinc_mono`.

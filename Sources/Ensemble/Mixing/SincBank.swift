@@ -5,21 +5,25 @@ import Foundation
 /// tables, one table per range of steps. Built once per process (the first mixer reads `SincBank.shared` on the
 /// control thread); the render side only reads them through this value's pointers.
 ///
-/// Design, in units of the source rate fs and for a step s (source frames per output frame):
-/// - s ≤ 1 (upsampling, e.g. 44.1 → 48 kHz, rates below 1): 40 taps, cutoff 0.5 fs, transition band
-///   0.41–0.59 fs, Kaiser window β = 11: passband (to 0.41 fs, 18 kHz at 44.1 kHz) flat within 0.001 dB,
-///   stopband (from 0.59 fs, where the image of an 18 kHz tone at 44.1 kHz lies) below −109 dB.
+/// Design, in units of the source rate fs and for a step s (source frames per output frame), for about 100 dB
+/// of stopband everywhere (the −90 dB THD+N target plus margin; β = 10):
+/// - s ≤ 1 (upsampling, e.g. 44.1 → 48 kHz, rates below 1): 36 taps, cutoff 0.5 fs, transition band
+///   0.41–0.59 fs: passband (to 0.41 fs, 18 kHz at 44.1 kHz) flat within 0.001 dB, stopband (from 0.59 fs,
+///   where the image of an 18 kHz tone at 44.1 kHz lies) below −99 dB. (32 taps reach only −75 dB here.)
 /// - s > 1 (downsampling, rates above 1): the band scales by 1/s so nothing above the output's Nyquist folds
-///   back. Steps are grouped in 16 ranges (2^((k−1)/8), 2^(k/8)], k = 1…16, up to s = 4; table k passes to
+///   back. Steps are grouped in 24 ranges (2^((k−1)/12), 2^(k/12)], k = 1…24, up to s = 4; table k passes to
 ///   0.41/s_lo and stops from 0.59/s_hi (the worst cases of its range), with the length that keeps the same
-///   attenuation: 8·⌈7.2 / (0.59/s_hi − 0.41/s_lo) / 8⌉ taps, 56 at k = 1 (48 → 44.1 kHz), 104 at s = 2
-///   (96 → 48 kHz, or rate 2), 208 at s = 4. Beyond s = 4 the s = 4 table is used: content between
-///   0.59/4 fs and the output's Nyquist then folds back (only reachable with sample rates more than 2× apart
-///   at rate 2, or 4× apart at rate 1).
-/// - Each table has 256 phases (the top 8 bits of the cursor's 32-bit fraction) and, per phase, the
-///   difference to the next phase; the weights are row + t·delta with t the fraction's low 24 bits (exact in
-///   a Float). Linear interpolation between phases keeps the kernel's images near −110 dB for an 18 kHz tone
-///   (the table alone, without interpolation, would jitter the timing by up to 1/512 frame: about −60 dB).
+///   attenuation: 4·⌈6.4 / (0.59/s_hi − 0.41/s_lo) / 4⌉ taps, 48 for 48 → 44.1 kHz, 84 at s = 2 (96 → 48 kHz,
+///   or rate 2), 168 at s = 4. Beyond s = 4 the s = 4 table is used: content between 0.59/4 fs and the
+///   output's Nyquist then folds back (only reachable with sample rates more than 2× apart at rate 2, or 4×
+///   apart at rate 1).
+/// - Each table holds the kernel at 257 phases (0…256; the top 8 bits of the cursor's 32-bit fraction pick
+///   one), `taps` Floats each; the weights are row + t·(next row − row) with t the fraction's low 24 bits
+///   (exact in a Float). Linear interpolation between phases keeps the kernel's images near −110 dB for an
+///   18 kHz tone (the table alone, without interpolation, would jitter the timing by up to 1/512 frame: about
+///   −60 dB).
+/// - The inner products run in C (CSincKernel): fused multiply-adds in a fixed order, eight lanes wide on CPUs
+///   with AVX2 and FMA, through `fmaf` elsewhere, so a sample has the same bits on every machine and path.
 ///
 /// Per output frame the kernel reads taps i − (N/2 − 1) … i + N/2 around the cursor's frame i.
 struct SincBank: BitwiseCopyable, @unchecked Sendable {
@@ -31,7 +35,7 @@ struct SincBank: BitwiseCopyable, @unchecked Sendable {
     static var maxBefore: Int { @_noLocks get { 83 } }
     static var maxTaps: Int { @_noLocks get { 168 } }
 
-    /// One table: `taps` weights and `taps` deltas per phase, phase after phase.
+    /// One table: `taps` weights per phase, phases 0…256 one after another.
     struct Table: BitwiseCopyable {
         var data: UnsafePointer<Float>
         var taps: Int
@@ -109,7 +113,7 @@ struct SincBank: BitwiseCopyable, @unchecked Sendable {
         return tables[k]
     }
 
-    /// One output sample: Σ (row[j] + t·delta[j]) · x[j] over the table's taps, `x` pointing at the first tap,
+    /// One output sample: Σ (row[j] + t·(next[j] − row[j])) · x[j] over the table's taps, `x` pointing at the first tap,
     /// computed by `ensemble_sinc_mono` (CSincKernel: fused multiply-adds in a fixed order, eight-lane on CPUs
     /// with AVX2, the same bits elsewhere). Every path that computes a sample (fast loop, edge loop through
     /// gathered taps, streamed window) calls this, so they give the same bits.
@@ -131,7 +135,9 @@ struct SincBank: BitwiseCopyable, @unchecked Sendable {
         let t = Float(fraction & 0x00FF_FFFF) * 0x1p-24
         var out = SIMD2<Float>()
         _unsafePerformance {
-            withUnsafeMutableBytes(of: &out) { ensemble_sinc_stereo(l, r, row, table.taps, t, $0.baseAddress!.assumingMemoryBound(to: Float.self)) }
+            withUnsafeMutableBytes(of: &out) {
+                ensemble_sinc_stereo(l, r, row, table.taps, t, $0.baseAddress!.assumingMemoryBound(to: Float.self))
+            }
         }
         return (out[0], out[1])
     }
