@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "CAllocationCounter"),
         .testTarget(
             name: "EnsembleTests",
-            dependencies: ["Ensemble", "CAllocationCounter"]
+            dependencies: ["Ensemble", "CAllocationCounter", "CSincKernel"]
         ),
     ]
 )

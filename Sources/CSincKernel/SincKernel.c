@@ -168,6 +168,15 @@ typedef float v4 __attribute__((vector_size(16)));
 
 SINC_KERNELS(portable, )
 
+// The portable kernels whatever the CPU, so a test can compare them with the ones chosen.
+float ensemble_sinc_mono_portable(const float *x, const float *row, long taps, float t) {
+    return mono_portable(x, row, taps, t);
+}
+
+void ensemble_sinc_stereo_portable(const float *l, const float *r, const float *row, long taps, float t, float *out) {
+    stereo_portable(l, r, row, taps, t, out);
+}
+
 #if defined(__x86_64__)
 SINC_KERNELS(avx2, __attribute__((target("avx2,fma"))))
 

@@ -1,3 +1,4 @@
+import CSincKernel
 import XCTest
 @testable import Ensemble
 
@@ -72,6 +73,27 @@ final class SincResamplerTests: XCTestCase {
                 let k = i - 3
                 return k >= 0 && k < frames ? Self.reference(Self.noise, step: step, frame: k, passes: 2, offset: 7) : 0
             }, 0..<1200, "rate \(rate)", tolerance: 1e-5)
+        }
+    }
+
+    func testKernelsChosenForThisCPUMatchThePortableOnes() {
+        // The AVX2/FMA kernels (when this CPU has them) against the portable build's fmaf, bit for bit, for
+        // every table and fractions across and between phases: the same output on every machine.
+        let bank = SincBank.shared
+        let l = Self.noise.map(Float.init), r = Self.noise.reversed().map(Float.init)
+        for s in stride(from: 0.5, through: 4.5, by: 0.0625) {
+            let table = bank.table(step: UInt64(s * 0x1p32))
+            for fraction: UInt32 in [0, 1, 0x00FF_FFFF, 0x0100_0000, 0x7FFF_FFFF, 0xABCD_1234, 0xFFFF_FFFF] {
+                let row = table.data + table.taps * Int(fraction >> 24), t = Float(fraction & 0xFF_FFFF) * 0x1p-24
+                let mono = SincBank.sample(l, table, fraction)
+                XCTAssertEqual(mono.bitPattern, ensemble_sinc_mono_portable(l, row, table.taps, t).bitPattern,
+                               "mono, step \(s), fraction \(fraction)")
+                var pair: [Float] = [0, 0]
+                ensemble_sinc_stereo_portable(l, r, row, table.taps, t, &pair)
+                let (sl, sr) = SincBank.stereo(l, r, table, fraction)
+                XCTAssertEqual([sl.bitPattern, sr.bitPattern], pair.map(\.bitPattern), "stereo, step \(s)")
+                XCTAssertEqual(sl.bitPattern, mono.bitPattern, "stereo's left is the mono sample, step \(s)")
+            }
         }
     }
 

@@ -19,4 +19,9 @@ void ensemble_sinc_stereo(const float *l, const float *r, const float *row, long
 void ensemble_sinc_run(const float *l, const float *r, int stereo, const float *data, long taps, uint64_t start,
                        uint64_t step, long count, float *outL, float *outR);
 
+/// `ensemble_sinc_mono` / `ensemble_sinc_stereo` through the portable build whatever the CPU (for tests: the
+/// kernels chosen for this CPU must give the same bits).
+float ensemble_sinc_mono_portable(const float *x, const float *row, long taps, float t);
+void ensemble_sinc_stereo_portable(const float *l, const float *r, const float *row, long taps, float t, float *out);
+
 #endif
