@@ -14,18 +14,18 @@ typedef float v4 __attribute__((vector_size(16)));
 #define load4(p) ({ v4 v_; memcpy(&v_, (p), sizeof v_); v_; })
 #define reduce(h) (((h)[0] + (h)[2]) + ((h)[1] + (h)[3]))
 
-// MONO_GROUP(n): `n` frames at once. Per frame: the weights of eight taps are row + t·(next − row) (one fused
-// multiply-add), their products accumulate (fused) into two accumulators, blocks of eight alternating, a last
-// four taps (taps = 8m + 4) into the sum of both halves, then a fixed pairwise sum. With n > 1 the frames'
-// independent chains overlap; every n computes each frame with the same operations in the same order.
-#define MONO_GROUP(suffix, attributes, n)                                                                    \
-    attributes static inline void mono##n##_##suffix(const float *const *x, const float *const *row,         \
-                                                     const float *t, long taps, float *out) {                \
-        v8 t8[n], acc0[n], acc1[n];                                                                          \
+// GROUP(n, c): `n` frames of `c` channels at once, frame f's channel k read from x[f·c + k] and written to
+// out[k][f]. Per frame: the weights of eight taps are row + t·(next − row) (one fused multiply-add, shared by
+// the channels); each channel's products accumulate (fused) into two accumulators, blocks of eight alternating,
+// a last four taps (taps = 8m + 4) into the sum of both halves, then a fixed pairwise sum. With n > 1 the
+// frames' independent chains overlap; every n computes each frame with the same operations in the same order.
+#define GROUP(suffix, attributes, n, c)                                                                      \
+    attributes static inline void group##n##x##c##_##suffix(const float *const *x, const float *const *row, \
+                                                            const float *t, long taps, float *const *out) {  \
+        v8 t8[n], a0[n][c], a1[n][c];                                                                        \
         for (int f = 0; f < n; f++) {                                                                        \
             t8[f] = (v8){t[f], t[f], t[f], t[f], t[f], t[f], t[f], t[f]};                                    \
-            acc0[f] = (v8){0};                                                                               \
-            acc1[f] = (v8){0};                                                                               \
+            for (int k = 0; k < c; k++) a0[f][k] = a1[f][k] = (v8){0};                                       \
         }                                                                                                    \
         long whole = taps & ~7L, j = 0;                                                                      \
         for (; j + 16 <= whole; j += 16) {                                                                   \
@@ -33,8 +33,10 @@ typedef float v4 __attribute__((vector_size(16)));
                 const float *rw = row[f], *nx = row[f] + taps;                                               \
                 v8 w0 = __builtin_elementwise_fma(t8[f], load8(nx + j) - load8(rw + j), load8(rw + j));      \
                 v8 w1 = __builtin_elementwise_fma(t8[f], load8(nx + j + 8) - load8(rw + j + 8), load8(rw + j + 8)); \
-                acc0[f] = __builtin_elementwise_fma(w0, load8(x[f] + j), acc0[f]);                           \
-                acc1[f] = __builtin_elementwise_fma(w1, load8(x[f] + j + 8), acc1[f]);                       \
+                for (int k = 0; k < c; k++) {                                                               \
+                    a0[f][k] = __builtin_elementwise_fma(w0, load8(x[f * c + k] + j), a0[f][k]);             \
+                    a1[f][k] = __builtin_elementwise_fma(w1, load8(x[f * c + k] + j + 8), a1[f][k]);         \
+                }                                                                                            \
             }                                                                                                \
         }                                                                                                    \
         int odd = j < whole;                                                                                 \
@@ -43,81 +45,39 @@ typedef float v4 __attribute__((vector_size(16)));
             long i = j;                                                                                      \
             if (odd) {                                                                                       \
                 v8 w0 = __builtin_elementwise_fma(t8[f], load8(nx + i) - load8(rw + i), load8(rw + i));      \
-                acc0[f] = __builtin_elementwise_fma(w0, load8(x[f] + i), acc0[f]);                           \
+                for (int k = 0; k < c; k++)                                                                  \
+                    a0[f][k] = __builtin_elementwise_fma(w0, load8(x[f * c + k] + i), a0[f][k]);             \
                 i += 8;                                                                                      \
             }                                                                                                \
-            v8 acc = acc0[f] + acc1[f];                                                                      \
-            v4 sum = __builtin_shufflevector(acc, acc, 0, 1, 2, 3) + __builtin_shufflevector(acc, acc, 4, 5, 6, 7); \
-            if (i < taps) {                                                                                  \
-                v4 t4 = {t[f], t[f], t[f], t[f]};                                                            \
-                v4 w = __builtin_elementwise_fma(t4, load4(nx + i) - load4(rw + i), load4(rw + i));          \
-                sum = __builtin_elementwise_fma(w, load4(x[f] + i), sum);                                    \
+            v4 t4 = {t[f], t[f], t[f], t[f]};                                                                \
+            v4 w = i < taps ? __builtin_elementwise_fma(t4, load4(nx + i) - load4(rw + i), load4(rw + i))    \
+                            : (v4){0};                                                                       \
+            for (int k = 0; k < c; k++) {                                                                    \
+                v8 acc = a0[f][k] + a1[f][k];                                                                \
+                v4 sum = __builtin_shufflevector(acc, acc, 0, 1, 2, 3) + __builtin_shufflevector(acc, acc, 4, 5, 6, 7); \
+                if (i < taps) sum = __builtin_elementwise_fma(w, load4(x[f * c + k] + i), sum);              \
+                out[k][f] = reduce(sum);                                                                     \
             }                                                                                                \
-            out[f] = reduce(sum);                                                                            \
-        }                                                                                                    \
-    }
-
-// STEREO_GROUP(n): `n` stereo frames at once, each channel computed as MONO_GROUP computes a frame, the
-// weights shared.
-#define STEREO_GROUP(suffix, attributes, n)                                                                  \
-    attributes static inline void stereo##n##_##suffix(const float *const *l, const float *const *r,         \
-                                                       const float *const *row, const float *t, long taps,   \
-                                                       float *outL, float *outR) {                           \
-        v8 t8[n], aL0[n], aL1[n], aR0[n], aR1[n];                                                            \
-        for (int f = 0; f < n; f++) {                                                                        \
-            t8[f] = (v8){t[f], t[f], t[f], t[f], t[f], t[f], t[f], t[f]};                                    \
-            aL0[f] = aL1[f] = aR0[f] = aR1[f] = (v8){0};                                                     \
-        }                                                                                                    \
-        long whole = taps & ~7L, j = 0;                                                                      \
-        for (; j + 16 <= whole; j += 16) {                                                                   \
-            for (int f = 0; f < n; f++) {                                                                    \
-                const float *rw = row[f], *nx = row[f] + taps;                                               \
-                v8 w0 = __builtin_elementwise_fma(t8[f], load8(nx + j) - load8(rw + j), load8(rw + j));      \
-                v8 w1 = __builtin_elementwise_fma(t8[f], load8(nx + j + 8) - load8(rw + j + 8), load8(rw + j + 8)); \
-                aL0[f] = __builtin_elementwise_fma(w0, load8(l[f] + j), aL0[f]);                             \
-                aR0[f] = __builtin_elementwise_fma(w0, load8(r[f] + j), aR0[f]);                             \
-                aL1[f] = __builtin_elementwise_fma(w1, load8(l[f] + j + 8), aL1[f]);                         \
-                aR1[f] = __builtin_elementwise_fma(w1, load8(r[f] + j + 8), aR1[f]);                         \
-            }                                                                                                \
-        }                                                                                                    \
-        int odd = j < whole;                                                                                 \
-        for (int f = 0; f < n; f++) {                                                                        \
-            const float *rw = row[f], *nx = row[f] + taps;                                                   \
-            long i = j;                                                                                      \
-            if (odd) {                                                                                       \
-                v8 w0 = __builtin_elementwise_fma(t8[f], load8(nx + i) - load8(rw + i), load8(rw + i));      \
-                aL0[f] = __builtin_elementwise_fma(w0, load8(l[f] + i), aL0[f]);                             \
-                aR0[f] = __builtin_elementwise_fma(w0, load8(r[f] + i), aR0[f]);                             \
-                i += 8;                                                                                      \
-            }                                                                                                \
-            v8 accL = aL0[f] + aL1[f], accR = aR0[f] + aR1[f];                                               \
-            v4 sumL = __builtin_shufflevector(accL, accL, 0, 1, 2, 3) + __builtin_shufflevector(accL, accL, 4, 5, 6, 7); \
-            v4 sumR = __builtin_shufflevector(accR, accR, 0, 1, 2, 3) + __builtin_shufflevector(accR, accR, 4, 5, 6, 7); \
-            if (i < taps) {                                                                                  \
-                v4 t4 = {t[f], t[f], t[f], t[f]};                                                            \
-                v4 w = __builtin_elementwise_fma(t4, load4(nx + i) - load4(rw + i), load4(rw + i));          \
-                sumL = __builtin_elementwise_fma(w, load4(l[f] + i), sumL);                                  \
-                sumR = __builtin_elementwise_fma(w, load4(r[f] + i), sumR);                                  \
-            }                                                                                                \
-            outL[f] = reduce(sumL);                                                                          \
-            outR[f] = reduce(sumR);                                                                          \
         }                                                                                                    \
     }
 
 // The single-frame kernels and RUN: `count` frames from fixed-point `start`, mono four at a time, stereo two.
 #define SINC_KERNELS(suffix, attributes)                                                                     \
-    MONO_GROUP(suffix, attributes, 1)                                                                        \
-    MONO_GROUP(suffix, attributes, 4)                                                                        \
-    STEREO_GROUP(suffix, attributes, 1)                                                                      \
-    STEREO_GROUP(suffix, attributes, 2)                                                                      \
+    GROUP(suffix, attributes, 1, 1)                                                                          \
+    GROUP(suffix, attributes, 4, 1)                                                                          \
+    GROUP(suffix, attributes, 1, 2)                                                                          \
+    GROUP(suffix, attributes, 2, 2)                                                                          \
     attributes static inline float mono_##suffix(const float *x, const float *row, long taps, float t) {     \
-        float out;                                                                                           \
-        mono1_##suffix(&x, &row, &t, taps, &out);                                                            \
-        return out;                                                                                          \
+        float value;                                                                                         \
+        float *out[1] = {&value};                                                                            \
+        group1x1_##suffix(&x, &row, &t, taps, out);                                                          \
+        return value;                                                                                        \
     }                                                                                                        \
     attributes static inline void stereo_##suffix(const float *l, const float *r, const float *row,          \
-                                                  long taps, float t, float *out) {                          \
-        stereo1_##suffix(&l, &r, &row, &t, taps, out, out + 1);                                              \
+                                                  long taps, float t, float *pair) {                         \
+        const float *x[2] = {l, r};                                                                          \
+        float *out[2] = {pair, pair + 1};                                                                    \
+        group1x2_##suffix(x, &row, &t, taps, out);                                                           \
     }                                                                                                        \
     attributes static void run_##suffix(const float *l, const float *r, int stereo, const float *data,       \
                                         long taps, uint64_t start, uint64_t step, long count,                \
@@ -126,16 +86,17 @@ typedef float v4 __attribute__((vector_size(16)));
         long k = 0;                                                                                          \
         if (stereo) {                                                                                        \
             for (; k + 2 <= count; k += 2) {                                                                 \
-                const float *x[2], *y[2], *row[2];                                                           \
+                const float *x[4], *row[2];                                                                  \
                 float t[2];                                                                                  \
                 for (int g = 0; g < 2; g++, f += step) {                                                     \
                     uint32_t fraction = (uint32_t)f;                                                         \
-                    x[g] = l + (long)(f >> 32);                                                              \
-                    y[g] = r + (long)(f >> 32);                                                              \
+                    x[2 * g] = l + (long)(f >> 32);                                                          \
+                    x[2 * g + 1] = r + (long)(f >> 32);                                                      \
                     row[g] = data + taps * (long)(fraction >> 24);                                           \
                     t[g] = (float)(fraction & 0xFFFFFFu) * 0x1p-24f;                                         \
                 }                                                                                            \
-                stereo2_##suffix(x, y, row, t, taps, outL + k, outR + k);                                    \
+                float *out[2] = {outL + k, outR + k};                                                        \
+                group2x2_##suffix(x, row, t, taps, out);                                                     \
             }                                                                                                \
         } else {                                                                                             \
             for (; k + 4 <= count; k += 4) {                                                                 \
@@ -147,7 +108,8 @@ typedef float v4 __attribute__((vector_size(16)));
                     row[g] = data + taps * (long)(fraction >> 24);                                           \
                     t[g] = (float)(fraction & 0xFFFFFFu) * 0x1p-24f;                                         \
                 }                                                                                            \
-                mono4_##suffix(x, row, t, taps, outL + k);                                                   \
+                float *out[1] = {outL + k};                                                                  \
+                group4x1_##suffix(x, row, t, taps, out);                                                     \
             }                                                                                                \
         }                                                                                                    \
         for (; k < count; k++, f += step) {                                                                  \
@@ -177,13 +139,13 @@ void ensemble_sinc_stereo_portable(const float *l, const float *r, const float *
     stereo_portable(l, r, row, taps, t, out);
 }
 
-#if defined(__x86_64__)
-SINC_KERNELS(avx2, __attribute__((target("avx2,fma"))))
-
 static float (*mono_kernel)(const float *, const float *, long, float) = mono_portable;
 static void (*stereo_kernel)(const float *, const float *, const float *, long, float, float *) = stereo_portable;
 static void (*run_kernel)(const float *, const float *, int, const float *, long, uint64_t, uint64_t, long, float *,
                           float *) = run_portable;
+
+#if defined(__x86_64__)
+SINC_KERNELS(avx2, __attribute__((target("avx2,fma"))))
 
 // Chosen once at load time, before any thread renders.
 __attribute__((constructor)) static void choose_kernels(void) {
@@ -194,6 +156,7 @@ __attribute__((constructor)) static void choose_kernels(void) {
         run_kernel = run_avx2;
     }
 }
+#endif
 
 float ensemble_sinc_mono(const float *x, const float *row, long taps, float t) {
     return mono_kernel(x, row, taps, t);
@@ -207,17 +170,3 @@ void ensemble_sinc_run(const float *l, const float *r, int stereo, const float *
                        uint64_t step, long count, float *outL, float *outR) {
     run_kernel(l, r, stereo, data, taps, start, step, count, outL, outR);
 }
-#else
-float ensemble_sinc_mono(const float *x, const float *row, long taps, float t) {
-    return mono_portable(x, row, taps, t);
-}
-
-void ensemble_sinc_stereo(const float *l, const float *r, const float *row, long taps, float t, float *out) {
-    stereo_portable(l, r, row, taps, t, out);
-}
-
-void ensemble_sinc_run(const float *l, const float *r, int stereo, const float *data, long taps, uint64_t start,
-                       uint64_t step, long count, float *outL, float *outR) {
-    run_portable(l, r, stereo, data, taps, start, step, count, outL, outR);
-}
-#endif
