@@ -9,7 +9,8 @@
 /// exactly the value the scratch path would have written before `GainStage` applied the same gains.
 ///
 /// - `sinc` and `linear` (`convolve`): one frame at a time through `TapKernel.frame` (the sinc: `SincBank`),
-///   from the file or from taps gathered into a small buffer near the edges.
+///   from the file or from taps gathered into a small buffer near the edges; the sinc's fast loop hands whole
+///   runs of frames to `SincBank.run` (C, several frames at once), which computes each frame as `frame` does.
 /// - `cubic`: a 4-point Catmull-Rom whose weights come from a table of 1024 phases (the top 10 bits of the
 ///   32-bit fraction; the position itself stays exact 32.32 fixed point). The fast loop computes four output
 ///   frames at a time with `SIMD4<Float>`: four unaligned tap loads, four products with the frames' weight rows,
