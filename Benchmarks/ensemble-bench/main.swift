@@ -3,7 +3,8 @@
 // allocations. `--quick` is the seconds-long smoke run CI uses: it checks allocations, latency and sync only.
 //
 //   swift build -c release && swift run -c release ensemble-bench [--quick] [--json FILE] [--seconds S]
-//       [--repeats R] [--voices 16,64,256,1024] [--no-openal] [--no-mixdown]
+//       [--repeats R] [--voices 16,64,256,1024] [--no-openal] [--no-mixdown] [--resamplers]
+//   --resamplers runs only section 1b (the resampler table) and exits.
 //   swift run -c release ensemble-bench --soak MINUTES [SEED] [--real-time]   (random multi-threaded traffic, checked)
 import Ensemble
 import EnsembleSoak
@@ -80,7 +81,7 @@ if arguments.first == "--tail-and-burst" {
     }
 }
 
-var quick = false, jsonPath: String?, useOpenAL = true, useMixdown = true
+var quick = false, jsonPath: String?, useOpenAL = true, useMixdown = true, resamplersOnly = false
 var seconds: Double?, repeats: Int?, voiceList: [Int]?, soundSecondsOption: Double?
 var k = 0
 @MainActor func value() -> String {
@@ -98,8 +99,9 @@ while k < arguments.count {
     case "--sound-seconds": soundSecondsOption = Double(value())
     case "--no-openal": useOpenAL = false
     case "--no-mixdown": useMixdown = false
+    case "--resamplers": resamplersOnly = true
     case "-h", "--help":
-        print("usage: ensemble-bench [--quick] [--json FILE] [--seconds S] [--repeats R] [--voices 16,64,…] [--no-openal] [--no-mixdown]")
+        print("usage: ensemble-bench [--quick] [--json FILE] [--seconds S] [--repeats R] [--voices 16,64,…] [--no-openal] [--no-mixdown] [--resamplers]")
         exit(0)
     default:
         FileHandle.standardError.write(Data("ensemble-bench: unknown option \(arguments[k])\n".utf8))
@@ -147,7 +149,7 @@ json["repeats"] = reps
 
 let pcm48 = InputSet(sampleRate: 48000, seconds: soundSeconds)
 let pcm44 = InputSet(sampleRate: 44100, seconds: soundSeconds)
-let ima4 = try pcm48.ima4(in: dir)
+let ima4 = resamplersOnly ? pcm48 : try pcm48.ima4(in: dir) // encoding takes seconds; 1b does not use it
 let sounds48 = try pcm48.sounds(prefix: "p48-"), sounds44 = try pcm44.sounds(prefix: "p44-"), soundsIMA4 = try ima4.sounds(prefix: "ima4-")
 let openALAvailable = useOpenAL && OpenALPeer.functions != nil
 if useOpenAL && !openALAvailable { print("note: OpenAL Soft's ALC_SOFT_loopback is not available; OpenAL columns skipped") }
@@ -177,6 +179,7 @@ struct ThroughputRow {
     var allocations: UInt64
 }
 var rows: [ThroughputRow] = []
+if !resamplersOnly {
 print("\n## 1. Mixer throughput (voice_x = voices × seconds / wall s; render loop only; 1024-frame blocks, 48 kHz stereo float)\n")
 print("| voices | scenario | Ensemble | OpenAL linear | Ensemble/OpenAL | OpenAL cubic | Ensemble/OpenAL cubic | render allocations |")
 print("|---|---|---|---|---|---|---|---|")
@@ -224,6 +227,7 @@ let ima4Ratios = voices.compactMap { n -> Double? in
     return p.ensemble / i.ensemble
 }
 print("IMA4 cost relative to PCM (PCM voice_x / IMA4 voice_x), per N: " + ima4Ratios.map { fmt($0, 2) }.joined(separator: ", "))
+}
 
 // MARK: 1b. Resamplers
 
@@ -242,6 +246,11 @@ json["resamplers"] = resamplerRows.map { r -> [String: Any] in
     if let v = r.voiceX { d["voice_x"] = v }
     for (f, t) in zip(ResamplerComparison.tones, r.thd) { if let t { d["thd_n_db_\(Int(f))"] = t } }
     return d
+}
+
+if resamplersOnly {
+    if let jsonPath { try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: jsonPath)) }
+    exit(0)
 }
 
 // MARK: 2. Scaling

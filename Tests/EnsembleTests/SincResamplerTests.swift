@@ -1,3 +1,4 @@
+import CSincKernel
 import XCTest
 @testable import Ensemble
 
@@ -21,15 +22,15 @@ final class SincResamplerTests: XCTestCase {
         return sum
     }
 
-    /// The design for steps ≤ 1: 40 taps, cutoff half the source rate, Kaiser β = 11 over ±20 frames.
+    /// The design for steps ≤ 1: 36 taps, cutoff half the source rate, Kaiser β = 10 over ±18 frames.
     private static func h(_ x: Double) -> Double {
-        guard abs(x) < 20 else { return 0 }
+        guard abs(x) < 18 else { return 0 }
         let sinc = x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x)
-        return sinc * i0(11 * (1 - (x / 20) * (x / 20)).squareRoot()) / i0(11)
+        return sinc * i0(10 * (1 - (x / 18) * (x / 18)).squareRoot()) / i0(10)
     }
 
     /// Output frame k of a voice stepping `step` (32.32) through `passes` copies of `samples` from `offset`:
-    /// taps i − 19 … i + 20, weights interpolated between phases p/256 and (p + 1)/256 by the fraction's low
+    /// taps i − 17 … i + 18, weights interpolated between phases p/256 and (p + 1)/256 by the fraction's low
     /// 24 bits, silence outside the passes.
     private static func reference(_ samples: [Double], step: UInt64, frame k: Int, passes: Int, offset: Int) -> Double {
         let fixed = UInt64(offset) << 32 + UInt64(k) * step
@@ -37,7 +38,7 @@ final class SincResamplerTests: XCTestCase {
         let p = Double((fixed >> 24) & 255), t = Double(fixed & 0xFF_FFFF) / 0x1p24
         let n = samples.count
         var sum = 0.0
-        for j in -19...20 {
+        for j in -17...18 {
             let frame = i + j
             let x = frame < 0 || frame >= n * passes ? 0 : samples[frame % n]
             let a = h(Double(j) - p / 256), b = h(Double(j) - (p + 1) / 256)
@@ -72,6 +73,27 @@ final class SincResamplerTests: XCTestCase {
                 let k = i - 3
                 return k >= 0 && k < frames ? Self.reference(Self.noise, step: step, frame: k, passes: 2, offset: 7) : 0
             }, 0..<1200, "rate \(rate)", tolerance: 1e-5)
+        }
+    }
+
+    func testKernelsChosenForThisCPUMatchThePortableOnes() {
+        // The AVX2/FMA kernels (when this CPU has them) against the portable build's fmaf, bit for bit, for
+        // every table and fractions across and between phases: the same output on every machine.
+        let bank = SincBank.shared
+        let l = Self.noise.map(Float.init), r = Self.noise.reversed().map(Float.init)
+        for s in stride(from: 0.5, through: 4.5, by: 0.0625) {
+            let table = bank.table(step: UInt64(s * 0x1p32))
+            for fraction: UInt32 in [0, 1, 0x00FF_FFFF, 0x0100_0000, 0x7FFF_FFFF, 0xABCD_1234, 0xFFFF_FFFF] {
+                let row = table.data + table.taps * Int(fraction >> 24), t = Float(fraction & 0xFF_FFFF) * 0x1p-24
+                let mono = SincBank.sample(l, table, fraction)
+                XCTAssertEqual(mono.bitPattern, ensemble_sinc_mono_portable(l, row, table.taps, t).bitPattern,
+                               "mono, step \(s), fraction \(fraction)")
+                var pair: [Float] = [0, 0]
+                ensemble_sinc_stereo_portable(l, r, row, table.taps, t, &pair)
+                let (sl, sr) = SincBank.stereo(l, r, table, fraction)
+                XCTAssertEqual([sl.bitPattern, sr.bitPattern], pair.map(\.bitPattern), "stereo, step \(s)")
+                XCTAssertEqual(sl.bitPattern, mono.bitPattern, "stereo's left is the mono sample, step \(s)")
+            }
         }
     }
 

@@ -1,34 +1,41 @@
+import CSincKernel
 import Foundation
 
 /// The band-limited resampler's filters (`ResamplerQuality.sinc`): Kaiser-windowed sinc kernels in polyphase
 /// tables, one table per range of steps. Built once per process (the first mixer reads `SincBank.shared` on the
 /// control thread); the render side only reads them through this value's pointers.
 ///
-/// Design, in units of the source rate fs and for a step s (source frames per output frame):
-/// - s ≤ 1 (upsampling, e.g. 44.1 → 48 kHz, rates below 1): 40 taps, cutoff 0.5 fs, transition band
-///   0.41–0.59 fs, Kaiser window β = 11: passband (to 0.41 fs, 18 kHz at 44.1 kHz) flat within 0.001 dB,
-///   stopband (from 0.59 fs, where the image of an 18 kHz tone at 44.1 kHz lies) below −109 dB.
+/// Design, in units of the source rate fs and for a step s (source frames per output frame), for about 100 dB
+/// of stopband everywhere (the −90 dB THD+N target plus margin; β = 10):
+/// - s ≤ 1 (upsampling, e.g. 44.1 → 48 kHz, rates below 1): 36 taps, cutoff 0.5 fs, transition band
+///   0.41–0.59 fs: passband (to 0.41 fs, 18 kHz at 44.1 kHz) flat within 0.001 dB, stopband (from 0.59 fs,
+///   where the image of an 18 kHz tone at 44.1 kHz lies) below −99 dB. (32 taps reach only −75 dB here.)
 /// - s > 1 (downsampling, rates above 1): the band scales by 1/s so nothing above the output's Nyquist folds
-///   back. Steps are grouped in 16 ranges (2^((k−1)/8), 2^(k/8)], k = 1…16, up to s = 4; table k passes to
+///   back. Steps are grouped in 24 ranges (2^((k−1)/12), 2^(k/12)], k = 1…24, up to s = 4; table k passes to
 ///   0.41/s_lo and stops from 0.59/s_hi (the worst cases of its range), with the length that keeps the same
-///   attenuation: 8·⌈7.2 / (0.59/s_hi − 0.41/s_lo) / 8⌉ taps, 56 at k = 1 (48 → 44.1 kHz), 104 at s = 2
-///   (96 → 48 kHz, or rate 2), 208 at s = 4. Beyond s = 4 the s = 4 table is used: content between
-///   0.59/4 fs and the output's Nyquist then folds back (only reachable with sample rates more than 2× apart
-///   at rate 2, or 4× apart at rate 1).
-/// - Each table has 256 phases (the top 8 bits of the cursor's 32-bit fraction) and, per phase, the
-///   difference to the next phase; the weights are row + t·delta with t the fraction's low 24 bits (exact in
-///   a Float). Linear interpolation between phases keeps the kernel's images near −110 dB for an 18 kHz tone
-///   (the table alone, without interpolation, would jitter the timing by up to 1/512 frame: about −60 dB).
+///   attenuation: 4·⌈6.4 / (0.59/s_hi − 0.41/s_lo) / 4⌉ taps, 48 for 48 → 44.1 kHz, 84 at s = 2 (96 → 48 kHz,
+///   or rate 2), 168 at s = 4. Beyond s = 4 the s = 4 table is used: content between 0.59/4 fs and the
+///   output's Nyquist then folds back (only reachable with sample rates more than 2× apart at rate 2, or 4×
+///   apart at rate 1).
+/// - Each table holds the kernel at 257 phases (0…256; the top 8 bits of the cursor's 32-bit fraction pick
+///   one), `taps` Floats each; the weights are row + t·(next row − row) with t the fraction's low 24 bits
+///   (exact in a Float). Linear interpolation between phases keeps the kernel's images near −110 dB for an
+///   18 kHz tone (the table alone, without interpolation, would jitter the timing by up to 1/512 frame: about
+///   −60 dB).
+/// - The inner products run in C (CSincKernel): fused multiply-adds in a fixed order, eight lanes wide on CPUs
+///   with AVX2 and FMA, through `fmaf` elsewhere, so a sample has the same bits on every machine and path.
 ///
 /// Per output frame the kernel reads taps i − (N/2 − 1) … i + N/2 around the cursor's frame i.
 struct SincBank: BitwiseCopyable, @unchecked Sendable {
     static var phaseBits: Int { @_noLocks get { 8 } }
-    static var scaleCount: Int { @_noLocks get { 17 } }
-    /// Taps before the cursor's frame of the longest table (208 taps): what streamed voices keep behind them.
-    static var maxBefore: Int { @_noLocks get { 103 } }
-    static var maxTaps: Int { @_noLocks get { 208 } }
+    static var scaleCount: Int { @_noLocks get { 25 } }
+    /// The Kaiser window's β: about 100 dB of stopband at the lengths below.
+    static var beta: Double { 10 }
+    /// Taps before the cursor's frame of the longest table (168 taps): what streamed voices keep behind them.
+    static var maxBefore: Int { @_noLocks get { 83 } }
+    static var maxTaps: Int { @_noLocks get { 168 } }
 
-    /// One table: `taps` weights and `taps` deltas per phase, phase after phase.
+    /// One table: `taps` weights per phase, phases 0…256 one after another.
     struct Table: BitwiseCopyable {
         var data: UnsafePointer<Float>
         var taps: Int
@@ -50,30 +57,23 @@ struct SincBank: BitwiseCopyable, @unchecked Sendable {
         let limits = UnsafeMutablePointer<UInt64>.allocate(capacity: count)
         let phases = 1 << Self.phaseBits
         for k in 0..<count {
-            let high = k == 0 ? 1.0 : pow(2, Double(k) / 8), low = k <= 1 ? 1.0 : pow(2, Double(k - 1) / 8)
+            let high = k == 0 ? 1.0 : pow(2, Double(k) / 12), low = k <= 1 ? 1.0 : pow(2, Double(k - 1) / 12)
             let passEdge = 0.41 / low, stopEdge = 0.59 / high
-            let taps = 8 * Int((7.2 / (stopEdge - passEdge) / 8).rounded(.up))
+            let taps = 4 * Int((6.4 / (stopEdge - passEdge) / 4).rounded(.up))
             let cutoff = (passEdge + stopEdge) / 2
-            let raw = UnsafeMutableRawPointer.allocate(byteCount: 4 * 2 * taps * phases, alignment: 32)
-            let data = raw.bindMemory(to: Float.self, capacity: 2 * taps * phases)
-            let half = Double(taps / 2), norm = 1 / Self.besselI0(11)
+            let raw = UnsafeMutableRawPointer.allocate(byteCount: 4 * taps * (phases + 1), alignment: 32)
+            let data = raw.bindMemory(to: Float.self, capacity: taps * (phases + 1))
+            let half = Double(taps / 2), norm = 1 / Self.besselI0(Self.beta)
             // The kernel at every phase 0…phases (phase `phases` is the next frame's 0). It is even, so phase
             // `phases` − p, tap `taps` − 1 − j mirrors phase p, tap j: half the evaluations.
-            var w = [Float](repeating: 0, count: taps * (phases + 1))
             for p in 0...phases / 2 {
                 let t = Double(p) / Double(phases)
                 for j in 0..<taps {
                     // Tap j is frame i − (taps/2 − 1) + j; the output lies at i + t.
                     let x = Double(j - (taps / 2 - 1)) - t
-                    let v = Float(Self.kaiserSinc(x, cutoff: cutoff, half: half, beta: 11) * norm)
-                    w[taps * p + j] = v
-                    w[taps * (phases - p) + taps - 1 - j] = v
-                }
-            }
-            for p in 0..<phases {
-                for j in 0..<taps {
-                    data[2 * taps * p + j] = w[taps * p + j]
-                    data[2 * taps * p + taps + j] = w[taps * (p + 1) + j] - w[taps * p + j]
+                    let v = Float(Self.kaiserSinc(x, cutoff: cutoff, half: half, beta: Self.beta) * norm)
+                    data[taps * p + j] = v
+                    data[taps * (phases - p) + taps - 1 - j] = v
                 }
             }
             tables[k] = Table(data: data, taps: taps)
@@ -113,23 +113,17 @@ struct SincBank: BitwiseCopyable, @unchecked Sendable {
         return tables[k]
     }
 
-    /// One output sample: Σ (row[j] + t·delta[j]) · x[j] over the table's taps, `x` pointing at the first tap.
-    /// Eight taps at a time in one `SIMD8` accumulator, summed in a fixed order: every path that computes a sample
-    /// (fast loop, edge loop through gathered taps, streamed window) calls this, so they give the same bits.
+    /// One output sample: Σ (row[j] + t·(next[j] − row[j])) · x[j] over the table's taps, `x` pointing at the first tap,
+    /// computed by `ensemble_sinc_mono` (CSincKernel: fused multiply-adds in a fixed order, eight-lane on CPUs
+    /// with AVX2, the same bits elsewhere). Every path that computes a sample (fast loop, edge loop through
+    /// gathered taps, streamed window) calls this, so they give the same bits.
     @inline(__always)
     @_noLocks
     static func sample(_ x: UnsafePointer<Float>, _ table: Table, _ fraction: UInt32) -> Float {
-        let row = table.data + 2 &* table.taps &* Int(truncatingIfNeeded: fraction &>> 24) // 32 − phaseBits
-        let t = SIMD8<Float>(repeating: Float(fraction & 0x00FF_FFFF) * 0x1p-24)
-        let delta = row + table.taps
-        var acc = SIMD8<Float>()
-        var j = 0
-        while j < table.taps {
-            let w = load8(row + j) + t * load8(delta + j)
-            acc += w * load8(x + j)
-            j &+= 8
-        }
-        return reduce(acc)
+        let row = table.data + table.taps &* Int(truncatingIfNeeded: fraction &>> 24) // 32 − phaseBits
+        let t = Float(fraction & 0x00FF_FFFF) * 0x1p-24
+        // A C function is opaque to the performance checker; the kernel only reads and computes.
+        return _unsafePerformance { ensemble_sinc_mono(x, row, table.taps, t) }
     }
 
     /// Both channels of one output frame, sharing the weights: the same bits per channel as `sample`.
@@ -137,28 +131,25 @@ struct SincBank: BitwiseCopyable, @unchecked Sendable {
     @_noLocks
     static func stereo(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ table: Table,
                        _ fraction: UInt32) -> (Float, Float) {
-        let row = table.data + 2 &* table.taps &* Int(truncatingIfNeeded: fraction &>> 24) // 32 − phaseBits
-        let t = SIMD8<Float>(repeating: Float(fraction & 0x00FF_FFFF) * 0x1p-24)
-        let delta = row + table.taps
-        var accL = SIMD8<Float>(), accR = SIMD8<Float>()
-        var j = 0
-        while j < table.taps {
-            let w = load8(row + j) + t * load8(delta + j)
-            accL += w * load8(l + j)
-            accR += w * load8(r + j)
-            j &+= 8
+        let row = table.data + table.taps &* Int(truncatingIfNeeded: fraction &>> 24) // 32 − phaseBits
+        let t = Float(fraction & 0x00FF_FFFF) * 0x1p-24
+        var out = SIMD2<Float>()
+        _unsafePerformance {
+            withUnsafeMutableBytes(of: &out) {
+                ensemble_sinc_stereo(l, r, row, table.taps, t, $0.baseAddress!.assumingMemoryBound(to: Float.self))
+            }
         }
-        return (reduce(accL), reduce(accR))
+        return (out[0], out[1])
     }
 
+    /// `count` frames from fixed-point offset `start` past the first taps `l`/`r` into `outL`/`outR`, each with the
+    /// same bits as `sample`/`stereo` (`ensemble_sinc_run`: mono frames four at a time, so their additions overlap).
     @inline(__always)
-    private static func load8(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
-        UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
-    }
-
-    @inline(__always)
-    private static func reduce(_ v: SIMD8<Float>) -> Float {
-        let h = v.lowHalf + v.highHalf
-        return (h[0] + h[2]) + (h[1] + h[3])
+    @_noLocks
+    static func run(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, stereo: Bool, _ table: Table, start: UInt64,
+                    step: UInt64, count: Int, _ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>) {
+        _unsafePerformance {
+            ensemble_sinc_run(l, r, stereo ? 1 : 0, table.data, table.taps, start, step, count, outL, outR)
+        }
     }
 }

@@ -1,0 +1,172 @@
+// Render thread: the band-limited resampler's inner products, in C so that x86-64 machines with AVX2 and FMA
+// (nearly all since 2013) get eight-lane fused multiply-adds while the package still builds for baseline
+// x86-64. Both builds run the same lane-wise fused operations in the same order (the portable one through
+// correctly rounded fmaf), so a sample has the same bits on every machine.
+#include "SincKernel.h"
+#include <stdint.h>
+#include <string.h>
+
+typedef float v8 __attribute__((vector_size(32)));
+typedef float v4 __attribute__((vector_size(16)));
+
+// Unaligned loads as macros, so each kernel inlines them in its own target.
+#define load8(p) ({ v8 v_; memcpy(&v_, (p), sizeof v_); v_; })
+#define load4(p) ({ v4 v_; memcpy(&v_, (p), sizeof v_); v_; })
+#define reduce(h) (((h)[0] + (h)[2]) + ((h)[1] + (h)[3]))
+
+// GROUP(n, c): `n` frames of `c` channels at once, frame f's channel k read from x[f·c + k] and written to
+// out[k][f]. Per frame: the weights of eight taps are row + t·(next − row) (one fused multiply-add, shared by
+// the channels); each channel's products accumulate (fused) into two accumulators, blocks of eight alternating,
+// a last four taps (taps = 8m + 4) into the sum of both halves, then a fixed pairwise sum. With n > 1 the
+// frames' independent chains overlap; every n computes each frame with the same operations in the same order.
+#define GROUP(suffix, attributes, n, c)                                                                      \
+    attributes static inline void group##n##x##c##_##suffix(const float *const *x, const float *const *row, \
+                                                            const float *t, long taps, float *const *out) {  \
+        v8 t8[n], a0[n][c], a1[n][c];                                                                        \
+        for (int f = 0; f < n; f++) {                                                                        \
+            t8[f] = (v8){t[f], t[f], t[f], t[f], t[f], t[f], t[f], t[f]};                                    \
+            for (int k = 0; k < c; k++) a0[f][k] = a1[f][k] = (v8){0};                                       \
+        }                                                                                                    \
+        long whole = taps & ~7L, j = 0;                                                                      \
+        for (; j + 16 <= whole; j += 16) {                                                                   \
+            for (int f = 0; f < n; f++) {                                                                    \
+                const float *rw = row[f], *nx = row[f] + taps;                                               \
+                v8 w0 = __builtin_elementwise_fma(t8[f], load8(nx + j) - load8(rw + j), load8(rw + j));      \
+                v8 w1 = __builtin_elementwise_fma(t8[f], load8(nx + j + 8) - load8(rw + j + 8), load8(rw + j + 8)); \
+                for (int k = 0; k < c; k++) {                                                               \
+                    a0[f][k] = __builtin_elementwise_fma(w0, load8(x[f * c + k] + j), a0[f][k]);             \
+                    a1[f][k] = __builtin_elementwise_fma(w1, load8(x[f * c + k] + j + 8), a1[f][k]);         \
+                }                                                                                            \
+            }                                                                                                \
+        }                                                                                                    \
+        int odd = j < whole;                                                                                 \
+        for (int f = 0; f < n; f++) {                                                                        \
+            const float *rw = row[f], *nx = row[f] + taps;                                                   \
+            long i = j;                                                                                      \
+            if (odd) {                                                                                       \
+                v8 w0 = __builtin_elementwise_fma(t8[f], load8(nx + i) - load8(rw + i), load8(rw + i));      \
+                for (int k = 0; k < c; k++)                                                                  \
+                    a0[f][k] = __builtin_elementwise_fma(w0, load8(x[f * c + k] + i), a0[f][k]);             \
+                i += 8;                                                                                      \
+            }                                                                                                \
+            v4 t4 = {t[f], t[f], t[f], t[f]};                                                                \
+            v4 w = i < taps ? __builtin_elementwise_fma(t4, load4(nx + i) - load4(rw + i), load4(rw + i))    \
+                            : (v4){0};                                                                       \
+            for (int k = 0; k < c; k++) {                                                                    \
+                v8 acc = a0[f][k] + a1[f][k];                                                                \
+                v4 sum = __builtin_shufflevector(acc, acc, 0, 1, 2, 3) + __builtin_shufflevector(acc, acc, 4, 5, 6, 7); \
+                if (i < taps) sum = __builtin_elementwise_fma(w, load4(x[f * c + k] + i), sum);              \
+                out[k][f] = reduce(sum);                                                                     \
+            }                                                                                                \
+        }                                                                                                    \
+    }
+
+// The single-frame kernels and RUN: `count` frames from fixed-point `start`, mono four at a time, stereo two.
+#define SINC_KERNELS(suffix, attributes)                                                                     \
+    GROUP(suffix, attributes, 1, 1)                                                                          \
+    GROUP(suffix, attributes, 4, 1)                                                                          \
+    GROUP(suffix, attributes, 1, 2)                                                                          \
+    GROUP(suffix, attributes, 2, 2)                                                                          \
+    attributes static inline float mono_##suffix(const float *x, const float *row, long taps, float t) {     \
+        float value;                                                                                         \
+        float *out[1] = {&value};                                                                            \
+        group1x1_##suffix(&x, &row, &t, taps, out);                                                          \
+        return value;                                                                                        \
+    }                                                                                                        \
+    attributes static inline void stereo_##suffix(const float *l, const float *r, const float *row,          \
+                                                  long taps, float t, float *pair) {                         \
+        const float *x[2] = {l, r};                                                                          \
+        float *out[2] = {pair, pair + 1};                                                                    \
+        group1x2_##suffix(x, &row, &t, taps, out);                                                           \
+    }                                                                                                        \
+    attributes static void run_##suffix(const float *l, const float *r, int stereo, const float *data,       \
+                                        long taps, uint64_t start, uint64_t step, long count,                \
+                                        float *outL, float *outR) {                                          \
+        uint64_t f = start;                                                                                  \
+        long k = 0;                                                                                          \
+        if (stereo) {                                                                                        \
+            for (; k + 2 <= count; k += 2) {                                                                 \
+                const float *x[4], *row[2];                                                                  \
+                float t[2];                                                                                  \
+                for (int g = 0; g < 2; g++, f += step) {                                                     \
+                    uint32_t fraction = (uint32_t)f;                                                         \
+                    x[2 * g] = l + (long)(f >> 32);                                                          \
+                    x[2 * g + 1] = r + (long)(f >> 32);                                                      \
+                    row[g] = data + taps * (long)(fraction >> 24);                                           \
+                    t[g] = (float)(fraction & 0xFFFFFFu) * 0x1p-24f;                                         \
+                }                                                                                            \
+                float *out[2] = {outL + k, outR + k};                                                        \
+                group2x2_##suffix(x, row, t, taps, out);                                                     \
+            }                                                                                                \
+        } else {                                                                                             \
+            for (; k + 4 <= count; k += 4) {                                                                 \
+                const float *x[4], *row[4];                                                                  \
+                float t[4];                                                                                  \
+                for (int g = 0; g < 4; g++, f += step) {                                                     \
+                    uint32_t fraction = (uint32_t)f;                                                         \
+                    x[g] = l + (long)(f >> 32);                                                              \
+                    row[g] = data + taps * (long)(fraction >> 24);                                           \
+                    t[g] = (float)(fraction & 0xFFFFFFu) * 0x1p-24f;                                         \
+                }                                                                                            \
+                float *out[1] = {outL + k};                                                                  \
+                group4x1_##suffix(x, row, t, taps, out);                                                     \
+            }                                                                                                \
+        }                                                                                                    \
+        for (; k < count; k++, f += step) {                                                                  \
+            long i = (long)(f >> 32);                                                                        \
+            uint32_t fraction = (uint32_t)f;                                                                 \
+            const float *row = data + taps * (long)(fraction >> 24);                                         \
+            float t = (float)(fraction & 0xFFFFFFu) * 0x1p-24f;                                              \
+            if (stereo) {                                                                                    \
+                float pair[2];                                                                               \
+                stereo_##suffix(l + i, r + i, row, taps, t, pair);                                           \
+                outL[k] = pair[0];                                                                           \
+                outR[k] = pair[1];                                                                           \
+            } else {                                                                                         \
+                outL[k] = mono_##suffix(l + i, row, taps, t);                                                \
+            }                                                                                                \
+        }                                                                                                    \
+    }
+
+SINC_KERNELS(portable, )
+
+// The portable kernels whatever the CPU, so a test can compare them with the ones chosen.
+float ensemble_sinc_mono_portable(const float *x, const float *row, long taps, float t) {
+    return mono_portable(x, row, taps, t);
+}
+
+void ensemble_sinc_stereo_portable(const float *l, const float *r, const float *row, long taps, float t, float *out) {
+    stereo_portable(l, r, row, taps, t, out);
+}
+
+static float (*mono_kernel)(const float *, const float *, long, float) = mono_portable;
+static void (*stereo_kernel)(const float *, const float *, const float *, long, float, float *) = stereo_portable;
+static void (*run_kernel)(const float *, const float *, int, const float *, long, uint64_t, uint64_t, long, float *,
+                          float *) = run_portable;
+
+#if defined(__x86_64__)
+SINC_KERNELS(avx2, __attribute__((target("avx2,fma"))))
+
+// Chosen once at load time, before any thread renders.
+__attribute__((constructor)) static void choose_kernels(void) {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        mono_kernel = mono_avx2;
+        stereo_kernel = stereo_avx2;
+        run_kernel = run_avx2;
+    }
+}
+#endif
+
+float ensemble_sinc_mono(const float *x, const float *row, long taps, float t) {
+    return mono_kernel(x, row, taps, t);
+}
+
+void ensemble_sinc_stereo(const float *l, const float *r, const float *row, long taps, float t, float *out) {
+    stereo_kernel(l, r, row, taps, t, out);
+}
+
+void ensemble_sinc_run(const float *l, const float *r, int stereo, const float *data, long taps, uint64_t start,
+                       uint64_t step, long count, float *outL, float *outR) {
+    run_kernel(l, r, stereo, data, taps, start, step, count, outL, outR);
+}

@@ -1,0 +1,27 @@
+// Render thread: the band-limited resampler's inner products (see SincBank.swift).
+#ifndef ENSEMBLE_SINC_KERNEL_H
+#define ENSEMBLE_SINC_KERNEL_H
+
+#include <stdint.h>
+
+/// One output sample: sum over j < taps of (row[j] + t * (next[j] − row[j])) * x[j], next = row + taps (the
+/// following phase), each weight and each product's accumulation a fused multiply-add, eight taps per lane
+/// group into two accumulators (blocks alternating, so the additions overlap), a last four when taps = 8m + 4,
+/// summed in a fixed order. `taps` is a multiple of 4. The same bits on every CPU: the AVX2/FMA build and the portable one do the same operations.
+float ensemble_sinc_mono(const float *x, const float *row, long taps, float t);
+
+/// Both channels with the weights computed once; each channel has the same bits as `ensemble_sinc_mono`.
+void ensemble_sinc_stereo(const float *l, const float *r, const float *row, long taps, float t, float *out);
+
+/// `count` frames, frame k from the taps at l + (f >> 32) (and r when `stereo`), f = start + k·step (32.32), its
+/// weights the row of `data` (taps Floats per phase, phases 0…256) picked by the fraction's top 8 bits and t
+/// its low 24 bits: each frame has the same bits as `ensemble_sinc_mono` / `ensemble_sinc_stereo`.
+void ensemble_sinc_run(const float *l, const float *r, int stereo, const float *data, long taps, uint64_t start,
+                       uint64_t step, long count, float *outL, float *outR);
+
+/// `ensemble_sinc_mono` / `ensemble_sinc_stereo` through the portable build whatever the CPU (for tests: the
+/// kernels chosen for this CPU must give the same bits).
+float ensemble_sinc_mono_portable(const float *x, const float *row, long taps, float t);
+void ensemble_sinc_stereo_portable(const float *l, const float *r, const float *row, long taps, float t, float *out);
+
+#endif
