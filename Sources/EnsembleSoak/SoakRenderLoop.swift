@@ -60,10 +60,7 @@ struct RenderLoop {
         }
         report.peak = max(report.peak, live.reduce(0) { max($0, abs($1)) })
         log.removeAll(keepingCapacity: true)
-        report.rounds += 1
-        report.framesRendered = engine.renderedFrame
-        report.residentBytes.append(Self.residentBytes())
-        report.heapBytes.append(Self.heapBytes())
+        closeRound(&report)
     }
 
     /// Real time: waits while the output renders about a round, then replays every block it has finished (the
@@ -101,15 +98,20 @@ struct RenderLoop {
             report.peak = max(report.peak, replayed[..<(2 * n)].reduce(0) { max($0, abs($1)) })
             log.removeSubrange(..<due)
         }
-        report.rounds += 1
-        report.framesRendered = engine.renderedFrame
-        report.residentBytes.append(Self.residentBytes())
-        report.heapBytes.append(Self.heapBytes())
+        closeRound(&report)
     }
 
     /// Real time, once the output has shut down: replays the blocks it rendered since the last round.
     mutating func catchUp(_ report: inout SoakReport) {
         if output != nil { realTimeRound(&report, waiting: false) }
+    }
+
+    /// Counts the round and measures memory after it.
+    private func closeRound(_ report: inout SoakReport) {
+        report.rounds += 1
+        report.framesRendered = engine.renderedFrame
+        report.residentBytes.append(Self.residentBytes())
+        report.heapBytes.append(Self.heapBytes())
     }
 
     /// Bytes allocated and not freed (the live-bytes figure), free of the allocator's habit of keeping freed

@@ -277,13 +277,13 @@ final class Mixer: @unchecked Sendable {
                 apply(entry.command)
                 continue
             }
-            var takesEffect = true
-            if let voice = entry.command.voice { takesEffect = live(voice.slot, voice.generation) != nil }
-            var reason = CommandDropReason.voiceEnded
+            var takesEffect = true, reason = CommandDropReason.voiceEnded
             if case let .start(slot, generation, setup) = entry.command {
                 takesEffect = start(Int(slot), generation, setup)
                 reason = .superseded
             } else {
+                // (No closure here: `@_noLocks` rejects the capture of self.)
+                if let voice = entry.command.voice { takesEffect = live(voice.slot, voice.generation) != nil }
                 apply(entry.command)
             }
             postCommandEvent(takesEffect ? .commandApplied : .commandDropped, id: entry.id, frame: frame,
