@@ -151,6 +151,10 @@ public final class Engine: @unchecked Sendable {
         return deviceClock.current(rendered: rendered, sampleRate: configuration.sampleRate)
     }
 
+    /// The engine clock as a point on the timeline (`currentFrame` at the engine's rate): start timed calls
+    /// from it, e.g. `now.advanced(bySeconds: 0.1)`.
+    public var now: EngineTime { EngineTime(frame: currentFrame, sampleRate: sampleRate) }
+
     /// Output frames rendered so far (the render clock), whatever the output; it stands still while the engine
     /// is paused.
     public var renderedFrame: Int64 { mixer.clock.load(ordering: .acquiring) }
