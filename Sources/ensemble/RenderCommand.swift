@@ -22,6 +22,9 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Also write what happened, one JSON object per line in frame order.")
     var events: String?
 
+    @Option(help: "Also draw the mix as an SVG picture: the waveform of each output channel, a lane per track and effect (starts, loop passes, fades, timeline commands, end reasons) on one time axis.")
+    var plot: String?
+
     @Option(help: "16 or 32 (float).")
     var bitDepth = 32
 
@@ -52,10 +55,14 @@ struct RenderCommand: ParsableCommand {
                                                  channelCount: 2)
             let progress = ProgressBar(total: playback.frameCount)
             let started = Date()
+            // Gathered block by block when a plot is wanted: the mix itself is never kept.
+            var overview = plot.map { _ in
+                WaveformOverview(columns: MixPlot.waveformColumns, frameCount: playback.frameCount)
+            }
             do {
-                try OfflineRenderer.render(engine, frames: playback.frameCount, blockFrames: blockSize, to: writer) {
-                    progress.update($0)
-                }
+                try OfflineRenderer.render(engine, frames: playback.frameCount, blockFrames: blockSize, to: writer,
+                                           progress: { progress.update($0) },
+                                           observe: overview == nil ? nil : { overview?.add(interleaved: $0) })
                 progress.finish()
                 engine.waitForEvents()
                 try writer.finish()
@@ -69,6 +76,18 @@ struct RenderCommand: ParsableCommand {
                     try TextFileWriter.write(Self.jsonLines(playback.events()), to: events)
                 } catch {
                     unlink(output)
+                    throw error
+                }
+            }
+            if let plot, let overview {
+                let name = String(scene.split(separator: "/").last ?? Substring(scene))
+                let picture = MixPlot(playback: playback, waveform: overview, title: "ensemble render \(name)")
+                do {
+                    try TextFileWriter.write(picture.svg(), to: plot)
+                } catch {
+                    // Like --events: all outputs or none.
+                    unlink(output)
+                    if let events { unlink(events) }
                     throw error
                 }
             }

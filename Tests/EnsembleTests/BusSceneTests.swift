@@ -161,8 +161,9 @@ final class BusSceneTests: XCTestCase {
         let result = try runProcess(try ensembleExecutable(), ["presets"])
         XCTAssertEqual(result.status, 0)
         let lines = String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
-        XCTAssertEqual(lines.count, 21)
+        XCTAssertEqual(lines.count, 23)
         XCTAssertTrue(lines[0].hasPrefix("preset"))
-        XCTAssertTrue(lines.contains { $0.hasPrefix("Rock ") && $0.hasSuffix("+4.5") })
+        XCTAssertTrue(lines.contains { $0.hasPrefix("Rock ") && $0.hasSuffix("+4.50") })
+        XCTAssertTrue(lines.contains { $0.hasPrefix("R&B ") && $0.contains("+6.92") })
     }
 }

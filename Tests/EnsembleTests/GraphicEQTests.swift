@@ -8,9 +8,9 @@ import XCTest
 /// combined analytic response at every centre equals the table within 0.001 dB; what is left is Float output
 /// rounding in the rendered impulse response (about 1e-5 dB).
 final class GraphicEQTests: XCTestCase {
-    func testThereAreTwentyPresetsOfTenBands() {
-        XCTAssertEqual(GraphicEQ.presets.count, 20)
-        XCTAssertEqual(Set(GraphicEQ.presets.map { $0.name.lowercased() }).count, 20)
+    func testThereAreTwentyTwoPresetsOfTenBands() {
+        XCTAssertEqual(GraphicEQ.presets.count, 22)
+        XCTAssertEqual(Set(GraphicEQ.presets.map { $0.name.lowercased() }).count, 22)
         for p in GraphicEQ.presets { XCTAssertEqual(p.gains.count, 10, p.name) }
         XCTAssertEqual(GraphicEQ.bandCentres, [31.5, 63, 125, 250, 500, 1000, 2000, 4000, 8000, 16000])
     }
@@ -94,10 +94,28 @@ final class GraphicEQTests: XCTestCase {
 
     /// The preset list is the iPod EQ list the issue names, no more and no fewer.
     func testPresetNamesAreTheIPodList() {
-        let expected = ["Flat", "Acoustic", "Bass Booster", "Bass Reducer", "Classical", "Dance", "Electronic",
-                        "Hip-Hop", "Jazz", "Loudness", "Lounge", "Piano", "Pop", "R&B", "Rock", "Small Speakers",
+        let expected = ["Flat", "Acoustic", "Bass Booster", "Bass Reducer", "Classical", "Dance", "Deep", "Electronic",
+                        "Hip-Hop", "Jazz", "Latin", "Loudness", "Lounge", "Piano", "Pop", "R&B", "Rock", "Small Speakers",
                         "Spoken Word", "Treble Booster", "Treble Reducer", "Vocal Booster"]
         XCTAssertEqual(GraphicEQ.presets.map(\.name), expected)
         XCTAssertTrue(GraphicEQ.presets.allSatisfy { $0.gains.count == 10 })
+    }
+
+    /// A scene names a preset with the iPod's spelling in any case ("R&B", "hip-hop", "SMALL SPEAKERS"), and
+    /// gets that preset's gains; a near miss without the punctuation ("RnB", "Hip Hop") is refused.
+    func testScenesAcceptThePresetNamesCaseInsensitively() throws {
+        func parse(_ preset: String) throws(SceneError) -> Scene {
+            let json = #"{"duration": 1, "master": {"effects": [{"type": "eq", "preset": "\#(preset)"}]}, "tracks": []}"#
+            return try Scene.parse(Data(json.utf8), folder: "/tmp", path: "scene.json")
+        }
+        for preset in GraphicEQ.presets {
+            for spelling in [preset.name, preset.name.lowercased(), preset.name.uppercased()] {
+                let scene = try parse(spelling)
+                XCTAssertEqual(scene.masterEffects, [.graphicEQ(gains: preset.gains)], spelling)
+            }
+        }
+        for wrong in ["RnB", "Hip Hop", "SmallSpeakers", "Deeper"] {
+            XCTAssertThrowsError(try parse(wrong), wrong)
+        }
     }
 }

@@ -6,10 +6,12 @@
 /// loader so that an offline mix never underruns) and the file I/O.
 public enum OfflineRenderer {
     /// Renders `frames` frames in blocks of `blockFrames` into `writer` (stereo, the engine's rate), calling
-    /// `progress` with the frames done after each block. Does not finish the writer.
+    /// `progress` with the frames done after each block, and `observe` with each block's interleaved samples
+    /// (valid only during the call; a `WaveformOverview` gathers them for `--plot`). Does not finish the writer.
     public static func render(_ engine: Engine, frames: Int64, blockFrames: Int = 1024,
                               to writer: StreamingFileWriter,
-                              progress: ((Int64) -> Void)? = nil) throws(AudioFileError) {
+                              progress: ((Int64) -> Void)? = nil,
+                              observe: ((UnsafeBufferPointer<Float>) -> Void)? = nil) throws(AudioFileError) {
         let block = max(1, blockFrames)
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
         defer { buffer.deallocate() }
@@ -21,6 +23,7 @@ public enum OfflineRenderer {
             engine.waitForStreams()
             engine.render(interleaved: buffer, frames: n)
             try writer.write(interleaved: UnsafeBufferPointer(start: buffer, count: 2 * n))
+            observe?(UnsafeBufferPointer(start: buffer, count: 2 * n))
             done += Int64(n)
             progress?(done)
         }

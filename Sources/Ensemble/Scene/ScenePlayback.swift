@@ -184,13 +184,14 @@ public final class ScenePlayback: @unchecked Sendable {
             for (spec, track) in tracks where spec.loops == -1 && !restarted.contains(spec.name) {
                 track.stop(atFrame: end)
             }
-            for (spec, effect) in effects {
+            for (index, (spec, effect)) in effects.enumerated() {
                 let name = spec.name
                 try engine.fire(effect, volume: spec.volume, pan: spec.pan,
                                 atFrame: origin + Int64((spec.at * rate).rounded()),
                                 bus: spec.bus.flatMap { busIndex[$0] } ?? 0, priority: spec.priority,
                                 resampler: spec.resampler ?? scene.resampler) { [log] done in
                     log.append(SceneEvent(event: .effectCompleted, name: name, frame: done.frame - origin, reason: done.reason))
+                    log.appendEffectEnd(index, frame: done.frame - origin, reason: done.reason)
                 }
             }
         } catch {
@@ -268,6 +269,42 @@ public final class ScenePlayback: @unchecked Sendable {
         }
     }
 
+    /// Each scene track's name and its engine track, in scene order (for meters and the like).
+    public var namedTracks: [(name: String, track: Track)] { tracks.map { ($0.spec.name, $0.track) } }
+
+    /// Where, in output frames from the track's start, each pass after the first begins, as the scene
+    /// schedules it (its offset, rate, loops and loop region; timeline changes are not followed), for passes
+    /// that begin before `limit` frames; at most `maxCount` of them.
+    func passBoundaries(ofTrack index: Int, before limit: Int64, maxCount: Int = 10_000) -> [Int64] {
+        let (spec, track) = tracks[index]
+        let s = track.sound
+        guard spec.loops != 0, s.frameCount > 0 else { return [] }
+        let region = track.loopRegionFrames
+        let offset = Int((spec.offset * s.sampleRate).rounded())
+        let step = SourceCursor.step(rate: spec.rate, sourceRate: s.sampleRate, outputRate: engine.sampleRate)
+        var boundaries: [Int64] = []
+        var pass = 0
+        while boundaries.count < maxCount, spec.loops < 0 || pass < spec.loops {
+            // The frames until the end of a cursor allowed `pass` extra passes are where pass `pass + 1` begins.
+            let cursor = SourceCursor(position: offset, fraction: 0, pass: 0, loops: pass, step: step,
+                                      length: region?.end ?? s.frameCount, loopStart: region?.start ?? 0)
+            guard let frames = cursor.framesUntilEnd(), frames < limit else { break }
+            boundaries.append(frames)
+            pass += 1
+        }
+        return boundaries
+    }
+
+    /// Each effect firing (index into `scene.effects`) with the frame it was fired for and, once it has ended,
+    /// its end frame and reason; frames relative to the scene's origin (call `engine.waitForEvents()` first).
+    func effectFirings() -> [(index: Int, start: Int64, end: Int64?, reason: EndReason?)] {
+        let ends = log.effectEnds
+        return effects.indices.map { i in
+            let end = ends[i]
+            return (i, Int64((effects[i].spec.at * engine.sampleRate).rounded()), end?.frame, end?.reason)
+        }
+    }
+
     /// The sound of each scene track, in scene order (streamed or in memory, see `Scene.Track.stream`).
     public var trackSounds: [Sound] { tracks.map(\.track.sound) }
 
@@ -284,7 +321,13 @@ public final class ScenePlayback: @unchecked Sendable {
 /// Events appended by callbacks on the engine's event thread, read by the caller.
 private final class EventLog: Sendable {
     private let events = Mutex<[SceneEvent]>([])
+    /// End of each effect firing, by its index in the scene (`SceneEvent` names the effect, not the firing).
+    private let effectEndsByIndex = Mutex<[Int: (frame: Int64, reason: EndReason)]>([:])
 
     func append(_ event: SceneEvent) { events.withLock { $0.append(event) } }
     var all: [SceneEvent] { events.withLock { $0 } }
+    func appendEffectEnd(_ index: Int, frame: Int64, reason: EndReason) {
+        effectEndsByIndex.withLock { $0[index] = (frame, reason) }
+    }
+    var effectEnds: [Int: (frame: Int64, reason: EndReason)] { effectEndsByIndex.withLock { $0 } }
 }
