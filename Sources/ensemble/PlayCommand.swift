@@ -11,8 +11,9 @@ struct PlayCommand: ParsableCommand {
         commandName: "play",
         abstract: "Play a scene in real time through OpenAL and exit when it ends.",
         discussion: """
-        The scene is loaded exactly as `ensemble render` loads it (a bad scene fails the same way). A progress \
-        bar is shown when stderr is a terminal. Ctrl-C fades out over 20 ms, shuts the device down and exits \
+        The scene is loaded exactly as `ensemble render` loads it (a bad scene fails the same way). When stdout \
+        is a terminal, it shows the position and live meters (average and peak in dB, per track and for the \
+        master, ten times a second); otherwise a progress bar is shown when stderr is a terminal. Ctrl-C fades out over 20 ms, shuts the device down and exits \
         with code 130; a scene that plays to its end exits with 0. Device problems end with exit 1 and one line. \
         A device lost while playing (unplugged, server gone) is reopened by default: the scene goes on where it \
         stood, on the same --device or the default one; with --on-device-loss stop, playback ends with exit 1.
@@ -60,9 +61,12 @@ struct PlayCommand: ParsableCommand {
             signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
             defer { signal(SIGINT, SIG_DFL) }
 
+            // On a terminal, live meters on stdout take the progress bar's place (they show the position too).
+            let meters = TerminalMeters(engine: engine, tracks: playback.namedTracks, totalFrames: playback.frameCount)
             let progress = ProgressBar(total: playback.frameCount)
             engine.waitForStreams() // streamed tracks pre-roll before the device starts
             try output.start()
+            var polls = 0
             while engine.currentFrame < end {
                 if interrupted.load(ordering: .relaxed) { wasInterrupted = true; break }
                 if !output.isRunning { break }
@@ -71,9 +75,15 @@ struct PlayCommand: ParsableCommand {
                     output.shutdown()
                     throw OutputError.deviceLost(device: name, frame: frame)
                 }
-                progress.update(max(0, engine.currentFrame - origin))
+                if meters.enabled {
+                    if polls % 5 == 0 { meters.draw(played: engine.currentFrame - origin) } // 10 times a second
+                } else {
+                    progress.update(max(0, engine.currentFrame - origin))
+                }
+                polls += 1
                 usleep(20_000)
             }
+            meters.draw(played: min(engine.currentFrame, end) - origin)
             progress.finish()
             if wasInterrupted {
                 output.stop(fadeOut: 0.02)

@@ -1,0 +1,57 @@
+import Ensemble
+import Foundation
+
+/// Thread: the `play` command's main thread (its polling loop).
+///
+/// Live meters for `ensemble play` on a terminal: the position, then a line per scene track and one for the
+/// master (`LevelMeterText`), redrawn in place a few times a second. Drawn on stdout only when stdout is a
+/// terminal; otherwise it writes nothing at all (no escape codes in a pipe or a file).
+final class TerminalMeters {
+    let enabled = isatty(STDOUT_FILENO) == 1
+    private let engine: Engine
+    private let tracks: [(name: String, track: Track)]
+    private let total: Int64
+    private var linesDrawn = 0
+    private var barWidth = 14
+    private let labelWidth: Int
+
+    init(engine: Engine, tracks: [(name: String, track: Track)], totalFrames: Int64) {
+        self.engine = engine
+        self.tracks = tracks
+        total = max(totalFrames, 1)
+        labelWidth = min(16, max(8, (tracks.map(\.name.count) + ["master".count]).max() ?? 8))
+        guard enabled else { return }
+        for (_, track) in tracks { track.isMeteringEnabled = true }
+        // Two bars and their numbers on one line: label + 2 × (bar + 17) + " CLIP".
+        var size = winsize()
+        let columns = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
+        barWidth = min(40, max(6, (columns - labelWidth - 34 - 5 - 1) / 2))
+    }
+
+    /// Takes a meter reading and redraws (`played` frames of the scene heard so far).
+    func draw(played: Int64) {
+        guard enabled else { return }
+        engine.updateMeters()
+        var lines: [String] = []
+        let rate = engine.sampleRate
+        let done = min(max(played, 0), total)
+        let progressWidth = barWidth * 2 + 8
+        let filled = Int(Int64(progressWidth) * done / total)
+        lines.append(String(format: "%7.2f / %.2f s ", Double(done) / rate, Double(total) / rate)
+            + "[" + String(repeating: "=", count: filled) + String(repeating: " ", count: progressWidth - filled) + "]")
+        for (name, track) in tracks {
+            track.updateMeters()
+            lines.append(LevelMeterText.line(label: name, averages: [track.averagePower(forChannel: 0), track.averagePower(forChannel: 1)],
+                                             peaks: [track.peakPower(forChannel: 0), track.peakPower(forChannel: 1)],
+                                             barWidth: barWidth, labelWidth: labelWidth))
+        }
+        lines.append(LevelMeterText.line(label: "master", averages: [engine.averagePower(forChannel: 0), engine.averagePower(forChannel: 1)],
+                                         peaks: [engine.peakPower(forChannel: 0), engine.peakPower(forChannel: 1)],
+                                         barWidth: barWidth, labelWidth: labelWidth))
+        // Back to the first line drawn last time, then every line rewritten and cleared to its end.
+        var text = linesDrawn > 0 ? "\u{1B}[\(linesDrawn)A" : ""
+        for line in lines { text += "\r" + line + "\u{1B}[K\n" }
+        linesDrawn = lines.count
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}
