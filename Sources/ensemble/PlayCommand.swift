@@ -52,6 +52,10 @@ struct PlayCommand: ParsableCommand {
             let policy: DeviceLossPolicy = onDeviceLoss == .reopen ? .reopen(deviceName: device) : .hold
             let output = try OpenALOutput(engine: engine, configuration: .init(
                 deviceName: device, latency: latency, sampleRate: engine.sampleRate, onDeviceLoss: policy))
+            // On a terminal, live meters on stdout take the progress bar's place (they show the position too).
+            // Made before scheduling: metering is switched on while the tracks are idle, so every start has it
+            // (a track whose end is already scheduled counts as idle and takes no more changes).
+            let meters = TerminalMeters(engine: engine, tracks: playback.namedTracks, totalFrames: playback.frameCount)
             // Scene time 0 is the first frame of the first buffer: the first frame the device plays.
             try playback.schedule(origin: engine.renderedFrame)
             let origin = engine.renderedFrame
@@ -61,8 +65,6 @@ struct PlayCommand: ParsableCommand {
             signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
             defer { signal(SIGINT, SIG_DFL) }
 
-            // On a terminal, live meters on stdout take the progress bar's place (they show the position too).
-            let meters = TerminalMeters(engine: engine, tracks: playback.namedTracks, totalFrames: playback.frameCount)
             let progress = ProgressBar(total: playback.frameCount)
             engine.waitForStreams() // streamed tracks pre-roll before the device starts
             try output.start()
