@@ -12,8 +12,9 @@ public struct MixPlot: Sendable {
         public var end: Int64?
         /// Why it ended (nil while still sounding).
         public var reason: EndReason?
-        /// Length of the fade-in at the start and of the fade-out before `end`, in frames.
+        /// Length of the fade-in after `start`, in frames.
         public var fadeIn: Int64 = 0
+        /// Length of the fade-out before `end` (the track's `fadeOut`, or a timed stop's fade), in frames.
         public var fadeOut: Int64 = 0
         /// Frames where a new loop pass begins, as scheduled (absolute scene frames).
         public var passStarts: [Int64] = []
@@ -21,6 +22,7 @@ public struct MixPlot: Sendable {
 
     /// A timeline command on a lane.
     public struct Mark: Sendable, Equatable {
+        /// The frame it took effect on (or, dropped, the frame it was for).
         public var frame: Int64
         /// The action (`set volume`, `stop`, `play`, …).
         public var label: String
@@ -30,21 +32,29 @@ public struct MixPlot: Sendable {
 
     /// One row of the plot.
     public struct Lane: Sendable, Equatable {
+        /// What the lane shows: a scene track, the firings of one named effect, or a bus the timeline changes.
         public enum Kind: String, Sendable { case track, effect, bus }
+        /// What the lane shows.
         public var kind: Kind
+        /// The track's, effect's or bus's name in the scene.
         public var name: String
         /// A short summary under the name (loops, rate, bus, number of firings).
         public var detail: String
+        /// Each sounding (track) or firing (effect), in time order; empty for a bus.
         public var spans: [Span]
+        /// The timeline's commands for it, in time order.
         public var marks: [Mark]
     }
 
     /// Shown above the plot (the scene file's name, say).
     public var title: String
+    /// The scene's output rate (frames per second on the time axis).
     public var sampleRate: Double
     /// Frames the scene lasts: the time axis runs from 0 to here.
     public var frameCount: Int64
+    /// The output channels' overview, drawn above the lanes.
     public var waveform: WaveformOverview
+    /// Tracks in scene order, then effects (one lane per name, in order of first appearance), then buses.
     public var lanes: [Lane]
 
     /// Builds the plot of `playback` after it was rendered (call `engine.waitForEvents()` first), with the
