@@ -110,6 +110,25 @@ final class MixPlotTests: XCTestCase {
                        ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0", "1.2", "1.4", "1.6", "1.8", "2.0"])
     }
 
+    /// Under a voice cap of 1, a low-priority track starting while a higher one plays never sounds: its lane shows
+    /// an instant on its start frame, labelled `stolen`.
+    func testVoiceStolenOnItsFirstFrameIsAnInstantLabelledStolen() throws {
+        _ = try dir.write(WAVBuilder.float32([Float](repeating: 0.1, count: 48000), rate: 48000).bytes, to: "a.wav")
+        let scene = try dir.write(Array("""
+        { "maxVoices": 1,
+          "tracks": [ { "name": "keeper", "file": "a.wav", "priority": 200 },
+                      { "name": "loser", "file": "a.wav", "start": 0.25, "priority": 10 } ] }
+        """.utf8), to: "scene.json")
+        let result = try runProcess(try ensembleExecutable(),
+                                    ["render", scene, "-o", dir.file("out.wav"), "--plot", dir.file("plot.svg")])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let elements = try parseSVG(dir.file("plot.svg"))
+        let spans = elements.filter { $0.attributes["class"] == "span" }
+        XCTAssertEqual(spans.map { $0.attributes["data-start-frame"] }, ["0", "12000"])
+        XCTAssertEqual(spans.map { $0.attributes["data-end-frame"] }, ["48000", "12000"])
+        XCTAssertEqual(elements.filter { $0.attributes["class"] == "reason" }.map(\.text), ["finished", "stolen"])
+    }
+
     /// A full-scale stereo square wave (±1, pan 0 passes stereo through unchanged) draws each channel's
     /// waveform from exactly +1 to exactly −1: y = centre ∓ waveformScale.
     func testFullScaleSquareWaveSpansPlusToMinusOne() throws {

@@ -115,11 +115,17 @@ extension MixPlot {
                 let points = [(xs, barBottom), (fadeInEnd, barTop), (fadeOutStart, barTop), (xe, barBottom)]
                     .map { "\(f($0.0)),\(f($0.1))" }.joined(separator: " ")
                 let endAttribute = span.end.map { ##" data-end-frame="\##($0)""## } ?? ""
-                out.line(##"<polygon class="span" data-start-frame="\##(span.start)"\##(endAttribute) points="\##(points)" fill="\##(colour)" fill-opacity="0.85" stroke="\##(colour)" stroke-width="1"/>"##)
+                let tip = String(format: "%.3f–%.3f s", Double(span.start) / sampleRate, Double(span.end ?? frameCount) / sampleRate)
+                    + ", " + (span.reason?.rawValue ?? "playing at the end")
+                out.line(##"<polygon class="span" data-start-frame="\##(span.start)"\##(endAttribute) points="\##(points)" fill="\##(colour)" fill-opacity="0.85" stroke="\##(colour)" stroke-width="1"><title>\##(escape(lane.name)): \##(tip)</title></polygon>"##)
                 // Start tick.
                 out.line(##"<line class="start" x1="\##(f(xs))" y1="\##(f(barTop - 4))" x2="\##(f(xs))" y2="\##(f(barBottom))" stroke="#1a1a1a" stroke-width="1.5"/>"##)
+                // Passes closer than 3 px to the last line drawn would merge into a smear: they are skipped.
+                var lastPassX = -Double.infinity
                 for p in span.passStarts {
                     let xp = x(frame: p)
+                    guard xp - lastPassX >= 3 else { continue }
+                    lastPassX = xp
                     out.line(##"<line class="pass" data-frame="\##(p)" x1="\##(f(xp))" y1="\##(f(barTop + 2))" x2="\##(f(xp))" y2="\##(f(barBottom))" stroke="#ffffff" stroke-width="1.5"/>"##)
                 }
                 // End reason: right of the end when it fits, else inside the bar.
@@ -132,12 +138,19 @@ extension MixPlot {
                              cls: "reason", label)
                 }
             }
+            // A label that would run into the previous one is left out (its diamond stays, and its tooltip says
+            // what it is).
+            var labelEnd = -Double.infinity
             for mark in lane.marks {
                 let xm = x(frame: mark.frame), ym = (barTop + barBottom) / 2
                 let fill = mark.dropped ? "#ffffff" : "#1a1a1a", stroke = mark.dropped ? "#d62728" : "#ffffff"
-                out.line(##"<path class="command" data-frame="\##(mark.frame)" d="M\##(f(xm)),\##(f(ym - 7)) L\##(f(xm + 6)),\##(f(ym)) L\##(f(xm)),\##(f(ym + 7)) L\##(f(xm - 6)),\##(f(ym)) Z" fill="\##(fill)" stroke="\##(stroke)" stroke-width="1.5"/>"##)
-                out.text(x: xm + 7, y: top + 11, size: 10, fill: mark.dropped ? "#d62728" : "#1a1a1a",
-                         escape(mark.label + (mark.dropped ? " (dropped)" : "")))
+                let label = mark.label + (mark.dropped ? " (dropped)" : "")
+                let when = String(format: "%.3f s", Double(mark.frame) / sampleRate)
+                out.line(##"<path class="command" data-frame="\##(mark.frame)" d="M\##(f(xm)),\##(f(ym - 7)) L\##(f(xm + 6)),\##(f(ym)) L\##(f(xm)),\##(f(ym + 7)) L\##(f(xm - 6)),\##(f(ym)) Z" fill="\##(fill)" stroke="\##(stroke)" stroke-width="1.5"><title>\##(escape(label)) at \##(when)</title></path>"##)
+                if xm + 7 >= labelEnd {
+                    out.text(x: xm + 7, y: top + 11, size: 10, fill: mark.dropped ? "#d62728" : "#1a1a1a", escape(label))
+                    labelEnd = xm + 7 + Double(label.count) * 6 + 6
+                }
             }
             out.line("</g>")
         }
@@ -150,7 +163,7 @@ extension MixPlot {
             out.line(##"<line x1="\##(f(x))" y1="\##(f(axisY))" x2="\##(f(x))" y2="\##(f(axisY + 6))" stroke="#333333"/>"##)
             out.text(x: x, y: axisY + 20, size: 12, anchor: "middle", cls: "tick", Self.tickLabel(t, step: step))
         }
-        out.text(x: x0 - 5, y: axisY + 20, size: 12, fill: "#444444", anchor: "end", "time (s)")
+        out.text(x: x0 - 22, y: axisY + 20, size: 12, fill: "#444444", anchor: "end", "time (s)")
         out.line("</g>")
 
         // Legend.

@@ -81,10 +81,13 @@ public struct MixPlot: Sendable {
                 case .trackStarted:
                     spans.append(Span(start: event.frame, fadeIn: frames(spec.fadeIn), fadeOut: frames(spec.fadeOut)))
                 case .trackFinished:
-                    // A voice's end closes its latest open sounding.
+                    // A voice's end closes its latest open sounding; an end without a start is a voice that never
+                    // sounded (stolen on its first frame, a superseded timed play): shown as an instant.
                     if let open = spans.lastIndex(where: { $0.end == nil }) {
                         spans[open].end = event.frame
                         spans[open].reason = event.reason
+                    } else {
+                        spans.append(Span(start: event.frame, end: event.frame, reason: event.reason))
                     }
                 case .commandApplied, .commandDropped:
                     guard let t = event.timeline, t < scene.timeline.count,
