@@ -14,6 +14,10 @@ final class TerminalMeters {
     private var linesDrawn = 0
     private var barWidth = 14
     private let labelWidth: Int
+    /// Terminal size: lines are cut to the width (a wrapped line would break the redraw), and tracks beyond what
+    /// the height holds are summarised in one line (the cursor cannot move back above the screen's top).
+    private var columns = 80
+    private var rows = 24
 
     init(engine: Engine, tracks: [(name: String, track: Track)], totalFrames: Int64) {
         self.engine = engine
@@ -24,7 +28,10 @@ final class TerminalMeters {
         for (_, track) in tracks { track.isMeteringEnabled = true }
         // Two bars and their numbers on one line: label + 2 × (bar + 17) + " CLIP".
         var size = winsize()
-        let columns = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 {
+            if size.ws_col > 0 { columns = Int(size.ws_col) }
+            if size.ws_row > 0 { rows = Int(size.ws_row) }
+        }
         barWidth = min(40, max(6, (columns - labelWidth - 34 - 5 - 1) / 2))
     }
 
@@ -39,18 +46,22 @@ final class TerminalMeters {
         let filled = Int(Int64(progressWidth) * done / total)
         lines.append(String(format: "%7.2f / %.2f s ", Double(done) / rate, Double(total) / rate)
             + "[" + String(repeating: "=", count: filled) + String(repeating: " ", count: progressWidth - filled) + "]")
-        for (name, track) in tracks {
+        // Position, tracks, master and the summary line must fit the screen with a line to spare.
+        let room = max(1, rows - 4)
+        let shown = tracks.count <= room ? tracks.count : room - 1
+        for (name, track) in tracks.prefix(shown) {
             track.updateMeters()
             lines.append(LevelMeterText.line(label: name, averages: [track.averagePower(forChannel: 0), track.averagePower(forChannel: 1)],
                                              peaks: [track.peakPower(forChannel: 0), track.peakPower(forChannel: 1)],
                                              barWidth: barWidth, labelWidth: labelWidth))
         }
+        if shown < tracks.count { lines.append("… \(tracks.count - shown) more tracks (a taller terminal shows them)") }
         lines.append(LevelMeterText.line(label: "master", averages: [engine.averagePower(forChannel: 0), engine.averagePower(forChannel: 1)],
                                          peaks: [engine.peakPower(forChannel: 0), engine.peakPower(forChannel: 1)],
                                          barWidth: barWidth, labelWidth: labelWidth))
         // Back to the first line drawn last time, then every line rewritten and cleared to its end.
         var text = linesDrawn > 0 ? "\u{1B}[\(linesDrawn)A" : ""
-        for line in lines { text += "\r" + line + "\u{1B}[K\n" }
+        for line in lines { text += "\r" + String(line.prefix(max(1, columns - 1))) + "\u{1B}[K\n" }
         linesDrawn = lines.count
         FileHandle.standardOutput.write(Data(text.utf8))
     }
