@@ -73,4 +73,26 @@ final class LevelMeterTextTests: XCTestCase {
         XCTAssertFalse(result.stderr.contains("\u{1B}"), result.stderr)
         XCTAssertTrue(result.stderr.contains("played 0.30 s on \"Wave File Writer\""), result.stderr)
     }
+
+    /// On a terminal (a pseudo-terminal from util-linux `script`; skipped without it), `ensemble play` draws the
+    /// position, a meter line per track and one for the master, and redraws them in place (cursor up).
+    func testPlayOnATerminalDrawsMeters() throws {
+        let script = try requireTool("script")
+        let dir = try TemporaryDirectory()
+        let tone = (0..<14400).map { Float(0.5 * sin(2 * .pi * 440 * Double($0) / 48000)) }
+        _ = try dir.write(WAVBuilder.float32(tone, rate: 48000).bytes, to: "tone.wav")
+        let scene = try dir.write(Array(#"{"tracks": [{"name": "tone", "file": "tone.wav"}]}"#.utf8), to: "scene.json")
+        let conf = try dir.write(Array(OpenALTestConfig.wave(recordingTo: dir.file("rec.wav")).utf8), to: "alsoft.conf")
+        let command = "'\(try ensembleExecutable())' play '\(scene)' --latency 100"
+        let result = try runProcess(script, ["-qec", command, "/dev/null"], environment: ["ALSOFT_CONF": conf])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let screen = String(decoding: result.stdout, as: UTF8.self)
+        XCTAssertTrue(screen.contains("\u{1B}[3A"), "redrawn in place over its 3 lines")
+        let lines = screen.split(whereSeparator: { $0 == "\r" || $0 == "\n" }).map(String.init)
+        XCTAssertTrue(lines.contains { $0.contains("/ 0.30 s [") }, "position line")
+        // The tone (0.5 · sine, centred: L = R = 0.5 · cos(π/4) = 0.354, −9.0 dBFS peak, −12.0 dBFS RMS) is
+        // metered on its own line and on the master's.
+        XCTAssertTrue(lines.contains { $0.hasPrefix("tone ") && $0.contains(" L [") && $0.contains(" -9.0") }, screen)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("master ") && $0.contains(" R [") }, screen)
+    }
 }
