@@ -13,8 +13,9 @@ struct PlayCommand: ParsableCommand {
         discussion: """
         The scene is loaded exactly as `ensemble render` loads it (a bad scene fails the same way). When stdout \
         is a terminal, it shows the position and live meters (average and peak in dB, per track and for the \
-        master, ten times a second); otherwise a progress bar is shown when stderr is a terminal. Ctrl-C fades out over 20 ms, shuts the device down and exits \
-        with code 130; a scene that plays to its end exits with 0. Device problems end with exit 1 and one line. \
+        master, ten times a second); otherwise a progress bar is shown when stderr is a terminal. Ctrl-C fades \
+        out over 20 ms, shuts the device down and exits with code 130; a scene that plays to its end exits with \
+        0. Device problems end with exit 1 and one line. \
         A device lost while playing (unplugged, server gone) is reopened by default: the scene goes on where it \
         stood, on the same --device or the default one; with --on-device-loss stop, playback ends with exit 1.
         """
