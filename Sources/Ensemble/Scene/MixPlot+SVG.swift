@@ -51,7 +51,7 @@ extension MixPlot {
         }
         out.text(x: 16, y: 26, size: 18, weight: "bold", escape(title))
         out.text(x: 16, y: 46, size: 13, fill: "#444444",
-                 escape(String(format: "%.2f s at %.0f Hz · %d frames · peak ", seconds, sampleRate, frameCount)
+                 escape(String(format: "%.2f s at %.0f Hz · %lld frames · peak ", seconds, sampleRate, frameCount)
                         + peaks.joined(separator: ", ")))
 
         // Time grid first, so that everything else is drawn over it.
