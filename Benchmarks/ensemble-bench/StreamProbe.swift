@@ -20,7 +20,7 @@ enum StreamProbe {
         let frames = Int(minutes * 60 * rate)
         // Written in pieces so that making the file does not itself raise the peak RSS.
         let master = dir + "/master.wav"
-        let writer = try StreamingFileWriter(path: master, format: OutputFormat(container: .wav, codec: .pcm16),
+        let writer = try AudioFileSink(path: master, format: OutputFormat(container: .wav, codec: .pcm16),
                                              sampleRate: Int(rate), channelCount: 1)
         var chunk = [Float](repeating: 0, count: 48000)
         var written = 0

@@ -48,16 +48,16 @@ struct RenderCommand: ParsableCommand {
             try DiskSpace.check(output: output, scene: scene, frames: playback.frameCount, channels: 2,
                                 bytesPerSample: bitDepth / 8, sampleRate: description.sampleRate)
             let format = OutputFormat(container: .wav, codec: bitDepth == 16 ? .pcm16 : .float32)
-            let writer = try StreamingFileWriter(path: output, format: format, sampleRate: Int(description.sampleRate),
+            let writer = try AudioFileSink(path: output, format: format, sampleRate: Int(description.sampleRate),
                                                  channelCount: 2)
             let progress = ProgressBar(total: playback.frameCount)
             let started = Date()
             do {
-                try OfflineRenderer.render(engine, frames: playback.frameCount, blockFrames: blockSize, to: writer) {
-                    progress.update($0)
+                // Returns once every event of the mix has been delivered, so `playback.events()` is complete.
+                try engine.renderOffline(frames: playback.frameCount, blockFrames: blockSize, to: writer) {
+                    progress.update($0.framesRendered)
                 }
                 progress.finish()
-                engine.waitForEvents()
                 try writer.finish()
             } catch {
                 progress.finish()

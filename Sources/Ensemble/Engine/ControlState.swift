@@ -14,6 +14,8 @@ struct ControlState {
     struct FiredEffect {
         var effect: SoundEffect
         var completion: (@Sendable (EffectCompletion) -> Void)?
+        /// The instance handed to the caller, whose `completed` waiters the end resumes.
+        var instance: EffectInstance
     }
 
     struct Record {

@@ -56,6 +56,8 @@ public final class Engine: @unchecked Sendable {
     private let loader = Mutex<StreamLoader?>(nil)
     /// Timed commands not yet reported applied, with what to do when they are (see `Engine+Timeline`).
     let timeline = Mutex(TimelineState())
+    /// The subscribers of `events()`, fed on the event thread (see `Engine+Events`).
+    let broadcast = EventBroadcast()
 
     public init(configuration: Configuration = Configuration()) throws(EngineError) {
         let c = configuration
@@ -110,6 +112,9 @@ public final class Engine: @unchecked Sendable {
             return made
         }
     }
+
+    /// The stream loader if a streamed track has played, without starting one.
+    var existingStreamLoader: StreamLoader? { loader.withLock { $0 } }
 
     /// Ring length in frames for a streamed sound at `sourceRate`.
     func streamCapacity(sourceRate: Double) -> Int {
@@ -283,6 +288,7 @@ public final class Engine: @unchecked Sendable {
             handle(event)
             delivered.add(1, ordering: .releasing)
         }
+        checkStreamStarvation()
         return any
     }
 
@@ -320,11 +326,9 @@ public final class Engine: @unchecked Sendable {
         case .none:
             break
         case let .track(track):
-            track.handle(event)
+            if let reported = track.handle(event) { trackReported(track, reported, event) }
         case let .effect(fired):
-            if event.kind == .ended, let completion = fired.completion {
-                completion(EffectCompletion(effect: fired.effect, frame: event.frame, reason: event.reason))
-            }
+            effectReported(fired, event)
         }
     }
 

@@ -312,6 +312,7 @@ public final class OpenALOutput: @unchecked Sendable {
 
     private func report(_ change: DeviceChange) {
         changes.withLock { $0.append(change) }
+        engine.deviceChanged(change)
         let handler = onDeviceChange
         if let handler { eventQueue.async { handler(change) } }
     }

@@ -1,3 +1,4 @@
+// Loader thread: the stream loader opens, seeks and reads this decoder; `locate` runs on the control side.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,13 +13,15 @@ import Glibc
 /// there, which makes it exact; the first seek far into a file decodes up to it once (IMA4 decodes at hundreds of
 /// MB/s).
 final class IMA4StreamDecoder: StreamDecoder {
+    /// Where the packets are (the container walk shared with the in-memory decoder) and which decoded frames
+    /// are presented: the CAF packet table's valid frames after its priming, or every whole packet.
     struct Layout: Sendable {
-        var sampleRate: Double
-        var channelCount: Int
-        /// Byte range of the packets in the file.
-        var data: Range<Int>
-        /// Decoded frames presented: the CAF packet table's valid frames after its priming, or every whole packet.
+        var container: IMA4ContainerLayout
         var keep: Range<Int>
+        var sampleRate: Double { container.sampleRate }
+        var channelCount: Int { container.channelCount }
+        /// Byte range of the packets in the file.
+        var data: Range<Int> { container.data }
     }
 
     /// Decoder states at the start of every `interval`-th packet. Used by the loader thread only.
@@ -130,11 +133,12 @@ final class IMA4StreamDecoder: StreamDecoder {
         return whole
     }
 
-    /// The IMA4 layout of a CAF or AIFC file, from its headers (the same walk and checks as the in-memory
-    /// decoder, `IMA4Stream.locate`, over the open file); nil when the file is not IMA4.
+    /// The IMA4 layout of a CAF or AIFC file, from its headers: the one container walk (`IMA4ContainerLayout.locate`,
+    /// with its sample-rate, channel and packet-size checks) over the open file, so streamed and in-memory
+    /// decoding accept and reject the same files; nil when the file is not IMA4.
     static func locate(path: String) throws(AudioFileError) -> Layout? {
-        guard let stream = try IMA4Stream.locate(in: try ByteSource.open(path: path), path: path) else { return nil }
-        let keep = try stream.framesToKeep(decodedFrames: stream.wholePacketFrames, path: path)
-        return Layout(sampleRate: stream.sampleRate, channelCount: stream.channelCount, data: stream.data, keep: keep)
+        guard let container = try IMA4ContainerLayout.locate(in: try ByteSource.open(path: path), path: path) else { return nil }
+        let keep = try container.framesToKeep(decodedFrames: container.wholePacketFrames, path: path)
+        return Layout(container: container, keep: keep)
     }
 }
