@@ -27,27 +27,6 @@ final class EngineEventTests: XCTestCase {
         }
     }
 
-    /// Everything `events` holds now: iterates until no event has come for `quiet` seconds (every event of an
-    /// offline render is already buffered when `renderOffline` returns), then stops the iteration.
-    private func drain(_ events: EngineEvents, quiet: Double = 0.3) async -> [EngineEvent] {
-        let got = Recorder<EngineEvent>()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await e in events { got.append(e) }
-            }
-            group.addTask {
-                var seen = -1
-                while seen != got.values.count {
-                    seen = got.values.count
-                    try? await Task.sleep(nanoseconds: UInt64(quiet * 1e9))
-                }
-            }
-            await group.next()
-            group.cancelAll()
-        }
-        return got.values
-    }
-
     func testSequencesDeliverWhatTheCallbacksSeeAndWhatTheSceneImplies() async throws {
         let engine = try makeEngine(maxBlockFrames: 256)
         let n = 1000
@@ -73,7 +52,7 @@ final class EngineEventTests: XCTestCase {
         try engine.fire(fx, atFrame: 300) { log.append(Line(what: "end " + $0.effect.name, frame: $0.frame, detail: $0.reason.rawValue)) }
 
         _ = engine.renderOffline(frames: 5000, blockFrames: 256)
-        let seen = await (drain(first), drain(second))
+        let seen = await (drainEvents(first), drainEvents(second))
 
         // The effect has no start callback: its start is the one line only the sequences have.
         let expected = [
@@ -102,7 +81,7 @@ final class EngineEventTests: XCTestCase {
         let rendered = engine.renderOffline(frames: 20 * firings + 100, blockFrames: 128)
         XCTAssertEqual(rendered.count, 2 * (20 * firings + 100), "rendering went through")
 
-        let all = await drain(reader)
+        let all = await drainEvents(reader)
         XCTAssertEqual(all.count, 2 * firings, "a start and an end per firing")
         XCTAssertEqual(reader.droppedCount, 0)
         XCTAssertEqual(stalled.droppedCount, 2 * firings - 8, "everything past its 8-event buffer")
@@ -223,5 +202,35 @@ final class EngineEventTests: XCTestCase {
             XCTAssertTrue(error is CancellationError, "\(error)")
         }
         XCTAssertEqual(track.endWaiters.waitingCount, 0)
+    }
+
+    func testStarvationIsReportedWithTheLoadersCounts() async throws {
+        let dir = try TemporaryDirectory()
+        let samples = (0..<(48000 * 4)).map { Int16(truncatingIfNeeded: ($0 * 13) % 16000 - 8000) }
+        let path = try dir.write(WAVBuilder.pcm16(samples, rate: 48000).bytes, to: "slow.wav")
+        var c = Engine.Configuration()
+        c.maxBlockFrames = 512
+        c.streamBufferDuration = 0.25
+        let engine = try Engine(configuration: c)
+        let events = engine.events()
+        let track = try engine.makeTrack(try Sound(streamingContentsOf: path))
+        engine.setStreamReadDelay(microseconds: 40_000) // 8192 frames per 40 ms, first chunk late: underruns
+        try track.play(atFrame: 0)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * 512)
+        defer { buffer.deallocate() }
+        for _ in 0..<100 { // a real-time-like loop: never waits for the loader
+            engine.pumpCommands()
+            engine.render(interleaved: buffer, frames: 512)
+        }
+        engine.setStreamReadDelay(microseconds: 0)
+        let totals = engine.streamStatistics()
+        XCTAssertGreaterThan(totals.underruns, 0, "the slow loader must have caused underruns")
+        let starved = await drainEvents(events).compactMap { e -> (Int, Int)? in
+            if case let .streamStarved(underruns, missing, _) = e { (underruns, missing) } else { nil }
+        }
+        XCTAssertFalse(starved.isEmpty)
+        XCTAssertEqual(starved.map(\.0).reduce(0, +), totals.underruns, "every underrun reported once")
+        XCTAssertEqual(starved.map(\.1).reduce(0, +), totals.missingFrames)
+        withExtendedLifetime(track) {}
     }
 }
