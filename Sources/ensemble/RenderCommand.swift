@@ -1,3 +1,4 @@
+// The CLI's main thread: control side, and the engine's render thread while `renderOffline` runs.
 import ArgumentParser
 import Ensemble
 import Foundation

@@ -37,7 +37,7 @@ final class DeviceLossTests: XCTestCase {
         let offlineEnds = Recorder<Int64>()
         for t in offlineTracks { t.onFinish = { offlineEnds.append($0.frame) } }
         try offline.play(offlineTracks, atFrame: 0)
-        let reference = OfflineRenderer.render(offline, frames: length + 100)
+        let reference = offline.renderOffline(frames: length + 100)
         offline.waitForEvents()
         withExtendedLifetime(offlineTracks) {}
 

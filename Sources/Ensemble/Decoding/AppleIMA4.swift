@@ -1,3 +1,4 @@
+// Control side: whole-file IMA4 decoding and writing, where a sound is loaded or a file converted.
 import Foundation
 
 /// Apple IMA4 (`ima4`) in CAF and AIFC: the entry points the rest of the engine calls.

@@ -1,3 +1,4 @@
+// Control side (any thread) schedules; the event thread settles applied and dropped commands.
 import Synchronization
 
 /// The handle of a timed command: pass it to `Engine.cancel` to drop the command before it takes effect.

@@ -1,3 +1,4 @@
+// Control side (any thread), except `render` (the one render thread) and the event thread it starts.
 import Foundation
 import Synchronization
 

@@ -1,3 +1,4 @@
+// Control side (any thread); `handle` runs on the event thread.
 import Synchronization
 
 /// A player for one `Sound`, like `AVAudioPlayer`: volume, pan, rate, loops, position, fades, meters, a finish

@@ -1,3 +1,4 @@
+// Control side (any thread) drives it; its own render thread and device-change queue run inside.
 import COpenAL
 import Dispatch
 import Synchronization
