@@ -233,4 +233,24 @@ final class EngineEventTests: XCTestCase {
         XCTAssertEqual(starved.map(\.1).reduce(0, +), totals.missingFrames)
         withExtendedLifetime(track) {}
     }
+
+    func testADroppedSequenceUnsubscribesAndKeepsNothingAlive() throws {
+        weak var weakEngine: Engine?
+        do {
+            let engine = try makeEngine()
+            weakEngine = engine
+            let track = try engine.makeTrack(try monoSound(100) { _ in 0.5 })
+            var events: EngineEvents? = engine.events()
+            XCTAssertTrue(engine.broadcast.isActive)
+            try track.play(atFrame: 0)
+            _ = engine.renderOffline(frames: 300)
+            XCTAssertEqual(events?.droppedCount, 0, "its buffer holds the track's start and end (and so the track)")
+            events = nil
+            XCTAssertFalse(engine.broadcast.isActive, "a sequence nobody holds is unsubscribed")
+        }
+        // The buffered events held the track, which holds the engine: dropping the sequence freed them.
+        let deadline = Date().addingTimeInterval(2)
+        while weakEngine != nil && Date() < deadline { usleep(1000) }
+        XCTAssertNil(weakEngine)
+    }
 }

@@ -1,3 +1,5 @@
+// Control side (any thread, under the engine's lock), and the event thread when it frees slots.
+
 /// The control side's bookkeeping of voice slots, guarded by the engine's lock.
 ///
 /// A slot belongs to one track for the track's whole life, or to one fired effect until the render side

@@ -1,3 +1,5 @@
+// Control side (any thread); completions run on the event thread (`Engine+Events`).
+
 /// One-shot effects, in the manner of System Sound Services: register a short sound once, fire it any number
 /// of times (instances overlap), get a completion callback per firing, dispose of it when done.
 extension Engine {

@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// Threads: every method may be called from any thread except `render`, which belongs to exactly one render
 /// thread at a time (the OpenAL output thread or an offline renderer). Callbacks (track finish, effect
-/// completion) run on the engine's own event thread, in the order the render side produced them.
+/// completion) run on the engine's own event thread, in the order the render side produced them; the same thread
+/// feeds `events()` sequences and resumes `Track.finished` / `EffectInstance.completed` waiters.
 public final class Engine: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// Output sample rate in Hz.

@@ -10,8 +10,11 @@ import Synchronization
 /// the callbacks are unaffected. The sequence ends when the engine is released; stopping the iteration (breaking
 /// out of the loop, cancelling the task) unsubscribes it.
 public struct EngineEvents: AsyncSequence, Sendable {
+    /// Each element is one engine event.
     public typealias Element = EngineEvent
+    /// The sequence never throws: it ends when the engine goes away.
     public typealias Failure = Never
+    /// Iterates the sequence's own buffer.
     public typealias AsyncIterator = AsyncStream<EngineEvent>.Iterator
 
     let stream: AsyncStream<EngineEvent>
@@ -22,6 +25,8 @@ public struct EngineEvents: AsyncSequence, Sendable {
     /// Events this sequence has dropped so far because its buffer was full.
     public var droppedCount: Int { drops.value.load(ordering: .relaxed) }
 
+    /// The iterator of this consumer's buffer (iterate from one task: the events are shared out once, not copied
+    /// per iterator).
     public func makeAsyncIterator() -> AsyncStream<EngineEvent>.Iterator { stream.makeAsyncIterator() }
 }
 

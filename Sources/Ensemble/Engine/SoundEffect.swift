@@ -1,3 +1,5 @@
+// Control side: plain values made on any thread; completions are made on the event thread.
+
 /// A short sound registered for fire-and-forget playback, like a System Sound Services sound ID.
 public struct SoundEffect: Hashable, Sendable {
     public let id: Int
@@ -19,6 +21,7 @@ public struct EffectInstance: Hashable, Sendable {
         a.slot == b.slot && a.generation == b.generation && a.effect == b.effect
     }
 
+    /// Hashes the firing's identity (its voice slot and generation, and the effect).
     public func hash(into hasher: inout Hasher) {
         hasher.combine(slot)
         hasher.combine(generation)

@@ -1,3 +1,5 @@
+// Control side makes these; the render thread applies them (sent by value through the command ring).
+
 /// Everything a voice needs to start, sent by value so the render side never reads control-side memory.
 struct VoiceSetup: BitwiseCopyable, Sendable {
     var source: VoiceSource
