@@ -253,4 +253,47 @@ final class EngineEventTests: XCTestCase {
         while weakEngine != nil && Date() < deadline { usleep(1000) }
         XCTAssertNil(weakEngine)
     }
+
+    func testPausesAndReplacedVoicesAreReportedLikeTheCallbacks() async throws {
+        let engine = try makeEngine(maxBlockFrames: 256)
+        let track = try engine.makeTrack(try monoSound(1000) { _ in 0.5 })
+        let events = engine.events()
+        let ends = Recorder<TrackEnd>(), starts = Recorder<Int64>()
+        track.onFinish = { ends.append($0) }
+        track.onStart = { starts.append($0) }
+        try track.play(atFrame: 0)
+        track.schedule(.pause(fadeFrames: 100), atFrame: 400)       // silent from 500, position 500 kept
+        track.schedule(.resume(fadeFrames: 0), atFrame: 800)        // the remaining 500 frames: ends on 1300
+        let first = Task { try await track.finished }
+        _ = engine.renderOffline(frames: 1500, blockFrames: 256)
+        let end = try await first.value
+        XCTAssertEqual(end.frame, 1300, "a pause is not an end: 800 + the 500 frames left")
+        XCTAssertEqual(end.reason, .finished)
+
+        // A timed play while the previous voice still sounds replaces it: both ends are reported.
+        try track.play(atFrame: 1600)
+        let replaced = Task { try await track.finished }          // the voice started on 1600
+        while track.endWaiters.waitingCount == 0 { await Task.yield() }
+        track.schedulePlay(atFrame: 2000)                           // cuts the 1600 voice on 2000 (stopped)
+        _ = engine.renderOffline(frames: 2000, blockFrames: 256)
+        let cut = try await replaced.value
+        XCTAssertEqual(cut.frame, 2000)
+        XCTAssertEqual(cut.reason, .stopped)
+        let last = try await track.finished
+        XCTAssertEqual(last.frame, 3000, "the new voice: 2000 + 1000")
+
+        let seen = await drainEvents(events).compactMap { e -> String? in
+            switch e {
+            case let .trackStarted(_, at): "start \(at.frame)"
+            case let .trackPaused(_, at): "pause \(at.frame)"
+            case let .trackEnded(_, at, reason): "end \(at.frame) \(reason)"
+            default: nil
+            }
+        }
+        // A resume is a start (as for `onStart`); on 2000 the old voice's end comes before the new one's start.
+        XCTAssertEqual(seen, ["start 0", "pause 500", "start 800", "end 1300 finished", "start 1600", "end 2000 stopped",
+                              "start 2000", "end 3000 finished"])
+        XCTAssertEqual(starts.values, [0, 800, 1600, 2000], "onStart saw the same starts")
+        XCTAssertEqual(ends.values.map(\.frame), [1300, 2000, 3000], "onFinish saw the same ends")
+    }
 }

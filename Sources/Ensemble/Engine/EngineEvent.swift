@@ -8,7 +8,7 @@
 /// (`Track.onStart`/`onFinish`, the `fire` completion, `Engine.onCommandApplied`/`onCommandDropped`), in the
 /// same order, with the same frames and reasons.
 public enum EngineEvent: Sendable {
-    /// A track's voice started sounding (`Track.onStart`).
+    /// A track's voice started sounding, or went on after a pause (`Track.onStart`).
     case trackStarted(Track, at: EngineTime)
     /// A track's voice finished fading out for a pause; `play` continues it.
     case trackPaused(Track, at: EngineTime)
