@@ -100,7 +100,7 @@ final class IMA4StreamDecoder: StreamDecoder {
         }
         let whole = got / packetBytes
         let c = layout.channelCount
-        let scale: Float = 1.0 / 32768.0
+        var block = [Float](repeating: 0, count: IMA4.framesPerPacket)
         var position = 0
         for packet in 0..<whole {
             if (nextPacket % Checkpoints.interval) == 0 && nextPacket / Checkpoints.interval == checkpoints.states.count {
@@ -108,25 +108,20 @@ final class IMA4StreamDecoder: StreamDecoder {
             }
             let base = packet * IMA4.framesPerPacket - skip // output index of this packet's frame 0
             for channel in 0..<c {
-                let header = UInt16(bytes[position]) << 8 | UInt16(bytes[position + 1])
-                position += 2
-                guard states[channel].applyHeader(header) else {
-                    throw AudioFileError(.corrupt, path: path, "IMA4 packet \(nextPacket) channel \(channel) has step index \(header & 0x7F)")
-                }
-                var state = states[channel]
-                var j = base
-                for _ in 0..<(IMA4.framesPerPacket / 2) {
-                    let byte = bytes[position]
-                    position += 1
-                    let a = Float(state.expand(byte & 0x0F)) * scale
-                    let b = Float(state.expand(byte >> 4)) * scale
-                    if let buffer {
-                        if j >= 0 && j < frames { buffer[j * c + channel] = a }
-                        if j + 1 >= 0 && j + 1 < frames { buffer[(j + 1) * c + channel] = b }
+                let bad = bytes.withUnsafeBufferPointer { source in
+                    block.withUnsafeMutableBufferPointer { out in
+                        states[channel].decodeBlock(source.baseAddress! + position, into: out.baseAddress!, stride: 1)
                     }
-                    j += 2
                 }
-                states[channel] = state
+                if let bad {
+                    throw AudioFileError(.corrupt, path: path, "IMA4 packet \(nextPacket) channel \(channel) has step index \(bad)")
+                }
+                position += IMA4.bytesPerChannelPacket
+                // Only the frames [0, frames) of this read are wanted: the first packet may start before them.
+                let first = max(0, -base), end = min(IMA4.framesPerPacket, frames - base)
+                if let buffer, first < end {
+                    for k in first..<end { buffer[(base + k) * c + channel] = block[k] }
+                }
             }
             nextPacket += 1
         }
