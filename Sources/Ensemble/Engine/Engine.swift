@@ -193,6 +193,7 @@ public final class Engine: @unchecked Sendable {
     public func peakPower(forChannel channel: Int) -> Float { mixer.masterMeter.peakPower(channel: channel) }
 
     /// Events the render side could not report because its buffers were full (0 unless the event thread stalls).
+    /// (Events a slow `events()` consumer misses are counted per sequence: `EngineEvents.droppedCount`.)
     public var droppedEvents: Int { mixer.droppedEvents.load(ordering: .relaxed) }
 
     /// Timed commands the render side's queue (`Configuration.commandCapacity`) had no room for; each was also
