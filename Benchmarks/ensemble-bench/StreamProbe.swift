@@ -1,3 +1,4 @@
+// The benchmark's main thread: control side and, while rendering offline, the engine's render thread.
 import Ensemble
 import Foundation
 
@@ -20,7 +21,7 @@ enum StreamProbe {
         let frames = Int(minutes * 60 * rate)
         // Written in pieces so that making the file does not itself raise the peak RSS.
         let master = dir + "/master.wav"
-        let writer = try StreamingFileWriter(path: master, format: OutputFormat(container: .wav, codec: .pcm16),
+        let writer = try AudioFileSink(path: master, format: OutputFormat(container: .wav, codec: .pcm16),
                                              sampleRate: Int(rate), channelCount: 1)
         var chunk = [Float](repeating: 0, count: 48000)
         var written = 0
@@ -100,19 +101,8 @@ enum StreamProbe {
     }
 
     static func renderOffline(_ engine: Engine, frames: Int) -> Double {
-        let block = 1024
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
-        defer { buffer.deallocate() }
         let t0 = Date()
-        var done = 0
-        while done < frames {
-            let n = min(block, frames - done)
-            engine.pumpCommands()
-            engine.throttleEvents()
-            engine.waitForStreams()
-            engine.render(interleaved: buffer, frames: n)
-            done += n
-        }
+        engine.renderOffline(frames: Int64(frames), blockFrames: 1024) { _ in } // the mix itself is not kept
         return Date().timeIntervalSince(t0)
     }
 }

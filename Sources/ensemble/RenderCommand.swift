@@ -1,3 +1,4 @@
+// The CLI's main thread: control side, and the engine's render thread while `renderOffline` runs.
 import ArgumentParser
 import Ensemble
 import Foundation
@@ -51,7 +52,7 @@ struct RenderCommand: ParsableCommand {
             try DiskSpace.check(output: output, scene: scene, frames: playback.frameCount, channels: 2,
                                 bytesPerSample: bitDepth / 8, sampleRate: description.sampleRate)
             let format = OutputFormat(container: .wav, codec: bitDepth == 16 ? .pcm16 : .float32)
-            let writer = try StreamingFileWriter(path: output, format: format, sampleRate: Int(description.sampleRate),
+            let writer = try AudioFileSink(path: output, format: format, sampleRate: Int(description.sampleRate),
                                                  channelCount: 2)
             let progress = ProgressBar(total: playback.frameCount)
             let started = Date()
@@ -60,11 +61,13 @@ struct RenderCommand: ParsableCommand {
                 WaveformOverview(columns: MixPlot.waveformColumns, frameCount: playback.frameCount)
             }
             do {
-                try OfflineRenderer.render(engine, frames: playback.frameCount, blockFrames: blockSize, to: writer,
-                                           progress: { progress.update($0) },
-                                           observe: overview == nil ? nil : { overview?.add(interleaved: $0) })
+                // Returns once every event of the mix has been delivered, so `playback.events()` is complete.
+                try engine.renderOffline(frames: playback.frameCount, blockFrames: blockSize,
+                                         progress: { progress.update($0.framesRendered) }) { (block) throws(AudioFileError) in
+                    try writer.write(interleaved: block)
+                    overview?.add(interleaved: block)
+                }
                 progress.finish()
-                engine.waitForEvents()
                 try writer.finish()
             } catch {
                 progress.finish()

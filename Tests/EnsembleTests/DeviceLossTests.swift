@@ -37,7 +37,7 @@ final class DeviceLossTests: XCTestCase {
         let offlineEnds = Recorder<Int64>()
         for t in offlineTracks { t.onFinish = { offlineEnds.append($0.frame) } }
         try offline.play(offlineTracks, atFrame: 0)
-        let reference = OfflineRenderer.render(offline, frames: length + 100)
+        let reference = offline.renderOffline(frames: length + 100)
         offline.waitForEvents()
         withExtendedLifetime(offlineTracks) {}
 
@@ -47,6 +47,7 @@ final class DeviceLossTests: XCTestCase {
             let output = try OpenALOutput(engine: engine, configuration: .init(bufferCount: 16, onDeviceLoss: .hold))
             let reported = Recorder<DeviceChange>()
             output.onDeviceChange = { reported.append($0) }
+            let events = engine.events()
             let tracks = try build(engine)
             let starts = Recorder<Int64>(), ends = Recorder<Int64>()
             for t in tracks {
@@ -107,6 +108,15 @@ final class DeviceLossTests: XCTestCase {
             let resume = try XCTUnwrap(changes.first).frame
             XCTAssertEqual(changes.last?.frame, resume)
             XCTAssertEqual(changes.first?.deviceName, "Wave File Writer")
+            // The engine's event sequences hear of both too, with the same frame.
+            let heard = drainEventsBlocking(events).compactMap { e -> String? in
+                switch e {
+                case let .deviceLost(name, at): "lost \(name) \(at.frame)"
+                case let .deviceReopened(_, at): "reopened \(at.frame)"
+                default: nil
+                }
+            }
+            XCTAssertEqual(heard, ["lost Wave File Writer \(resume)", "reopened \(resume)"])
             // The voices started once and ended once, exactly `length` frames after they started.
             XCTAssertEqual(starts.values, [startFrame, startFrame])
             XCTAssertEqual(ends.values.sorted(), offlineEnds.values.map { $0 + startFrame }.sorted(), "ends as offline")

@@ -98,7 +98,7 @@ final class OpenALOutputTests: XCTestCase {
         let lead = try XCTUnwrap(firstSoundingFrame(recording)) - Int(starts[0])
         let offline = try makeEngine()
         try offline.fire(try offline.registerEffect(try monoSound(100) { _ in 0.5 }), atFrame: 1)
-        let expected = OfflineRenderer.render(offline, frames: 102)
+        let expected = offline.renderOffline(frames: 102)
         for start in starts {
             let at = lead + Int(start)
             assertSamplesEqual(frames(recording, (at - 1)..<(at + 101)), expected, "effect at \(start) in the recording")
@@ -138,7 +138,7 @@ final class OpenALOutputTests: XCTestCase {
         let offlineTracks = try setUp(offline)
         try offline.play(offlineTracks, atFrame: 0)
         let length = 9000
-        let reference = OfflineRenderer.render(offline, frames: length)
+        let reference = offline.renderOffline(frames: length)
         withExtendedLifetime(offlineTracks) {}
         let first = try XCTUnwrap(firstSoundingFrame(recording))
         assertSamplesEqual(frames(recording, first..<(first + length)), reference, "group start in the recording")
@@ -223,7 +223,7 @@ final class OpenALOutputTests: XCTestCase {
         let offline = try makeEngine()
         let offlineTrack = try offline.makeTrack(sound)
         try offlineTrack.play(atFrame: 0)
-        let reference = OfflineRenderer.render(offline, frames: length)
+        let reference = offline.renderOffline(frames: length)
         withExtendedLifetime(offlineTrack) {}
         let first = try XCTUnwrap(firstSoundingFrame(recording))
         var sounding: [Float] = [], gap = 0, i = first
@@ -264,7 +264,7 @@ final class OpenALOutputTests: XCTestCase {
         let offline = try makeEngine()
         let offlineTrack = try offline.makeTrack(sound)
         try offlineTrack.play(atFrame: 0)
-        var expected = OfflineRenderer.render(offline, frames: length)
+        var expected = offline.renderOffline(frames: length)
         withExtendedLifetime(offlineTrack) {}
         let f = Int(freeze - start)
         XCTAssertGreaterThan(f, ramp)
@@ -315,7 +315,7 @@ final class OpenALOutputTests: XCTestCase {
         }
         let offline = try makeEngine()
         try build(offline)
-        let reference = OfflineRenderer.render(offline, frames: 20000)
+        let reference = offline.renderOffline(frames: 20000)
 
         let engine = try makeEngine()
         try build(engine)

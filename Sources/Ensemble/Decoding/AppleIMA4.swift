@@ -1,9 +1,10 @@
+// Control side: whole-file IMA4 decoding and writing, where a sound is loaded or a file converted.
 import Foundation
 
 /// Apple IMA4 (`ima4`) in CAF and AIFC: the entry points the rest of the engine calls.
 ///
 /// Containers are parsed by `CAFFile` and `AIFCFile`, packets decoded by `IMA4Decoder` and produced by
-/// `IMA4Encoder`/`IMA4Writer`, and `IMA4Stream` checks headers against what IMA4 needs; this type only wires them.
+/// `IMA4Encoder`/`IMA4Writer`, and `IMA4ContainerLayout` checks headers against what IMA4 needs; this type only wires them.
 enum AppleIMA4 {
     /// Decodes `bytes` when they are a CAF or AIFC file whose codec is Apple IMA4; returns nil for any other
     /// codec in those containers (the caller then uses libsndfile). Throws for a corrupt container.
@@ -11,7 +12,7 @@ enum AppleIMA4 {
     /// Only whole packets are decoded; a trailing partial packet is dropped. A CAF `pakt` chunk trims the output to
     /// its valid frames (after its priming frames). AIFC output is always a whole number of 64-frame packets.
     static func decodeIfIMA4(bytes: [UInt8], path: String) throws(AudioFileError) -> DecodedAudio? {
-        guard let stream = try IMA4Stream.locate(in: .memory(bytes), path: path) else { return nil }
+        guard let stream = try IMA4ContainerLayout.locate(in: .memory(bytes), path: path) else { return nil }
         try MemoryBudget.requireRoom(fileBytes: 0, decodedSamples: stream.wholePacketFrames * stream.channelCount, path: path)
         var channels = try IMA4Decoder.decode(bytes, range: stream.data, channelCount: stream.channelCount, path: path)
         let decodedFrames = channels[0].count
@@ -29,7 +30,7 @@ enum AppleIMA4 {
 
     /// `infoIfIMA4` over any byte source (the open file, for `AudioFile.info`).
     static func infoIfIMA4(source: ByteSource, path: String) throws(AudioFileError) -> AudioFileInfo? {
-        guard let stream = try IMA4Stream.locate(in: source, path: path) else { return nil }
+        guard let stream = try IMA4ContainerLayout.locate(in: source, path: path) else { return nil }
         let keep = try stream.framesToKeep(decodedFrames: stream.wholePacketFrames, path: path)
         return AudioFileInfo(container: stream.container, codec: "ima4", sampleRate: stream.sampleRate,
                              channelCount: stream.channelCount, frameCount: keep.count)
@@ -43,10 +44,10 @@ enum AppleIMA4 {
     /// CAF preserves the exact frame count through its `pakt` chunk; AIFC pads to a multiple of 64 frames.
     static func write(_ audio: DecodedAudio, container: Container, to path: String) throws(AudioFileError) {
         let channelCount = audio.channelCount
-        guard channelCount <= IMA4Stream.maxChannels else {
-            throw AudioFileError(.unsupported, path: path, "cannot write \(channelCount) channels as IMA4 (at most \(IMA4Stream.maxChannels))")
+        guard channelCount <= IMA4ContainerLayout.maxChannels else {
+            throw AudioFileError(.unsupported, path: path, "cannot write \(channelCount) channels as IMA4 (at most \(IMA4ContainerLayout.maxChannels))")
         }
-        guard IMA4Stream.plausibleSampleRate(audio.sampleRate) else {
+        guard IMA4ContainerLayout.plausibleSampleRate(audio.sampleRate) else {
             throw AudioFileError(.unsupported, path: path, "cannot write sample rate \(audio.sampleRate) Hz")
         }
         let packetCount = IMA4Encoder.packetCount(frames: audio.frameCount)

@@ -66,6 +66,27 @@ struct IMA4ChannelState: Equatable {
         self = expanded(code)
         return Int16(truncatingIfNeeded: predictor)
     }
+
+    /// Decodes one channel's block of a packet (`IMA4.bytesPerChannelPacket` bytes at `block`): its big-endian
+    /// header (`applyHeader`), then its 64 codes, low nibble first (the earlier sample sits in the low bits), as
+    /// int16 / 32768 into `out[0]`, `out[stride]`, … `out[63 × stride]`. The one packet reader of the in-memory
+    /// and the streamed decoder. Returns the header's step index when it is out of range (nothing written), else nil.
+    mutating func decodeBlock(_ block: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<Float>, stride: Int) -> Int? {
+        let header = UInt16(block[0]) << 8 | UInt16(block[1])
+        guard applyHeader(header) else { return Int(header & 0x7F) }
+        let scale: Float = 1.0 / 32768.0
+        var state = self
+        var o = out
+        for i in 0..<(IMA4.framesPerPacket / 2) {
+            let byte = block[2 + i]
+            o.pointee = Float(state.expand(byte & 0x0F)) * scale
+            o += stride
+            o.pointee = Float(state.expand(byte >> 4)) * scale
+            o += stride
+        }
+        self = state
+        return nil
+    }
 }
 
 /// Decodes raw Apple IMA4 packets (the payload of a CAF `data` or AIFC `SSND` chunk).
@@ -98,33 +119,22 @@ enum IMA4Decoder {
         }
         var output = [[Float]](repeating: [Float](repeating: 0, count: frameCount), count: channelCount)
         var states = [IMA4ChannelState](repeating: IMA4ChannelState(), count: channelCount)
-        let scale: Float = 1.0 / 32768.0
         var badStep: (packet: Int, channel: Int, step: Int)?
         bytes.withUnsafeBufferPointer { source in
-            // Indices stay below `lower + packetCount * packetBytes <= upper <= bytes.count` by construction.
+            // Blocks stay below `lower + packetCount * packetBytes <= upper <= bytes.count` by construction.
+            guard let base = source.baseAddress else { return }
             var position = lower
             for packet in 0..<packetCount {
                 let firstFrame = packet * IMA4.framesPerPacket
                 for channel in 0..<channelCount {
-                    let header = UInt16(source[position]) << 8 | UInt16(source[position + 1])
-                    position += 2
-                    if !states[channel].applyHeader(header) {
-                        badStep = (packet, channel, Int(header & 0x7F))
+                    let bad = output[channel].withUnsafeMutableBufferPointer { samples in
+                        states[channel].decodeBlock(base + position, into: samples.baseAddress! + firstFrame, stride: 1)
+                    }
+                    if let bad {
+                        badStep = (packet, channel, bad)
                         return
                     }
-                    var state = states[channel]
-                    output[channel].withUnsafeMutableBufferPointer { samples in
-                        var frame = firstFrame
-                        for _ in 0..<(IMA4.framesPerPacket / 2) {
-                            let byte = source[position]
-                            position += 1
-                            // Low nibble first: the earlier sample sits in the low bits.
-                            samples[frame] = Float(state.expand(byte & 0x0F)) * scale
-                            samples[frame + 1] = Float(state.expand(byte >> 4)) * scale
-                            frame += 2
-                        }
-                    }
-                    states[channel] = state
+                    position += IMA4.bytesPerChannelPacket
                 }
             }
         }

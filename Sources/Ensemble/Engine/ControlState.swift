@@ -1,3 +1,5 @@
+// Control side (any thread, under the engine's lock), and the event thread when it frees slots.
+
 /// The control side's bookkeeping of voice slots, guarded by the engine's lock.
 ///
 /// A slot belongs to one track for the track's whole life, or to one fired effect until the render side
@@ -14,6 +16,8 @@ struct ControlState {
     struct FiredEffect {
         var effect: SoundEffect
         var completion: (@Sendable (EffectCompletion) -> Void)?
+        /// The instance handed to the caller, whose `completed` waiters the end resumes.
+        var instance: EffectInstance
     }
 
     struct Record {

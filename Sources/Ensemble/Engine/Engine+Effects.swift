@@ -1,3 +1,5 @@
+// Control side (any thread); completions run on the event thread (`Engine+Events`).
+
 /// One-shot effects, in the manner of System Sound Services: register a short sound once, fire it any number
 /// of times (instances overlap), get a completion callback per firing, dispose of it when done.
 extension Engine {
@@ -55,12 +57,14 @@ extension Engine {
         guard priority >= 0, priority <= 255 else {
             throw .invalidParameter(name: "priority", value: Double(priority), expected: "0…255")
         }
-        let claimed: (slot: Int32, generation: UInt32, sound: Sound, sequence: UInt64)? = try control.withLock {
+        let claimed: (slot: Int32, generation: UInt32, sound: Sound, sequence: UInt64, instance: EffectInstance)? = try control.withLock {
             state throws(EngineError) in
             guard let registered = state.effects[effect.id] else { throw .unknownEffect(id: effect.id) }
-            let fired = ControlState.FiredEffect(effect: registered.effect, completion: completion)
-            guard let c = state.claim(sound: registered.sound, owner: .effect(fired)) else { return nil }
-            return (c.slot, c.generation, registered.sound, state.nextSequence())
+            guard let c = state.claim(sound: registered.sound, owner: .none) else { return nil }
+            let instance = EffectInstance(slot: c.slot, generation: c.generation, effect: effect)
+            state.records[Int(c.slot)].owner = .effect(ControlState.FiredEffect(
+                effect: registered.effect, completion: completion, instance: instance))
+            return (c.slot, c.generation, registered.sound, state.nextSequence(), instance)
         }
         guard let claimed else { throw .voicePoolExhausted(capacity: configuration.maxVoices) }
         let sound = claimed.sound
@@ -73,7 +77,7 @@ extension Engine {
         setup.priority = UInt8(priority)
         setup.resampler = resampler ?? configuration.resampler
         send([.start(slot: claimed.slot, generation: claimed.generation, setup)])
-        return EffectInstance(slot: claimed.slot, generation: claimed.generation, effect: effect)
+        return claimed.instance
     }
 
     /// Stops a fired effect early, fading over the smoothing time (its completion reports `.stopped`).

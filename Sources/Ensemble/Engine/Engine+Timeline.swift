@@ -1,3 +1,4 @@
+// Control side (any thread) schedules; the event thread settles applied and dropped commands.
 import Synchronization
 
 /// The handle of a timed command: pass it to `Engine.cancel` to drop the command before it takes effect.
@@ -143,9 +144,11 @@ extension Engine {
         if event.kind == .commandApplied {
             waiting?.applied(event.frame)
             applied?(id, event.frame)
-        } else {
-            waiting?.dropped?(event.frame, event.dropReason)
-            dropped?(id, event.frame, event.dropReason)
+            publish(.commandApplied(id, at: time(event.frame)))
+        } else if let reason = event.dropReason {
+            waiting?.dropped?(event.frame, reason)
+            dropped?(id, event.frame, reason)
+            publish(.commandDropped(id, at: time(event.frame), reason: reason))
         }
     }
 }

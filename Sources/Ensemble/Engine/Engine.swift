@@ -1,3 +1,4 @@
+// Control side (any thread), except `render` (the one render thread) and the event thread it starts.
 import Foundation
 import Synchronization
 
@@ -6,7 +7,8 @@ import Synchronization
 ///
 /// Threads: every method may be called from any thread except `render`, which belongs to exactly one render
 /// thread at a time (the OpenAL output thread or an offline renderer). Callbacks (track finish, effect
-/// completion) run on the engine's own event thread, in the order the render side produced them.
+/// completion) run on the engine's own event thread, in the order the render side produced them; the same thread
+/// feeds `events()` sequences and resumes `Track.finished` / `EffectInstance.completed` waiters.
 public final class Engine: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// Output sample rate in Hz.
@@ -56,6 +58,8 @@ public final class Engine: @unchecked Sendable {
     private let loader = Mutex<StreamLoader?>(nil)
     /// Timed commands not yet reported applied, with what to do when they are (see `Engine+Timeline`).
     let timeline = Mutex(TimelineState())
+    /// The subscribers of `events()`, fed on the event thread (see `Engine+Events`).
+    let broadcast = EventBroadcast()
 
     public init(configuration: Configuration = Configuration()) throws(EngineError) {
         let c = configuration
@@ -110,6 +114,9 @@ public final class Engine: @unchecked Sendable {
             return made
         }
     }
+
+    /// The stream loader if a streamed track has played, without starting one.
+    var existingStreamLoader: StreamLoader? { loader.withLock { $0 } }
 
     /// Ring length in frames for a streamed sound at `sourceRate`.
     func streamCapacity(sourceRate: Double) -> Int {
@@ -186,6 +193,7 @@ public final class Engine: @unchecked Sendable {
     public func peakPower(forChannel channel: Int) -> Float { mixer.masterMeter.peakPower(channel: channel) }
 
     /// Events the render side could not report because its buffers were full (0 unless the event thread stalls).
+    /// (Events a slow `events()` consumer misses are counted per sequence: `EngineEvents.droppedCount`.)
     public var droppedEvents: Int { mixer.droppedEvents.load(ordering: .relaxed) }
 
     /// Timed commands the render side's queue (`Configuration.commandCapacity`) had no room for; each was also
@@ -283,6 +291,7 @@ public final class Engine: @unchecked Sendable {
             handle(event)
             delivered.add(1, ordering: .releasing)
         }
+        checkStreamStarvation()
         return any
     }
 
@@ -320,11 +329,9 @@ public final class Engine: @unchecked Sendable {
         case .none:
             break
         case let .track(track):
-            track.handle(event)
+            if let reported = track.handle(event) { trackReported(track, reported, event) }
         case let .effect(fired):
-            if event.kind == .ended, let completion = fired.completion {
-                completion(EffectCompletion(effect: fired.effect, frame: event.frame, reason: event.reason))
-            }
+            effectReported(fired, event)
         }
     }
 

@@ -1,3 +1,5 @@
+// Control side: plain values made on any thread; completions are made on the event thread.
+
 /// A short sound registered for fire-and-forget playback, like a System Sound Services sound ID.
 public struct SoundEffect: Hashable, Sendable {
     public let id: Int
@@ -6,11 +8,25 @@ public struct SoundEffect: Hashable, Sendable {
     public let duration: Double
 }
 
-/// One firing of an effect, to stop it early.
+/// One firing of an effect, to stop it early (`Engine.stop(_:)`) or wait for its end (`completed`).
 public struct EffectInstance: Hashable, Sendable {
     let slot: Int32
     let generation: UInt32
     public let effect: SoundEffect
+    /// Where the end of this firing is kept for `completed` (shared by every copy of the instance).
+    let outcome = EndWaiters<EffectCompletion>()
+
+    /// Two instances are equal when they are the same firing.
+    public static func == (a: EffectInstance, b: EffectInstance) -> Bool {
+        a.slot == b.slot && a.generation == b.generation && a.effect == b.effect
+    }
+
+    /// Hashes the firing's identity (its voice slot and generation, and the effect).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(slot)
+        hasher.combine(generation)
+        hasher.combine(effect)
+    }
 }
 
 /// Delivered to a fired effect's completion callback on the engine's event thread.

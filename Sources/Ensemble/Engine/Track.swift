@@ -1,3 +1,4 @@
+// Control side (any thread); `handle` runs on the event thread.
 import Synchronization
 
 /// A player for one `Sound`, like `AVAudioPlayer`: volume, pan, rate, loops, position, fades, meters, a finish
@@ -40,6 +41,8 @@ public final class Track: @unchecked Sendable {
     }
 
     let state = Mutex(State())
+    /// Tasks waiting in `finished`, and the last end reported (see `Track+Async`).
+    let endWaiters = EndWaiters<TrackEnd>()
 
     init(engine: Engine, sound: Sound, slot: Int32) {
         self.engine = engine
@@ -431,41 +434,58 @@ public final class Track: @unchecked Sendable {
         }
     }
 
-    /// Called on the event thread for events of this track's slot.
-    func handle(_ event: MixerEvent) {
-        let callback: (@Sendable () -> Void)? = state.withLock { s in
+    /// What `handle` reported of an event: what the callbacks were (or would have been) given.
+    enum Reported {
+        case started
+        case paused
+        case ended(TrackEnd)
+    }
+
+    /// Called on the event thread for events of this track's slot. Returns what it reported (to `onStart`,
+    /// `onFinish`, and through the engine to event sequences and `finished` waiters), nil for an event of a voice
+    /// the track no longer answers for.
+    @discardableResult
+    func handle(_ event: MixerEvent) -> Reported? {
+        let (callback, reported): ((@Sendable () -> Void)?, Reported?) = state.withLock { s in
             if event.generation != s.generation, let i = s.replaced.firstIndex(of: event.generation) {
                 // A voice replaced by a timed play: its start and end are reported, the track's state is the
                 // new voice's.
                 switch event.kind {
                 case .started:
-                    guard let onStart = s.onStart else { return nil }
-                    return { onStart(event.frame) }
+                    guard let onStart = s.onStart else { return (nil, .started) }
+                    return ({ onStart(event.frame) }, .started)
                 case .ended:
                     s.replaced.remove(at: i)
-                    guard let onFinish = s.onFinish else { return nil }
-                    return { onFinish(TrackEnd(frame: event.frame, reason: event.reason)) }
+                    guard let reason = event.endReason else { return (nil, nil) }
+                    let end = TrackEnd(frame: event.frame, reason: reason)
+                    guard let onFinish = s.onFinish else { return (nil, .ended(end)) }
+                    return ({ onFinish(end) }, .ended(end))
                 case .paused, .commandApplied, .commandDropped:
-                    return nil
+                    return (nil, nil)
                 }
             }
-            guard event.generation == s.generation else { return nil }
+            guard event.generation == s.generation else { return (nil, nil) }
             switch event.kind {
             case .started:
-                guard let onStart = s.onStart else { return nil }
-                return { onStart(event.frame) }
-            case .paused, .commandApplied, .commandDropped:
-                return nil
+                guard let onStart = s.onStart else { return (nil, .started) }
+                return ({ onStart(event.frame) }, .started)
+            case .paused:
+                return (nil, .paused)
+            case .commandApplied, .commandDropped:
+                return (nil, nil)
             case .ended:
                 // Idle also when paused: a pause that came too late for a voice already at its end leaves nothing
                 // to resume (and a release must then free the slot at once, with no end left to wait for).
                 s.phase = .idle
                 s.reportedEnd = event.generation
                 s.startPosition = 0
-                guard let onFinish = s.onFinish else { return nil }
-                return { onFinish(TrackEnd(frame: event.frame, reason: event.reason)) }
+                guard let reason = event.endReason else { return (nil, nil) }
+                let end = TrackEnd(frame: event.frame, reason: reason)
+                guard let onFinish = s.onFinish else { return (nil, .ended(end)) }
+                return ({ onFinish(end) }, .ended(end))
             }
         }
         callback?()
+        return reported
     }
 }

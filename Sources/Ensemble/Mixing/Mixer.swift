@@ -293,9 +293,9 @@ final class Mixer: @unchecked Sendable {
 
     @_noLocks
     private func postCommandEvent(_ kind: MixerEvent.Kind, id: UInt64, frame: Int64, reason: CommandDropReason) {
-        var event = MixerEvent(kind: kind, reason: .finished, slot: -1, generation: 0, frame: frame, position: 0, pass: 0)
+        var event = MixerEvent(kind: kind, slot: -1, generation: 0, frame: frame, position: 0, pass: 0)
         event.command = id
-        event.dropReason = reason
+        if case .commandDropped = kind { event.dropReason = reason }
         post(event)
     }
 
@@ -427,7 +427,7 @@ final class Mixer: @unchecked Sendable {
             pool[slot].state = .paused
             pool[slot].releaseStart = .max
             telemetry.publish(slot: slot, generation: v.generation, phase: .paused, position: v.cursor.position)
-            post(MixerEvent(kind: .paused, reason: .stopped, slot: Int32(slot), generation: v.generation,
+            post(MixerEvent(kind: .paused, slot: Int32(slot), generation: v.generation,
                             frame: frame, position: v.cursor.position, pass: v.cursor.pass))
         } else {
             // A voice whose stop or steal fade had begun before its natural end was cut short, even if the
@@ -479,7 +479,7 @@ final class Mixer: @unchecked Sendable {
             pool[slot].state = .playing
             insertActive(Int32(slot))
             telemetry.publish(slot: slot, generation: entry.generation, phase: .playing, position: pool[slot].cursor.position)
-            post(MixerEvent(kind: .started, reason: .finished, slot: entry.slot, generation: entry.generation,
+            post(MixerEvent(kind: .started, slot: entry.slot, generation: entry.generation,
                             frame: frame, position: pool[slot].cursor.position, pass: pool[slot].cursor.pass))
         }
     }
@@ -643,7 +643,7 @@ final class Mixer: @unchecked Sendable {
             if pool[s].isScheduled {
                 pool[s].state = .paused
                 telemetry.publish(slot: s, generation: generation, phase: .paused, position: pool[s].cursor.position)
-                post(MixerEvent(kind: .paused, reason: .stopped, slot: slot, generation: generation,
+                post(MixerEvent(kind: .paused, slot: slot, generation: generation,
                                 frame: now, position: pool[s].cursor.position, pass: pool[s].cursor.pass))
             } else if pool[s].releaseStart == .max {
                 pool[s].releaseStart = max(now, pool[s].startFrame)

@@ -1,3 +1,5 @@
+// Control side makes these; the render thread applies them (sent by value through the command ring).
+
 /// Everything a voice needs to start, sent by value so the render side never reads control-side memory.
 struct VoiceSetup: BitwiseCopyable, Sendable {
     var source: VoiceSource
@@ -98,39 +100,4 @@ public enum EndReason: String, Sendable, Codable, BitwiseCopyable {
     case stolen
     /// A streamed track's file could not be read any further (truncated or corrupt while playing).
     case failed
-}
-
-/// A report from the render side, delivered to callbacks on the event thread.
-struct MixerEvent: BitwiseCopyable {
-    enum Kind: UInt8, BitwiseCopyable {
-        case started, paused, ended
-        /// The timed command `command` took effect on `frame` (slot −1).
-        case commandApplied
-        /// The timed command `command` did not take effect (`dropReason` says why); `frame` is the frame it
-        /// was due on (or the block it arrived in, for a full queue).
-        case commandDropped
-    }
-    var kind: Kind
-    var reason: EndReason
-    var slot: Int32
-    var generation: UInt32
-    /// Output frame: the first sample for `.started`, the frame after the last sample for `.ended`/`.paused`.
-    var frame: Int64
-    /// File frame and pass where a paused voice stopped, so `play()` can continue from there.
-    var position: Int
-    var pass: Int
-    /// Id of the timed command, for `.commandApplied` and `.commandDropped`.
-    var command: UInt64 = 0
-    var dropReason = CommandDropReason.voiceEnded
-
-    @_noLocks
-    init(kind: Kind, reason: EndReason, slot: Int32, generation: UInt32, frame: Int64, position: Int, pass: Int) {
-        self.kind = kind
-        self.reason = reason
-        self.slot = slot
-        self.generation = generation
-        self.frame = frame
-        self.position = position
-        self.pass = pass
-    }
 }

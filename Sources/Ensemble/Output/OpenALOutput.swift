@@ -1,3 +1,4 @@
+// Control side (any thread) drives it; its own render thread and device-change queue run inside.
 import COpenAL
 import Dispatch
 import Synchronization
@@ -312,6 +313,7 @@ public final class OpenALOutput: @unchecked Sendable {
 
     private func report(_ change: DeviceChange) {
         changes.withLock { $0.append(change) }
+        engine.deviceChanged(change)
         let handler = onDeviceChange
         if let handler { eventQueue.async { handler(change) } }
     }

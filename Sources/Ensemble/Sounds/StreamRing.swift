@@ -1,3 +1,4 @@
+// Loader thread writes, render thread reads (`StreamView`); the control side makes and frees the ring.
 import Synchronization
 
 /// The lock-free ring between the stream loader (one producer) and the render side (one consumer) of one

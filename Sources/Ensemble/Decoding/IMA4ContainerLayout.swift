@@ -1,8 +1,10 @@
+// Control side: a header walk run where a file is opened, for in-memory decoding, `info` and streaming alike.
+
 /// Where an IMA4 stream lives in a CAF or AIFC file and how to trim it, worked out from headers alone.
 ///
 /// Container fields are checked against what IMA4 requires here, so decoding and `info` accept and reject the
 /// same files with the same messages.
-struct IMA4Stream {
+struct IMA4ContainerLayout {
     /// "caf" or "aifc", as `AudioFileInfo` names containers.
     var container: String
     var sampleRate: Double
@@ -44,7 +46,7 @@ struct IMA4Stream {
     /// to the caller (nil) instead of failing on a detail only IMA4 would care about.
     /// Used by the in-memory decoder (over the file's bytes) and by the streaming decoder (over the open file),
     /// so both accept and reject the same files.
-    static func locate(in source: ByteSource, path: String) throws(AudioFileError) -> IMA4Stream? {
+    static func locate(in source: ByteSource, path: String) throws(AudioFileError) -> IMA4ContainerLayout? {
         let head = source.bytes(at: 0, count: 12)
         if CAFFile.sniff(head) {
             let desc = try CAFFile.readDescription(source, path: path)
@@ -60,7 +62,7 @@ struct IMA4Stream {
                                      "CAF desc says \(desc.framesPerPacket) frames per packet; ima4 needs \(IMA4.framesPerPacket)")
             }
             let caf = try CAFFile.parse(source, path: path)
-            return IMA4Stream(container: "caf", sampleRate: desc.sampleRate, channelCount: channelCount,
+            return IMA4ContainerLayout(container: "caf", sampleRate: desc.sampleRate, channelCount: channelCount,
                               data: caf.audioData, packetTable: caf.packetTable)
         }
         if AIFCFile.sniff(head) == FourCC("AIFC") {
@@ -71,7 +73,7 @@ struct IMA4Stream {
             let aifc = try AIFCFile.parse(source, path: path)
             // numSampleFrames is ignored: writers disagree on its meaning for ima4 (see AIFCFile.Common), and
             // ffmpeg itself decodes whatever SSND holds.
-            return IMA4Stream(container: "aifc", sampleRate: head.common.sampleRate, channelCount: channelCount,
+            return IMA4ContainerLayout(container: "aifc", sampleRate: head.common.sampleRate, channelCount: channelCount,
                               data: aifc.soundData, packetTable: nil)
         }
         // Plain AIFF has no compression field, so it cannot hold IMA4.

@@ -1,19 +1,19 @@
 import XCTest
 @testable import Ensemble
 
-final class StreamingFileWriterTests: XCTestCase {
+final class AudioFileSinkTests: XCTestCase {
     private var dir: TemporaryDirectory!
 
     override func setUpWithError() throws { dir = try TemporaryDirectory() }
     override func tearDown() { dir = nil }
 
-    private func write(_ writer: StreamingFileWriter, _ samples: [Float]) throws {
+    private func write(_ writer: AudioFileSink, _ samples: [Float]) throws {
         try samples.withUnsafeBufferPointer { (buffer) throws(AudioFileError) in try writer.write(interleaved: buffer) }
     }
 
     func testBlocksAreConcatenatedAndFinishRenames() throws {
         let path = dir.file("render.wav")
-        let writer = try StreamingFileWriter(path: path, sampleRate: 48000, channelCount: 2)
+        let writer = try AudioFileSink(path: path, sampleRate: 48000, channelCount: 2)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path), "nothing at the destination until finish")
         XCTAssertTrue(FileManager.default.fileExists(atPath: writer.temporaryPath))
         try write(writer, [0.1, -0.1, 0.2, -0.2])
@@ -28,7 +28,7 @@ final class StreamingFileWriterTests: XCTestCase {
 
     func testAbortRemovesTemporaryFile() throws {
         let path = dir.file("aborted.wav")
-        let writer = try StreamingFileWriter(path: path, sampleRate: 44100, channelCount: 1)
+        let writer = try AudioFileSink(path: path, sampleRate: 44100, channelCount: 1)
         try write(writer, [0.5, 0.25])
         writer.abort()
         writer.abort()
@@ -39,7 +39,7 @@ final class StreamingFileWriterTests: XCTestCase {
     func testDroppingUnfinishedWriterRemovesTemporaryFile() throws {
         let path = dir.file("dropped.wav")
         do {
-            let writer = try StreamingFileWriter(path: path, sampleRate: 44100, channelCount: 1)
+            let writer = try AudioFileSink(path: path, sampleRate: 44100, channelCount: 1)
             try write(writer, [0.5])
             XCTAssertEqual(try dir.contents().count, 1)
         }
@@ -48,7 +48,7 @@ final class StreamingFileWriterTests: XCTestCase {
 
     func testPCM16ClipsAndCounts() throws {
         let path = dir.file("clip.wav")
-        let writer = try StreamingFileWriter(path: path, format: OutputFormat(container: .wav, codec: .pcm16),
+        let writer = try AudioFileSink(path: path, format: OutputFormat(container: .wav, codec: .pcm16),
                                              sampleRate: 44100, channelCount: 1)
         try write(writer, [0.5, 1.5, -2, 1.0, -1.0, .nan])
         try write(writer, [1.0001, 0.25])
@@ -61,7 +61,7 @@ final class StreamingFileWriterTests: XCTestCase {
 
     func testPartialFramesAndBadFormatsAreRejected() throws {
         let path = dir.file("s.wav")
-        let writer = try StreamingFileWriter(path: path, sampleRate: 44100, channelCount: 2)
+        let writer = try AudioFileSink(path: path, sampleRate: 44100, channelCount: 2)
         let partial: [Float] = [0.1, 0.2, 0.3]
         assertAudioFileError(.writeFailed, path: path) { () throws(AudioFileError) in
             let result = partial.withUnsafeBufferPointer { buffer -> Result<Void, AudioFileError> in
@@ -71,10 +71,10 @@ final class StreamingFileWriterTests: XCTestCase {
         }
         writer.abort()
         assertAudioFileError(.unsupported, path: path) { () throws(AudioFileError) in
-            _ = try StreamingFileWriter(path: path, format: OutputFormat(container: .caf, codec: .ima4), sampleRate: 44100, channelCount: 1)
+            _ = try AudioFileSink(path: path, format: OutputFormat(container: .caf, codec: .ima4), sampleRate: 44100, channelCount: 1)
         }
         assertAudioFileError(.unsupported, path: path) { () throws(AudioFileError) in
-            _ = try StreamingFileWriter(path: path, sampleRate: 0, channelCount: 1)
+            _ = try AudioFileSink(path: path, sampleRate: 0, channelCount: 1)
         }
         XCTAssertEqual(try dir.contents(), [])
     }

@@ -1,3 +1,4 @@
+// Render thread: a mixing kernel reading a streamed voice's ring; never waits for the loader.
 import Synchronization
 
 /// The render side of a streamed voice: fills the voice's scratch buffers like `Resampler.fill`, reading the

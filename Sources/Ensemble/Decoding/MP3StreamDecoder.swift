@@ -1,3 +1,4 @@
+// Loader thread: opened, seeked and read by the stream loader only (`probe` runs on the control side).
 #if canImport(Glibc)
 import Glibc
 #endif

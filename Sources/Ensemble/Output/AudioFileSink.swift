@@ -1,6 +1,10 @@
+// The offline render loop's thread (control side): file I/O between rendered blocks, never the render path.
+
 /// Writes a file incrementally, as the mixer's offline render produces blocks, and only puts it at its
 /// destination when `finish` succeeds; `abort` (or dropping the writer unfinished) deletes everything.
-public final class StreamingFileWriter {
+///
+/// (Formerly `StreamingFileWriter`: it has nothing to do with streamed playback.)
+public final class AudioFileSink {
     /// Where the finished file will appear.
     public let path: String
     public let format: OutputFormat
@@ -41,3 +45,7 @@ public final class StreamingFileWriter {
         sink.abort()
     }
 }
+
+/// The old name of `AudioFileSink`, kept so that code written against it still builds.
+@available(*, deprecated, renamed: "AudioFileSink")
+public typealias StreamingFileWriter = AudioFileSink

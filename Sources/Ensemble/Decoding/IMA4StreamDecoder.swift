@@ -1,3 +1,4 @@
+// Loader thread: the stream loader opens, seeks and reads this decoder; `locate` runs on the control side.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,13 +13,15 @@ import Glibc
 /// there, which makes it exact; the first seek far into a file decodes up to it once (IMA4 decodes at hundreds of
 /// MB/s).
 final class IMA4StreamDecoder: StreamDecoder {
+    /// Where the packets are (the container walk shared with the in-memory decoder) and which decoded frames
+    /// are presented: the CAF packet table's valid frames after its priming, or every whole packet.
     struct Layout: Sendable {
-        var sampleRate: Double
-        var channelCount: Int
-        /// Byte range of the packets in the file.
-        var data: Range<Int>
-        /// Decoded frames presented: the CAF packet table's valid frames after its priming, or every whole packet.
+        var container: IMA4ContainerLayout
         var keep: Range<Int>
+        var sampleRate: Double { container.sampleRate }
+        var channelCount: Int { container.channelCount }
+        /// Byte range of the packets in the file.
+        var data: Range<Int> { container.data }
     }
 
     /// Decoder states at the start of every `interval`-th packet. Used by the loader thread only.
@@ -97,7 +100,7 @@ final class IMA4StreamDecoder: StreamDecoder {
         }
         let whole = got / packetBytes
         let c = layout.channelCount
-        let scale: Float = 1.0 / 32768.0
+        var block = [Float](repeating: 0, count: IMA4.framesPerPacket)
         var position = 0
         for packet in 0..<whole {
             if (nextPacket % Checkpoints.interval) == 0 && nextPacket / Checkpoints.interval == checkpoints.states.count {
@@ -105,36 +108,32 @@ final class IMA4StreamDecoder: StreamDecoder {
             }
             let base = packet * IMA4.framesPerPacket - skip // output index of this packet's frame 0
             for channel in 0..<c {
-                let header = UInt16(bytes[position]) << 8 | UInt16(bytes[position + 1])
-                position += 2
-                guard states[channel].applyHeader(header) else {
-                    throw AudioFileError(.corrupt, path: path, "IMA4 packet \(nextPacket) channel \(channel) has step index \(header & 0x7F)")
-                }
-                var state = states[channel]
-                var j = base
-                for _ in 0..<(IMA4.framesPerPacket / 2) {
-                    let byte = bytes[position]
-                    position += 1
-                    let a = Float(state.expand(byte & 0x0F)) * scale
-                    let b = Float(state.expand(byte >> 4)) * scale
-                    if let buffer {
-                        if j >= 0 && j < frames { buffer[j * c + channel] = a }
-                        if j + 1 >= 0 && j + 1 < frames { buffer[(j + 1) * c + channel] = b }
+                let bad = bytes.withUnsafeBufferPointer { source in
+                    block.withUnsafeMutableBufferPointer { out in
+                        states[channel].decodeBlock(source.baseAddress! + position, into: out.baseAddress!, stride: 1)
                     }
-                    j += 2
                 }
-                states[channel] = state
+                if let bad {
+                    throw AudioFileError(.corrupt, path: path, "IMA4 packet \(nextPacket) channel \(channel) has step index \(bad)")
+                }
+                position += IMA4.bytesPerChannelPacket
+                // Only the frames [0, frames) of this read are wanted: the first packet may start before them.
+                let first = max(0, -base), end = min(IMA4.framesPerPacket, frames - base)
+                if let buffer, first < end {
+                    for k in first..<end { buffer[(base + k) * c + channel] = block[k] }
+                }
             }
             nextPacket += 1
         }
         return whole
     }
 
-    /// The IMA4 layout of a CAF or AIFC file, from its headers (the same walk and checks as the in-memory
-    /// decoder, `IMA4Stream.locate`, over the open file); nil when the file is not IMA4.
+    /// The IMA4 layout of a CAF or AIFC file, from its headers: the one container walk (`IMA4ContainerLayout.locate`,
+    /// with its sample-rate, channel and packet-size checks) over the open file, so streamed and in-memory
+    /// decoding accept and reject the same files; nil when the file is not IMA4.
     static func locate(path: String) throws(AudioFileError) -> Layout? {
-        guard let stream = try IMA4Stream.locate(in: try ByteSource.open(path: path), path: path) else { return nil }
-        let keep = try stream.framesToKeep(decodedFrames: stream.wholePacketFrames, path: path)
-        return Layout(sampleRate: stream.sampleRate, channelCount: stream.channelCount, data: stream.data, keep: keep)
+        guard let container = try IMA4ContainerLayout.locate(in: try ByteSource.open(path: path), path: path) else { return nil }
+        let keep = try container.framesToKeep(decodedFrames: container.wholePacketFrames, path: path)
+        return Layout(container: container, keep: keep)
     }
 }

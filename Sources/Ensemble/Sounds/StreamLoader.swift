@@ -1,3 +1,4 @@
+// Loader thread (its own): decodes into rings; the control side opens and closes streams under its lock.
 import Foundation
 import Synchronization
 

@@ -1,0 +1,81 @@
+// Event thread: turns delivered render-side reports into `EngineEvent`s and resumes async waiters;
+// `events()` may be called from any thread.
+
+extension Engine {
+    /// A new sequence of this engine's events for one consumer (call again for another: each gets every event
+    /// from its subscription on, in the order the render side produced them). At most `bufferSize` events wait
+    /// for a slow consumer; past that its newer events are dropped, counted (`EngineEvents.droppedCount`) and
+    /// marked (`.missed`), and neither the event thread nor the render thread ever waits for it.
+    public func events(bufferSize: Int = 4096) -> EngineEvents {
+        broadcast.subscribe(bufferSize: bufferSize)
+    }
+
+    /// A frame of this engine's timeline as an `EngineTime`.
+    func time(_ frame: Int64) -> EngineTime { EngineTime(frame: frame, sampleRate: sampleRate) }
+
+    /// Hands `event` to the `events()` sequences; builds nothing when nobody listens.
+    func publish(_ event: @autoclosure () -> EngineEvent) {
+        guard broadcast.isActive else { return }
+        broadcast.publish(event())
+    }
+
+    /// Event thread: a track reported a start, pause or end of one of its voices (its callbacks have run).
+    func trackReported(_ track: Track, _ reported: Track.Reported, _ event: MixerEvent) {
+        switch reported {
+        case .started:
+            publish(.trackStarted(track, at: time(event.frame)))
+        case .paused:
+            publish(.trackPaused(track, at: time(event.frame)))
+        case let .ended(end):
+            track.endWaiters.report(key: event.generation, value: end)
+            publish(.trackEnded(track, at: time(event.frame), reason: end.reason))
+        }
+    }
+
+    /// Event thread: a fired effect started or ended: runs its completion, resumes `completed` waiters, publishes.
+    func effectReported(_ fired: ControlState.FiredEffect, _ event: MixerEvent) {
+        switch event.kind {
+        case .started:
+            publish(.effectStarted(fired.instance, at: time(event.frame)))
+        case .ended:
+            guard let reason = event.endReason else { return }
+            let completion = EffectCompletion(effect: fired.effect, frame: event.frame, reason: reason)
+            fired.completion?(completion)
+            fired.instance.outcome.report(key: fired.instance.generation, value: completion)
+            publish(.effectEnded(fired.instance, at: time(event.frame), reason: reason))
+        case .paused, .commandApplied, .commandDropped:
+            break
+        }
+    }
+
+    /// Event thread: reports new stream underruns (polled at most every 10 ms once a stream has played, whether
+    /// anyone listens or not, so that a new subscriber hears only of underruns after it subscribed).
+    func checkStreamStarvation() {
+        guard let loader = existingStreamLoader else { return }
+        let now = ContinuousClock.now
+        let due = broadcast.starvation.withLock { s in
+            guard s.checked.map({ now - $0 >= .milliseconds(10) }) ?? true else { return false }
+            s.checked = now
+            return true
+        }
+        guard due else { return }
+        let stats = loader.statistics()
+        let (underruns, missing) = broadcast.starvation.withLock { s in
+            let d = (stats.underruns - s.underruns, stats.missingFrames - s.missingFrames)
+            s.underruns = stats.underruns
+            s.missingFrames = stats.missingFrames
+            return d
+        }
+        if underruns > 0 {
+            publish(.streamStarved(underruns: underruns, missingFrames: missing, at: time(renderedFrame)))
+        }
+    }
+
+    /// An output's device-change queue: its device was lost or replaced.
+    func deviceChanged(_ change: DeviceChange) {
+        switch change.kind {
+        case .lost: publish(.deviceLost(deviceName: change.deviceName, at: time(change.frame)))
+        case .reopened: publish(.deviceReopened(deviceName: change.deviceName, at: time(change.frame)))
+        }
+    }
+}

@@ -1,0 +1,86 @@
+// The caller's thread: it is the engine's render thread for the call, and does the control-side chores
+// (commands, events, stream loading) and the writing between blocks.
+
+/// How far an offline render has got, reported after every block.
+public struct OfflineRenderProgress: Sendable, Equatable {
+    /// Frames rendered so far by this call; grows with every report and ends at `totalFrames`.
+    public let framesRendered: Int64
+    /// Frames the call renders in all.
+    public let totalFrames: Int64
+
+    /// `framesRendered / totalFrames`, 0…1 (1 for an empty render).
+    public var fraction: Double { totalFrames > 0 ? Double(framesRendered) / Double(totalFrames) : 1 }
+    /// Whether this is the last report.
+    public var isComplete: Bool { framesRendered >= totalFrames }
+}
+
+extension Engine {
+    /// Renders the next `frames` frames of the mix, faster than real time, handing each block (interleaved
+    /// stereo, L R L R …, at most `blockFrames` frames) to `consume`: the one call for offline work, like
+    /// `AVAudioEngine`'s manual rendering mode.
+    ///
+    /// The calling thread is the engine's render thread until the call returns (no other thread may render
+    /// meanwhile). Between blocks it does what a real-time output leaves to other threads: moves queued
+    /// commands into the render side's ring (`pumpCommands`), lets the event thread catch up when events pile up
+    /// (`throttleEvents`), and waits for streamed tracks' loader (`waitForStreams`), so an offline render never
+    /// drops a command or an event and never underruns: the same scene gives the same bytes for any block size.
+    /// Before returning it waits until every event of the rendered frames has reached its callbacks, `events()`
+    /// sequences and async waiters (`Track.finished`, `EffectInstance.completed`). `progress` is called after
+    /// each block, on this thread. An error thrown by `consume` stops the render after that block.
+    public func renderOffline<E: Error>(frames: Int64, blockFrames: Int = 1024,
+                                        progress: ((OfflineRenderProgress) -> Void)? = nil,
+                                        into consume: (UnsafeBufferPointer<Float>) throws(E) -> Void) throws(E) {
+        let block = max(1, blockFrames)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
+        defer { buffer.deallocate() }
+        let total = max(frames, 0)
+        var done: Int64 = 0
+        while done < total {
+            let n = Int(min(Int64(block), total - done))
+            renderOfflineBlock(into: buffer, frames: n)
+            try consume(UnsafeBufferPointer(start: buffer, count: 2 * n))
+            done += Int64(n)
+            progress?(OfflineRenderProgress(framesRendered: done, totalFrames: total))
+        }
+        waitForEvents()
+    }
+
+    /// `renderOffline(frames:blockFrames:progress:into:)` into a file: appends the next `frames` frames to
+    /// `sink` (stereo, at the engine's rate). Does not finish the sink: call `finish()` to put the file in place,
+    /// or `abort()` after an error.
+    public func renderOffline(frames: Int64, blockFrames: Int = 1024, to sink: AudioFileSink,
+                              progress: ((OfflineRenderProgress) -> Void)? = nil) throws(AudioFileError) {
+        try renderOffline(frames: frames, blockFrames: blockFrames, progress: progress) { (block) throws(AudioFileError) in
+            try sink.write(interleaved: block)
+        }
+    }
+
+    /// `renderOffline(frames:blockFrames:progress:into:)` into memory: the next `frames` frames, interleaved
+    /// L R L R ….
+    public func renderOffline(frames: Int, blockFrames: Int = 1024,
+                              progress: ((OfflineRenderProgress) -> Void)? = nil) -> [Float] {
+        let total = max(frames, 0)
+        var output = [Float](repeating: 0, count: 2 * total)
+        output.withUnsafeMutableBufferPointer { out in
+            guard let base = out.baseAddress else { return }
+            let block = max(1, blockFrames)
+            var done = 0
+            while done < total {
+                let n = min(block, total - done)
+                renderOfflineBlock(into: base + 2 * done, frames: n)
+                done += n
+                progress?(OfflineRenderProgress(framesRendered: Int64(done), totalFrames: Int64(total)))
+            }
+        }
+        waitForEvents()
+        return output
+    }
+
+    /// One offline block: the control-side chores, then `frames` frames rendered interleaved into `buffer`.
+    func renderOfflineBlock(into buffer: UnsafeMutablePointer<Float>, frames: Int) {
+        pumpCommands()
+        throttleEvents()
+        waitForStreams()
+        render(interleaved: buffer, frames: frames)
+    }
+}
