@@ -6,10 +6,15 @@ public enum AudioContainer: String, Sendable, Equatable, CaseIterable {
     case rifx
     /// RF64/WAVE (EBU Tech 3306), the 64-bit-size WAV variant.
     case rf64
+    /// AIFF ("FORM"…"AIFF"), big-endian PCM.
     case aiff
+    /// AIFF-C ("FORM"…"AIFC"): PCM, float, IMA4 and other codecs.
     case aifc
+    /// Apple Core Audio Format ("caff").
     case caf
+    /// Native FLAC ("fLaC").
     case flac
+    /// An Ogg stream ("OggS"), Vorbis inside.
     case ogg
     /// MPEG audio (Layer III, or Layer I/II), with or without an ID3v2 tag.
     case mp3

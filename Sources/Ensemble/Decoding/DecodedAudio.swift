@@ -1,9 +1,11 @@
 /// Audio decoded to 32-bit float, one array per channel (planar), as the mixer reads it.
 public struct DecodedAudio: Sendable, Equatable {
+    /// Frames per second.
     public var sampleRate: Double
     /// `channels[c][i]` is sample `i` of channel `c`; every channel has `frameCount` samples.
     public var channels: [[Float]]
 
+    /// Audio from planar channels, which must be non-empty and of equal length (a programming error otherwise).
     public init(sampleRate: Double, channels: [[Float]]) {
         precondition(!channels.isEmpty, "DecodedAudio needs at least one channel")
         precondition(channels.allSatisfy { $0.count == channels[0].count }, "channels must have equal length")
@@ -25,8 +27,11 @@ public struct DecodedAudio: Sendable, Equatable {
         self.init(sampleRate: sampleRate, channels: planar)
     }
 
+    /// Number of channels.
     public var channelCount: Int { channels.count }
+    /// Samples per channel.
     public var frameCount: Int { channels[0].count }
+    /// Length in seconds.
     public var duration: Double { Double(frameCount) / sampleRate }
 
     /// The samples interleaved frame by frame, as files and OpenAL buffers store them.

@@ -2,7 +2,18 @@ import Foundation
 
 /// The filter shapes of Robert Bristow-Johnson's "Audio EQ Cookbook".
 public enum BiquadShape: String, Sendable, Equatable, CaseIterable {
-    case lowpass, highpass, bandpass, peaking, lowshelf, highshelf
+    /// Second-order low-pass: −3 dB at the frequency for Q = 1/√2, 12 dB per octave above.
+    case lowpass
+    /// Second-order high-pass, the mirror of `lowpass`.
+    case highpass
+    /// Band-pass with 0 dB peak gain at the centre frequency, width set by Q.
+    case bandpass
+    /// Peaking EQ: the gain at the centre frequency, unity far from it.
+    case peaking
+    /// Low shelf: the gain below the corner frequency, unity above.
+    case lowshelf
+    /// High shelf: the gain above the corner frequency, unity below.
+    case highshelf
 }
 
 /// One second-order section's coefficients, normalised so that a0 = 1:
@@ -12,11 +23,13 @@ public enum BiquadShape: String, Sendable, Equatable, CaseIterable {
 /// the render side too, so low-frequency sections (31.5 Hz at 48 kHz has poles within 0.3 % of the unit circle)
 /// keep their shape.
 public struct BiquadCoefficients: Sendable, Equatable, BitwiseCopyable {
+    /// Feed-forward coefficients (numerator) and feedback coefficients (denominator, a0 = 1 implied).
     public var b0, b1, b2, a1, a2: Double
 
     /// Passes the signal through unchanged.
     public static let identity = BiquadCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
 
+    /// Coefficients already normalised to a0 = 1.
     public init(b0: Double, b1: Double, b2: Double, a1: Double, a2: Double) {
         self.b0 = b0
         self.b1 = b1

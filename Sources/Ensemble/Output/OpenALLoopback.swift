@@ -8,15 +8,21 @@ import COpenAL
 /// While it exists, the engine's clock is the loopback device's: `Engine.currentFrame` counts frames pulled
 /// out of `render`, and the engine is rendered (by `render`'s caller thread) only through this object.
 public final class OpenALLoopback: @unchecked Sendable {
+    /// The engine this loopback renders (and whose clock it drives).
     public let engine: Engine
+    /// The loopback device and its context.
     public let device: OpenALDevice
-    /// Buffers in the ring and frames per buffer; `render` pulls at most `bufferFrames` frames at a time.
+    /// Buffers in the ring.
     public let bufferCount: Int
+    /// Frames per buffer; `render` pulls at most this many frames at a time.
     public let bufferFrames: Int
     private let stream: OpenALStream
     private var primed = false
     private var closed = false
 
+    /// Opens a loopback device at the engine's rate and attaches to the engine. Throws for a ring size out of
+    /// range (2…64 buffers of 16…65536 frames), a fractional sample rate, an engine another output already
+    /// drives (`engineBusy`), or a device OpenAL Soft cannot open.
     public init(engine: Engine, bufferCount: Int = 4, bufferFrames: Int = 240) throws(OutputError) {
         guard (2...64).contains(bufferCount) else {
             throw .invalidParameter(name: "bufferCount", value: Double(bufferCount), expected: "2…64")

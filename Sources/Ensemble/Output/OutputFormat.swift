@@ -1,9 +1,20 @@
 /// What kind of file to write: a container and the sample encoding inside it.
 public struct OutputFormat: Sendable, Equatable, CustomStringConvertible {
+    /// The file type written.
     public enum Container: String, Sendable, CaseIterable {
-        case wav, aiff, aifc, caf, flac
+        /// RIFF WAVE (`WAVE_FORMAT_IEEE_FLOAT` for float32).
+        case wav
+        /// AIFF: integer PCM only.
+        case aiff
+        /// AIFF-C: PCM, float or Apple IMA4.
+        case aifc
+        /// Apple Core Audio Format: PCM, float or Apple IMA4.
+        case caf
+        /// FLAC: lossless, 16 or 24-bit integer samples only.
+        case flac
     }
 
+    /// How samples are encoded inside the container.
     public enum Codec: String, Sendable, CaseIterable {
         /// 16-bit integer PCM; samples are scaled by 32768 and clipped to [-32768, 32767].
         case pcm16
@@ -15,9 +26,12 @@ public struct OutputFormat: Sendable, Equatable, CustomStringConvertible {
         case ima4
     }
 
+    /// The file type.
     public var container: Container
+    /// The sample encoding.
     public var codec: Codec
 
+    /// A format; whether the container can hold the codec is checked when the writer opens the file.
     public init(container: Container, codec: Codec) {
         self.container = container
         self.codec = codec

@@ -4,6 +4,7 @@ import Glibc
 
 /// Writes a small text file (such as an events log) atomically: whole, or not at all.
 public enum TextFileWriter {
+    /// Writes `text` as UTF-8 to `path` through a temporary file renamed into place when complete.
     public static func write(_ text: String, to path: String) throws(AudioFileError) {
         let file = try AtomicOutputFile(destination: path)
         var bytes = Array(text.utf8)
