@@ -52,8 +52,8 @@ struct PlayCommand: ParsableCommand {
             let output = try OpenALOutput(engine: engine, configuration: .init(
                 deviceName: device, latency: latency, sampleRate: engine.sampleRate, onDeviceLoss: policy))
             // Scene time 0 is the first frame of the first buffer: the first frame the device plays.
-            try playback.schedule(origin: engine.renderedFrame)
-            let origin = engine.renderedFrame
+            let origin = engine.renderTime.frame
+            try playback.schedule(origin: engine.time(frame: origin))
             let end = origin + playback.frameCount
 
             interrupted.store(false, ordering: .relaxed)
@@ -63,15 +63,15 @@ struct PlayCommand: ParsableCommand {
             let progress = ProgressBar(total: playback.frameCount)
             engine.waitForStreams() // streamed tracks pre-roll before the device starts
             try output.start()
-            while engine.currentFrame < end {
+            while engine.now.frame < end {
                 if interrupted.load(ordering: .relaxed) { wasInterrupted = true; break }
                 if !output.isRunning { break }
                 if onDeviceLoss == .stop, output.isDeviceLost {
-                    let name = output.device.name, frame = engine.currentFrame
+                    let name = output.device.name, frame = engine.now.frame
                     output.shutdown()
                     throw OutputError.deviceLost(device: name, frame: frame)
                 }
-                progress.update(max(0, engine.currentFrame - origin))
+                progress.update(max(0, engine.now.frame - origin))
                 usleep(20_000)
             }
             progress.finish()
@@ -84,7 +84,7 @@ struct PlayCommand: ParsableCommand {
                 output.stop(fadeOut: 0)
             }
             engine.waitForEvents()
-            let seconds = Double(min(engine.renderedFrame, end) - origin) / engine.sampleRate
+            let seconds = Double(min(engine.renderTime.frame, end) - origin) / engine.sampleRate
             var summary = String(format: "played %.2f s", seconds)
                 + " on \"\(output.device.name)\"" + String(format: " (latency %.1f ms", output.latency * 1000)
                 + ", device period \(output.device.periodFrames) frames)"

@@ -155,9 +155,14 @@ public final class ScenePlayback: @unchecked Sendable {
         frameCount = scene.duration.map { Int64(($0 * rate).rounded()) } ?? lastEnd
     }
 
-    /// Schedules every track and effect relative to output frame `origin` (the engine's frame where the
-    /// scene's time 0 falls). Tracks that start together start on the same frame.
-    public func schedule(origin: Int64 = 0) throws(SceneError) {
+    /// Schedules every track and effect relative to `origin` (the engine time where the scene's time 0 falls;
+    /// nil: frame 0). Tracks that start together start on the same frame.
+    public func schedule(origin time: EngineTime? = nil) throws(SceneError) {
+        var start: Int64 = 0
+        if let time {
+            do { start = try engine.frame(of: time, "origin") } catch { throw SceneError(path: scenePath, error.description) }
+        }
+        let origin = start
         let rate = engine.sampleRate
         let end = origin + frameCount
         // Group tracks by start frame so that each group is one atomic batch for the render side.
