@@ -23,10 +23,10 @@ final class DeviceLossTests: XCTestCase {
 
     private func build(_ engine: Engine) throws -> [Track] {
         let a = try engine.makeTrack(try monoSound(length) { 0.1 + 0.8 * Double($0 % 1000) / 1000 })
-        a.pan = -0.3
+        try a.setPan(-0.3)
         let b = try engine.makeTrack(try stereoSound(length / 2, rate: 44100, left: { 0.2 + 0.1 * sin(Double($0) * 0.01) },
                                                      right: { 0.15 + 0.1 * cos(Double($0) * 0.02) }))
-        b.rate = 0.9
+        try b.setRate(0.9)
         return [a, b]
     }
 
@@ -35,7 +35,7 @@ final class DeviceLossTests: XCTestCase {
         let offline = try makeEngine()
         let offlineTracks = try build(offline)
         let offlineEnds = Recorder<Int64>()
-        for t in offlineTracks { t.onFinish = { offlineEnds.append($0.frame) } }
+        for t in offlineTracks { t.onFinish = { offlineEnds.append($0.time.frame) } }
         try offline.play(offlineTracks, atFrame: 0)
         let reference = OfflineRenderer.render(offline, frames: length + 100)
         offline.waitForEvents()
@@ -50,8 +50,8 @@ final class DeviceLossTests: XCTestCase {
             let tracks = try build(engine)
             let starts = Recorder<Int64>(), ends = Recorder<Int64>()
             for t in tracks {
-                t.onStart = { starts.append($0) }
-                t.onFinish = { ends.append($0.frame) }
+                t.onStart = { starts.append($0.frame) }
+                t.onFinish = { ends.append($0.time.frame) }
             }
 
             // The wave file may grow to about 0.4 s of audio; then writing fails and OpenAL Soft disconnects.
@@ -67,7 +67,7 @@ final class DeviceLossTests: XCTestCase {
             }
             try output.start()
             // Beyond what the 80 ms ring has already rendered.
-            let startFrame = engine.frame(for: engine.currentTime + 0.15)
+            let startFrame = engine.frame(for: engine.now.seconds + 0.15)
             try engine.play(tracks, atFrame: startFrame)
             let deadline = Date().addingTimeInterval(3)
             while !output.isDeviceLost && Date() < deadline { usleep(1000) }
@@ -137,10 +137,10 @@ final class DeviceLossTests: XCTestCase {
         let output = try OpenALOutput(engine: engine, configuration: .init(bufferCount: 8))
         let track = try engine.makeTrack(try monoSound(length) { 0.1 + 0.8 * Double($0 % 1000) / 1000 })
         let started = Recorder<Int64>(), ended = Recorder<Int64>()
-        track.onStart = { started.append($0) }
-        track.onFinish = { ended.append($0.frame) }
+        track.onStart = { started.append($0.frame) }
+        track.onFinish = { ended.append($0.time.frame) }
         try output.start()
-        let start = engine.frame(for: engine.currentTime + 0.05)
+        let start = engine.frame(for: engine.now.seconds + 0.05)
         try track.play(atFrame: start)
         let failures = Recorder<String>()
         let done = DispatchSemaphore(value: 0)

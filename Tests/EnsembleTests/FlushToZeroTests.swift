@@ -15,7 +15,7 @@ final class FlushToZeroTests: XCTestCase {
         let engine = try makeEngine()
         let sound = try monoSound(200) { $0 < 100 ? Double(self.denormal) : Double(self.tiny) }
         let track = try engine.makeTrack(sound)
-        track.pan = -1 // L = s·cos 0 = s exactly
+        try track.setPan(-1) // L = s·cos 0 = s exactly
         try track.play(atFrame: 0)
         let before = ensemble_float_mode()
         let mix = render(engine, frames: 200, block: 64)

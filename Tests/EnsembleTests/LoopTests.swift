@@ -19,8 +19,8 @@ final class LoopTests: XCTestCase {
             for block in [64, 1000] {
                 let engine = try makeEngine()
                 let track = try engine.makeTrack(try monoSound(length, rampValue))
-                track.pan = -1
-                track.numberOfLoops = loops
+                try track.setPan(-1)
+                try track.setNumberOfLoops(loops)
                 let ends = Recorder<TrackEnd>()
                 track.onFinish = { ends.append($0) }
                 try track.play(atFrame: 37)
@@ -45,7 +45,7 @@ final class LoopTests: XCTestCase {
                 XCTAssertEqual(firsts, passes, label)
                 XCTAssertEqual(mix.endOfSound, 37 + passes * length, label)
                 engine.waitForEvents()
-                XCTAssertEqual(ends.values.map(\.frame), [Int64(37 + passes * length)], label)
+                XCTAssertEqual(ends.values.map(\.time.frame), [Int64(37 + passes * length)], label)
             }
         }
     }
@@ -53,7 +53,7 @@ final class LoopTests: XCTestCase {
     func testStereoLoopSeam() throws {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try stereoSound(50, left: rampValue, right: { -rampValue($0) / 2 }))
-        track.numberOfLoops = 2
+        try track.setNumberOfLoops(2)
         try track.play(atFrame: 1)
         let mix = render(engine, frames: 200, block: 64)
         for i in 0..<200 {
@@ -70,9 +70,9 @@ final class LoopTests: XCTestCase {
         for loops in [0, 2] {
             let engine = try makeEngine()
             let track = try engine.makeTrack(try monoSound(length, rampValue))
-            track.pan = -1
-            track.numberOfLoops = loops
-            track.currentTime = Double(offset) / 48000
+            try track.setPan(-1)
+            try track.setNumberOfLoops(loops)
+            try track.setCurrentTime(Double(offset) / 48000)
             let ends = Recorder<TrackEnd>()
             track.onFinish = { ends.append($0) }
             try track.play(atFrame: 63)
@@ -83,15 +83,15 @@ final class LoopTests: XCTestCase {
             let end = 63 + (length - offset) + loops * length
             XCTAssertEqual(mix.endOfSound, end)
             engine.waitForEvents()
-            XCTAssertEqual(ends.values.map(\.frame), [Int64(end)])
+            XCTAssertEqual(ends.values.map(\.time.frame), [Int64(end)])
         }
     }
 
     func testLoopForeverUntilStopped() throws {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(30, rampValue))
-        track.pan = -1
-        track.numberOfLoops = -1
+        try track.setPan(-1)
+        try track.setNumberOfLoops(-1)
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
         try track.play(atFrame: 0)
@@ -102,7 +102,7 @@ final class LoopTests: XCTestCase {
         assertChannel(mix.left, { i in i < 2000 ? rampValue(i % 30) * Double(2000 - i) / 240 : 0 },
                       1760..<2100, "stop ramp")
         engine.waitForEvents()
-        XCTAssertEqual(ends.values.map(\.frame), [2000])
+        XCTAssertEqual(ends.values.map(\.time.frame), [2000])
         XCTAssertEqual(ends.values.map(\.reason), [.stopped])
     }
 
@@ -113,10 +113,10 @@ final class LoopTests: XCTestCase {
         let engine = try makeEngine()
         let samples = (0..<length).map(rampValue)
         let track = try engine.makeTrack(try monoSound(length, rampValue))
-        track.pan = -1
-        track.rate = 0.5
+        try track.setPan(-1)
+        try track.setRate(0.5)
         track.resampler = .cubic
-        track.numberOfLoops = 1
+        try track.setNumberOfLoops(1)
         try track.play(atFrame: 5)
         let mix = render(engine, frames: 200, block: 64)
         let frames = 2 * length * 2 // two passes at half speed

@@ -11,8 +11,8 @@ final class PanLawTests: XCTestCase {
             for volume: Float in [1, 0.5] {
                 let engine = try makeEngine()
                 let track = try engine.makeTrack(try monoSound(frames, rampValue))
-                track.pan = pan
-                track.volume = volume
+                try track.setPan(pan)
+                try track.setVolume(volume)
                 try track.play(atFrame: 0)
                 let mix = render(engine, frames: 400, block: 128)
                 let g = Pan.mono(Double(pan))
@@ -29,7 +29,7 @@ final class PanLawTests: XCTestCase {
         let engine = try makeEngine()
         let sound = try monoSound(100, rampValue)
         let a = try engine.makeTrack(sound)
-        a.pan = -1
+        try a.setPan(-1)
         try a.play(atFrame: 0)
         let mix = render(engine, frames: 100, block: 100)
         for i in 0..<100 {
@@ -46,8 +46,8 @@ final class PanLawTests: XCTestCase {
             for volume: Float in [1, 0.7] {
                 let engine = try makeEngine()
                 let track = try engine.makeTrack(try stereoSound(frames, left: l, right: r))
-                track.pan = pan
-                track.volume = volume
+                try track.setPan(pan)
+                try track.setVolume(volume)
                 try track.play(atFrame: 0)
                 let mix = render(engine, frames: 400, block: 96)
                 let v = Double(volume)
@@ -82,7 +82,7 @@ final class PanLawTests: XCTestCase {
             let engine = try makeEngine()
             let sound = stereo ? try stereoSound(64, left: { l[$0] }, right: { r[$0] }) : try monoSound(64) { l[$0] }
             let t = try engine.makeTrack(sound)
-            t.pan = pan
+            try t.setPan(pan)
             try t.play(atFrame: 0)
             return render(engine, frames: 64, block: 64)
         }
@@ -109,7 +109,7 @@ final class PanLawTests: XCTestCase {
         var tracks: [Track] = []
         for (k, pan) in pans.enumerated() {
             let t = try engine.makeTrack(try monoSound(200) { _ in 0.9 - 0.1 * Double(k) })
-            t.pan = pan
+            try t.setPan(pan)
             tracks.append(t)
         }
         try engine.play(tracks, atFrame: 0)
