@@ -199,8 +199,10 @@ public final class Engine: @unchecked Sendable {
 
     /// The output latency now: how far the render clock runs ahead of the frame being heard (`renderTime` −
     /// `now`), in seconds: the frames queued to the output plus the device's own latency. 0 offline.
-    public var outputLatency: Double {
-        let rendered = mixer.clock.load(ordering: .acquiring)
+    public var outputLatency: Double { latency(rendered: mixer.clock.load(ordering: .acquiring)) }
+
+    /// Seconds from the frame being heard now to `rendered` (a render clock reading); 0 offline.
+    func latency(rendered: Int64) -> Double {
         guard deviceClock.attached.load(ordering: .acquiring) else { return 0 }
         let played = deviceClock.current(rendered: rendered, sampleRate: configuration.sampleRate)
         return Double(max(rendered - played, 0)) / sampleRate

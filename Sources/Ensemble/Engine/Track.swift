@@ -253,9 +253,18 @@ public final class Track: @unchecked Sendable {
                   phase != .ended else {
                 return Double(s.startPosition) / sound.sampleRate
             }
-            let rendered = Double(engine.mixer.telemetry.position(slot: Int(slot))) / sound.sampleRate
+            // The position and the render clock from the same block (a block finishing between the reads would
+            // pair a new position with an old clock: read again).
+            let mixer = engine.mixer
+            var position = 0, renderedFrame: Int64 = 0
+            for _ in 0..<4 {
+                renderedFrame = mixer.clock.load(ordering: .acquiring)
+                position = mixer.telemetry.position(slot: Int(slot))
+                if mixer.clock.load(ordering: .acquiring) == renderedFrame { break }
+            }
+            let rendered = Double(position) / sound.sampleRate
             guard phase == .playing else { return rendered }
-            let behind = engine.outputLatency * Double(s.rate)
+            let behind = engine.latency(rendered: renderedFrame) * Double(s.rate)
             guard behind > 0 else { return rendered }
             var heard = rendered - behind
             if s.loops != 0 {
