@@ -141,6 +141,8 @@ final class BusMixTests: XCTestCase {
         _ = render(engine, frames: 1024, block: 512)
         engine.updateMeters()
         XCTAssertEqual(try engine.peakPower(forChannel: 0, on: busNumber(4)), Float(20 * log10(0.5)), accuracy: 1e-4)
-        XCTAssertEqual(try engine.peakPower(forChannel: 0, on: busNumber(5)), -160)
+        XCTAssertThrowsError(try engine.peakPower(forChannel: 0, on: busNumber(5)), "bus 5 was never set up") {
+            XCTAssertEqual($0 as? EngineError, .unknownBus(index: 5))
+        }
     }
 }
