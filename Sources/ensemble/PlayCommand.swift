@@ -76,12 +76,12 @@ struct PlayCommand: ParsableCommand {
             }
             progress.finish()
             if wasInterrupted {
-                output.stop(fadeOut: 0.02)
+                _ = try? output.stop(fadeOut: 0.02)
             } else {
                 // Let the device's own buffer drain before closing it.
                 let tail = Double(max(output.device.periodFrames, 0)) / engine.sampleRate
                 usleep(UInt32(min(tail, 1) * 1e6))
-                output.stop(fadeOut: 0)
+                _ = try? output.stop(fadeOut: 0)
             }
             engine.waitForEvents()
             let seconds = Double(min(engine.renderTime.frame, end) - origin) / engine.sampleRate

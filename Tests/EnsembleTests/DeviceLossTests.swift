@@ -84,7 +84,7 @@ final class DeviceLossTests: XCTestCase {
 
             try output.reopen()
             XCTAssertFalse(output.isDeviceLost)
-            XCTAssertTrue(output.waitUntilPlayed(startFrame + Int64(length) + 2400, timeout: 5))
+            XCTAssertTrue(try output.waitUntilPlayed(engine.time(frame: startFrame + Int64(length) + 2400), timeout: 5))
             let underruns = output.underrunCount
             let period = output.device.periodFrames, queued = output.queuedFrames
             output.shutdown()
@@ -157,7 +157,7 @@ final class DeviceLossTests: XCTestCase {
         }
         done.wait()
         XCTAssertEqual(failures.values, [])
-        XCTAssertTrue(output.waitUntilPlayed(start + Int64(length) + 2400, timeout: 5))
+        XCTAssertTrue(try output.waitUntilPlayed(engine.time(frame: start + Int64(length) + 2400), timeout: 5))
         output.shutdown()
         XCTAssertThrowsError(try output.reopen()) { XCTAssertEqual($0 as? OutputError, .shutDown) }
         engine.waitForEvents()

@@ -211,7 +211,7 @@ final class OpenALOutputTests: XCTestCase {
             output.stallRenderThreadForTesting(0.15)
             usleep(400_000)
             output.stallRenderThreadForTesting(0.06)
-            XCTAssertTrue(output.waitUntilPlayed(engine.frame(for: 0.05) + Int64(length) + 2400, timeout: 3))
+            XCTAssertTrue(try output.waitUntilPlayed(engine.time(frame: engine.frame(for: 0.05) + Int64(length) + 2400), timeout: 3))
             XCTAssertFalse(track.isPlaying)
             XCTAssertLessThanOrEqual(engine.currentFrame, engine.renderedFrame)
             underruns = output.underrunCount
@@ -252,13 +252,13 @@ final class OpenALOutputTests: XCTestCase {
             engine.pause()
             usleep(100_000)
             freeze = engine.renderedFrame
-            XCTAssertTrue(output.waitUntilPlayed(freeze, timeout: 1))
+            XCTAssertTrue(try output.waitUntilPlayed(engine.time(frame: freeze), timeout: 1))
             usleep(50_000)
             XCTAssertEqual(engine.renderedFrame, freeze, "the timeline stands still while paused")
             XCTAssertEqual(engine.currentFrame, freeze, "the device clock holds on the freeze frame")
             XCTAssertTrue(track.isPlaying)
             engine.resume()
-            XCTAssertTrue(output.waitUntilPlayed(start + Int64(length) + 2400, timeout: 3))
+            XCTAssertTrue(try output.waitUntilPlayed(engine.time(frame: start + Int64(length) + 2400), timeout: 3))
             XCTAssertFalse(track.isPlaying)
         }
         let offline = try makeEngine()

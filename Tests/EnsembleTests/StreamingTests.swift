@@ -428,7 +428,7 @@ final class StreamingTests: XCTestCase {
         var total: UInt64 = 0
         for k in 0..<200 {
             switch k % 10 {
-            case 1: try! tracks[0].setCurrentTime(Double(k) / 100) // seek while playing
+            case 1: try! tracks[0].setCurrentTime(min(Double(k) / 100, tracks[0].duration)) // seek while playing (to the end from k = 101 on)
             case 3: if k == 33 { tracks[1].pause() } else if k == 53 { tracks[1].play() }
             case 5: if k == 45 { tracks[4].stop() } else if k == 95 { try tracks[4].play(atFrame: engine.currentFrame + 10) }
             case 7: try! tracks[1].setNumberOfLoops(k % 20 == 7 ? 5 : 2)
