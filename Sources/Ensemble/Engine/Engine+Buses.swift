@@ -1,7 +1,7 @@
 import Synchronization
 
-/// A bus's mixing-desk settings.
-/// A value type: `Engine.setBus(_:settings:)` checks it (volume and pan in range and finite).
+/// A bus's mixing-desk settings, checked when given to `Engine.setBus(_:settings:)` (volume and pan finite and
+/// in range).
 public struct BusSettings: Sendable, Equatable {
     /// Gain, 0…1.
     public var volume: Float = 1

@@ -51,6 +51,7 @@ public struct EngineTime: Sendable, Hashable, Comparable, CustomStringConvertibl
         lhs.sampleRate == rhs.sampleRate ? lhs.frame < rhs.frame : lhs.seconds < rhs.seconds
     }
 
+    /// "frame F (S s at R Hz)".
     public var description: String { "frame \(frame) (\(seconds) s at \(sampleRate) Hz)" }
 
     /// round(seconds × rate) as a frame count, or nil when it is not a finite number inside the Int64 range.
