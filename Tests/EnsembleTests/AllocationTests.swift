@@ -52,10 +52,10 @@ final class AllocationTests: XCTestCase {
 
         // Everything below starts inside the counted window.
         let base = engine.currentFrame
-        try tracks[2].play(atFrame: base + 100)
-        try tracks[3].play(atFrame: base + 1001)
+        try tracks[2].play(at: tracks[2].engine.time(frame: base + 100))
+        try tracks[3].play(at: tracks[3].engine.time(frame: base + 1001))
         try engine.play([tracks[4]], atFrame: base + 2049)
-        tracks[1].stop(atFrame: base + 5000)
+        try tracks[1].stop(at: tracks[1].engine.time(frame: base + 5000))
         for k in 0..<12 { try engine.fire(fx, volume: 0.5, pan: -0.3, at: engine.time(frame: base + 77 + Int64(k) * 333)) }
 
         var total: UInt64 = 0

@@ -22,7 +22,7 @@ final class BusAllocationTests: XCTestCase {
         let left = UnsafeMutablePointer<Float>.allocate(capacity: block)
         let right = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
         defer { left.deallocate(); right.deallocate() }
-        try engine.play([t1, t2], atFrame: 5)
+        try engine.play([t1, t2], at: engine.time(frame: 5))
         try engine.fire(fx, at: engine.time(frame: 30), bus: busNumber(2))
         for _ in 0..<8 { engine.render(left: left, right: right, frames: block) }
 
@@ -53,7 +53,7 @@ final class BusAllocationTests: XCTestCase {
         let w = 2 * Double.pi * 440 / 48000
         let t = try engine.makeTrack(try stereoSound(48000, left: { 0.5 * sin(w * Double($0)) }, right: { _ in 0 }))
         try t.setBus(busNumber(1))
-        try t.play(atFrame: 0)
+        try t.play(at: t.engine.time(frame: 0))
         let m = render(engine, frames: 24000, block: 512) { frame in
             if frame == 12288 { try? engine.setEffects([EffectSpec.eq(preset: "Vocal Booster")!], on: busNumber(1)) }
         }
@@ -69,7 +69,7 @@ final class BusAllocationTests: XCTestCase {
         try engine2.setEffects([EffectSpec.eq(preset: "Bass Reducer")!], on: busNumber(1))
         let t2 = try engine2.makeTrack(try stereoSound(48000, left: { 0.5 * sin(w * Double($0)) }, right: { _ in 0 }))
         try t2.setBus(busNumber(1))
-        try t2.play(atFrame: 0)
+        try t2.play(at: t2.engine.time(frame: 0))
         let kept = render(engine2, frames: 24000, block: 512)
         XCTAssertEqual(kept.left[12000], m.left[12000])
         XCTAssertGreaterThan(abs(kept.left[20000] - m.left[20000]) + abs(kept.left[20050] - m.left[20050]), 1e-3)
@@ -85,7 +85,7 @@ final class BusAllocationTests: XCTestCase {
             try engine.setBus(busNumber(2), settings: BusSettings(volume: 0.25))
             let t = try engine.makeTrack(try stereoSound(48000, left: { _ in 0.8 }, right: { _ in -0.4 }))
             try t.setBus(busNumber(startBus))
-            try t.play(atFrame: 0)
+            try t.play(at: t.engine.time(frame: 0))
             return withExtendedLifetime(t) {
                 render(engine, frames: 6000, block: 500) { frame in if frame == moveAt { try! t.setBus(busNumber(2)) } }
             }

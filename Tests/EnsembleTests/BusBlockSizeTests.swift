@@ -30,9 +30,9 @@ final class BusBlockSizeTests: XCTestCase {
         try c.setNumberOfLoops(2)
         let d = try engine.makeTrack(ramp)
         try d.setBus(busNumber(3))
-        try a.play(atFrame: 1)
-        try engine.play([b, c], atFrame: 1001)
-        try d.play(atFrame: 77)
+        try a.play(at: a.engine.time(frame: 1))
+        try engine.play([b, c], at: engine.time(frame: 1001))
+        try d.play(at: d.engine.time(frame: 77))
         let fx = try engine.registerEffect(try monoSound(900) { Double(($0 * 37) % 101) / 100 - 0.5 })
         for (k, f) in [63, 333, 2048, 4095, 6001, 9000].enumerated() {
             try engine.fire(fx, volume: 0.9, pan: [-1, 0, 0.3, 1][k % 4], at: engine.time(frame: Int64(f)), bus: busNumber(k % 3))

@@ -20,9 +20,9 @@ final class BusMixTests: XCTestCase {
         try tracks[1].setVolume(0.8)
         try tracks[2].setPan(0.7)
         for (t, bus) in zip(tracks, buses) { try t.setBus(busNumber(bus)) }
-        try tracks[0].play(atFrame: 10)
-        try tracks[1].play(atFrame: 300)
-        try tracks[2].play(atFrame: 1000)
+        try tracks[0].play(at: tracks[0].engine.time(frame: 10))
+        try tracks[1].play(at: tracks[1].engine.time(frame: 300))
+        try tracks[2].play(at: tracks[2].engine.time(frame: 1000))
         return withExtendedLifetime(tracks) { render(engine, frames: frames, block: block) }
     }
 
@@ -49,7 +49,7 @@ final class BusMixTests: XCTestCase {
             let t = try engine.makeTrack(try sounds().1)
             try t.setPan(0.25)
             try t.setBus(busNumber(bus))
-            try t.play(atFrame: 5)
+            try t.play(at: t.engine.time(frame: 5))
             return withExtendedLifetime(t) { render(engine, frames: 3000, block: 700) }
         }
         assertSame(try single(0), try single(1), "unity bus")
@@ -108,7 +108,7 @@ final class BusMixTests: XCTestCase {
         try engine.setBus(busNumber(1), settings: BusSettings())
         let t = try engine.makeTrack(try stereoSound(48000, left: { _ in 0.5 }, right: { _ in 0.5 }))
         try t.setBus(busNumber(1))
-        try t.play(atFrame: 0)
+        try t.play(at: t.engine.time(frame: 0))
         let m = render(engine, frames: 3000, block: 500) { frame in
             if frame == 1000 { try? engine.setBus(busNumber(1), settings: BusSettings(mute: true)) }
         }
@@ -126,7 +126,7 @@ final class BusMixTests: XCTestCase {
         try engine.setBus(busNumber(1), settings: BusSettings(pan: -1))
         let t = try engine.makeTrack(try stereoSound(100, left: { _ in 0.25 }, right: { _ in 0.5 }))
         try t.setBus(busNumber(1))
-        try t.play(atFrame: 0)
+        try t.play(at: t.engine.time(frame: 0))
         let m = render(engine, frames: 100, block: 64)
         XCTAssertEqual(m.left[10], 0.75) // hard left: L = inL + inR
         XCTAssertEqual(m.right[10], 0)
@@ -137,7 +137,7 @@ final class BusMixTests: XCTestCase {
         try engine.setBus(busNumber(4), settings: BusSettings(volume: 0.5))
         let t = try engine.makeTrack(try stereoSound(4000, left: { _ in 1 }, right: { _ in 1 }))
         try t.setBus(busNumber(4))
-        try t.play(atFrame: 0)
+        try t.play(at: t.engine.time(frame: 0))
         _ = render(engine, frames: 1024, block: 512)
         engine.updateMeters()
         XCTAssertEqual(try engine.peakPower(forChannel: 0, on: busNumber(4)), Float(20 * log10(0.5)), accuracy: 1e-4)

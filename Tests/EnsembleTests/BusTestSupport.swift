@@ -47,7 +47,7 @@ func busImpulseResponse(_ effects: [EffectSpec], frames: Int = 32768, block: Int
     try engine.setEffects(effects, on: busNumber(1))
     let track = try engine.makeTrack(try impulseSound())
     try track.setBus(busNumber(1))
-    try track.play(atFrame: 0)
+    try track.play(at: track.engine.time(frame: 0))
     return withExtendedLifetime(track) { render(engine, frames: frames, block: block).left }
 }
 

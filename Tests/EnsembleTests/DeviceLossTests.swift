@@ -36,7 +36,7 @@ final class DeviceLossTests: XCTestCase {
         let offlineTracks = try build(offline)
         let offlineEnds = Recorder<Int64>()
         for t in offlineTracks { t.onFinish = { offlineEnds.append($0.time.frame) } }
-        try offline.play(offlineTracks, atFrame: 0)
+        try offline.play(offlineTracks, at: offline.time(frame: 0))
         let reference = OfflineRenderer.render(offline, frames: length + 100)
         offline.waitForEvents()
         withExtendedLifetime(offlineTracks) {}
@@ -68,7 +68,7 @@ final class DeviceLossTests: XCTestCase {
             try output.start()
             // Beyond what the 80 ms ring has already rendered.
             let startFrame = engine.frame(for: engine.now.seconds + 0.15)
-            try engine.play(tracks, atFrame: startFrame)
+            try engine.play(tracks, at: engine.time(frame: startFrame))
             let deadline = Date().addingTimeInterval(3)
             while !output.isDeviceLost && Date() < deadline { usleep(1000) }
             setrlimit(fileSizeLimit, &saved)
@@ -141,7 +141,7 @@ final class DeviceLossTests: XCTestCase {
         track.onFinish = { ended.append($0.time.frame) }
         try output.start()
         let start = engine.frame(for: engine.now.seconds + 0.05)
-        try track.play(atFrame: start)
+        try track.play(at: track.engine.time(frame: start))
         let failures = Recorder<String>()
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {

@@ -107,7 +107,7 @@ final class EffectTests: XCTestCase {
         track.onFinish = { trackEnds.append($0) }
         let fx = try engine.registerEffect(try monoSound(100) { _ in 0.25 })
         let done = Recorder<Done>()
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         try engine.fire(fx, pan: 1, at: engine.time(frame: 10)) { c in done.append(Done(tag: 0, frame: c.time.frame, reason: c.reason)) }
         try engine.fire(fx, pan: 1, at: engine.time(frame: 20)) { c in done.append(Done(tag: 1, frame: c.time.frame, reason: c.reason)) }
         let mix = render(engine, frames: 700, block: 128)

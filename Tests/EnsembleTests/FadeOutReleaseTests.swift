@@ -19,7 +19,7 @@ final class FadeOutReleaseTests: XCTestCase {
         // The 4-tap cubic: only its last frames reach past the sound's end (the gains are what is tested here).
         track.resampler = .cubic
         try track.setFadeOut(n / 48000)
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         track.schedule(change, atFrame: frame)
         return render(engine, frames: frames, block: block).left
     }

@@ -13,7 +13,7 @@ final class FadeTests: XCTestCase {
         try track.setPan(-1)
         try track.setFadeIn(0.01)    // 480 frames
         try track.setFadeOut(0.005)  // 240 frames
-        try track.play(atFrame: Int64(start))
+        try track.play(at: track.engine.time(frame: Int64(start)))
         let mix = render(engine, frames: 3200, block: 64)
         let end = start + length
         let g: (Int) -> Double = { t in
@@ -39,7 +39,7 @@ final class FadeTests: XCTestCase {
         try track.setPan(-1)
         try track.setFadeIn(0.01)
         try track.setFadeOut(0.01)
-        try track.play(atFrame: 63)
+        try track.play(at: track.engine.time(frame: 63))
         let mix = render(engine, frames: 400, block: 100)
         assertChannel(mix.left, { t in
             t >= 63 && t < 363 ? Double(t - 63) / 480 * Double(363 - t) / 480 : 0
@@ -52,7 +52,7 @@ final class FadeTests: XCTestCase {
         try track.setPan(-1)
         try track.setNumberOfLoops(2)
         try track.setFadeOut(0.005)
-        try track.play(atFrame: 1)
+        try track.play(at: track.engine.time(frame: 1))
         let mix = render(engine, frames: 1000, block: 128)
         let end = 1 + 900
         assertChannel(mix.left, { t in t >= 1 && t < end ? self.clamp(Double(end - t) / 240) : 0 }, 0..<1000,
@@ -67,8 +67,8 @@ final class FadeTests: XCTestCase {
         try track.setFadeOut(0.01) // 480
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
-        try track.play(atFrame: 0)
-        track.stop(atFrame: 3001)
+        try track.play(at: track.engine.time(frame: 0))
+        try track.stop(at: track.engine.time(frame: 3001))
         let mix = render(engine, frames: 3500, block: 512)
         assertChannel(mix.left, { t in 0.8 * self.clamp(Double(3001 - t) / 480) }, 0..<3500, "stop fade")
         engine.waitForEvents()
@@ -83,7 +83,7 @@ final class FadeTests: XCTestCase {
         try track.setPan(-1)
         try track.setFadeIn(0.005)
         try track.setCurrentTime(100.0 / 48000)
-        try track.play(atFrame: 333)
+        try track.play(at: track.engine.time(frame: 333))
         let mix = render(engine, frames: 1300, block: 333)
         assertChannel(mix.left, { t in
             t >= 333 && t < 333 + 900 ? rampValue(100 + t - 333) * self.clamp(Double(t - 333) / 240) : 0

@@ -19,8 +19,8 @@ final class InterruptionTests: XCTestCase {
         let c = try engine.makeTrack(try monoSound(4000) { -0.1 - Double($0 % 77) / 500 })
         try c.setPan(0.6)
         for t in [a, b, c] { t.onStart = { starts.append($0.frame) } }
-        try engine.play([a, b], atFrame: 0)
-        try engine.play([c], atFrame: 3000)
+        try engine.play([a, b], at: engine.time(frame: 0))
+        try engine.play([c], at: engine.time(frame: 3000))
         _ = b.schedule(.volume(0.5, ramp: frameSeconds(100)), atFrame: 2600)
         // Due during the ramp down, and exactly on the freeze frame (applied when the timeline goes on).
         _ = a.schedule(.pan(0.5, ramp: frameSeconds(50)), atFrame: 1100)

@@ -30,7 +30,7 @@ final class LimiterTests: XCTestCase {
             let s = try stereoSound(9000, left: { 0.5 * sin(Double($0) * 0.03) }, right: { 0.4 * cos(Double($0) * 0.011) })
             let t = try engine.makeTrack(s)
             try t.setPan(0.3)
-            try t.play(atFrame: 17)
+            try t.play(at: t.engine.time(frame: 17))
             return render(engine, frames: 12000, block: 333)
         }
         let dry = try run(limited: false), wet = try run(limited: true)
@@ -54,7 +54,7 @@ final class LimiterTests: XCTestCase {
         let s = try stereoSound(24000, left: { i in (i >= 8960 && i < 14976 ? 1.2 : 0.3) * sin(Double.pi * Double(i) / 64) },
                                 right: { _ in 0 })
         let track = try engine.makeTrack(s)
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = withExtendedLifetime(track) { render(engine, frames: 24000, block: 256) }
         XCTAssertGreaterThan(mix.left.map(abs).max()!, 0.25, "the scene must sound")
         let ceiling = Float(pow(10, -6.0 / 20))
@@ -75,7 +75,7 @@ final class LimiterTests: XCTestCase {
             let s = try stereoSound(20000, left: { i in (i >= 2000 && i < 5000 ? 3 : 0.4) * sin(Double(i) * 0.037) },
                                     right: { i in 0.3 * cos(Double(i) * 0.05) })
             let track = try engine.makeTrack(s)
-            try track.play(atFrame: 0)
+            try track.play(at: track.engine.time(frame: 0))
             return withExtendedLifetime(track) { render(engine, frames: 20240, block: 1000) }
         }
         let dry = try run(limited: false), wet = try run(limited: true)

@@ -21,7 +21,7 @@ final class LoopRegionTests: XCTestCase {
         try track.setRate(rate)
         try track.setCurrentTime(Double(offset) / sound.sampleRate)
         if let region { try track.setLoopRegion(frames: region.0, region.1) }
-        try track.play(atFrame: 7)
+        try track.play(at: track.engine.time(frame: 7))
         return Ensemble_render(engine, frames: frames, block: block)
     }
 

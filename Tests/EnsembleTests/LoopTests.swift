@@ -23,7 +23,7 @@ final class LoopTests: XCTestCase {
                 try track.setNumberOfLoops(loops)
                 let ends = Recorder<TrackEnd>()
                 track.onFinish = { ends.append($0) }
-                try track.play(atFrame: 37)
+                try track.play(at: track.engine.time(frame: 37))
                 let mix = render(engine, frames: 700, block: block)
                 let passes = loops + 1
                 let label = "loops \(loops) block \(block)"
@@ -54,7 +54,7 @@ final class LoopTests: XCTestCase {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try stereoSound(50, left: rampValue, right: { -rampValue($0) / 2 }))
         try track.setNumberOfLoops(2)
-        try track.play(atFrame: 1)
+        try track.play(at: track.engine.time(frame: 1))
         let mix = render(engine, frames: 200, block: 64)
         for i in 0..<200 {
             let k = i - 1
@@ -75,7 +75,7 @@ final class LoopTests: XCTestCase {
             try track.setCurrentTime(Double(offset) / 48000)
             let ends = Recorder<TrackEnd>()
             track.onFinish = { ends.append($0) }
-            try track.play(atFrame: 63)
+            try track.play(at: track.engine.time(frame: 63))
             let mix = render(engine, frames: 500, block: 64)
             let passes = loops + 1
             assertChannel(mix.left, { self.expected($0, start: 63, length: length, offset: offset, passes: passes) },
@@ -94,8 +94,8 @@ final class LoopTests: XCTestCase {
         try track.setNumberOfLoops(-1)
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
-        try track.play(atFrame: 0)
-        track.stop(atFrame: 2000)
+        try track.play(at: track.engine.time(frame: 0))
+        try track.stop(at: track.engine.time(frame: 2000))
         let mix = render(engine, frames: 2100, block: 256)
         // Before the stop ramp (240 frames ending at 2000) it is the plain periodic ramp.
         assertChannel(mix.left, { rampValue($0 % 30) }, 0..<1760, "forever", tolerance: 0)
@@ -117,7 +117,7 @@ final class LoopTests: XCTestCase {
         try track.setRate(0.5)
         track.resampler = .cubic
         try track.setNumberOfLoops(1)
-        try track.play(atFrame: 5)
+        try track.play(at: track.engine.time(frame: 5))
         let mix = render(engine, frames: 200, block: 64)
         let frames = 2 * length * 2 // two passes at half speed
         assertChannel(mix.left, { i in

@@ -15,7 +15,7 @@ final class MP3LoopTests: XCTestCase {
         let engine = try engine44k()
         let track = try engine.makeTrack(sound)
         try track.setNumberOfLoops(loops)
-        try track.play(atFrame: 5)
+        try track.play(at: track.engine.time(frame: 5))
         return render(engine, frames: frames, block: block) { _ in engine.waitForStreams() }
     }
 

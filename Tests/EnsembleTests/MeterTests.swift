@@ -19,7 +19,7 @@ final class MeterTests: XCTestCase {
         // Track c: not metered.
         let c = try engine.makeTrack(try monoSound(4096) { _ in 0.1 })
         try c.setPan(1)
-        try engine.play([a, b, c], atFrame: 0)
+        try engine.play([a, b, c], at: engine.time(frame: 0))
         _ = render(engine, frames: 512, block: 512)
         XCTAssertEqual(try a.peakPower(forChannel: 0), -160, "no reading before updateMeters()")
         a.updateMeters()
@@ -52,7 +52,7 @@ final class MeterTests: XCTestCase {
         let t = try engine.makeTrack(try monoSound(10000) { _ in 1 })
         try t.setPan(-1)
         t.isMeteringEnabled = true
-        try t.play(atFrame: 384)
+        try t.play(at: t.engine.time(frame: 384))
         _ = render(engine, frames: 512, block: 128)
         t.updateMeters()
         engine.updateMeters()
@@ -75,7 +75,7 @@ final class MeterTests: XCTestCase {
         let t = try engine.makeTrack(try monoSound(3 * frames) { $0 == spike ? 0.9 : 0.01 })
         try t.setPan(-1)
         t.isMeteringEnabled = true
-        try t.play(atFrame: 0)
+        try t.play(at: t.engine.time(frame: 0))
         _ = render(engine, frames: frames, block: 256)
         t.updateMeters()
         engine.updateMeters()
@@ -98,7 +98,7 @@ final class MeterTests: XCTestCase {
         try t.setPan(-1)
         try t.setBus(busNumber(3))
         t.isMeteringEnabled = true
-        try t.play(atFrame: 0)
+        try t.play(at: t.engine.time(frame: 0))
         t.schedule(.volume(0.25, ramp: frameSeconds(0)), atFrame: 100)
         _ = render(engine, frames: 512, block: 512)
         t.updateMeters()
@@ -118,7 +118,7 @@ final class MeterTests: XCTestCase {
         XCTAssertEqual(try engine.averagePower(forChannel: 1), -160)
         let t = try engine.makeTrack(try monoSound(1000) { _ in 0.5 })
         t.isMeteringEnabled = true
-        try t.play(atFrame: 64)
+        try t.play(at: t.engine.time(frame: 64))
         _ = render(engine, frames: 64, block: 64)
         t.updateMeters()
         XCTAssertEqual(Double(try t.peakPower(forChannel: 0)), db(0.5 * Pan.mono(0).l), accuracy: 1e-4)

@@ -17,7 +17,7 @@ final class MixerStartTests: XCTestCase {
                 let ends = Recorder<TrackEnd>()
                 track.onStart = { starts.append($0.frame) }
                 track.onFinish = { ends.append($0) }
-                try track.play(atFrame: Int64(start))
+                try track.play(at: track.engine.time(frame: Int64(start)))
                 let mix = render(engine, frames: 1300, block: block)
                 let label = "start \(start) block \(block)"
                 XCTAssertEqual(mix.firstNonZero, start, label)
@@ -38,7 +38,7 @@ final class MixerStartTests: XCTestCase {
         let track = try engine.makeTrack(try monoSound(50, rampValue))
         try track.setPan(-1)
         let mix = render(engine, frames: 1200, block: 64) { now in
-            if now == 128 { try? track.play(atFrame: 1001) }
+            if now == 128 { try? track.play(at: track.engine.time(frame: 1001)) }
         }
         XCTAssertEqual(mix.firstNonZero, 1001)
         assertChannel(mix.left, { (1001..<1051).contains($0) ? rampValue($0 - 1001) : 0 }, 0..<1200, "late command")
@@ -71,7 +71,7 @@ final class MixerStartTests: XCTestCase {
             let starts = Recorder<Int64>()
             for t in [a, b, c] { t.onStart = { starts.append($0.frame) } }
             // Sent at clock 64·k: the group lands on 1001 even though it straddles a block boundary for 64.
-            try engine.play([a, b, c], atFrame: 1001)
+            try engine.play([a, b, c], at: engine.time(frame: 1001))
             let mix = render(engine, frames: 1400, block: block)
             // Track a alone on L (c contributes 0 to L at pan 0: inL + inR·cos(π/2) with inL = 0 → ≈ 0).
             XCTAssertEqual(Double(mix.left[1000]), 0)
@@ -96,7 +96,7 @@ final class MixerStartTests: XCTestCase {
             try t.setPan(-1)
             tracks.append(t)
         }
-        try engine.play(tracks, atFrame: 63)
+        try engine.play(tracks, at: engine.time(frame: 63))
         let mix = render(engine, frames: 128, block: 32)
         XCTAssertEqual(mix.left[63], 1.0, "all eight impulses sum on one frame")
         XCTAssertEqual(mix.left.enumerated().filter { $0.element != 0 }.map(\.offset), [63])
@@ -113,7 +113,7 @@ final class MixerStartTests: XCTestCase {
         track.onStart = { starts.append($0.frame) }
         track.onFinish = { ends.append($0) }
         let mix = render(engine, frames: 2500, block: 256) { now in
-            if now == 512 { try? track.play(atFrame: 100) }
+            if now == 512 { try? track.play(at: track.engine.time(frame: 100)) }
         }
         assertChannel(mix.left, { t in
             t >= 512 && t < 2100 ? rampValue(t - 100) * min(1, Double(t - 512) / 240) : 0
@@ -133,7 +133,7 @@ final class MixerStartTests: XCTestCase {
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
         let mix = render(engine, frames: 1200, block: 256) { now in
-            if now == 512 { try? track.play(atFrame: 100) }
+            if now == 512 { try? track.play(at: track.engine.time(frame: 100)) }
         }
         assertChannel(mix.left, { t in
             t >= 512 && t < 1000 ? rampValue((t - 100) % 300) * min(1, Double(t - 512) / 240) : 0
@@ -148,7 +148,7 @@ final class MixerStartTests: XCTestCase {
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
         let mix = render(engine, frames: 1024, block: 256) { now in
-            if now == 512 { try? track.play(atFrame: 10) }
+            if now == 512 { try? track.play(at: track.engine.time(frame: 10)) }
         }
         XCTAssertNil(mix.firstNonZero)
         engine.waitForEvents()

@@ -136,7 +136,7 @@ final class OpenALOutputTests: XCTestCase {
 
         let offline = try makeEngine()
         let offlineTracks = try setUp(offline)
-        try offline.play(offlineTracks, atFrame: 0)
+        try offline.play(offlineTracks, at: offline.time(frame: 0))
         let length = 9000
         let reference = OfflineRenderer.render(offline, frames: length)
         withExtendedLifetime(offlineTracks) {}
@@ -222,7 +222,7 @@ final class OpenALOutputTests: XCTestCase {
         XCTAssertEqual(f - s, Int64(length), "engine timeline unchanged")
         let offline = try makeEngine()
         let offlineTrack = try offline.makeTrack(sound)
-        try offlineTrack.play(atFrame: 0)
+        try offlineTrack.play(at: offlineTrack.engine.time(frame: 0))
         let reference = OfflineRenderer.render(offline, frames: length)
         withExtendedLifetime(offlineTrack) {}
         let first = try XCTUnwrap(firstSoundingFrame(recording))
@@ -246,7 +246,7 @@ final class OpenALOutputTests: XCTestCase {
         let recording = try session(bufferCount: 8) { engine, output in
             let track = try engine.makeTrack(sound)
             start = engine.frame(for: engine.now.seconds + 0.05)
-            try track.play(atFrame: start)
+            try track.play(at: track.engine.time(frame: start))
             usleep(200_000)
             XCTAssertNotEqual(output.realTimePriority, .notStarted, "the render thread reported its scheduling")
             engine.pause()
@@ -263,7 +263,7 @@ final class OpenALOutputTests: XCTestCase {
         }
         let offline = try makeEngine()
         let offlineTrack = try offline.makeTrack(sound)
-        try offlineTrack.play(atFrame: 0)
+        try offlineTrack.play(at: offlineTrack.engine.time(frame: 0))
         var expected = OfflineRenderer.render(offline, frames: length)
         withExtendedLifetime(offlineTrack) {}
         let f = Int(freeze - start)
@@ -310,7 +310,7 @@ final class OpenALOutputTests: XCTestCase {
             try a.setPan(0.25)
             let b = try engine.makeTrack(try monoSound(3000) { cos(Double($0) * 0.07) * 0.3 })
             try b.setRate(0.8)
-            try engine.play([a, b], atFrame: 100)
+            try engine.play([a, b], at: engine.time(frame: 100))
             try engine.fire(try engine.registerEffect(try monoSound(200) { _ in 0.25 }), pan: -1, at: engine.time(frame: 5003))
         }
         let offline = try makeEngine()

@@ -17,7 +17,7 @@ final class PanRampTests: XCTestCase {
         let engine = try makeEngine()
         let track = try engine.makeTrack(sound)
         try track.setPan(p0)
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         track.schedule(.pan(p1, ramp: frameSeconds(rampFrames)), atFrame: Int64(rampStart))
         return render(engine, frames: 6000, block: block)
     }
@@ -54,7 +54,7 @@ final class PanRampTests: XCTestCase {
         try engine.setBus(busNumber(1), settings: BusSettings(volume: 1, pan: -0.8))
         let track = try engine.makeTrack(try stereoSound(2000, left: { _ in 0.5 }, right: { _ in -0.25 }))
         try track.setBus(busNumber(1))
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         var failure: Error?
         let mix = render(engine, frames: 1000, block: 128) { now in
             if now == 256 { do { try engine.setBus(busNumber(1), settings: BusSettings(volume: 1, pan: 0.6)) } catch { failure = error } }

@@ -37,7 +37,7 @@ final class ResamplerQualityTests: XCTestCase {
         })
         try track.setPan(-1)
         try track.setRate(rate)
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = render(engine, frames: total, block: 4096)
         return Array(mix.left[Self.skip..<total])
     }

@@ -13,8 +13,8 @@ final class ResamplerTests: XCTestCase {
         try mono.setPan(-1)
         let stereo = try engine.makeTrack(try stereoSound(777, left: { _ in 0 }, right: { values[776 - $0] }))
         try stereo.setPan(-1) // stereo pan −1: L = inL + inR·cos 0 = inR, R = inR·sin 0 = 0
-        try mono.play(atFrame: 3)
-        try stereo.play(atFrame: 1000)
+        try mono.play(at: mono.engine.time(frame: 3))
+        try stereo.play(at: stereo.engine.time(frame: 1000))
         let mix = render(engine, frames: 1800, block: 100)
         for k in 0..<777 {
             XCTAssertEqual(mix.left[3 + k], Float(values[k]), "mono frame \(k)")
@@ -34,7 +34,7 @@ final class ResamplerTests: XCTestCase {
             track.resampler = .cubic
             let ends = Recorder<TrackEnd>()
             track.onFinish = { ends.append($0) }
-            try track.play(atFrame: 11)
+            try track.play(at: track.engine.time(frame: 11))
             let mix = render(engine, frames: 2200, block: 256)
             assertChannel(mix.left, { i in
                 let k = i - 11
@@ -53,7 +53,7 @@ final class ResamplerTests: XCTestCase {
         try track.setPan(-1)
         try track.setRate(2)
         track.resampler = .cubic
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = render(engine, frames: 60, block: 64)
         for k in 0..<50 { XCTAssertEqual(Double(mix.left[k]), rampValue(2 * k)) }
         for k in 50..<60 { XCTAssertEqual(mix.left[k], 0) }
@@ -70,7 +70,7 @@ final class ResamplerTests: XCTestCase {
         XCTAssertEqual(track.duration, 0.1, accuracy: 1e-12)
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
-        try track.play(atFrame: 1)
+        try track.play(at: track.engine.time(frame: 1))
         let mix = render(engine, frames: 5000, block: 512)
         assertChannel(mix.left, { i in
             let k = i - 1

@@ -59,7 +59,7 @@ final class SincResamplerTests: XCTestCase {
         try track.setNumberOfLoops(loops)
         track.isMeteringEnabled = metering
         try track.setCurrentTime(Double(offset) / 48000)
-        try track.play(atFrame: 3)
+        try track.play(at: track.engine.time(frame: 3))
         return EnsembleTests.render(engine, frames: 1200, block: block)
     }
 
@@ -121,7 +121,7 @@ final class SincResamplerTests: XCTestCase {
             let track = try engine.makeTrack(try monoSound(s.count) { s[$0] })
             track.resampler = quality
             try track.setPan(-1)
-            try track.play(atFrame: 0)
+            try track.play(at: track.engine.time(frame: 0))
             let mix = EnsembleTests.render(engine, frames: 300, block: 128)
             XCTAssertEqual(mix.left, s.map { Float($0) }, "\(quality)")
         }
@@ -135,7 +135,7 @@ final class SincResamplerTests: XCTestCase {
         track.resampler = .linear
         try track.setPan(-1)
         try track.setRate(0.5)
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = EnsembleTests.render(engine, frames: 600, block: 256)
         assertChannel(mix.left, { k in
             let i = k / 2, next = i + 1 < s.count ? s[i + 1] : 0

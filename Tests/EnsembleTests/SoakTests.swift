@@ -79,7 +79,7 @@ final class SoakTests: XCTestCase {
             for k in 0..<40 {
                 switch k {
                 case 0: a.play()
-                case 3: try b.play(atFrame: 500)
+                case 3: try b.play(at: b.engine.time(frame: 500))
                 case 5: try b.setBus(busNumber(2))
                 case 9: try engine.fire(fx, volume: 0.5, pan: 0.3, at: engine.time(frame: 1300), bus: busNumber(2))
                 case 12: try a.setPan(-0.7)

@@ -68,7 +68,7 @@ final class StreamingTests: XCTestCase {
                 try t.setPan(spec.pan)
                 try t.setCurrentTime(spec.offset)
                 tracks.append(t)
-                try t.play(atFrame: spec.start)
+                try t.play(at: t.engine.time(frame: spec.start))
             }
             var out = [Float](repeating: 0, count: 2 * frames)
             out.withUnsafeMutableBufferPointer { o in
@@ -277,8 +277,8 @@ final class StreamingTests: XCTestCase {
         let track = try engine.makeTrack(try Sound(streamingContentsOf: path))
         let reference = try memoryEngine.makeTrack(try Sound(contentsOf: path))
         engine.setStreamReadDelay(microseconds: 40_000) // 8192 frames (171 ms) per 40 ms: slow, and starts late
-        try track.play(atFrame: 0)
-        try reference.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
+        try reference.play(at: reference.engine.time(frame: 0))
         let block = 512
         let frames = 48000 * 8
         var s = [Float](repeating: 0, count: 2 * frames), m = s
@@ -322,9 +322,9 @@ final class StreamingTests: XCTestCase {
         streamed.onFinish = { ends.append($0) }
         let keep = try engine.makeTrack(try Sound(contentsOf: other))
         let keepAlone = try alone.makeTrack(try Sound(contentsOf: other))
-        try streamed.play(atFrame: 0)
-        try keep.play(atFrame: 0)
-        try keepAlone.play(atFrame: 0)
+        try streamed.play(at: streamed.engine.time(frame: 0))
+        try keep.play(at: keep.engine.time(frame: 0))
+        try keepAlone.play(at: keepAlone.engine.time(frame: 0))
         let block = 1000, frames = 48000 * 6
         var mix = [Float](repeating: 0, count: 2 * frames), ref = mix
         var done = 0, k = 0
@@ -379,7 +379,7 @@ final class StreamingTests: XCTestCase {
                 try t.setNumberOfLoops(1)
                 tracks.append(t)
             }
-            try engine.play(tracks, atFrame: 0)
+            try engine.play(tracks, at: engine.time(frame: 0))
             var out = [Float](repeating: 0, count: 2 * 9600)
             out.withUnsafeMutableBufferPointer { o in
                 var done = 0
@@ -422,15 +422,15 @@ final class StreamingTests: XCTestCase {
         try engine.play(Array(tracks[0...1]), atFrame: 10)
         for _ in 0..<8 { engine.render(interleaved: buffer, frames: block) }
         let base = engine.currentFrame
-        try tracks[2].play(atFrame: base + 100)
-        try tracks[3].play(atFrame: base - 500) // late start: retargets its stream
-        try tracks[4].play(atFrame: base + 3000)
+        try tracks[2].play(at: tracks[2].engine.time(frame: base + 100))
+        try tracks[3].play(at: tracks[3].engine.time(frame: base - 500)) // late start: retargets its stream
+        try tracks[4].play(at: tracks[4].engine.time(frame: base + 3000))
         var total: UInt64 = 0
         for k in 0..<200 {
             switch k % 10 {
             case 1: try! tracks[0].setCurrentTime(min(Double(k) / 100, tracks[0].duration)) // seek while playing (to the end from k = 101 on)
             case 3: if k == 33 { tracks[1].pause() } else if k == 53 { tracks[1].play() }
-            case 5: if k == 45 { tracks[4].stop() } else if k == 95 { try tracks[4].play(atFrame: engine.currentFrame + 10) }
+            case 5: if k == 45 { tracks[4].stop() } else if k == 95 { try tracks[4].play(at: tracks[4].engine.time(frame: engine.currentFrame + 10)) }
             case 7: try! tracks[1].setNumberOfLoops(k % 20 == 7 ? 5 : 2)
             default: break
             }

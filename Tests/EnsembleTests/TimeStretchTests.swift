@@ -12,7 +12,7 @@ final class TimeStretchTests: XCTestCase {
         let track = try engine.makeTrack(sound)
         try track.setRate(rate)
         track.rateMode = mode
-        try track.play(atFrame: 3)
+        try track.play(at: track.engine.time(frame: 3))
         return render(engine, frames: frames, block: block)
     }
 
@@ -77,7 +77,7 @@ final class TimeStretchTests: XCTestCase {
         let track = try engine.makeTrack(try sine(48000))
         try track.setRate(0.6)
         track.rateMode = .preservePitch
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let l = UnsafeMutablePointer<Float>.allocate(capacity: 1024), r = UnsafeMutablePointer<Float>.allocate(capacity: 1024)
         defer { l.deallocate(); r.deallocate() }
         var allocations: UInt64 = 0
@@ -112,7 +112,7 @@ final class TimeStretchTests: XCTestCase {
         let track = try engine.makeTrack(sound)
         try track.setRate(0.75)
         track.rateMode = .preservePitch
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let expected = Int((48000 / 0.75).rounded(.up))
         let m = render(engine, frames: expected + 2048, block: 1000)
         XCTAssertLessThanOrEqual(abs(m.endOfSound - expected), 1000)

@@ -12,7 +12,7 @@ final class TimedBusVolumeTests: XCTestCase {
         for (b, settings) in buses.sorted(by: { $0.key < $1.key }) { try engine.setBus(busNumber(b), settings: settings) }
         let track = try engine.makeTrack(try monoSound(48000) { _ in 0.5 })
         try track.setBus(busNumber(bus))
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         try engine.scheduleVolume(volume, on: busNumber(bus), at: engine.time(frame: frame), ramp: frameSeconds(100))
         let mix = render(engine, frames: frames, block: 512)
         engine.waitForEvents()

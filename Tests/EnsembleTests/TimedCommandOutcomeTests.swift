@@ -17,7 +17,7 @@ final class TimedCommandOutcomeTests: XCTestCase {
         let applied = Recorder<UInt64>(), dropped = Recorder<Drop>(), ownDrops = Recorder<Int64>()
         engine.onCommandApplied = { id, _ in applied.append(id.rawValue) }
         engine.onCommandDropped = { id, frame, reason in dropped.append(Drop(id: id.rawValue, frame: frame.frame, reason: reason)) }
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let duck = try XCTUnwrap(track.schedule(.volume(0.5, ramp: frameSeconds(0)), atFrame: 500))
         // The voice ends on frame 1000: these come too late.
         let late = try XCTUnwrap(track.schedule(.volume(0.2), atFrame: 3000, onApplied: { _ in XCTFail("applied") },
@@ -39,7 +39,7 @@ final class TimedCommandOutcomeTests: XCTestCase {
         let engine = try Engine(configuration: configuration)
         let track = try engine.makeTrack(try monoSound(100, rampValue))
         try track.setNumberOfLoops(-1)
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let applied = Recorder<Int64>(), dropped = Recorder<CommandDropReason>()
         for i in 0..<100 {
             track.schedule(.pan(Float(i) / 100), atFrame: Int64(5000 + i), onApplied: { applied.append($0.frame) },

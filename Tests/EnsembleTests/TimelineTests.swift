@@ -16,7 +16,7 @@ final class TimelineTests: XCTestCase {
         track.resampler = resampler
         try track.setNumberOfLoops(loops)
         try track.setVolume(volume)
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         try setup(engine, track)
         return render(engine, frames: Self.frames, block: block)
     }
@@ -145,7 +145,7 @@ final class TimelineTests: XCTestCase {
         let base = try renderTrack(block: 512)
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(10000, rampValue))
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let id = try XCTUnwrap(track.schedule(.stop(fade: frameSeconds(0)), atFrame: 3000))
         let kept = track.schedule(.volume(0.5, ramp: frameSeconds(0)), atFrame: 3000)
         let m = render(engine, frames: 12000, block: 512) { frame in
@@ -162,7 +162,7 @@ final class TimelineTests: XCTestCase {
     func testReplaceSwapsTheWaitingCommand() throws {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(10000, rampValue))
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let id = try XCTUnwrap(track.schedule(.stop(fade: frameSeconds(0)), atFrame: 3000))
         _ = try engine.replace(id, on: track, with: .stop(fade: frameSeconds(0)), at: engine.time(frame: 5000))
         let m = render(engine, frames: 12000, block: 1000)
@@ -191,7 +191,7 @@ final class TimelineTests: XCTestCase {
             ids.append(id.rawValue)
             frames.append(frame.frame)
         }
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let a = try XCTUnwrap(track.schedule(.volume(0.5), atFrame: 777))
         let b = try XCTUnwrap(track.schedule(.pan(0.5), atFrame: 4100))
         let c = try XCTUnwrap(track.schedule(.rate(1.5), atFrame: 777))
@@ -220,7 +220,7 @@ final class TimelineTests: XCTestCase {
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 256)
         let right = UnsafeMutablePointer<Float>.allocate(capacity: 512)
         defer { left.deallocate(); right.deallocate() }
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         track.schedule(.volume(0.5), atFrame: 100)
         for _ in 0..<4 { engine.render(left: left, right: right, frames: 256) }
         let base = engine.currentFrame

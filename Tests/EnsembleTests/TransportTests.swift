@@ -13,7 +13,7 @@ final class TransportTests: XCTestCase {
         try track.setPan(-1)
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = render(engine, frames: 1500, block: 512) { now in if now == 512 { track.stop() } }
         assertChannel(mix.left, { t in 0.5 * self.clamp(Double(512 + 240 - t) / 240) }, 0..<1500, "smoothed stop")
         engine.waitForEvents()
@@ -28,7 +28,7 @@ final class TransportTests: XCTestCase {
         try track.setPan(-1)
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = render(engine, frames: 1024, block: 512) { now in if now == 512 { try! track.stop(fade: 0) } }
         assertChannel(mix.left, { $0 < 512 ? 0.5 : 0 }, 0..<1024, "hard cut", tolerance: 0)
         engine.waitForEvents()
@@ -39,7 +39,7 @@ final class TransportTests: XCTestCase {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(5000) { _ in 0.5 })
         try track.setPan(-1)
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = render(engine, frames: 1600, block: 256) { now in if now == 256 { try! track.stop(fade: 0.02) } }
         // 0.02 s = 960 frames from 256.
         assertChannel(mix.left, { t in 0.5 * self.clamp(Double(256 + 960 - t) / 960) }, 0..<1600, "stop(fadeOut:)")
@@ -50,8 +50,8 @@ final class TransportTests: XCTestCase {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(5000, rampValue))
         try track.setPan(-1)
-        try track.play(atFrame: 0)
-        track.stop(atFrame: 1001)
+        try track.play(at: track.engine.time(frame: 0))
+        try track.stop(at: track.engine.time(frame: 1001))
         let mix = render(engine, frames: 1200, block: 64)
         assertChannel(mix.left, { t in rampValue(t) * self.clamp(Double(1001 - t) / 240) }, 0..<1200, "stop(atFrame:)")
     }
@@ -64,8 +64,8 @@ final class TransportTests: XCTestCase {
         try track.setPan(-1)
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
-        try track.play(atFrame: 1000)
-        track.stop(atFrame: 1100)
+        try track.play(at: track.engine.time(frame: 1000))
+        try track.stop(at: track.engine.time(frame: 1100))
         let mix = render(engine, frames: 1300, block: 256)
         assertChannel(mix.left, { t in t >= 1000 ? 0.5 * self.clamp(Double(1100 - t) / 240) : 0 }, 0..<1300,
                       "stop shortly after start")
@@ -79,7 +79,7 @@ final class TransportTests: XCTestCase {
         let track = try engine.makeTrack(try monoSound(500) { _ in 0.5 })
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
-        try track.play(atFrame: 1000)
+        try track.play(at: track.engine.time(frame: 1000))
         let mix = render(engine, frames: 1600, block: 256) { now in if now == 512 { track.stop() } }
         XCTAssertNil(mix.firstNonZero)
         engine.waitForEvents()
@@ -90,7 +90,7 @@ final class TransportTests: XCTestCase {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(3000) { _ in 0.8 })
         try track.setPan(-1)
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = render(engine, frames: 1200, block: 512) { now in if now == 512 { try! track.setVolume(0.25) } }
         // v(t) = 1 + (0.25 − 1)·(t − 512)/240 over 512…752, then 0.25.
         assertChannel(mix.left, { t in
@@ -103,7 +103,7 @@ final class TransportTests: XCTestCase {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(3000) { _ in 0.5 })
         try track.setPan(-1)
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = render(engine, frames: 1000, block: 256) { now in if now == 256 { try! track.setPan(0.3) } }
         func m(_ t: Int) -> (l: Double, r: Double) { Pan.mono(-1 + (0.3 + 1) * clamp(Double(t - 256) / 240)) }
         assertChannel(mix.left, { 0.5 * m($0).l }, 0..<1000, "pan ramp L")
@@ -118,7 +118,7 @@ final class TransportTests: XCTestCase {
         try track.setPan(-1)
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = render(engine, frames: 8000, block: 512) { now in
             if now == 1024 { track.pause() }
             if now == 1536 {
@@ -145,7 +145,7 @@ final class TransportTests: XCTestCase {
         try track.setPan(-1)
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = render(engine, frames: 1600, block: 128) { now in
             if now == 1024 { track.pause() }
             if now == 1152 { track.stop() }
@@ -166,7 +166,7 @@ final class TransportTests: XCTestCase {
         try track.setPan(-1)
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = render(engine, frames: 4000, block: 512) { now in if now == 1024 { try! track.setCurrentTime(3000.0 / 48000) } }
         assertChannel(mix.left, { t in
             if t < 1024 { return rampValue(t) }
@@ -183,7 +183,7 @@ final class TransportTests: XCTestCase {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(4000, rampValue))
         try track.setPan(-1)
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = render(engine, frames: 2500, block: 256) { now in
             if now == 512 { track.pause() }
             if now == 768 { try! track.setCurrentTime(3000.0 / 48000) }
@@ -201,7 +201,7 @@ final class TransportTests: XCTestCase {
         let track = try engine.makeTrack(try monoSound(48000) { _ in 0.1 })
         try track.setCurrentTime(0.25)
         XCTAssertEqual(track.currentTime, 0.25, accuracy: 1e-12)
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         _ = render(engine, frames: 4800, block: 480)
         XCTAssertEqual(track.currentTime, 0.35, accuracy: 1e-12)
         XCTAssertTrue(track.isPlaying)

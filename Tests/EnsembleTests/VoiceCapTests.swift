@@ -33,7 +33,7 @@ final class VoiceCapTests: XCTestCase {
             try t.setPan(spec.pan)
             let r = Recorder<TrackEnd>()
             t.onFinish = { r.append($0) }
-            try t.play(atFrame: spec.start)
+            try t.play(at: t.engine.time(frame: spec.start))
             recorders.append(r)
             tracks.append(t)
         }
@@ -113,7 +113,7 @@ final class VoiceCapTests: XCTestCase {
         try e.fire(fx, at: e.time(frame: 0))
         for _ in 0..<4 { e.render(left: left, right: right, frames: 256) }
         let base = e.currentFrame
-        try track.play(atFrame: base + 10)
+        try track.play(at: track.engine.time(frame: base + 10))
         for k in 0..<10 { try e.fire(fx, at: e.time(frame: base + 50 + Int64(k) * 97), priority: k * 20) }
         var total: UInt64 = 0
         for k in 0..<16 { total += renderCountingAllocations(e, k, left: left, right: right, frames: 256) }

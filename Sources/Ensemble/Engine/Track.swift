@@ -384,11 +384,6 @@ public final class Track: @unchecked Sendable {
         try engine.play([self], at: time)
     }
 
-    /// Starts on output frame `frame` (tests and the scene player).
-    func play(atFrame frame: Int64) throws(EngineError) {
-        try engine.play([self], atFrame: frame)
-    }
-
     /// Fades out over the smoothing time and holds the position; `play` continues from there.
     public func pause() {
         update { s in
@@ -416,10 +411,7 @@ public final class Track: @unchecked Sendable {
     /// from its start, already partway down that fade; if it would start at or after `time`, it never sounds.
     /// Throws for a time at another rate.
     public func stop(at time: EngineTime) throws(EngineError) {
-        stop(atFrame: try engine.frame(of: time))
-    }
-
-    func stop(atFrame frame: Int64) {
+        let frame = try engine.frame(of: time)
         let ramp = state.withLock { s in s.fadeOut > 0 ? frames(s.fadeOut) : engine.smoothingFrames }
         stop(atFrame: frame, rampFrames: ramp, endsAtFrame: true)
     }

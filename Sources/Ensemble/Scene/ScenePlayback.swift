@@ -179,7 +179,7 @@ public final class ScenePlayback: @unchecked Sendable {
         }
         do {
             for frame in byFrame.keys.sorted() {
-                try engine.play(byFrame[frame] ?? [], atFrame: frame)
+                try engine.play(byFrame[frame] ?? [], at: engine.time(frame: frame))
             }
             try scheduleTimeline(origin: origin, end: end)
             // A track that loops forever ends with the scene, its fade-out finishing on the last frame. Sent after
@@ -190,7 +190,7 @@ public final class ScenePlayback: @unchecked Sendable {
                 return name
             })
             for (spec, track) in tracks where spec.loops == -1 && !restarted.contains(spec.name) {
-                track.stop(atFrame: end)
+                try track.stop(at: engine.time(frame: end))
             }
             for (spec, effect) in effects {
                 let name = spec.name
