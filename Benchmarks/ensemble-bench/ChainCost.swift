@@ -29,13 +29,13 @@ enum ChainCost {
             for _ in 0..<repeats {
                 let engine = try EnsembleRuns.engine(voices: 1)
                 let track = try engine.makeTrack(sound)
-                track.numberOfLoops = -1
+                try track.setNumberOfLoops(-1)
                 if let chain {
-                    try engine.setBus(1, BusSettings(volume: 0.9))
-                    try engine.setEffects(chain, onBus: 1)
-                    track.bus = 1
+                    try engine.setBus(Bus(1), settings: BusSettings(volume: 0.9))
+                    try engine.setEffects(chain, on: Bus(1))
+                    try track.setBus(Bus(1))
                 }
-                try track.play(atFrame: 0)
+                try track.play(at: engine.time(frame: 0))
                 let frames = Int(seconds * 48000)
                 let r = EnsembleRuns.renderLoop(engine, frames: frames)
                 best = min(best, r.wall * 1e9 / Double(frames))

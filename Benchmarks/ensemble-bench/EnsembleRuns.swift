@@ -44,13 +44,13 @@ enum EnsembleRuns {
         tracks.reserveCapacity(n)
         for i in 0..<n {
             let t = try engine.makeTrack(sounds[VoiceParams.source(i)])
-            t.volume = VoiceParams.gain(i)
-            t.pan = VoiceParams.pan(i)
-            if pitch { t.rate = VoiceParams.rate(i) }
-            t.numberOfLoops = -1
+            try t.setVolume(VoiceParams.gain(i))
+            try t.setPan(VoiceParams.pan(i))
+            if pitch { try t.setRate(VoiceParams.rate(i)) }
+            try t.setNumberOfLoops(-1)
             tracks.append(t)
         }
-        try engine.play(tracks, atFrame: 0)
+        try engine.play(tracks, at: engine.time(frame: 0))
         engine.pumpCommands()
         let result = renderLoop(engine, frames: Int(seconds * 48000))
         withExtendedLifetime(tracks) {}
@@ -64,19 +64,19 @@ enum EnsembleRuns {
         var tracks: [Track] = []
         for i in 0..<playing {
             let t = try engine.makeTrack(sounds[VoiceParams.source(i)])
-            t.volume = VoiceParams.gain(i)
-            t.pan = VoiceParams.pan(i)
-            t.numberOfLoops = -1
+            try t.setVolume(VoiceParams.gain(i))
+            try t.setPan(VoiceParams.pan(i))
+            try t.setNumberOfLoops(-1)
             tracks.append(t)
         }
-        try engine.play(tracks, atFrame: 0)
+        try engine.play(tracks, at: engine.time(frame: 0))
         var later: [Track] = []
         for i in 0..<silent {
             let t = try engine.makeTrack(sounds[VoiceParams.source(i)])
             later.append(t)
         }
         // Start frames about 11 hours ahead: scheduled, never reached.
-        for (i, t) in later.enumerated() { try t.play(atFrame: 2_000_000_000 + Int64(i)) }
+        for (i, t) in later.enumerated() { try t.play(at: engine.time(frame: 2_000_000_000 + Int64(i))) }
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 2048)
         defer { scratch.deallocate() }
         for _ in 0..<4 {
@@ -97,7 +97,7 @@ enum EnsembleRuns {
         var syncAllocations: UInt64
     }
 
-    /// Offline path: frames between `fire(atFrame: F)` and the effect's first sample, and the spread of the
+    /// Offline path: frames between `fire(at: F)` and the effect's first sample, and the spread of the
     /// start frames of 64 tracks started together (reported by `onStart`, and checked in the audio: the first
     /// sounding frame is F and already holds all 64 tracks).
     static func timing() throws -> Timing {
@@ -109,10 +109,10 @@ enum EnsembleRuns {
         for _ in 0..<3 { engine.render(interleaved: scratch, frames: 1024) }
 
         // Effect on a frame in the middle of a block, a few blocks ahead.
-        let fireFrame = engine.currentFrame + 3 * 1024 + 517
-        try engine.fire(effect, volume: 1, pan: -1, atFrame: fireFrame)
+        let fireFrame = engine.now.frame + 3 * 1024 + 517
+        try engine.fire(effect, volume: 1, pan: -1, at: engine.time(frame: fireFrame))
         engine.pumpCommands()
-        let base = engine.currentFrame
+        let base = engine.now.frame
         var allocations: UInt64 = 0
         for b in 0..<8 {
             allocation_counter_start()
@@ -136,17 +136,17 @@ enum EnsembleRuns {
             let sound = try Sound(DecodedAudio(sampleRate: 48000, channels: [[Float](repeating: 1.0 / 64, count: 48000)]),
                                   name: "t\(i)")
             let t = try engine.makeTrack(sound)
-            t.volume = g
-            t.pan = -1
-            t.onStart = { frame in starts.add(frame) }
+            try t.setVolume(g)
+            try t.setPan(-1)
+            t.onStart = { time in starts.add(time.frame) }
             expected += g / 64
             tracks.append(t)
         }
         for _ in 0..<8 { engine.render(interleaved: scratch, frames: 1024) } // let the effect end
-        let syncFrame = engine.currentFrame + 2 * 1024 + 333
-        try engine.play(tracks, atFrame: syncFrame)
+        let syncFrame = engine.now.frame + 2 * 1024 + 333
+        try engine.play(tracks, at: engine.time(frame: syncFrame))
         engine.pumpCommands()
-        let base2 = engine.currentFrame
+        let base2 = engine.now.frame
         var syncAllocations: UInt64 = 0
         for b in 0..<6 {
             allocation_counter_start()
@@ -209,13 +209,13 @@ enum MemoryProbe {
         var tracks: [Track] = []
         for i in 0..<count {
             let t = try engine.makeTrack(sounds[VoiceParams.source(i)])
-            t.volume = VoiceParams.gain(i)
-            t.pan = VoiceParams.pan(i)
-            t.rate = VoiceParams.rate(i)
-            t.numberOfLoops = -1
+            try t.setVolume(VoiceParams.gain(i))
+            try t.setPan(VoiceParams.pan(i))
+            try t.setRate(VoiceParams.rate(i))
+            try t.setNumberOfLoops(-1)
             tracks.append(t)
         }
-        try engine.play(tracks, atFrame: 0)
+        try engine.play(tracks, at: engine.time(frame: 0))
         engine.pumpCommands()
         let r = EnsembleRuns.renderLoop(engine, frames: Int(seconds * 48000))
         let after = procStatusKB("VmHWM")

@@ -74,7 +74,7 @@ enum ResamplerComparison {
         let engine = try Engine(configuration: c)
         let track = try engine.makeTrack(try Sound(DecodedAudio(sampleRate: 44100, channels: [sine(frequency)]),
                                                    name: "sine"))
-        try track.play(atFrame: 0)
+        try track.play(at: engine.time(frame: 0))
         engine.pumpCommands()
         let frames = skip + window
         var left = [Float](repeating: 0, count: frames), right = left

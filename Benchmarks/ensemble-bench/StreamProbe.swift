@@ -59,13 +59,13 @@ enum StreamProbe {
         var tracks: [Track] = []
         for i in 0..<count {
             let t = try engine.makeTrack(try Sound(streamingContentsOf: paths[i]))
-            t.volume = VoiceParams.gain(i)
-            t.pan = VoiceParams.pan(i)
-            t.rate = VoiceParams.rate(i)
-            t.currentTime = Double(i) * 5.3
+            try t.setVolume(VoiceParams.gain(i))
+            try t.setPan(VoiceParams.pan(i))
+            try t.setRate(VoiceParams.rate(i))
+            try t.setCurrentTime(Double(i) * 5.3)
             tracks.append(t)
         }
-        try engine.play(tracks, atFrame: 0)
+        try engine.play(tracks, at: engine.time(frame: 0))
         let streamedWall = renderOffline(engine, frames: outputFrames)
         let stats = engine.streamStatistics()
         let after = procStatusKB("VmHWM")
@@ -77,13 +77,13 @@ enum StreamProbe {
         var memTracks: [Track] = []
         for i in 0..<count {
             let t = try memEngine.makeTrack(sound)
-            t.volume = VoiceParams.gain(i)
-            t.pan = VoiceParams.pan(i)
-            t.rate = VoiceParams.rate(i)
-            t.numberOfLoops = -1
+            try t.setVolume(VoiceParams.gain(i))
+            try t.setPan(VoiceParams.pan(i))
+            try t.setRate(VoiceParams.rate(i))
+            try t.setNumberOfLoops(-1)
             memTracks.append(t)
         }
-        try memEngine.play(memTracks, atFrame: 0)
+        try memEngine.play(memTracks, at: memEngine.time(frame: 0))
         let memoryWall = renderOffline(memEngine, frames: outputFrames)
 
         let voiceSeconds = Double(count) * seconds

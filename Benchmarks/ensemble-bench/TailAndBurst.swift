@@ -33,12 +33,12 @@ enum TailCost {
             for _ in 0..<repeats {
                 for sounding in [false, true] {
                     let engine = try EnsembleRuns.engine(voices: 1)
-                    try engine.setBus(1, BusSettings(volume: 1))
-                    try engine.setEffects(chain, onBus: 1)
+                    try engine.setBus(Bus(1), settings: BusSettings(volume: 1))
+                    try engine.setEffects(chain, on: Bus(1))
                     if sounding {
                         let track = try engine.makeTrack(burst)
-                        track.bus = 1
-                        try track.play(atFrame: 0)
+                        try track.setBus(Bus(1))
+                        try track.play(at: engine.time(frame: 0))
                     }
                     for s in 0..<segments {
                         let ns = EnsembleRuns.renderLoop(engine, frames: segment).wall * 1e9 / Double(segment)
@@ -76,12 +76,12 @@ enum StretchBurst {
             var tracks: [Track] = []
             for i in 0..<voices {
                 let t = try engine.makeTrack(sounds[i % sounds.count])
-                t.numberOfLoops = -1
+                try t.setNumberOfLoops(-1)
                 t.rateMode = .preservePitch
-                t.rate = 0.8
+                try t.setRate(0.8)
                 tracks.append(t)
             }
-            try engine.play(tracks, atFrame: 0)
+            try engine.play(tracks, at: engine.time(frame: 0))
             for b in 0..<blocks {
                 let t0 = now()
                 engine.render(interleaved: out, frames: block)

@@ -153,7 +153,7 @@ public enum Soak {
         }
         let trafficFrames = c.seconds * c.sampleRate < 0x1p62 ? Int64(c.seconds * c.sampleRate) : .max
         let deadline = c.wallClockLimit.map { Date().addingTimeInterval($0) } ?? .distantFuture
-        while engine.renderedFrame < trafficFrames && Date() < deadline {
+        while engine.renderTime.frame < trafficFrames && Date() < deadline {
             loop.round(&report)
             c.progress?(report)
         }

@@ -119,10 +119,10 @@ final class SoakLedger: Sendable {
     func finished(track id: Int, _ end: TrackEnd) {
         state.withLock { s in
             s.totals.counts.trackEnds += 1
-            s.note(id, "onFinish \(end.reason) at \(end.frame)")
+            s.note(id, "onFinish \(end.reason) at \(end.time.frame)")
             s.totals.counts.endReasons[end.reason, default: 0] += 1
             guard let n = s.liveVoices[id], n > 0 else {
-                s.violation("track \(id): onFinish (\(end.reason) at frame \(end.frame)) with no voice live")
+                s.violation("track \(id): onFinish (\(end.reason) at frame \(end.time.frame)) with no voice live")
                 return
             }
             s.liveVoices[id] = n - 1

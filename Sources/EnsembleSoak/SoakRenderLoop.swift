@@ -33,7 +33,7 @@ struct RenderLoop {
     mutating func round(_ report: inout SoakReport) {
         if output != nil { return realTimeRound(&report) }
         let block = configuration.blockFrames, frames = configuration.roundFrames
-        let roundStart = engine.renderedFrame
+        let roundStart = engine.renderTime.frame
         let engine = self.engine, world = self.world, threads = configuration.controlThreads
         live.withUnsafeMutableBufferPointer { out in
             for offset in stride(from: 0, to: frames, by: block) {
@@ -68,9 +68,9 @@ struct RenderLoop {
     private mutating func realTimeRound(_ report: inout SoakReport, waiting: Bool = true) {
         let target = replay.renderedFrame + Int64(configuration.roundFrames)
         let giveUp = Date().addingTimeInterval(10 * Double(configuration.roundFrames) / configuration.sampleRate + 2)
-        while waiting && engine.renderedFrame < target && Date() < giveUp { usleep(1000) }
+        while waiting && engine.renderTime.frame < target && Date() < giveUp { usleep(1000) }
         // Blocks before `rendered` have received all their commands; read it before draining the log.
-        let rendered = engine.renderedFrame
+        let rendered = engine.renderTime.frame
         engine.drainCommandLog(into: &log)
         guard rendered > replay.renderedFrame else {
             if waiting {
@@ -109,7 +109,7 @@ struct RenderLoop {
     /// Counts the round and measures memory after it.
     private func closeRound(_ report: inout SoakReport) {
         report.rounds += 1
-        report.framesRendered = engine.renderedFrame
+        report.framesRendered = engine.renderTime.frame
         report.residentBytes.append(Self.residentBytes())
         report.heapBytes.append(Self.heapBytes())
     }
@@ -122,7 +122,7 @@ struct RenderLoop {
     /// block rendered so far, so a busy machine does not thin the traffic out.
     private static func keepPace(_ engine: Engine, _ world: SoakWorld, blockFrames: Int, threads: Int) {
         guard world.running.load(ordering: .acquiring) else { return }
-        let wanted = Int(engine.renderedFrame) / blockFrames * threads
+        let wanted = Int(engine.renderTime.frame) / blockFrames * threads
         var waited = 0
         while world.calls.load(ordering: .relaxed) < wanted && waited < 200 {
             usleep(100)

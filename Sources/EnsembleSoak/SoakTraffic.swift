@@ -9,7 +9,7 @@ import Foundation
 /// replacement) and the shared effects and buses (fire, stop, dispose and re-register, bus settings, effect
 /// chains, timed bus volumes).
 ///
-/// Voices are counted exactly (`SoakLedger.startingVoices`), within the engine's documented rules: `play(atFrame:)`
+/// Voices are counted exactly (`SoakLedger.startingVoices`), within the engine's documented rules: `play(at:)`
 /// and group starts, which cut a voice still sounding without reporting its end, are used only on tracks whose
 /// voices have all been reported ended; `play()` after a `stop` is not made until the stopped voice has been
 /// reported ended either (a `play` that restarts a stopping track does not report the cut voice).
@@ -46,7 +46,7 @@ struct SoakTraffic: Sendable {
     /// Makes calls until the world stops running, at most two per rendered block (and the render loop waits for
     /// about one per thread and block), so the traffic density does not depend on how the threads are scheduled.
     mutating func run() {
-        var lastFrame = engine.renderedFrame
+        var lastFrame = engine.renderTime.frame
         var calls = 0
         while world.running.load(ordering: .acquiring) {
             step()
@@ -54,8 +54,8 @@ struct SoakTraffic: Sendable {
             calls += 1
             if calls >= 2 {
                 calls = 0
-                while world.running.load(ordering: .acquiring) && engine.renderedFrame == lastFrame { usleep(50) }
-                lastFrame = engine.renderedFrame
+                while world.running.load(ordering: .acquiring) && engine.renderTime.frame == lastFrame { usleep(50) }
+                lastFrame = engine.renderTime.frame
             }
         }
     }
@@ -89,7 +89,12 @@ struct SoakTraffic: Sendable {
 
     // MARK: Frames
 
-    private var now: Int64 { engine.renderedFrame }
+    private var now: Int64 { engine.renderTime.frame }
+
+    /// Bus `index` (0 = the master) as a handle.
+    private func bus(_ index: Int) -> Bus { index == 0 ? .master : (try? Bus(index)) ?? .master }
+
+
     /// Up to a quarter of a second ahead (0 is "already due": applied at the next block).
     private mutating func ahead() -> Int64 { Int64(rng.below(12000)) }
 
@@ -113,23 +118,25 @@ struct SoakTraffic: Sendable {
 
     /// Fresh parameters for a track about to start afresh.
     private mutating func prepare(_ t: Track) {
-        t.volume = rng.float(0.2...1)
-        t.pan = rng.float(-1...1)
-        t.rate = rng.chance(50) ? 1 : rng.float(0.5...2)
+        accept(ledger, try t.setVolume(rng.float(0.2...1)))
+        accept(ledger, try t.setPan(rng.float(-1...1)))
+        accept(ledger, try t.setRate(rng.chance(50) ? 1 : rng.float(0.5...2)))
         t.rateMode = rng.chance(8) ? .preservePitch : .varispeed
-        t.numberOfLoops = [0, 0, 1, 2, -1][rng.below(5)]
+        accept(ledger, try t.setNumberOfLoops([0, 0, 1, 2, -1][rng.below(5)]))
         let frames = t.sound.frameCount
         if rng.chance(40) {
             let start = rng.below(frames / 2)
-            try? t.setLoopRegion(frames: start, start + 64 + rng.below(frames - start - 64))
+            let end = start + 64 + rng.below(frames - start - 64), rate = t.sound.sampleRate
+            accept(ledger, try t.setLoopRegion(start: Double(start) / rate, end: Double(end) / rate))
         } else {
             t.clearLoopRegion()
         }
-        t.fadeIn = rng.chance(30) ? rng.unit() * 0.05 : 0
-        t.fadeOut = rng.chance(30) ? rng.unit() * 0.05 : 0
-        if rng.chance(30) { t.currentTime = rng.unit() * t.duration }
-        t.bus = rng.below(5)
-        t.priority = rng.below(256)
+        accept(ledger, try t.setFadeIn(rng.chance(30) ? rng.unit() * 0.05 : 0))
+        accept(ledger, try t.setFadeOut(rng.chance(30) ? rng.unit() * 0.05 : 0))
+        if rng.chance(30) { accept(ledger, try t.setCurrentTime(rng.unit() * t.duration)) }
+        // A bus nobody has set up yet is refused (`unknownBus`), leaving the track where it was: allowed.
+        try? t.setBus(bus(rng.below(5)))
+        accept(ledger, try t.setPriority(rng.below(256)))
         t.isMeteringEnabled = rng.chance(20)
     }
 
@@ -138,16 +145,16 @@ struct SoakTraffic: Sendable {
         prepare(tracks[i].track)
         tracks[i].stopRequested = false
         let t = tracks[i], how = rng.below(3), frame = now + ahead(), engine = self.engine
-        ledger.startingVoices(on: [(t.id, t.track)], ["play()", "play(atFrame:)", "play(at:)"][how]) {
+        ledger.startingVoices(on: [(t.id, t.track)], ["play()", "play(at: frame)", "play(at: seconds)"][how]) {
             switch how {
             case 0: t.track.play()
-            case 1: try? t.track.play(atFrame: frame)
-            default: try? t.track.play(at: Double(frame) / engine.sampleRate)
+            case 1: try? t.track.play(at: engine.time(frame: frame))
+            default: try? t.track.play(at: engine.time(seconds: Double(frame) / engine.sampleRate))
             }
         }
     }
 
-    /// `Engine.play(_:atFrame:)` on up to three idle tracks.
+    /// `Engine.play(_:at:)` on up to three idle tracks.
     private mutating func startGroup() {
         var group: [Int] = []
         for i in tracks.indices.shuffled(using: &rng) where group.count < 3 && ledger.isIdle(track: tracks[i].id) { group.append(i) }
@@ -158,7 +165,7 @@ struct SoakTraffic: Sendable {
         }
         let members = group.map { (tracks[$0].id, tracks[$0].track) }, frame = now + ahead(), engine = self.engine
         ledger.startingVoices(on: members, "group play") {
-            do { try engine.play(members.map(\.1), atFrame: frame) } catch { ledger.violation("group play refused: \(error)") }
+            do { try engine.play(members.map(\.1), at: engine.time(frame: frame)) } catch { ledger.violation("group play refused: \(error)") }
         }
     }
 
@@ -167,13 +174,16 @@ struct SoakTraffic: Sendable {
         guard let i = pickTrack(where: { _ in true }) else { return }
         // Timed plays may overtake each other: the one called last owns the track (README, Timeline).
         let t = tracks[i], frame = now + ahead()
-        let offset = rng.chance(30) ? rng.below(t.track.sound.frameCount) : nil
-        let token = ledger.open(.command), ledger = self.ledger, id = t.id
-        ledger.startingVoices(on: [(t.id, t.track)], "schedulePlay(atFrame: \(frame))", timedStart: true) {
+        let sound = t.track.sound
+        let offset = rng.chance(30) ? Double(rng.below(sound.frameCount)) / sound.sampleRate : nil
+        let token = ledger.open(.command), ledger = self.ledger, id = t.id, engine = self.engine
+        ledger.startingVoices(on: [(t.id, t.track)], "schedulePlay(at: \(frame))", timedStart: true) {
             // Applied, or dropped as superseded by a later-called timed play with an earlier frame: one outcome.
-            t.track.schedulePlay(atFrame: frame, offsetFrames: offset,
-                                 onApplied: { _ in ledger.timedStartApplied(track: id, command: token) },
-                                 onDropped: { _, _ in ledger.timedStartApplied(track: id, command: token) })
+            do {
+                try t.track.schedulePlay(at: engine.time(frame: frame), offset: offset,
+                                         onApplied: { _ in ledger.timedStartApplied(track: id, command: token) },
+                                         onDropped: { _, _ in ledger.timedStartApplied(track: id, command: token) })
+            } catch { ledger.violation("schedulePlay refused: \(error)") }
         }
         tracks[i].stopRequested = false
     }
@@ -199,11 +209,11 @@ struct SoakTraffic: Sendable {
     private mutating func stopTrack() {
         guard let i = pickTransportTrack() else { return }
         let t = tracks[i].track, how = rng.below(3)
-        ledger.note(track: tracks[i].id, ["stop()", "stop(fadeOut:)", "stop(atFrame:)"][how])
+        ledger.note(track: tracks[i].id, ["stop()", "stop(fade:)", "stop(at:)"][how])
         switch how {
         case 0: t.stop()
-        case 1: t.stop(fadeOut: rng.chance(30) ? 0 : rng.unit() * 0.05)
-        default: t.stop(atFrame: now + ahead())
+        case 1: accept(ledger, try t.stop(fade: rng.chance(30) ? 0 : rng.unit() * 0.05))
+        default: accept(ledger, try t.stop(at: engine.time(frame: now + ahead())))
         }
         tracks[i].stopRequested = true
     }
@@ -213,20 +223,20 @@ struct SoakTraffic: Sendable {
     private mutating func seek() {
         guard let i = pickTrack(where: { _ in true }) else { return }
         let t = tracks[i].track
-        t.currentTime = rng.unit() * t.duration
+        accept(ledger, try t.setCurrentTime(rng.unit() * t.duration))
     }
 
     private mutating func changeParameter() {
         guard let i = pickTrack(where: { _ in true }) else { return }
         let t = tracks[i].track
         switch rng.below(9) {
-        case 0: t.volume = rng.float(0...1)
-        case 1: t.pan = rng.float(-1...1)
-        case 2: t.rate = rng.float(0.5...2)
-        case 3: t.numberOfLoops = rng.below(4) - 1
-        case 4: t.fadeIn = rng.unit() * 0.05
-        case 5: t.fadeOut = rng.unit() * 0.05
-        case 6: t.bus = rng.below(5)
+        case 0: accept(ledger, try t.setVolume(rng.float(0...1)))
+        case 1: accept(ledger, try t.setPan(rng.float(-1...1)))
+        case 2: accept(ledger, try t.setRate(rng.float(0.5...2)))
+        case 3: accept(ledger, try t.setNumberOfLoops(rng.below(4) - 1))
+        case 4: accept(ledger, try t.setFadeIn(rng.unit() * 0.05))
+        case 5: accept(ledger, try t.setFadeOut(rng.unit() * 0.05))
+        case 6: try? t.setBus(bus(rng.below(5)))
         case 7: t.isMeteringEnabled.toggle()
         default: t.rateMode = rng.chance(50) ? .preservePitch : .varispeed
         }
@@ -235,25 +245,32 @@ struct SoakTraffic: Sendable {
     private mutating func scheduleChange() {
         guard let i = pickTrack(where: { _ in true }) else { return }
         let t = tracks[i].track, transport = !ledger.hasPendingStart(track: tracks[i].id)
-        let ramp: Int? = rng.chance(50) ? nil : rng.below(2000)
+        let ramp: Double? = rng.chance(50) ? nil : Double(rng.below(2000)) / engine.sampleRate
         let change: TrackChange
         switch rng.below(transport ? 8 : 5) {
-        case 0: change = .volume(rng.float(0...1), rampFrames: ramp)
-        case 1: change = .pan(rng.float(-1...1), rampFrames: ramp)
+        case 0: change = .volume(rng.float(0...1), ramp: ramp)
+        case 1: change = .pan(rng.float(-1...1), ramp: ramp)
         case 2: change = .rate(rng.float(0.5...2))
         case 3: change = .loops(rng.below(4) - 1)
-        case 4: change = .seek(frame: rng.below(t.sound.frameCount))
-        case 5: change = .pause(fadeFrames: ramp)
-        case 6: change = .resume(fadeFrames: ramp)
-        default: change = .stop(fadeFrames: ramp)
+        case 4: change = .seek(to: Double(rng.below(t.sound.frameCount)) / t.sound.sampleRate)
+        case 5: change = .pause(fade: ramp)
+        case 6: change = .resume(fade: ramp)
+        default: change = .stop(fade: ramp)
         }
         let token = ledger.open(.command), ledger = self.ledger
         let frame = now + ahead()
         // A change that reaches a voice already ended is reported dropped instead: one outcome either way.
-        if let id = t.schedule(change, atFrame: frame, onApplied: { _ in ledger.applied(command: token) },
-                               onDropped: { _, _ in ledger.applied(command: token) }) {
+        let scheduled: ScheduledCommandID?
+        do {
+            scheduled = try t.schedule(change, at: engine.time(frame: frame), onApplied: { _ in ledger.applied(command: token) },
+                                       onDropped: { _, _ in ledger.applied(command: token) })
+        } catch {
+            ledger.violation("schedule(\(change)) refused: \(error)")
+            scheduled = nil
+        }
+        if let id = scheduled {
             remember(id, token)
-            ledger.note(track: tracks[i].id, "schedule(\(change), atFrame: \(frame)) → \(id)")
+            ledger.note(track: tracks[i].id, "schedule(\(change), at: \(frame)) → \(id)")
             if case .stop = change { tracks[i].stopRequested = true }
         } else {
             ledger.withdraw(.command, token)
@@ -280,8 +297,11 @@ struct SoakTraffic: Sendable {
         let token = ledger.open(.firing), ledger = self.ledger
         let frame: Int64? = rng.chance(50) ? nil : now + ahead()
         do {
-            let instance = try engine.fire(effect, volume: rng.float(0...1), pan: rng.float(-1...1), atFrame: frame,
-                                           bus: rng.below(5), priority: rng.below(256)) { completion in
+            let target = bus(rng.below(5))
+            let instance = try engine.fire(effect, volume: rng.float(0...1), pan: rng.float(-1...1),
+                                           at: frame.map { engine.time(frame: $0) },
+                                           bus: engine.isSetUp(target) ? target : .master,
+                                           priority: rng.below(256)) { completion in
                 ledger.completed(firing: token, completion)
             }
             firings.append(instance)
@@ -315,7 +335,7 @@ struct SoakTraffic: Sendable {
     private mutating func setBus() {
         let settings = BusSettings(volume: rng.float(0...1), pan: rng.float(-1...1), mute: rng.chance(15),
                                    solo: rng.chance(10))
-        do { try engine.setBus(1 + rng.below(4), settings) } catch { ledger.violation("setBus refused: \(error)") }
+        do { try engine.setBus(bus(1 + rng.below(4)), settings: settings) } catch { ledger.violation("setBus refused: \(error)") }
     }
 
     private mutating func setChain() {
@@ -332,15 +352,15 @@ struct SoakTraffic: Sendable {
                 specs.append(.limiter(ceilingDB: -rng.unit() * 6, lookahead: 0.001 + rng.unit() * 0.004, release: 0.05))
             }
         }
-        world.setEffects(specs, onBus: rng.below(5))
+        world.setEffects(specs, on: bus(rng.below(5)))
     }
 
     private mutating func scheduleBusVolume() {
-        let bus = 1 + rng.below(4), volume = rng.float(0...1), frame = now + ahead()
-        let ramp: Int? = rng.chance(50) ? nil : rng.below(2000)
+        let target = bus(1 + rng.below(4)), volume = rng.float(0...1), frame = now + ahead()
+        let ramp: Double? = rng.chance(50) ? nil : Double(rng.below(2000)) / engine.sampleRate
         let token = ledger.open(.command), ledger = self.ledger
         do {
-            let id = try engine.scheduleBusVolume(bus, volume, atFrame: frame, rampFrames: ramp,
+            let id = try engine.scheduleVolume(volume, on: target, at: engine.time(frame: frame), ramp: ramp,
                                                   onApplied: { _ in ledger.applied(command: token) },
                                                   onDropped: { _, _ in ledger.applied(command: token) })
             remember(id, token)
@@ -362,4 +382,9 @@ struct SoakTraffic: Sendable {
             poolExhausted += 1
         }
     }
+}
+
+/// A call the traffic only makes with valid arguments: a refusal is a violation.
+private func accept<T>(_ ledger: SoakLedger, _ call: @autoclosure () throws -> T) {
+    do { _ = try call() } catch { ledger.violation("valid call refused: \(error)") }
 }

@@ -65,13 +65,13 @@ final class SoakWorld: Sendable {
     }
 
     /// `setEffects`, remembering the list for the replay when the engine takes it.
-    func setEffects(_ specs: [EffectSpec], onBus bus: Int) {
+    func setEffects(_ specs: [EffectSpec], on bus: Bus) {
         chains.withLock { chains in
             do {
-                try engine.setEffects(specs, onBus: bus)
-                chains[bus].append(specs)
+                try engine.setEffects(specs, on: bus)
+                chains[bus.index].append(specs)
             } catch {
-                ledger.violation("setEffects(\(specs), onBus: \(bus)) refused: \(error)")
+                ledger.violation("setEffects(\(specs), on: \(bus)) refused: \(error)")
             }
         }
     }

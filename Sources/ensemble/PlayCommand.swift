@@ -58,8 +58,8 @@ struct PlayCommand: ParsableCommand {
             // (a track whose end is already scheduled counts as idle and takes no more changes).
             let meters = TerminalMeters(engine: engine, tracks: playback.namedTracks, totalFrames: playback.frameCount)
             // Scene time 0 is the first frame of the first buffer: the first frame the device plays.
-            try playback.schedule(origin: engine.renderedFrame)
-            let origin = engine.renderedFrame
+            let origin = engine.renderTime.frame
+            try playback.schedule(origin: engine.time(frame: origin))
             let end = origin + playback.frameCount
 
             interrupted.store(false, ordering: .relaxed)
@@ -70,34 +70,34 @@ struct PlayCommand: ParsableCommand {
             engine.waitForStreams() // streamed tracks pre-roll before the device starts
             try output.start()
             var polls = 0
-            while engine.currentFrame < end {
+            while engine.now.frame < end {
                 if interrupted.load(ordering: .relaxed) { wasInterrupted = true; break }
                 if !output.isRunning { break }
                 if onDeviceLoss == .stop, output.isDeviceLost {
-                    let name = output.device.name, frame = engine.currentFrame
+                    let name = output.device.name, frame = engine.now.frame
                     output.shutdown()
                     throw OutputError.deviceLost(device: name, frame: frame)
                 }
                 if meters.enabled {
-                    if polls % 5 == 0 { meters.draw(played: engine.currentFrame - origin) } // 10 times a second
+                    if polls % 5 == 0 { meters.draw(played: engine.now.frame - origin) } // 10 times a second
                 } else {
-                    progress.update(max(0, engine.currentFrame - origin))
+                    progress.update(max(0, engine.now.frame - origin))
                 }
                 polls += 1
                 usleep(20_000)
             }
-            meters.draw(played: min(engine.currentFrame, end) - origin)
+            meters.draw(played: min(engine.now.frame, end) - origin)
             progress.finish()
             if wasInterrupted {
-                output.stop(fadeOut: 0.02)
+                _ = try? output.stop(fadeOut: 0.02)
             } else {
                 // Let the device's own buffer drain before closing it.
                 let tail = Double(max(output.device.periodFrames, 0)) / engine.sampleRate
                 usleep(UInt32(min(tail, 1) * 1e6))
-                output.stop(fadeOut: 0)
+                _ = try? output.stop(fadeOut: 0)
             }
             engine.waitForEvents()
-            let seconds = Double(min(engine.renderedFrame, end) - origin) / engine.sampleRate
+            let seconds = Double(min(engine.renderTime.frame, end) - origin) / engine.sampleRate
             var summary = String(format: "played %.2f s", seconds)
                 + " on \"\(output.device.name)\"" + String(format: " (latency %.1f ms", output.latency * 1000)
                 + ", device period \(output.device.periodFrames) frames)"

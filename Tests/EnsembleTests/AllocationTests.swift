@@ -28,15 +28,15 @@ final class AllocationTests: XCTestCase {
         let fx = try engine.registerEffect(try monoSound(200) { _ in 0.1 })
 
         let tracks = try [ramp, stereo, sr44, ramp, stereo].map { try engine.makeTrack($0) }
-        tracks[0].numberOfLoops = -1
-        tracks[1].numberOfLoops = 3
-        tracks[1].rate = 0.75
-        tracks[2].numberOfLoops = -1
-        tracks[3].rate = 1.5
-        tracks[3].fadeIn = 0.002
-        tracks[3].fadeOut = 0.002
+        try tracks[0].setNumberOfLoops(-1)
+        try tracks[1].setNumberOfLoops(3)
+        try tracks[1].setRate(0.75)
+        try tracks[2].setNumberOfLoops(-1)
+        try tracks[3].setRate(1.5)
+        try tracks[3].setFadeIn(0.002)
+        try tracks[3].setFadeOut(0.002)
         tracks[4].isMeteringEnabled = true
-        tracks[4].numberOfLoops = -1
+        try tracks[4].setNumberOfLoops(-1)
 
         let block = 256
         let left = UnsafeMutablePointer<Float>.allocate(capacity: block)
@@ -47,26 +47,26 @@ final class AllocationTests: XCTestCase {
         }
         // Warm-up: exercise every path once outside the counted window (lazy runtime metadata).
         try engine.play(Array(tracks[0...1]), atFrame: 10)
-        try engine.fire(fx, atFrame: 20)
+        try engine.fire(fx, at: engine.time(frame: 20))
         for _ in 0..<8 { engine.render(left: left, right: right, frames: block) }
 
         // Everything below starts inside the counted window.
         let base = engine.currentFrame
-        try tracks[2].play(atFrame: base + 100)
-        try tracks[3].play(atFrame: base + 1001)
+        try tracks[2].play(at: tracks[2].engine.time(frame: base + 100))
+        try tracks[3].play(at: tracks[3].engine.time(frame: base + 1001))
         try engine.play([tracks[4]], atFrame: base + 2049)
-        tracks[1].stop(atFrame: base + 5000)
-        for k in 0..<12 { try engine.fire(fx, volume: 0.5, pan: -0.3, atFrame: base + 77 + Int64(k) * 333) }
+        try tracks[1].stop(at: tracks[1].engine.time(frame: base + 5000))
+        for k in 0..<12 { try engine.fire(fx, volume: 0.5, pan: -0.3, at: engine.time(frame: base + 77 + Int64(k) * 333)) }
 
         var total: UInt64 = 0
         for k in 0..<64 {
             // Control calls may allocate; count only the render calls.
             switch k % 8 {
-            case 1: tracks[0].currentTime = Double(k) / 48000 // seek
-            case 2: tracks[0].pan = k % 16 == 2 ? 0.8 : -0.8
-            case 3: tracks[2].volume = k % 16 == 3 ? 0.3 : 0.9
+            case 1: try tracks[0].setCurrentTime(Double(k) / 48000) // seek
+            case 2: try tracks[0].setPan(k % 16 == 2 ? 0.8 : -0.8)
+            case 3: try tracks[2].setVolume(k % 16 == 3 ? 0.3 : 0.9)
             case 4: try engine.fire(fx, pan: 0.5)
-            case 5: tracks[2].rate = k % 16 == 5 ? 1.7 : 0.6
+            case 5: try tracks[2].setRate(k % 16 == 5 ? 1.7 : 0.6)
             case 6: if k == 30 { tracks[3].pause() } else if k == 38 { tracks[3].play() }
             case 7: if k == 39 { engine.pause() } else if k == 55 { engine.resume() } // engine-wide, with ramps
             default: break
@@ -75,6 +75,6 @@ final class AllocationTests: XCTestCase {
         }
         XCTAssertEqual(total, 0, "render allocated \(total) times")
         engine.updateMeters()
-        XCTAssertGreaterThan(engine.peakPower(forChannel: 0), -160, "the scene must be sounding")
+        XCTAssertGreaterThan(try engine.peakPower(forChannel: 0), -160, "the scene must be sounding")
     }
 }

@@ -13,38 +13,37 @@ final class BlockSizeTests: XCTestCase {
         let sr44 = try monoSound(2000, rate: 44100) { sin(Double($0) * 0.02) }
 
         let a = try engine.makeTrack(ramp)
-        a.numberOfLoops = 5
-        a.pan = -0.5
-        a.rate = 1.25
-        a.fadeIn = 0.002
+        try a.setNumberOfLoops(5)
+        try a.setPan(-0.5)
+        try a.setRate(1.25)
+        try a.setFadeIn(0.002)
         let b = try engine.makeTrack(stereo)
-        b.numberOfLoops = -1
-        b.pan = 0.3
-        b.volume = 0.6
-        b.rate = 0.75
-        b.fadeIn = 0.004
-        b.fadeOut = 0.003
+        try b.setNumberOfLoops(-1)
+        try b.setPan(0.3)
+        try b.setVolume(0.6)
+        try b.setRate(0.75)
+        try b.setFadeIn(0.004)
+        try b.setFadeOut(0.003)
         let c = try engine.makeTrack(sr44)
-        c.numberOfLoops = 2
-        c.currentTime = 0.01
-        c.fadeOut = 0.01
+        try c.setNumberOfLoops(2)
+        try c.setCurrentTime(0.01)
+        try c.setFadeOut(0.01)
         let d = try engine.makeTrack(ramp)
-        d.pan = 1
-        d.numberOfLoops = 3
-
-        try a.play(atFrame: 1)
-        try engine.play([b, c], atFrame: 1001)
-        try d.play(atFrame: 4097)
-        b.stop(atFrame: 9999)
-        d.stop(atFrame: 5555)
+        try d.setPan(1)
+        try d.setNumberOfLoops(3)
+        try a.play(at: a.engine.time(frame: 1))
+        try engine.play([b, c], at: engine.time(frame: 1001))
+        try d.play(at: d.engine.time(frame: 4097))
+        try b.stop(at: b.engine.time(frame: 9999))
+        try d.stop(at: d.engine.time(frame: 5555))
 
         let fx = try engine.registerEffect(try monoSound(900) { Double(($0 * 37) % 101) / 200 - 0.25 })
         let fx2 = try engine.registerEffect(stereo)
         for (k, f) in [63, 333, 777, 2048, 2049, 4095, 6001].enumerated() {
-            try engine.fire(fx, volume: 0.2 + 0.1 * Float(k % 4), pan: [-1, -0.5, 0, 0.3, 1][k % 5], atFrame: Int64(f))
+            try engine.fire(fx, volume: 0.2 + 0.1 * Float(k % 4), pan: [-1, -0.5, 0, 0.3, 1][k % 5], at: engine.time(frame: Int64(f)))
         }
-        try engine.fire(fx2, volume: 0.5, pan: -0.25, atFrame: 3001)
-        let stopped = try engine.fire(fx2, volume: 0.5, pan: 0.75, atFrame: 7000)
+        try engine.fire(fx2, volume: 0.5, pan: -0.25, at: engine.time(frame: 3001))
+        let stopped = try engine.fire(fx2, volume: 0.5, pan: 0.75, at: engine.time(frame: 7000))
         engine.stop(stopped) // stopped before it starts: never sounds
 
         if interleaved {
@@ -116,7 +115,7 @@ final class SummationOrderTests: XCTestCase {
         }
         for (i, s) in sounds.enumerated() {
             let effect = try engine.registerEffect(s)
-            try engine.fire(effect, volume: 0.7, pan: Float(i) / 5 - 0.4, atFrame: Int64(3 + 17 * i))
+            try engine.fire(effect, volume: 0.7, pan: Float(i) / 5 - 0.4, at: engine.time(frame: Int64(3 + 17 * i)))
         }
         return render(engine, frames: 512, block: 128)
     }

@@ -7,55 +7,55 @@ import XCTest
 final class BusAllocationTests: XCTestCase {
     func testBusAndChainChangesWhileRenderingAllocateNothing() throws {
         let engine = try makeEngine(maxBlockFrames: 512)
-        try engine.setBus(1, BusSettings(volume: 0.9))
-        try engine.setEffects([EffectSpec.eq(preset: "Pop")!, .delay(time: 0.02, feedback: 0.3, mix: 0.3)], onBus: 1)
-        try engine.setBus(2, BusSettings())
-        try engine.setEffects([.limiter(ceilingDB: -1, lookahead: 0.005, release: 0.05)], onBus: 0)
+        try engine.setBus(busNumber(1), settings: BusSettings(volume: 0.9))
+        try engine.setEffects([EffectSpec.eq(preset: "Pop")!, .delay(time: 0.02, feedback: 0.3, mix: 0.3)], on: busNumber(1))
+        try engine.setBus(busNumber(2), settings: BusSettings())
+        try engine.setEffects([.limiter(ceilingDB: -1, lookahead: 0.005, release: 0.05)], on: busNumber(0))
         let s = try stereoSound(3000, left: { sin(Double($0) * 0.04) }, right: { sin(Double($0) * 0.03) })
         let fx = try engine.registerEffect(try monoSound(500) { _ in 0.2 })
         let t1 = try engine.makeTrack(s), t2 = try engine.makeTrack(s)
-        t1.numberOfLoops = -1
-        t1.bus = 1
-        t2.numberOfLoops = -1
-        t2.bus = 2
+        try t1.setNumberOfLoops(-1)
+        try t1.setBus(busNumber(1))
+        try t2.setNumberOfLoops(-1)
+        try t2.setBus(busNumber(2))
         let block = 256
         let left = UnsafeMutablePointer<Float>.allocate(capacity: block)
         let right = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
         defer { left.deallocate(); right.deallocate() }
-        try engine.play([t1, t2], atFrame: 5)
-        try engine.fire(fx, atFrame: 30, bus: 2)
+        try engine.play([t1, t2], at: engine.time(frame: 5))
+        try engine.fire(fx, at: engine.time(frame: 30), bus: busNumber(2))
         for _ in 0..<8 { engine.render(left: left, right: right, frames: block) }
 
         let presets = GraphicEQ.presets.map(\.name)
         var total: UInt64 = 0
         for k in 0..<80 {
             switch k % 6 {
-            case 0: try engine.setEffects([EffectSpec.eq(preset: presets[k % 20])!, .delay(time: 0.01 + Double(k) / 1000, feedback: 0.4, mix: 0.2)], onBus: 1)
-            case 1: try engine.setBus(2, BusSettings(volume: Float(k % 5) / 5, pan: Float(k % 3) - 1, mute: k % 4 == 1, solo: k % 12 == 1))
-            case 2: try engine.fire(fx, pan: 0.3, bus: k % 3)
-            case 3: try engine.setEffects(k % 12 == 3 ? [] : [.filter(.lowpass, frequency: 1000 + Double(k) * 50, q: 0.7, gainDB: 0)], onBus: 2)
-            case 4: t1.bus = 2 - k % 3 // moves while playing (crossfade between buses)
-            default: if k % 12 == 5 { t1.stop(fadeOut: 0) } else { t1.play() }
+            case 0: try engine.setEffects([EffectSpec.eq(preset: presets[k % 20])!, .delay(time: 0.01 + Double(k) / 1000, feedback: 0.4, mix: 0.2)], on: busNumber(1))
+            case 1: try engine.setBus(busNumber(2), settings: BusSettings(volume: Float(k % 5) / 5, pan: Float(k % 3) - 1, mute: k % 4 == 1, solo: k % 12 == 1))
+            case 2: try engine.fire(fx, pan: 0.3, bus: busNumber(k % 3))
+            case 3: try engine.setEffects(k % 12 == 3 ? [] : [.filter(.lowpass, frequency: 1000 + Double(k) * 50, q: 0.7, gainDB: 0)], on: busNumber(2))
+            case 4: try t1.setBus(busNumber(2 - k % 3)) // moves while playing (crossfade between buses)
+            default: if k % 12 == 5 { try t1.stop(fade: 0) } else { t1.play() }
             }
             total += renderCountingAllocations(engine, k, left: left, right: right, frames: block)
         }
         XCTAssertEqual(total, 0, "render allocated \(total) times")
         engine.updateMeters()
-        XCTAssertGreaterThan(engine.peakPower(forChannel: 0), -160, "the scene must be sounding")
+        XCTAssertGreaterThan(try engine.peakPower(forChannel: 0), -160, "the scene must be sounding")
     }
 
     /// Switching presets mid-sine crossfades over the smoothing time: no frame-to-frame step beyond what the
     /// two steady outputs and a 240-frame crossfade between them allow.
     func testPresetChangeHasNoDiscontinuity() throws {
         let engine = try makeEngine()
-        try engine.setBus(1, BusSettings())
-        try engine.setEffects([EffectSpec.eq(preset: "Bass Reducer")!], onBus: 1)
+        try engine.setBus(busNumber(1), settings: BusSettings())
+        try engine.setEffects([EffectSpec.eq(preset: "Bass Reducer")!], on: busNumber(1))
         let w = 2 * Double.pi * 440 / 48000
         let t = try engine.makeTrack(try stereoSound(48000, left: { 0.5 * sin(w * Double($0)) }, right: { _ in 0 }))
-        t.bus = 1
-        try t.play(atFrame: 0)
+        try t.setBus(busNumber(1))
+        try t.play(at: t.engine.time(frame: 0))
         let m = render(engine, frames: 24000, block: 512) { frame in
-            if frame == 12288 { try? engine.setEffects([EffectSpec.eq(preset: "Vocal Booster")!], onBus: 1) }
+            if frame == 12288 { try? engine.setEffects([EffectSpec.eq(preset: "Vocal Booster")!], on: busNumber(1)) }
         }
         // Steady state: a sine of amplitude ≤ 0.5·10^(3.5/20) (the presets' gain at 440 Hz is within ±3.5 dB).
         let amplitude = 0.5 * pow(10, 3.6 / 20)
@@ -65,11 +65,11 @@ final class BusAllocationTests: XCTestCase {
         XCTAssertLessThan(worst, allowed)
         // The change did happen: later output differs from a render that kept the first preset.
         let engine2 = try makeEngine()
-        try engine2.setBus(1, BusSettings())
-        try engine2.setEffects([EffectSpec.eq(preset: "Bass Reducer")!], onBus: 1)
+        try engine2.setBus(busNumber(1), settings: BusSettings())
+        try engine2.setEffects([EffectSpec.eq(preset: "Bass Reducer")!], on: busNumber(1))
         let t2 = try engine2.makeTrack(try stereoSound(48000, left: { 0.5 * sin(w * Double($0)) }, right: { _ in 0 }))
-        t2.bus = 1
-        try t2.play(atFrame: 0)
+        try t2.setBus(busNumber(1))
+        try t2.play(at: t2.engine.time(frame: 0))
         let kept = render(engine2, frames: 24000, block: 512)
         XCTAssertEqual(kept.left[12000], m.left[12000])
         XCTAssertGreaterThan(abs(kept.left[20000] - m.left[20000]) + abs(kept.left[20050] - m.left[20050]), 1e-3)
@@ -81,13 +81,13 @@ final class BusAllocationTests: XCTestCase {
     func testRoutingChangeWhilePlayingIsSmooth() throws {
         func run(moveAt: Int64?, startBus: Int) throws -> Mix {
             let engine = try makeEngine()
-            try engine.setBus(1, BusSettings(volume: 1))
-            try engine.setBus(2, BusSettings(volume: 0.25))
+            try engine.setBus(busNumber(1), settings: BusSettings(volume: 1))
+            try engine.setBus(busNumber(2), settings: BusSettings(volume: 0.25))
             let t = try engine.makeTrack(try stereoSound(48000, left: { _ in 0.8 }, right: { _ in -0.4 }))
-            t.bus = startBus
-            try t.play(atFrame: 0)
+            try t.setBus(busNumber(startBus))
+            try t.play(at: t.engine.time(frame: 0))
             return withExtendedLifetime(t) {
-                render(engine, frames: 6000, block: 500) { frame in if frame == moveAt { t.bus = 2 } }
+                render(engine, frames: 6000, block: 500) { frame in if frame == moveAt { try! t.setBus(busNumber(2)) } }
             }
         }
         let moved = try run(moveAt: 2000, startBus: 1)

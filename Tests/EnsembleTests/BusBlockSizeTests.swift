@@ -5,37 +5,37 @@ import XCTest
 final class BusBlockSizeTests: XCTestCase {
     static func renderScene(block: Int, frames: Int = 20000) throws -> [Float] {
         let engine = try makeEngine(effectPolyphony: 4)
-        try engine.setBus(1, BusSettings(volume: 0.8, pan: -0.2))
+        try engine.setBus(busNumber(1), settings: BusSettings(volume: 0.8, pan: -0.2))
         try engine.setEffects([EffectSpec.eq(preset: "Rock")!, .filter(.lowpass, frequency: 3000, q: 0.707, gainDB: 0)],
-                              onBus: 1)
-        try engine.setBus(2, BusSettings(volume: 0.6, pan: 0.5))
+                              on: busNumber(1))
+        try engine.setBus(busNumber(2), settings: BusSettings(volume: 0.6, pan: 0.5))
         try engine.setEffects([.delay(time: 0.0123, feedback: 0.45, mix: 0.35), .filter(.highshelf, frequency: 5000, q: 0.7, gainDB: -4)],
-                              onBus: 2)
-        try engine.setBus(3, BusSettings(mute: true))
+                              on: busNumber(2))
+        try engine.setBus(busNumber(3), settings: BusSettings(mute: true))
         try engine.setEffects([.filter(.peaking, frequency: 800, q: 2, gainDB: 9),
-                               .limiter(ceilingDB: -3, lookahead: 0.004, release: 0.03)], onBus: 0)
+                               .limiter(ceilingDB: -3, lookahead: 0.004, release: 0.03)], on: busNumber(0))
 
         let ramp = try monoSound(700, rampValue)
         let stereo = try stereoSound(1234, left: { sin(Double($0) * 0.05) * 0.9 }, right: { rampValue($0 % 300) - 0.15 })
         let sr44 = try monoSound(2000, rate: 44100) { sin(Double($0) * 0.02) }
         let a = try engine.makeTrack(ramp)
-        a.numberOfLoops = 5
-        a.rate = 1.25
-        a.bus = 1
+        try a.setNumberOfLoops(5)
+        try a.setRate(1.25)
+        try a.setBus(busNumber(1))
         let b = try engine.makeTrack(stereo)
-        b.numberOfLoops = 3
-        b.bus = 2
-        b.fadeIn = 0.004
+        try b.setNumberOfLoops(3)
+        try b.setBus(busNumber(2))
+        try b.setFadeIn(0.004)
         let c = try engine.makeTrack(sr44)
-        c.numberOfLoops = 2
+        try c.setNumberOfLoops(2)
         let d = try engine.makeTrack(ramp)
-        d.bus = 3
-        try a.play(atFrame: 1)
-        try engine.play([b, c], atFrame: 1001)
-        try d.play(atFrame: 77)
+        try d.setBus(busNumber(3))
+        try a.play(at: a.engine.time(frame: 1))
+        try engine.play([b, c], at: engine.time(frame: 1001))
+        try d.play(at: d.engine.time(frame: 77))
         let fx = try engine.registerEffect(try monoSound(900) { Double(($0 * 37) % 101) / 100 - 0.5 })
         for (k, f) in [63, 333, 2048, 4095, 6001, 9000].enumerated() {
-            try engine.fire(fx, volume: 0.9, pan: [-1, 0, 0.3, 1][k % 4], atFrame: Int64(f), bus: k % 3)
+            try engine.fire(fx, volume: 0.9, pan: [-1, 0, 0.3, 1][k % 4], at: engine.time(frame: Int64(f)), bus: busNumber(k % 3))
         }
         let mix = render(engine, frames: frames, block: block)
         var out: [Float] = []

@@ -16,13 +16,13 @@ final class BusMixTests: XCTestCase {
         try configure(engine)
         let (a, b, c) = try sounds()
         let tracks = try [a, b, c].map { try engine.makeTrack($0) }
-        tracks[0].pan = -0.4
-        tracks[1].volume = 0.8
-        tracks[2].pan = 0.7
-        for (t, bus) in zip(tracks, buses) { t.bus = bus }
-        try tracks[0].play(atFrame: 10)
-        try tracks[1].play(atFrame: 300)
-        try tracks[2].play(atFrame: 1000)
+        try tracks[0].setPan(-0.4)
+        try tracks[1].setVolume(0.8)
+        try tracks[2].setPan(0.7)
+        for (t, bus) in zip(tracks, buses) { try t.setBus(busNumber(bus)) }
+        try tracks[0].play(at: tracks[0].engine.time(frame: 10))
+        try tracks[1].play(at: tracks[1].engine.time(frame: 300))
+        try tracks[2].play(at: tracks[2].engine.time(frame: 1000))
         return withExtendedLifetime(tracks) { render(engine, frames: frames, block: block) }
     }
 
@@ -35,9 +35,9 @@ final class BusMixTests: XCTestCase {
         let plain = try mix(buses: [0, 0, 0])
         XCTAssertNotNil(plain.firstNonZero)
         let withEmpty = try mix(buses: [0, 0, 0]) { engine in
-            try engine.setEffects([], onBus: 0)
-            try engine.setBus(3, BusSettings(volume: 0.5))
-            try engine.setEffects([], onBus: 3)
+            try engine.setEffects([], on: busNumber(0))
+            try engine.setBus(busNumber(3), settings: BusSettings(volume: 0.5))
+            try engine.setEffects([], on: busNumber(3))
         }
         assertSame(plain, withEmpty, "empty master chain and an unused bus")
     }
@@ -45,11 +45,11 @@ final class BusMixTests: XCTestCase {
     func testOneTrackOnAUnityBusIsBitIdenticalToMaster() throws {
         func single(_ bus: Int) throws -> Mix {
             let engine = try makeEngine()
-            try engine.setBus(1, BusSettings())
+            try engine.setBus(busNumber(1), settings: BusSettings())
             let t = try engine.makeTrack(try sounds().1)
-            t.pan = 0.25
-            t.bus = bus
-            try t.play(atFrame: 5)
+            try t.setPan(0.25)
+            try t.setBus(busNumber(bus))
+            try t.play(at: t.engine.time(frame: 5))
             return withExtendedLifetime(t) { render(engine, frames: 3000, block: 700) }
         }
         assertSame(try single(0), try single(1), "unity bus")
@@ -59,9 +59,9 @@ final class BusMixTests: XCTestCase {
         for track in 0..<3 {
             var routed = [0, 0, 0]
             routed[track] = 2
-            let alone = try mix(buses: routed) { try $0.setBus(2, BusSettings(volume: 1, mute: false)) }
-            let half = try mix(buses: routed) { try $0.setBus(2, BusSettings(volume: 0.5)) }
-            let withoutIt = try mix(buses: routed) { try $0.setBus(2, BusSettings(volume: 0)) }
+            let alone = try mix(buses: routed) { try $0.setBus(busNumber(2), settings: BusSettings(volume: 1, mute: false)) }
+            let half = try mix(buses: routed) { try $0.setBus(busNumber(2), settings: BusSettings(volume: 0.5)) }
+            let withoutIt = try mix(buses: routed) { try $0.setBus(busNumber(2), settings: BusSettings(volume: 0)) }
             for i in 0..<alone.count {
                 // Each routed contribution c = alone − withoutIt; with 0.5 the output is withoutIt + c/2.
                 let cl = Double(alone.left[i]) - Double(withoutIt.left[i])
@@ -71,8 +71,8 @@ final class BusMixTests: XCTestCase {
             }
         }
         // A lone track on a half bus: exactly half, bit for bit.
-        let full = try mix(buses: [1, 1, 1]) { try $0.setBus(1, BusSettings()) }
-        let half = try mix(buses: [1, 1, 1]) { try $0.setBus(1, BusSettings(volume: 0.5)) }
+        let full = try mix(buses: [1, 1, 1]) { try $0.setBus(busNumber(1), settings: BusSettings()) }
+        let half = try mix(buses: [1, 1, 1]) { try $0.setBus(busNumber(1), settings: BusSettings(volume: 0.5)) }
         XCTAssertNotNil(full.firstNonZero)
         for i in 0..<full.count {
             XCTAssertEqual(half.left[i], full.left[i] * 0.5)
@@ -82,8 +82,8 @@ final class BusMixTests: XCTestCase {
 
     func testMuteAndSoloLikeAMixingDesk() throws {
         let setup: (Engine, BusSettings, BusSettings) throws -> Void = { e, one, two in
-            try e.setBus(1, one)
-            try e.setBus(2, two)
+            try e.setBus(busNumber(1), settings: one)
+            try e.setBus(busNumber(2), settings: two)
         }
         // References: the other bus at volume 0.
         let onlyOne = try mix(buses: [1, 2, 1]) { try setup($0, BusSettings(), BusSettings(volume: 0)) }
@@ -105,12 +105,12 @@ final class BusMixTests: XCTestCase {
     /// Muting while playing ramps over the smoothing time (240 frames) instead of cutting.
     func testMuteDuringPlaybackIsSmoothed() throws {
         let engine = try makeEngine()
-        try engine.setBus(1, BusSettings())
+        try engine.setBus(busNumber(1), settings: BusSettings())
         let t = try engine.makeTrack(try stereoSound(48000, left: { _ in 0.5 }, right: { _ in 0.5 }))
-        t.bus = 1
-        try t.play(atFrame: 0)
+        try t.setBus(busNumber(1))
+        try t.play(at: t.engine.time(frame: 0))
         let m = render(engine, frames: 3000, block: 500) { frame in
-            if frame == 1000 { try? engine.setBus(1, BusSettings(mute: true)) }
+            if frame == 1000 { try? engine.setBus(busNumber(1), settings: BusSettings(mute: true)) }
         }
         XCTAssertEqual(m.left[999], 0.5)
         XCTAssertEqual(m.left[1000], 0.5)
@@ -123,10 +123,10 @@ final class BusMixTests: XCTestCase {
 
     func testBusPanUsesTheStereoLaw() throws {
         let engine = try makeEngine()
-        try engine.setBus(1, BusSettings(pan: -1))
+        try engine.setBus(busNumber(1), settings: BusSettings(pan: -1))
         let t = try engine.makeTrack(try stereoSound(100, left: { _ in 0.25 }, right: { _ in 0.5 }))
-        t.bus = 1
-        try t.play(atFrame: 0)
+        try t.setBus(busNumber(1))
+        try t.play(at: t.engine.time(frame: 0))
         let m = render(engine, frames: 100, block: 64)
         XCTAssertEqual(m.left[10], 0.75) // hard left: L = inL + inR
         XCTAssertEqual(m.right[10], 0)
@@ -134,13 +134,15 @@ final class BusMixTests: XCTestCase {
 
     func testBusMetersReadTheBus() throws {
         let engine = try makeEngine()
-        try engine.setBus(4, BusSettings(volume: 0.5))
+        try engine.setBus(busNumber(4), settings: BusSettings(volume: 0.5))
         let t = try engine.makeTrack(try stereoSound(4000, left: { _ in 1 }, right: { _ in 1 }))
-        t.bus = 4
-        try t.play(atFrame: 0)
+        try t.setBus(busNumber(4))
+        try t.play(at: t.engine.time(frame: 0))
         _ = render(engine, frames: 1024, block: 512)
         engine.updateMeters()
-        XCTAssertEqual(engine.peakPower(forChannel: 0, onBus: 4), Float(20 * log10(0.5)), accuracy: 1e-4)
-        XCTAssertEqual(engine.peakPower(forChannel: 0, onBus: 5), -160)
+        XCTAssertEqual(try engine.peakPower(forChannel: 0, on: busNumber(4)), Float(20 * log10(0.5)), accuracy: 1e-4)
+        XCTAssertThrowsError(try engine.peakPower(forChannel: 0, on: busNumber(5)), "bus 5 was never set up") {
+            XCTAssertEqual($0 as? EngineError, .unknownBus(index: 5))
+        }
     }
 }

@@ -44,10 +44,10 @@ func impulseSound() throws -> Sound {
 /// The left-channel impulse response of `effects` on bus 1 (rendered through the engine).
 func busImpulseResponse(_ effects: [EffectSpec], frames: Int = 32768, block: Int = 1000) throws -> [Float] {
     let engine = try makeEngine()
-    try engine.setEffects(effects, onBus: 1)
+    try engine.setEffects(effects, on: busNumber(1))
     let track = try engine.makeTrack(try impulseSound())
-    track.bus = 1
-    try track.play(atFrame: 0)
+    try track.setBus(busNumber(1))
+    try track.play(at: track.engine.time(frame: 0))
     return withExtendedLifetime(track) { render(engine, frames: frames, block: block).left }
 }
 

@@ -23,9 +23,9 @@ final class DelayEffectTests: XCTestCase {
 
     func testOutOfRangeParametersAreRefusedNamingTheKey() throws {
         let engine = try makeEngine()
-        XCTAssertThrowsError(try engine.setEffects([.delay(time: 0.1, feedback: 1.2, mix: 0.3)], onBus: 2)) { error in
+        XCTAssertThrowsError(try engine.setEffects([.delay(time: 0.1, feedback: 1.2, mix: 0.3)], on: busNumber(2))) { error in
             XCTAssertEqual("\(error)", "effects[0].feedback is 1.2; expected 0…0.95")
         }
-        XCTAssertThrowsError(try engine.setEffects([], onBus: 17))
+        XCTAssertThrowsError(try engine.setEffects([], on: Bus(17)), "bus 17 does not exist")
     }
 }

@@ -23,10 +23,10 @@ final class DeviceLossTests: XCTestCase {
 
     private func build(_ engine: Engine) throws -> [Track] {
         let a = try engine.makeTrack(try monoSound(length) { 0.1 + 0.8 * Double($0 % 1000) / 1000 })
-        a.pan = -0.3
+        try a.setPan(-0.3)
         let b = try engine.makeTrack(try stereoSound(length / 2, rate: 44100, left: { 0.2 + 0.1 * sin(Double($0) * 0.01) },
                                                      right: { 0.15 + 0.1 * cos(Double($0) * 0.02) }))
-        b.rate = 0.9
+        try b.setRate(0.9)
         return [a, b]
     }
 
@@ -35,8 +35,8 @@ final class DeviceLossTests: XCTestCase {
         let offline = try makeEngine()
         let offlineTracks = try build(offline)
         let offlineEnds = Recorder<Int64>()
-        for t in offlineTracks { t.onFinish = { offlineEnds.append($0.frame) } }
-        try offline.play(offlineTracks, atFrame: 0)
+        for t in offlineTracks { t.onFinish = { offlineEnds.append($0.time.frame) } }
+        try offline.play(offlineTracks, at: offline.time(frame: 0))
         let reference = offline.renderOffline(frames: length + 100)
         offline.waitForEvents()
         withExtendedLifetime(offlineTracks) {}
@@ -51,8 +51,8 @@ final class DeviceLossTests: XCTestCase {
             let tracks = try build(engine)
             let starts = Recorder<Int64>(), ends = Recorder<Int64>()
             for t in tracks {
-                t.onStart = { starts.append($0) }
-                t.onFinish = { ends.append($0.frame) }
+                t.onStart = { starts.append($0.frame) }
+                t.onFinish = { ends.append($0.time.frame) }
             }
 
             // The wave file may grow to about 0.4 s of audio; then writing fails and OpenAL Soft disconnects.
@@ -68,8 +68,8 @@ final class DeviceLossTests: XCTestCase {
             }
             try output.start()
             // Beyond what the 80 ms ring has already rendered.
-            let startFrame = engine.frame(for: engine.currentTime + 0.15)
-            try engine.play(tracks, atFrame: startFrame)
+            let startFrame = engine.frame(for: engine.now.seconds + 0.15)
+            try engine.play(tracks, at: engine.time(frame: startFrame))
             let deadline = Date().addingTimeInterval(3)
             while !output.isDeviceLost && Date() < deadline { usleep(1000) }
             setrlimit(fileSizeLimit, &saved)
@@ -85,7 +85,7 @@ final class DeviceLossTests: XCTestCase {
 
             try output.reopen()
             XCTAssertFalse(output.isDeviceLost)
-            XCTAssertTrue(output.waitUntilPlayed(startFrame + Int64(length) + 2400, timeout: 5))
+            XCTAssertTrue(try output.waitUntilPlayed(engine.time(frame: startFrame + Int64(length) + 2400), timeout: 5))
             let underruns = output.underrunCount
             let period = output.device.periodFrames, queued = output.queuedFrames
             output.shutdown()
@@ -147,11 +147,11 @@ final class DeviceLossTests: XCTestCase {
         let output = try OpenALOutput(engine: engine, configuration: .init(bufferCount: 8))
         let track = try engine.makeTrack(try monoSound(length) { 0.1 + 0.8 * Double($0 % 1000) / 1000 })
         let started = Recorder<Int64>(), ended = Recorder<Int64>()
-        track.onStart = { started.append($0) }
-        track.onFinish = { ended.append($0.frame) }
+        track.onStart = { started.append($0.frame) }
+        track.onFinish = { ended.append($0.time.frame) }
         try output.start()
-        let start = engine.frame(for: engine.currentTime + 0.05)
-        try track.play(atFrame: start)
+        let start = engine.frame(for: engine.now.seconds + 0.05)
+        try track.play(at: track.engine.time(frame: start))
         let failures = Recorder<String>()
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
@@ -167,7 +167,7 @@ final class DeviceLossTests: XCTestCase {
         }
         done.wait()
         XCTAssertEqual(failures.values, [])
-        XCTAssertTrue(output.waitUntilPlayed(start + Int64(length) + 2400, timeout: 5))
+        XCTAssertTrue(try output.waitUntilPlayed(engine.time(frame: start + Int64(length) + 2400), timeout: 5))
         output.shutdown()
         XCTAssertThrowsError(try output.reopen()) { XCTAssertEqual($0 as? OutputError, .shutDown) }
         engine.waitForEvents()

@@ -10,7 +10,7 @@ final class EffectChainLifetimeTests: XCTestCase {
         let lowpass = [EffectSpec.filter(.lowpass, frequency: 1000, q: 0.707, gainDB: 0)]
         // 1500 replacements reach the render side in one block: 1499 chains retired at once, more than the
         // 1024-slot ring back holds.
-        for _ in 0..<1500 { try engine.setEffects(lowpass, onBus: 1) }
+        for _ in 0..<1500 { try engine.setEffects(lowpass, on: busNumber(1)) }
         XCTAssertEqual(engine.liveEffectChains, 1500)
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 512), right = UnsafeMutablePointer<Float>.allocate(capacity: 1024)
         defer { left.deallocate(); right.deallocate() }
@@ -25,11 +25,11 @@ final class EffectChainLifetimeTests: XCTestCase {
 
         // Replaced while rendering (each old chain crossfades out first); the event thread frees them alone.
         let track = try engine.makeTrack(try monoSound(480) { _ in 0.5 })
-        track.bus = 1
-        track.numberOfLoops = -1
+        try track.setBus(busNumber(1))
+        try track.setNumberOfLoops(-1)
         try track.play()
         for k in 0..<20 {
-            try engine.setEffects(k % 2 == 0 ? [] : lowpass, onBus: 1)
+            try engine.setEffects(k % 2 == 0 ? [] : lowpass, on: busNumber(1))
             engine.render(left: left, right: right, frames: 512)
         }
         engine.render(left: left, right: right, frames: 512)

@@ -18,8 +18,8 @@ final class EffectTests: XCTestCase {
         // Three instances at odd frames, overlapping, with different volumes and pans.
         let shots: [(frame: Int, volume: Float, pan: Float)] = [(1, 1, -1), (63, 0.5, 0.3), (150, 0.25, 0)]
         for (k, s) in shots.enumerated() {
-            try engine.fire(fx, volume: s.volume, pan: s.pan, atFrame: Int64(s.frame)) { c in
-                done.append(Done(tag: k, frame: c.frame, reason: c.reason))
+            try engine.fire(fx, volume: s.volume, pan: s.pan, at: engine.time(frame: Int64(s.frame))) { c in
+                done.append(Done(tag: k, frame: c.time.frame, reason: c.reason))
             }
         }
         let mix = render(engine, frames: 500, block: 64)
@@ -47,7 +47,7 @@ final class EffectTests: XCTestCase {
         var instance: EffectInstance?
         let mix = render(engine, frames: 1500, block: 256) { now in
             if now == 0 {
-                instance = try? engine.fire(fx, pan: -1, atFrame: 10) { c in done.append(Done(tag: 0, frame: c.frame, reason: c.reason)) }
+                instance = try? engine.fire(fx, pan: -1, at: engine.time(frame: 10)) { c in done.append(Done(tag: 0, frame: c.time.frame, reason: c.reason)) }
             }
             if now == 512, let instance { engine.stop(instance) }
         }
@@ -66,7 +66,7 @@ final class EffectTests: XCTestCase {
         // A and B both start on 100 (A fired first, so A is older); C on 300 steals A; D on 301 steals B.
         let frames: [Int64] = [100, 100, 300, 301]
         for (k, f) in frames.enumerated() {
-            try engine.fire(fx, pan: -1, atFrame: f) { c in done.append(Done(tag: k, frame: c.frame, reason: c.reason)) }
+            try engine.fire(fx, pan: -1, at: engine.time(frame: f)) { c in done.append(Done(tag: k, frame: c.time.frame, reason: c.reason)) }
         }
         let mix = render(engine, frames: 1400, block: 64)
         func gain(_ k: Int, _ t: Int) -> Double {
@@ -91,8 +91,8 @@ final class EffectTests: XCTestCase {
         let engine = try makeEngine(effectPolyphony: 1)
         let fx = try engine.registerEffect(try monoSound(100) { _ in 0.5 })
         let done = Recorder<Done>()
-        try engine.fire(fx, atFrame: 7) { c in done.append(Done(tag: 0, frame: c.frame, reason: c.reason)) }
-        try engine.fire(fx, atFrame: 107) { c in done.append(Done(tag: 1, frame: c.frame, reason: c.reason)) }
+        try engine.fire(fx, at: engine.time(frame: 7)) { c in done.append(Done(tag: 0, frame: c.time.frame, reason: c.reason)) }
+        try engine.fire(fx, at: engine.time(frame: 107)) { c in done.append(Done(tag: 1, frame: c.time.frame, reason: c.reason)) }
         _ = render(engine, frames: 300, block: 64)
         engine.waitForEvents()
         XCTAssertEqual(done.values.sorted { $0.tag < $1.tag },
@@ -102,14 +102,14 @@ final class EffectTests: XCTestCase {
     func testTracksAreNeverStolen() throws {
         let engine = try makeEngine(effectPolyphony: 1)
         let track = try engine.makeTrack(try monoSound(600) { _ in 0.5 })
-        track.pan = -1
+        try track.setPan(-1)
         let trackEnds = Recorder<TrackEnd>()
         track.onFinish = { trackEnds.append($0) }
         let fx = try engine.registerEffect(try monoSound(100) { _ in 0.25 })
         let done = Recorder<Done>()
-        try track.play(atFrame: 0)
-        try engine.fire(fx, pan: 1, atFrame: 10) { c in done.append(Done(tag: 0, frame: c.frame, reason: c.reason)) }
-        try engine.fire(fx, pan: 1, atFrame: 20) { c in done.append(Done(tag: 1, frame: c.frame, reason: c.reason)) }
+        try track.play(at: track.engine.time(frame: 0))
+        try engine.fire(fx, pan: 1, at: engine.time(frame: 10)) { c in done.append(Done(tag: 0, frame: c.time.frame, reason: c.reason)) }
+        try engine.fire(fx, pan: 1, at: engine.time(frame: 20)) { c in done.append(Done(tag: 1, frame: c.time.frame, reason: c.reason)) }
         let mix = render(engine, frames: 700, block: 128)
         // The effects are hard right, so L is the track alone, bit-exact (no steal fade ever touches it).
         assertChannel(mix.left, { $0 < 600 ? 0.5 : 0 }, 0..<700, "track untouched", tolerance: 0)
@@ -118,7 +118,7 @@ final class EffectTests: XCTestCase {
             (t >= 10 && t < 110 ? 0.25 * min(1, Double(260 - t) / 240) : 0) + (t >= 20 && t < 120 ? 0.25 : 0)
         }, 0..<700, "effects R")
         engine.waitForEvents()
-        XCTAssertEqual(trackEnds.values.map(\.frame), [600])
+        XCTAssertEqual(trackEnds.values.map(\.time.frame), [600])
         XCTAssertEqual(trackEnds.values.map(\.reason), [.finished])
         XCTAssertEqual(done.values.sorted { $0.tag < $1.tag },
                        [Done(tag: 0, frame: 110, reason: .stolen), Done(tag: 1, frame: 120, reason: .finished)])
@@ -130,7 +130,7 @@ final class EffectTests: XCTestCase {
         let fx = try engine.registerEffect(sound!)
         sound = nil // the engine keeps what it plays alive
         let done = Recorder<Done>()
-        try engine.fire(fx, pan: -1, atFrame: 50) { c in done.append(Done(tag: 0, frame: c.frame, reason: c.reason)) }
+        try engine.fire(fx, pan: -1, at: engine.time(frame: 50)) { c in done.append(Done(tag: 0, frame: c.time.frame, reason: c.reason)) }
         let mix = render(engine, frames: 400, block: 64) { now in
             if now == 128 { engine.dispose(fx) }
         }
@@ -160,7 +160,7 @@ final class EffectTests: XCTestCase {
                 }
             }
         }
-        XCTAssertThrowsError(try engine.fire(fx, at: .nan))
+        XCTAssertThrowsError(try engine.fire(fx, at: engine.time(seconds: .nan)))
         // Volume 1 and pan ±1 are in range.
         XCTAssertNoThrow(try engine.fire(fx, volume: 1, pan: 1))
         XCTAssertNoThrow(try engine.fire(fx, volume: 0, pan: -1))

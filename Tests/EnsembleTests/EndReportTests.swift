@@ -13,7 +13,7 @@ final class EndReportTests: XCTestCase {
         let track = try engine.makeTrack(try monoSound(48000) { _ in 0.5 })
         let ends = Mutex<[TrackEnd]>([]), starts = Mutex<[Int64]>([])
         track.onFinish = { end in ends.withLock { $0.append(end) } }
-        track.onStart = { frame in starts.withLock { $0.append(frame) } }
+        track.onStart = { frame in let frame = frame.frame; starts.withLock { $0.append(frame) } }
         track.play()
         _ = render(engine, frames: 1024, block: 256)
         track.pause() // fades over 240 frames from frame 1024
@@ -23,7 +23,7 @@ final class EndReportTests: XCTestCase {
         engine.waitForEvents()
         XCTAssertEqual(starts.withLock { $0 }, [0, 3000])
         let reported = ends.withLock { $0 }
-        XCTAssertEqual(reported.map(\.frame), [3000], "the paused voice ends where the timed start replaces it")
+        XCTAssertEqual(reported.map(\.time.frame), [3000], "the paused voice ends where the timed start replaces it")
         XCTAssertEqual(reported.map(\.reason), [.stopped])
         XCTAssertEqual(track.state.withLock { $0.replaced }, [], "no replaced voice is left waiting for an end")
     }
@@ -54,7 +54,7 @@ final class EndReportTests: XCTestCase {
         _ = render(engine, frames: 1024, block: 256)
         engine.waitForEvents()
         let reported = ends.withLock { $0 }
-        XCTAssertEqual(reported.map(\.frame), [300, 812], "both voices report their end, in order")
+        XCTAssertEqual(reported.map(\.time.frame), [300, 812], "both voices report their end, in order")
         XCTAssertEqual(reported.map(\.reason), [.finished, .finished])
     }
 
@@ -96,10 +96,10 @@ final class WaitingTimedPlayTests: XCTestCase {
     func testStopBeforeATimedPlaysFrameMeansItNeverSounds() throws {
         let engine = try makeEngine(maxBlockFrames: 256)
         let track = try engine.makeTrack(try monoSound(480) { _ in 0.5 })
-        track.numberOfLoops = -1
+        try track.setNumberOfLoops(-1)
         let ends = Mutex<[TrackEnd]>([]), starts = Mutex<[Int64]>([]), applied = Mutex<[String]>([])
         track.onFinish = { end in ends.withLock { $0.append(end) } }
-        track.onStart = { frame in starts.withLock { $0.append(frame) } }
+        track.onStart = { frame in let frame = frame.frame; starts.withLock { $0.append(frame) } }
         track.schedulePlay(atFrame: 2000, onApplied: { _ in applied.withLock { $0.append("applied") } },
                            onDropped: { _, _ in applied.withLock { $0.append("dropped") } })
         _ = render(engine, frames: 512, block: 256)
@@ -108,7 +108,7 @@ final class WaitingTimedPlayTests: XCTestCase {
         engine.waitForEvents()
         XCTAssertEqual(peak(out, from: 0, to: 4096), 0, "the stopped timed play never sounds")
         XCTAssertEqual(starts.withLock { $0 }, [])
-        XCTAssertEqual(ends.withLock { $0 }.map(\.frame), [2000])
+        XCTAssertEqual(ends.withLock { $0 }.map(\.time.frame), [2000])
         XCTAssertEqual(ends.withLock { $0 }.map(\.reason), [.stopped])
         XCTAssertEqual(applied.withLock { $0 }, ["applied"], "the start itself took place, then the stop")
         XCTAssertFalse(track.isPlaying)
@@ -120,9 +120,9 @@ final class WaitingTimedPlayTests: XCTestCase {
         let engine = try makeEngine(maxBlockFrames: 256)
         let track = try engine.makeTrack(try monoSound(48000) { _ in 0.5 })
         let starts = Mutex<[Int64]>([])
-        track.onStart = { frame in starts.withLock { $0.append(frame) } }
+        track.onStart = { frame in let frame = frame.frame; starts.withLock { $0.append(frame) } }
         track.schedulePlay(atFrame: 1000)
-        track.volume = 0.5
+        try track.setVolume(0.5)
         track.pause()
         let silent = render(engine, frames: 2048, block: 256)
         XCTAssertEqual(peak(silent, from: 0, to: 2048), 0, "paused before it began")
@@ -132,7 +132,7 @@ final class WaitingTimedPlayTests: XCTestCase {
         XCTAssertEqual(starts.withLock { $0 }, [2048], "it starts when resumed")
         // Centre pan: L = v·s·cos(π/4) once the 5 ms resume ramp and the volume glide are over.
         XCTAssertEqual(Double(out.left[1024]), 0.5 * 0.5 * cos(Double.pi / 4), accuracy: 1e-6)
-        track.stop(fadeOut: 0)
+        try track.stop(fade: 0)
         _ = render(engine, frames: 256, block: 256)
     }
 
@@ -141,21 +141,21 @@ final class WaitingTimedPlayTests: XCTestCase {
     func testOfTwoWaitingTimedPlaysTheLastCalledOwnsTheTrack() throws {
         let engine = try makeEngine(maxBlockFrames: 256)
         let track = try engine.makeTrack(try monoSound(480) { _ in 0.5 })
-        track.numberOfLoops = -1
+        try track.setNumberOfLoops(-1)
         let ends = Mutex<[TrackEnd]>([]), starts = Mutex<[Int64]>([])
         let dropped = Mutex<[CommandDropReason]>([])
         track.onFinish = { end in ends.withLock { $0.append(end) } }
-        track.onStart = { frame in starts.withLock { $0.append(frame) } }
+        track.onStart = { frame in let frame = frame.frame; starts.withLock { $0.append(frame) } }
         track.schedulePlay(atFrame: 3000, onDropped: { _, reason in dropped.withLock { $0.append(reason) } })
         track.schedulePlay(atFrame: 1000)
         _ = render(engine, frames: 4096, block: 256)
-        track.stop(fadeOut: 0)
+        try track.stop(fade: 0)
         let after = render(engine, frames: 1024, block: 256)
         engine.waitForEvents()
         XCTAssertEqual(peak(after, from: 0, to: 1024), 0, "stop() reaches the voice that sounds")
         XCTAssertEqual(starts.withLock { $0 }, [1000])
         XCTAssertEqual(dropped.withLock { $0 }, [.superseded])
-        XCTAssertEqual(ends.withLock { $0 }.map(\.frame), [3000, 4096])
+        XCTAssertEqual(ends.withLock { $0 }.map(\.time.frame), [3000, 4096])
         XCTAssertEqual(ends.withLock { $0 }.map(\.reason), [.stopped, .stopped])
         XCTAssertEqual(track.state.withLock { $0.replaced }, [])
     }

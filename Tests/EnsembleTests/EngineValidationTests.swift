@@ -52,6 +52,6 @@ final class EngineValidationTests: XCTestCase {
     func testForeignTrack() throws {
         let a = try makeEngine(), b = try makeEngine()
         let t = try a.makeTrack(try monoSound(10) { _ in 0 })
-        XCTAssertThrowsError(try b.play([t], atFrame: 0)) { XCTAssertEqual($0 as? EngineError, .foreignTrack) }
+        XCTAssertThrowsError(try b.play([t], at: b.time(frame: 0))) { XCTAssertEqual($0 as? EngineError, .foreignTrack) }
     }
 }

@@ -15,11 +15,11 @@ final class FadeOutReleaseTests: XCTestCase {
                               block: Int = 256) throws -> [Float] {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(3000) { _ in 1 })
-        track.pan = -1
+        try track.setPan(-1)
         // The 4-tap cubic: only its last frames reach past the sound's end (the gains are what is tested here).
         track.resampler = .cubic
-        track.fadeOut = n / 48000
-        try track.play(atFrame: 0)
+        try track.setFadeOut(n / 48000)
+        try track.play(at: track.engine.time(frame: 0))
         track.schedule(change, atFrame: frame)
         return render(engine, frames: frames, block: block).left
     }
@@ -62,7 +62,7 @@ final class FadeOutReleaseTests: XCTestCase {
 
     func testSeekDuringTheFade() throws {
         // Seek to 2800 at 2500: E' = 2700; g = 0.5·(2700 − t)/200.
-        let left = try renderChange(.seek(frame: 2800), at: 2500)
+        let left = try renderChange(.seek(to: frameSeconds(2800)), at: 2500)
         check(left, { t in t < 2500 ? self.plainFade(t, end: 3000) : t < 2700 ? 0.5 * Double(2700 - t) / 200 : 0 },
               slope: 0.5 / 200, "seek in the fade")
     }
@@ -83,13 +83,13 @@ final class FadeOutReleaseTests: XCTestCase {
 
     func testChangeThatBringsTheEndCloserThanTheFadeRampsFromFull() throws {
         // Seek to 2500 at 1000: E' = 1500 is less than N away; g = (1500 − t)/500 from 1000.
-        let left = try renderChange(.seek(frame: 2500), at: 1000)
+        let left = try renderChange(.seek(to: frameSeconds(2500)), at: 1000)
         check(left, { t in t < 1000 ? 1 : t < 1500 ? Double(1500 - t) / 500 : 0 }, slope: 1 / 500.0,
               "seek close to the end")
     }
 
     func testBlockSizeDoesNotChangeTheBits() throws {
-        for change in [TrackChange.rate(2), .loops(1), .seek(frame: 2800), .loops(-1)] {
+        for change in [TrackChange.rate(2), .loops(1), .seek(to: frameSeconds(2800)), .loops(-1)] {
             let reference = try renderChange(change, at: 2500, block: 4096)
             for block in [1, 37, 512] {
                 XCTAssertEqual(try renderChange(change, at: 2500, block: block), reference, "\(change), block \(block)")

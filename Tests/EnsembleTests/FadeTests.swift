@@ -10,10 +10,10 @@ final class FadeTests: XCTestCase {
         let start = 1001, length = 2000
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(length) { _ in 0.5 })
-        track.pan = -1
-        track.fadeIn = 0.01    // 480 frames
-        track.fadeOut = 0.005  // 240 frames
-        try track.play(atFrame: Int64(start))
+        try track.setPan(-1)
+        try track.setFadeIn(0.01)    // 480 frames
+        try track.setFadeOut(0.005)  // 240 frames
+        try track.play(at: track.engine.time(frame: Int64(start)))
         let mix = render(engine, frames: 3200, block: 64)
         let end = start + length
         let g: (Int) -> Double = { t in
@@ -36,10 +36,10 @@ final class FadeTests: XCTestCase {
         // A 300-frame sound with 480-frame fades in and out: g = (t−S)/480 · (E−t)/480 everywhere.
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(300) { _ in 1 })
-        track.pan = -1
-        track.fadeIn = 0.01
-        track.fadeOut = 0.01
-        try track.play(atFrame: 63)
+        try track.setPan(-1)
+        try track.setFadeIn(0.01)
+        try track.setFadeOut(0.01)
+        try track.play(at: track.engine.time(frame: 63))
         let mix = render(engine, frames: 400, block: 100)
         assertChannel(mix.left, { t in
             t >= 63 && t < 363 ? Double(t - 63) / 480 * Double(363 - t) / 480 : 0
@@ -49,10 +49,10 @@ final class FadeTests: XCTestCase {
     func testFadeOutOnlyAtTheEndOfTheLastPass() throws {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(300) { _ in 1 })
-        track.pan = -1
-        track.numberOfLoops = 2
-        track.fadeOut = 0.005
-        try track.play(atFrame: 1)
+        try track.setPan(-1)
+        try track.setNumberOfLoops(2)
+        try track.setFadeOut(0.005)
+        try track.play(at: track.engine.time(frame: 1))
         let mix = render(engine, frames: 1000, block: 128)
         let end = 1 + 900
         assertChannel(mix.left, { t in t >= 1 && t < end ? self.clamp(Double(end - t) / 240) : 0 }, 0..<1000,
@@ -63,16 +63,16 @@ final class FadeTests: XCTestCase {
         // stop(atFrame: F) with fadeOut set: g = (F − t)/Nout, silent from F.
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(5000) { _ in 0.8 })
-        track.pan = -1
-        track.fadeOut = 0.01 // 480
+        try track.setPan(-1)
+        try track.setFadeOut(0.01) // 480
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
-        try track.play(atFrame: 0)
-        track.stop(atFrame: 3001)
+        try track.play(at: track.engine.time(frame: 0))
+        try track.stop(at: track.engine.time(frame: 3001))
         let mix = render(engine, frames: 3500, block: 512)
         assertChannel(mix.left, { t in 0.8 * self.clamp(Double(3001 - t) / 480) }, 0..<3500, "stop fade")
         engine.waitForEvents()
-        XCTAssertEqual(ends.values.map(\.frame), [3001])
+        XCTAssertEqual(ends.values.map(\.time.frame), [3001])
         XCTAssertEqual(ends.values.map(\.reason), [.stopped])
     }
 
@@ -80,10 +80,10 @@ final class FadeTests: XCTestCase {
         // Fade-in is measured from the start frame whatever the file offset.
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(1000, rampValue))
-        track.pan = -1
-        track.fadeIn = 0.005
-        track.currentTime = 100.0 / 48000
-        try track.play(atFrame: 333)
+        try track.setPan(-1)
+        try track.setFadeIn(0.005)
+        try track.setCurrentTime(100.0 / 48000)
+        try track.play(at: track.engine.time(frame: 333))
         let mix = render(engine, frames: 1300, block: 333)
         assertChannel(mix.left, { t in
             t >= 333 && t < 333 + 900 ? rampValue(100 + t - 333) * self.clamp(Double(t - 333) / 240) : 0

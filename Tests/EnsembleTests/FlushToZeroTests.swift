@@ -15,8 +15,8 @@ final class FlushToZeroTests: XCTestCase {
         let engine = try makeEngine()
         let sound = try monoSound(200) { $0 < 100 ? Double(self.denormal) : Double(self.tiny) }
         let track = try engine.makeTrack(sound)
-        track.pan = -1 // L = s·cos 0 = s exactly
-        try track.play(atFrame: 0)
+        try track.setPan(-1) // L = s·cos 0 = s exactly
+        try track.play(at: track.engine.time(frame: 0))
         let before = ensemble_float_mode()
         let mix = render(engine, frames: 200, block: 64)
         XCTAssertEqual(ensemble_float_mode(), before, "the caller's mode is restored")

@@ -11,21 +11,21 @@ final class InterruptionTests: XCTestCase {
     /// due while the engine is paused.
     private func build(_ engine: Engine, starts: Recorder<Int64>) throws -> [Track] {
         let a = try engine.makeTrack(try stereoSound(3000, rate: 44100, left: { 0.3 * sin(Double($0) * 0.02) + 0.05 }, right: rampValue))
-        a.numberOfLoops = -1
-        a.rate = 1.1
+        try a.setNumberOfLoops(-1)
+        try a.setRate(1.1)
         let b = try engine.makeTrack(try monoSound(2500) { 0.2 + Double($0 % 300) / 1000 })
-        b.pan = -0.4
-        b.numberOfLoops = -1
+        try b.setPan(-0.4)
+        try b.setNumberOfLoops(-1)
         let c = try engine.makeTrack(try monoSound(4000) { -0.1 - Double($0 % 77) / 500 })
-        c.pan = 0.6
-        for t in [a, b, c] { t.onStart = { starts.append($0) } }
-        try engine.play([a, b], atFrame: 0)
-        try engine.play([c], atFrame: 3000)
-        _ = b.schedule(.volume(0.5, rampFrames: 100), atFrame: 2600)
+        try c.setPan(0.6)
+        for t in [a, b, c] { t.onStart = { starts.append($0.frame) } }
+        try engine.play([a, b], at: engine.time(frame: 0))
+        try engine.play([c], at: engine.time(frame: 3000))
+        _ = b.schedule(.volume(0.5, ramp: frameSeconds(100)), atFrame: 2600)
         // Due during the ramp down, and exactly on the freeze frame (applied when the timeline goes on).
-        _ = a.schedule(.pan(0.5, rampFrames: 50), atFrame: 1100)
-        _ = b.schedule(.pan(-0.9, rampFrames: 0), atFrame: 1240)
-        try engine.fire(try engine.registerEffect(try monoSound(200) { _ in 0.25 }), pan: 0.2, atFrame: 2500)
+        _ = a.schedule(.pan(0.5, ramp: frameSeconds(50)), atFrame: 1100)
+        _ = b.schedule(.pan(-0.9, ramp: frameSeconds(0)), atFrame: 1240)
+        try engine.fire(try engine.registerEffect(try monoSound(200) { _ in 0.25 }), pan: 0.2, at: engine.time(frame: 2500))
         return [a, b, c]
     }
 

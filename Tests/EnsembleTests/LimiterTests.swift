@@ -6,13 +6,13 @@ final class LimiterTests: XCTestCase {
     /// 200 overlapping full-scale effects (sum peaks near 100× full scale) through a −1 dBFS master limiter.
     func testTwoHundredLoudEffectsNeverExceedTheCeiling() throws {
         let engine = try makeEngine(maxVoices: 512, effectPolyphony: 256)
-        try engine.setEffects([.limiter(ceilingDB: -1, lookahead: 0.005, release: 0.05)], onBus: 0)
+        try engine.setEffects([.limiter(ceilingDB: -1, lookahead: 0.005, release: 0.05)], on: busNumber(0))
         let sounds = try (0..<8).map { k in
             try engine.registerEffect(try stereoSound(4000 + 500 * k, left: { sin(Double($0) * (0.01 + 0.013 * Double(k))) },
                                                       right: { Double(($0 * (7 + k)) % 200) / 100 - 1 }))
         }
         for i in 0..<200 {
-            try engine.fire(sounds[i % 8], volume: 1, pan: Float(i % 21) / 10 - 1, atFrame: Int64(11 + 97 * i % 20000))
+            try engine.fire(sounds[i % 8], volume: 1, pan: Float(i % 21) / 10 - 1, at: engine.time(frame: Int64(11 + 97 * i % 20000)))
         }
         let mix = render(engine, frames: 30000, block: 512)
         let ceiling = Float(pow(10, -1.0 / 20))
@@ -26,11 +26,11 @@ final class LimiterTests: XCTestCase {
     func testTransparentBelowTheCeiling() throws {
         func run(limited: Bool) throws -> Mix {
             let engine = try makeEngine()
-            if limited { try engine.setEffects([.limiter(ceilingDB: -1, lookahead: 0.005, release: 0.05)], onBus: 0) }
+            if limited { try engine.setEffects([.limiter(ceilingDB: -1, lookahead: 0.005, release: 0.05)], on: busNumber(0)) }
             let s = try stereoSound(9000, left: { 0.5 * sin(Double($0) * 0.03) }, right: { 0.4 * cos(Double($0) * 0.011) })
             let t = try engine.makeTrack(s)
-            t.pan = 0.3
-            try t.play(atFrame: 17)
+            try t.setPan(0.3)
+            try t.play(at: t.engine.time(frame: 17))
             return render(engine, frames: 12000, block: 333)
         }
         let dry = try run(limited: false), wet = try run(limited: true)
@@ -49,12 +49,12 @@ final class LimiterTests: XCTestCase {
     /// jump larger than the material's own.
     func testGainChangesAreSmooth() throws {
         let engine = try makeEngine()
-        try engine.setEffects([.limiter(ceilingDB: -6, lookahead: 0.005, release: 0.05)], onBus: 0)
+        try engine.setEffects([.limiter(ceilingDB: -6, lookahead: 0.005, release: 0.05)], on: busNumber(0))
         // Steady 0.3 sine (period 128 frames), then a 4× louder stretch switched on and off at zero crossings.
         let s = try stereoSound(24000, left: { i in (i >= 8960 && i < 14976 ? 1.2 : 0.3) * sin(Double.pi * Double(i) / 64) },
                                 right: { _ in 0 })
         let track = try engine.makeTrack(s)
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = withExtendedLifetime(track) { render(engine, frames: 24000, block: 256) }
         XCTAssertGreaterThan(mix.left.map(abs).max()!, 0.25, "the scene must sound")
         let ceiling = Float(pow(10, -6.0 / 20))
@@ -71,11 +71,11 @@ final class LimiterTests: XCTestCase {
     func testTransparentAgainAfterALoudPassage() throws {
         func run(limited: Bool) throws -> Mix {
             let engine = try makeEngine()
-            if limited { try engine.setEffects([.limiter(ceilingDB: -1, lookahead: 0.005, release: 0.02)], onBus: 0) }
+            if limited { try engine.setEffects([.limiter(ceilingDB: -1, lookahead: 0.005, release: 0.02)], on: busNumber(0)) }
             let s = try stereoSound(20000, left: { i in (i >= 2000 && i < 5000 ? 3 : 0.4) * sin(Double(i) * 0.037) },
                                     right: { i in 0.3 * cos(Double(i) * 0.05) })
             let track = try engine.makeTrack(s)
-            try track.play(atFrame: 0)
+            try track.play(at: track.engine.time(frame: 0))
             return withExtendedLifetime(track) { render(engine, frames: 20240, block: 1000) }
         }
         let dry = try run(limited: false), wet = try run(limited: true)

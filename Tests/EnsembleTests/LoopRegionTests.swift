@@ -17,11 +17,11 @@ final class LoopRegionTests: XCTestCase {
                         frames: Int, block: Int) throws -> Mix {
         let engine = try makeEngine()
         let track = try engine.makeTrack(sound)
-        track.numberOfLoops = loops
-        track.rate = rate
-        track.currentTime = Double(offset) / sound.sampleRate
+        try track.setNumberOfLoops(loops)
+        try track.setRate(rate)
+        try track.setCurrentTime(Double(offset) / sound.sampleRate)
         if let region { try track.setLoopRegion(frames: region.0, region.1) }
-        try track.play(atFrame: 7)
+        try track.play(at: track.engine.time(frame: 7))
         return Ensemble_render(engine, frames: frames, block: block)
     }
 

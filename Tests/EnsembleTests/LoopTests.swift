@@ -19,11 +19,11 @@ final class LoopTests: XCTestCase {
             for block in [64, 1000] {
                 let engine = try makeEngine()
                 let track = try engine.makeTrack(try monoSound(length, rampValue))
-                track.pan = -1
-                track.numberOfLoops = loops
+                try track.setPan(-1)
+                try track.setNumberOfLoops(loops)
                 let ends = Recorder<TrackEnd>()
                 track.onFinish = { ends.append($0) }
-                try track.play(atFrame: 37)
+                try track.play(at: track.engine.time(frame: 37))
                 let mix = render(engine, frames: 700, block: block)
                 let passes = loops + 1
                 let label = "loops \(loops) block \(block)"
@@ -45,7 +45,7 @@ final class LoopTests: XCTestCase {
                 XCTAssertEqual(firsts, passes, label)
                 XCTAssertEqual(mix.endOfSound, 37 + passes * length, label)
                 engine.waitForEvents()
-                XCTAssertEqual(ends.values.map(\.frame), [Int64(37 + passes * length)], label)
+                XCTAssertEqual(ends.values.map(\.time.frame), [Int64(37 + passes * length)], label)
             }
         }
     }
@@ -53,8 +53,8 @@ final class LoopTests: XCTestCase {
     func testStereoLoopSeam() throws {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try stereoSound(50, left: rampValue, right: { -rampValue($0) / 2 }))
-        track.numberOfLoops = 2
-        try track.play(atFrame: 1)
+        try track.setNumberOfLoops(2)
+        try track.play(at: track.engine.time(frame: 1))
         let mix = render(engine, frames: 200, block: 64)
         for i in 0..<200 {
             let k = i - 1
@@ -70,12 +70,12 @@ final class LoopTests: XCTestCase {
         for loops in [0, 2] {
             let engine = try makeEngine()
             let track = try engine.makeTrack(try monoSound(length, rampValue))
-            track.pan = -1
-            track.numberOfLoops = loops
-            track.currentTime = Double(offset) / 48000
+            try track.setPan(-1)
+            try track.setNumberOfLoops(loops)
+            try track.setCurrentTime(Double(offset) / 48000)
             let ends = Recorder<TrackEnd>()
             track.onFinish = { ends.append($0) }
-            try track.play(atFrame: 63)
+            try track.play(at: track.engine.time(frame: 63))
             let mix = render(engine, frames: 500, block: 64)
             let passes = loops + 1
             assertChannel(mix.left, { self.expected($0, start: 63, length: length, offset: offset, passes: passes) },
@@ -83,26 +83,26 @@ final class LoopTests: XCTestCase {
             let end = 63 + (length - offset) + loops * length
             XCTAssertEqual(mix.endOfSound, end)
             engine.waitForEvents()
-            XCTAssertEqual(ends.values.map(\.frame), [Int64(end)])
+            XCTAssertEqual(ends.values.map(\.time.frame), [Int64(end)])
         }
     }
 
     func testLoopForeverUntilStopped() throws {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(30, rampValue))
-        track.pan = -1
-        track.numberOfLoops = -1
+        try track.setPan(-1)
+        try track.setNumberOfLoops(-1)
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
-        try track.play(atFrame: 0)
-        track.stop(atFrame: 2000)
+        try track.play(at: track.engine.time(frame: 0))
+        try track.stop(at: track.engine.time(frame: 2000))
         let mix = render(engine, frames: 2100, block: 256)
         // Before the stop ramp (240 frames ending at 2000) it is the plain periodic ramp.
         assertChannel(mix.left, { rampValue($0 % 30) }, 0..<1760, "forever", tolerance: 0)
         assertChannel(mix.left, { i in i < 2000 ? rampValue(i % 30) * Double(2000 - i) / 240 : 0 },
                       1760..<2100, "stop ramp")
         engine.waitForEvents()
-        XCTAssertEqual(ends.values.map(\.frame), [2000])
+        XCTAssertEqual(ends.values.map(\.time.frame), [2000])
         XCTAssertEqual(ends.values.map(\.reason), [.stopped])
     }
 
@@ -113,11 +113,11 @@ final class LoopTests: XCTestCase {
         let engine = try makeEngine()
         let samples = (0..<length).map(rampValue)
         let track = try engine.makeTrack(try monoSound(length, rampValue))
-        track.pan = -1
-        track.rate = 0.5
+        try track.setPan(-1)
+        try track.setRate(0.5)
         track.resampler = .cubic
-        track.numberOfLoops = 1
-        try track.play(atFrame: 5)
+        try track.setNumberOfLoops(1)
+        try track.play(at: track.engine.time(frame: 5))
         let mix = render(engine, frames: 200, block: 64)
         let frames = 2 * length * 2 // two passes at half speed
         assertChannel(mix.left, { i in

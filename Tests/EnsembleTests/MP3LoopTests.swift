@@ -14,8 +14,8 @@ final class MP3LoopTests: XCTestCase {
     private func renderLooped(_ sound: Sound, loops: Int, frames: Int, block: Int) throws -> Mix {
         let engine = try engine44k()
         let track = try engine.makeTrack(sound)
-        track.numberOfLoops = loops
-        try track.play(atFrame: 5)
+        try track.setNumberOfLoops(loops)
+        try track.play(at: track.engine.time(frame: 5))
         return render(engine, frames: frames, block: block) { _ in engine.waitForStreams() }
     }
 

@@ -11,37 +11,37 @@ final class MeterTests: XCTestCase {
         let engine = try makeEngine()
         // Track a: constant 0.5 at pan −1 → L 0.5, R 0.
         let a = try engine.makeTrack(try monoSound(4096) { _ in 0.5 })
-        a.pan = -1
+        try a.setPan(-1)
         a.isMeteringEnabled = true
         // Track b: stereo, L silent, R a ±0.25 square wave (RMS 0.25, peak 0.25) at pan 0 (identity).
         let b = try engine.makeTrack(try stereoSound(4096, left: { _ in 0 }, right: { $0 % 2 == 0 ? 0.25 : -0.25 }))
         b.isMeteringEnabled = true
         // Track c: not metered.
         let c = try engine.makeTrack(try monoSound(4096) { _ in 0.1 })
-        c.pan = 1
-        try engine.play([a, b, c], atFrame: 0)
+        try c.setPan(1)
+        try engine.play([a, b, c], at: engine.time(frame: 0))
         _ = render(engine, frames: 512, block: 512)
-        XCTAssertEqual(a.peakPower(forChannel: 0), -160, "no reading before updateMeters()")
+        XCTAssertEqual(try a.peakPower(forChannel: 0), -160, "no reading before updateMeters()")
         a.updateMeters()
         b.updateMeters()
         c.updateMeters()
         engine.updateMeters()
 
-        XCTAssertEqual(Double(a.peakPower(forChannel: 0)), db(0.5), accuracy: 1e-4)
-        XCTAssertEqual(Double(a.averagePower(forChannel: 0)), db(0.5), accuracy: 1e-4)
-        XCTAssertEqual(a.peakPower(forChannel: 1), -160)
-        XCTAssertEqual(a.averagePower(forChannel: 1), -160)
-        XCTAssertEqual(Double(b.peakPower(forChannel: 1)), db(0.25), accuracy: 1e-4)
-        XCTAssertEqual(Double(b.averagePower(forChannel: 1)), db(0.25), accuracy: 1e-4)
-        XCTAssertLessThan(b.peakPower(forChannel: 0), -300 + 160, "stereo centre: L carries nothing of R")
-        XCTAssertEqual(c.peakPower(forChannel: 1), -160, "metering off reads −160")
-        XCTAssertEqual(c.averagePower(forChannel: 1), -160)
+        XCTAssertEqual(Double(try a.peakPower(forChannel: 0)), db(0.5), accuracy: 1e-4)
+        XCTAssertEqual(Double(try a.averagePower(forChannel: 0)), db(0.5), accuracy: 1e-4)
+        XCTAssertEqual(try a.peakPower(forChannel: 1), -160)
+        XCTAssertEqual(try a.averagePower(forChannel: 1), -160)
+        XCTAssertEqual(Double(try b.peakPower(forChannel: 1)), db(0.25), accuracy: 1e-4)
+        XCTAssertEqual(Double(try b.averagePower(forChannel: 1)), db(0.25), accuracy: 1e-4)
+        XCTAssertLessThan(try b.peakPower(forChannel: 0), -300 + 160, "stereo centre: L carries nothing of R")
+        XCTAssertEqual(try c.peakPower(forChannel: 1), -160, "metering off reads −160")
+        XCTAssertEqual(try c.averagePower(forChannel: 1), -160)
 
         // Master: L = 0.5, R = ±0.25 + 0.1 → values 0.35 and −0.15: peak 0.35, RMS √((0.35² + 0.15²)/2).
-        XCTAssertEqual(Double(engine.peakPower(forChannel: 0)), db(0.5), accuracy: 1e-4)
-        XCTAssertEqual(Double(engine.averagePower(forChannel: 0)), db(0.5), accuracy: 1e-4)
-        XCTAssertEqual(Double(engine.peakPower(forChannel: 1)), db(0.35), accuracy: 1e-4)
-        XCTAssertEqual(Double(engine.averagePower(forChannel: 1)), db(((0.35 * 0.35 + 0.15 * 0.15) / 2).squareRoot()),
+        XCTAssertEqual(Double(try engine.peakPower(forChannel: 0)), db(0.5), accuracy: 1e-4)
+        XCTAssertEqual(Double(try engine.averagePower(forChannel: 0)), db(0.5), accuracy: 1e-4)
+        XCTAssertEqual(Double(try engine.peakPower(forChannel: 1)), db(0.35), accuracy: 1e-4)
+        XCTAssertEqual(Double(try engine.averagePower(forChannel: 1)), db(((0.35 * 0.35 + 0.15 * 0.15) / 2).squareRoot()),
                        accuracy: 1e-4)
     }
 
@@ -50,21 +50,21 @@ final class MeterTests: XCTestCase {
         // peak 0 dB, for the track and for the master.
         let engine = try makeEngine()
         let t = try engine.makeTrack(try monoSound(10000) { _ in 1 })
-        t.pan = -1
+        try t.setPan(-1)
         t.isMeteringEnabled = true
-        try t.play(atFrame: 384)
+        try t.play(at: t.engine.time(frame: 384))
         _ = render(engine, frames: 512, block: 128)
         t.updateMeters()
         engine.updateMeters()
-        XCTAssertEqual(Double(t.averagePower(forChannel: 0)), db(0.5), accuracy: 1e-4)
-        XCTAssertEqual(Double(t.peakPower(forChannel: 0)), 0, accuracy: 1e-6)
-        XCTAssertEqual(Double(engine.averagePower(forChannel: 0)), db(0.5), accuracy: 1e-4)
-        XCTAssertEqual(Double(engine.peakPower(forChannel: 0)), 0, accuracy: 1e-6)
+        XCTAssertEqual(Double(try t.averagePower(forChannel: 0)), db(0.5), accuracy: 1e-4)
+        XCTAssertEqual(Double(try t.peakPower(forChannel: 0)), 0, accuracy: 1e-6)
+        XCTAssertEqual(Double(try engine.averagePower(forChannel: 0)), db(0.5), accuracy: 1e-4)
+        XCTAssertEqual(Double(try engine.peakPower(forChannel: 0)), 0, accuracy: 1e-6)
         // The reading holds until the next updateMeters(), which covers only what came after: 0 dB RMS.
         _ = render(engine, frames: 256, block: 64)
-        XCTAssertEqual(Double(t.averagePower(forChannel: 0)), db(0.5), accuracy: 1e-4)
+        XCTAssertEqual(Double(try t.averagePower(forChannel: 0)), db(0.5), accuracy: 1e-4)
         t.updateMeters()
-        XCTAssertEqual(Double(t.averagePower(forChannel: 0)), 0, accuracy: 1e-4)
+        XCTAssertEqual(Double(try t.averagePower(forChannel: 0)), 0, accuracy: 1e-4)
     }
 
     func testOneSampleSpikeIsSeenByTheNextReading() throws {
@@ -73,59 +73,59 @@ final class MeterTests: XCTestCase {
         let frames = 40 * 256, spike = 5000
         let engine = try makeEngine()
         let t = try engine.makeTrack(try monoSound(3 * frames) { $0 == spike ? 0.9 : 0.01 })
-        t.pan = -1
+        try t.setPan(-1)
         t.isMeteringEnabled = true
-        try t.play(atFrame: 0)
+        try t.play(at: t.engine.time(frame: 0))
         _ = render(engine, frames: frames, block: 256)
         t.updateMeters()
         engine.updateMeters()
         let rms = ((Double(frames - 1) * 0.0001 + 0.81) / Double(frames)).squareRoot()
-        XCTAssertEqual(Double(t.peakPower(forChannel: 0)), db(0.9), accuracy: 1e-4)
-        XCTAssertEqual(Double(t.averagePower(forChannel: 0)), db(rms), accuracy: 1e-3)
-        XCTAssertEqual(Double(engine.peakPower(forChannel: 0)), db(0.9), accuracy: 1e-4)
-        XCTAssertEqual(Double(engine.averagePower(forChannel: 0)), db(rms), accuracy: 1e-3)
+        XCTAssertEqual(Double(try t.peakPower(forChannel: 0)), db(0.9), accuracy: 1e-4)
+        XCTAssertEqual(Double(try t.averagePower(forChannel: 0)), db(rms), accuracy: 1e-3)
+        XCTAssertEqual(Double(try engine.peakPower(forChannel: 0)), db(0.9), accuracy: 1e-4)
+        XCTAssertEqual(Double(try engine.averagePower(forChannel: 0)), db(rms), accuracy: 1e-3)
         _ = render(engine, frames: frames, block: 256)
         t.updateMeters()
-        XCTAssertEqual(Double(t.peakPower(forChannel: 0)), db(0.01), accuracy: 1e-4)
+        XCTAssertEqual(Double(try t.peakPower(forChannel: 0)), db(0.01), accuracy: 1e-4)
     }
 
     func testBlockSplitByTimedCommandsIsMeteredWhole() throws {
         // Volume 1 → 0.25 (no ramp) at frame 100 of a 512-frame block, constant 0.5 source at pan −1: a voice
         // meter and a bus meter must see both spans: peak 0.5, mean square (100·0.25 + 412·0.015625)/512.
         let engine = try makeEngine()
-        try engine.setBus(3, BusSettings(volume: 1))
+        try engine.setBus(busNumber(3), settings: BusSettings(volume: 1))
         let t = try engine.makeTrack(try monoSound(4096) { _ in 0.5 })
-        t.pan = -1
-        t.bus = 3
+        try t.setPan(-1)
+        try t.setBus(busNumber(3))
         t.isMeteringEnabled = true
-        try t.play(atFrame: 0)
-        t.schedule(.volume(0.25, rampFrames: 0), atFrame: 100)
+        try t.play(at: t.engine.time(frame: 0))
+        t.schedule(.volume(0.25, ramp: frameSeconds(0)), atFrame: 100)
         _ = render(engine, frames: 512, block: 512)
         t.updateMeters()
         engine.updateMeters()
         let rms = ((100 * 0.25 + 412 * 0.015625) / 512).squareRoot()
-        XCTAssertEqual(Double(t.peakPower(forChannel: 0)), db(0.5), accuracy: 1e-4)
-        XCTAssertEqual(Double(t.averagePower(forChannel: 0)), db(rms), accuracy: 1e-4)
-        XCTAssertEqual(Double(engine.peakPower(forChannel: 0, onBus: 3)), db(0.5), accuracy: 1e-4)
-        XCTAssertEqual(Double(engine.averagePower(forChannel: 0, onBus: 3)), db(rms), accuracy: 1e-4)
+        XCTAssertEqual(Double(try t.peakPower(forChannel: 0)), db(0.5), accuracy: 1e-4)
+        XCTAssertEqual(Double(try t.averagePower(forChannel: 0)), db(rms), accuracy: 1e-4)
+        XCTAssertEqual(Double(try engine.peakPower(forChannel: 0, on: busNumber(3))), db(0.5), accuracy: 1e-4)
+        XCTAssertEqual(Double(try engine.averagePower(forChannel: 0, on: busNumber(3))), db(rms), accuracy: 1e-4)
     }
 
     func testSilenceAndDisabledMetering() throws {
         let engine = try makeEngine()
         _ = render(engine, frames: 64, block: 64)
         engine.updateMeters()
-        XCTAssertEqual(engine.peakPower(forChannel: 0), -160)
-        XCTAssertEqual(engine.averagePower(forChannel: 1), -160)
+        XCTAssertEqual(try engine.peakPower(forChannel: 0), -160)
+        XCTAssertEqual(try engine.averagePower(forChannel: 1), -160)
         let t = try engine.makeTrack(try monoSound(1000) { _ in 0.5 })
         t.isMeteringEnabled = true
-        try t.play(atFrame: 64)
+        try t.play(at: t.engine.time(frame: 64))
         _ = render(engine, frames: 64, block: 64)
         t.updateMeters()
-        XCTAssertEqual(Double(t.peakPower(forChannel: 0)), db(0.5 * Pan.mono(0).l), accuracy: 1e-4)
+        XCTAssertEqual(Double(try t.peakPower(forChannel: 0)), db(0.5 * Pan.mono(0).l), accuracy: 1e-4)
         t.isMeteringEnabled = false
         _ = render(engine, frames: 64, block: 64)
         t.updateMeters()
-        XCTAssertEqual(t.peakPower(forChannel: 0), -160)
-        XCTAssertEqual(t.averagePower(forChannel: 0), -160)
+        XCTAssertEqual(try t.peakPower(forChannel: 0), -160)
+        XCTAssertEqual(try t.averagePower(forChannel: 0), -160)
     }
 }

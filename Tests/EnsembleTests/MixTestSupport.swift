@@ -235,3 +235,12 @@ func renderCountingAllocations(_ engine: Engine, _ k: Int, left: UnsafeMutablePo
     }
     return allocation_counter_stop()
 }
+
+/// `n` output frames as the seconds the API takes for ramps and fades (exact after the engine rounds them back).
+func frameSeconds(_ n: Int, _ rate: Double = 48000) -> Double { Double(n) / rate }
+
+/// Bus `index` as a handle (0: the master), for tests that number their buses.
+func busNumber(_ index: Int) -> Bus {
+    precondition((0...Engine.maxBuses).contains(index), "test bus numbers are 0…16")
+    return Bus(unchecked: index)
+}

@@ -12,12 +12,12 @@ final class MixerStartTests: XCTestCase {
             for block in [64, 333, 4096] {
                 let engine = try makeEngine()
                 let track = try engine.makeTrack(try monoSound(length, rampValue))
-                track.pan = -1
+                try track.setPan(-1)
                 let starts = Recorder<Int64>()
                 let ends = Recorder<TrackEnd>()
-                track.onStart = { starts.append($0) }
+                track.onStart = { starts.append($0.frame) }
                 track.onFinish = { ends.append($0) }
-                try track.play(atFrame: Int64(start))
+                try track.play(at: track.engine.time(frame: Int64(start)))
                 let mix = render(engine, frames: 1300, block: block)
                 let label = "start \(start) block \(block)"
                 XCTAssertEqual(mix.firstNonZero, start, label)
@@ -26,7 +26,7 @@ final class MixerStartTests: XCTestCase {
                               0..<1300, label)
                 engine.waitForEvents()
                 XCTAssertEqual(starts.values, [Int64(start)], label + " onStart")
-                XCTAssertEqual(ends.values.map(\.frame), [Int64(start + length)], label + " onFinish frame")
+                XCTAssertEqual(ends.values.map(\.time.frame), [Int64(start + length)], label + " onFinish frame")
                 XCTAssertEqual(ends.values.map(\.reason), [.finished], label)
             }
         }
@@ -36,9 +36,9 @@ final class MixerStartTests: XCTestCase {
         // The command arrives while the clock is at 128; it still lands on 1001, mid-block.
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(50, rampValue))
-        track.pan = -1
+        try track.setPan(-1)
         let mix = render(engine, frames: 1200, block: 64) { now in
-            if now == 128 { try? track.play(atFrame: 1001) }
+            if now == 128 { try? track.play(at: track.engine.time(frame: 1001)) }
         }
         XCTAssertEqual(mix.firstNonZero, 1001)
         assertChannel(mix.left, { (1001..<1051).contains($0) ? rampValue($0 - 1001) : 0 }, 0..<1200, "late command")
@@ -47,9 +47,9 @@ final class MixerStartTests: XCTestCase {
     func testPlayWithoutFrameStartsAtTheNextBlock() throws {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(40, rampValue))
-        track.pan = -1
+        try track.setPan(-1)
         let starts = Recorder<Int64>()
-        track.onStart = { starts.append($0) }
+        track.onStart = { starts.append($0.frame) }
         let mix = render(engine, frames: 512, block: 128) { now in
             if now == 256 { track.play() }
         }
@@ -64,14 +64,14 @@ final class MixerStartTests: XCTestCase {
             // Distinct sounds (mono and stereo, different rates of the same ramp) so each track's first
             // sample can be found in its own channel.
             let a = try engine.makeTrack(try monoSound(300, rampValue))
-            a.pan = -1
+            try a.setPan(-1)
             let b = try engine.makeTrack(try monoSound(300) { -rampValue($0) })
-            b.pan = 1
+            try b.setPan(1)
             let c = try engine.makeTrack(try stereoSound(300, left: { _ in 0 }, right: { _ in 0.25 }))
             let starts = Recorder<Int64>()
-            for t in [a, b, c] { t.onStart = { starts.append($0) } }
+            for t in [a, b, c] { t.onStart = { starts.append($0.frame) } }
             // Sent at clock 64·k: the group lands on 1001 even though it straddles a block boundary for 64.
-            try engine.play([a, b, c], atFrame: 1001)
+            try engine.play([a, b, c], at: engine.time(frame: 1001))
             let mix = render(engine, frames: 1400, block: block)
             // Track a alone on L (c contributes 0 to L at pan 0: inL + inR·cos(π/2) with inL = 0 → ≈ 0).
             XCTAssertEqual(Double(mix.left[1000]), 0)
@@ -93,10 +93,10 @@ final class MixerStartTests: XCTestCase {
         var tracks: [Track] = []
         for _ in 0..<8 {
             let t = try engine.makeTrack(impulse)
-            t.pan = -1
+            try t.setPan(-1)
             tracks.append(t)
         }
-        try engine.play(tracks, atFrame: 63)
+        try engine.play(tracks, at: engine.time(frame: 63))
         let mix = render(engine, frames: 128, block: 32)
         XCTAssertEqual(mix.left[63], 1.0, "all eight impulses sum on one frame")
         XCTAssertEqual(mix.left.enumerated().filter { $0.element != 0 }.map(\.offset), [63])
@@ -107,20 +107,20 @@ final class MixerStartTests: XCTestCase {
         // it started on time (file frame 412), with a smoothing ramp (t − 512)/240 so it does not click.
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(2000, rampValue))
-        track.pan = -1
+        try track.setPan(-1)
         let starts = Recorder<Int64>()
         let ends = Recorder<TrackEnd>()
-        track.onStart = { starts.append($0) }
+        track.onStart = { starts.append($0.frame) }
         track.onFinish = { ends.append($0) }
         let mix = render(engine, frames: 2500, block: 256) { now in
-            if now == 512 { try? track.play(atFrame: 100) }
+            if now == 512 { try? track.play(at: track.engine.time(frame: 100)) }
         }
         assertChannel(mix.left, { t in
             t >= 512 && t < 2100 ? rampValue(t - 100) * min(1, Double(t - 512) / 240) : 0
         }, 0..<2500, "late start")
         engine.waitForEvents()
         XCTAssertEqual(starts.values, [512])
-        XCTAssertEqual(ends.values.map(\.frame), [2100], "it ends where it would have")
+        XCTAssertEqual(ends.values.map(\.time.frame), [2100], "it ends where it would have")
     }
 
     func testLateStartOfALoopingTrackJoinsTheRightPass() throws {
@@ -128,18 +128,18 @@ final class MixerStartTests: XCTestCase {
         // It still ends at 100 + 3·300 = 1000.
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(300, rampValue))
-        track.pan = -1
-        track.numberOfLoops = 2
+        try track.setPan(-1)
+        try track.setNumberOfLoops(2)
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
         let mix = render(engine, frames: 1200, block: 256) { now in
-            if now == 512 { try? track.play(atFrame: 100) }
+            if now == 512 { try? track.play(at: track.engine.time(frame: 100)) }
         }
         assertChannel(mix.left, { t in
             t >= 512 && t < 1000 ? rampValue((t - 100) % 300) * min(1, Double(t - 512) / 240) : 0
         }, 0..<1200, "late looping start")
         engine.waitForEvents()
-        XCTAssertEqual(ends.values.map(\.frame), [1000])
+        XCTAssertEqual(ends.values.map(\.time.frame), [1000])
     }
 
     func testStartSoLateTheSoundIsOverNeverSounds() throws {
@@ -148,7 +148,7 @@ final class MixerStartTests: XCTestCase {
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
         let mix = render(engine, frames: 1024, block: 256) { now in
-            if now == 512 { try? track.play(atFrame: 10) }
+            if now == 512 { try? track.play(at: track.engine.time(frame: 10)) }
         }
         XCTAssertNil(mix.firstNonZero)
         engine.waitForEvents()
@@ -174,8 +174,8 @@ final class MixerStartTests: XCTestCase {
         // play(at: t) starts on round(t × 48000): 0.0210104 s → 1008.4992 → 1008.
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(20, rampValue))
-        track.pan = -1
-        try track.play(at: 0.0210104)
+        try track.setPan(-1)
+        try track.play(at: engine.time(seconds: 0.0210104))
         let mix = render(engine, frames: 1100, block: 256)
         XCTAssertEqual(mix.firstNonZero, 1008)
     }

@@ -68,7 +68,7 @@ final class OpenALOutputTests: XCTestCase {
                 for k in 0..<firings {
                     usleep(UInt32(60_000 + 7_000 * k))
                     let played = engine.currentFrame, rendered = engine.renderedFrame
-                    _ = try? engine.fire(fx) { c in ends.withLock { $0.append(c.frame) } }
+                    _ = try? engine.fire(fx) { c in ends.withLock { $0.append(c.time.frame) } }
                     requests.withLock { $0.append((rendered, played)) }
                 }
                 done.signal()
@@ -97,7 +97,7 @@ final class OpenALOutputTests: XCTestCase {
         // And they are heard there: the recording has each effect's first sample at lead + its start frame.
         let lead = try XCTUnwrap(firstSoundingFrame(recording)) - Int(starts[0])
         let offline = try makeEngine()
-        try offline.fire(try offline.registerEffect(try monoSound(100) { _ in 0.5 }), atFrame: 1)
+        try offline.fire(try offline.registerEffect(try monoSound(100) { _ in 0.5 }), at: offline.time(frame: 1))
         let expected = offline.renderOffline(frames: 102)
         for start in starts {
             let at = lead + Int(start)
@@ -113,10 +113,10 @@ final class OpenALOutputTests: XCTestCase {
                       try monoSound(8000, name: "saw") { 0.05 + Double($0 % 97) / 400 }]
         func setUp(_ engine: Engine) throws -> [Track] {
             let tracks = try sounds.map { try engine.makeTrack($0) }
-            tracks[0].pan = -0.5
-            tracks[1].rate = 1.1
-            tracks[2].pan = 0.7
-            tracks[2].rate = 1.25
+            try tracks[0].setPan(-0.5)
+            try tracks[1].setRate(1.1)
+            try tracks[2].setPan(0.7)
+            try tracks[2].setRate(1.25)
             return tracks
         }
         let startFrames = Mutex<[Int64]>([])
@@ -124,19 +124,19 @@ final class OpenALOutputTests: XCTestCase {
         let recording = try session(bufferCount: 8) { engine, output in
             startFrames.withLock { $0 = [] }
             let tracks = try setUp(engine)
-            for t in tracks { t.onStart = { f in startFrames.withLock { $0.append(f) } } }
+            for t in tracks { t.onStart = { f in let f = f.frame; startFrames.withLock { $0.append(f) } } }
             usleep(150_000)
-            let when = engine.currentTime + 0.08
+            let when = engine.now.seconds + 0.08
             groupFrame = engine.frame(for: when)
             XCTAssertGreaterThan(groupFrame, engine.renderedFrame, "the start is still ahead of the renderer")
-            try engine.play(tracks, at: when)
+            try engine.play(tracks, at: engine.time(seconds: when))
             usleep(350_000)
         }
         XCTAssertEqual(startFrames.withLock { $0 }, [groupFrame, groupFrame, groupFrame])
 
         let offline = try makeEngine()
         let offlineTracks = try setUp(offline)
-        try offline.play(offlineTracks, atFrame: 0)
+        try offline.play(offlineTracks, at: offline.time(frame: 0))
         let length = 9000
         let reference = offline.renderOffline(frames: length)
         withExtendedLifetime(offlineTracks) {}
@@ -166,15 +166,15 @@ final class OpenALOutputTests: XCTestCase {
             }
         }
         let loop = try engine.makeTrack(try stereoSound(5000, rate: 44100, left: { sin(Double($0) * 0.05) * 0.3 }, right: rampValue))
-        loop.numberOfLoops = -1
+        try loop.setNumberOfLoops(-1)
         loop.isMeteringEnabled = true
         let fx = try engine.registerEffect(try monoSound(300) { _ in 0.1 })
         try output.start()
-        try engine.play([loop], at: engine.currentTime + 0.01)
+        try engine.play([loop], at: XCTUnwrap(engine.now.advanced(bySeconds: 0.01)))
         for k in 0..<20 {
             usleep(20_000)
             try engine.fire(fx, pan: k % 2 == 0 ? -0.5 : 0.5)
-            loop.pan = Float(k % 5) / 5
+            try loop.setPan(Float(k % 5) / 5)
         }
         output.shutdown()
         XCTAssertGreaterThan(probedRefills.load(ordering: .relaxed), 50, "the probe ran on the render thread")
@@ -204,14 +204,14 @@ final class OpenALOutputTests: XCTestCase {
         var underruns = 0
         let recording = try session(allowUnderruns: true) { engine, output in
             let track = try engine.makeTrack(sound)
-            track.onStart = { f in started.withLock { $0 = f } }
-            track.onFinish = { e in finished.withLock { $0 = e.frame } }
-            try track.play(at: engine.currentTime + 0.05)
+            track.onStart = { f in let f = f.frame; started.withLock { $0 = f } }
+            track.onFinish = { e in finished.withLock { $0 = e.time.frame } }
+            try track.play(at: XCTUnwrap(engine.now.advanced(bySeconds: 0.05)))
             usleep(200_000)
             output.stallRenderThreadForTesting(0.15)
             usleep(400_000)
             output.stallRenderThreadForTesting(0.06)
-            XCTAssertTrue(output.waitUntilPlayed(engine.frame(for: 0.05) + Int64(length) + 2400, timeout: 3))
+            XCTAssertTrue(try output.waitUntilPlayed(engine.time(frame: engine.frame(for: 0.05) + Int64(length) + 2400), timeout: 3))
             XCTAssertFalse(track.isPlaying)
             XCTAssertLessThanOrEqual(engine.currentFrame, engine.renderedFrame)
             underruns = output.underrunCount
@@ -222,7 +222,7 @@ final class OpenALOutputTests: XCTestCase {
         XCTAssertEqual(f - s, Int64(length), "engine timeline unchanged")
         let offline = try makeEngine()
         let offlineTrack = try offline.makeTrack(sound)
-        try offlineTrack.play(atFrame: 0)
+        try offlineTrack.play(at: offlineTrack.engine.time(frame: 0))
         let reference = offline.renderOffline(frames: length)
         withExtendedLifetime(offlineTrack) {}
         let first = try XCTUnwrap(firstSoundingFrame(recording))
@@ -245,25 +245,25 @@ final class OpenALOutputTests: XCTestCase {
         var start: Int64 = 0, freeze: Int64 = 0
         let recording = try session(bufferCount: 8) { engine, output in
             let track = try engine.makeTrack(sound)
-            start = engine.frame(for: engine.currentTime + 0.05)
-            try track.play(atFrame: start)
+            start = engine.frame(for: engine.now.seconds + 0.05)
+            try track.play(at: track.engine.time(frame: start))
             usleep(200_000)
             XCTAssertNotEqual(output.realTimePriority, .notStarted, "the render thread reported its scheduling")
             engine.pause()
             usleep(100_000)
             freeze = engine.renderedFrame
-            XCTAssertTrue(output.waitUntilPlayed(freeze, timeout: 1))
+            XCTAssertTrue(try output.waitUntilPlayed(engine.time(frame: freeze), timeout: 1))
             usleep(50_000)
             XCTAssertEqual(engine.renderedFrame, freeze, "the timeline stands still while paused")
             XCTAssertEqual(engine.currentFrame, freeze, "the device clock holds on the freeze frame")
             XCTAssertTrue(track.isPlaying)
             engine.resume()
-            XCTAssertTrue(output.waitUntilPlayed(start + Int64(length) + 2400, timeout: 3))
+            XCTAssertTrue(try output.waitUntilPlayed(engine.time(frame: start + Int64(length) + 2400), timeout: 3))
             XCTAssertFalse(track.isPlaying)
         }
         let offline = try makeEngine()
         let offlineTrack = try offline.makeTrack(sound)
-        try offlineTrack.play(atFrame: 0)
+        try offlineTrack.play(at: offlineTrack.engine.time(frame: 0))
         var expected = offline.renderOffline(frames: length)
         withExtendedLifetime(offlineTrack) {}
         let f = Int(freeze - start)
@@ -306,12 +306,12 @@ final class OpenALOutputTests: XCTestCase {
         try OpenALTestConfig.install()
         func build(_ engine: Engine) throws {
             let a = try engine.makeTrack(try stereoSound(6000, rate: 44100, left: { sin(Double($0) * 0.03) * 0.4 }, right: rampValue))
-            a.numberOfLoops = 2
-            a.pan = 0.25
+            try a.setNumberOfLoops(2)
+            try a.setPan(0.25)
             let b = try engine.makeTrack(try monoSound(3000) { cos(Double($0) * 0.07) * 0.3 })
-            b.rate = 0.8
-            try engine.play([a, b], atFrame: 100)
-            try engine.fire(try engine.registerEffect(try monoSound(200) { _ in 0.25 }), pan: -1, atFrame: 5003)
+            try b.setRate(0.8)
+            try engine.play([a, b], at: engine.time(frame: 100))
+            try engine.fire(try engine.registerEffect(try monoSound(200) { _ in 0.25 }), pan: -1, at: engine.time(frame: 5003))
         }
         let offline = try makeEngine()
         try build(offline)

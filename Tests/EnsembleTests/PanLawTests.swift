@@ -11,9 +11,9 @@ final class PanLawTests: XCTestCase {
             for volume: Float in [1, 0.5] {
                 let engine = try makeEngine()
                 let track = try engine.makeTrack(try monoSound(frames, rampValue))
-                track.pan = pan
-                track.volume = volume
-                try track.play(atFrame: 0)
+                try track.setPan(pan)
+                try track.setVolume(volume)
+                try track.play(at: track.engine.time(frame: 0))
                 let mix = render(engine, frames: 400, block: 128)
                 let g = Pan.mono(Double(pan))
                 let v = Double(volume)
@@ -29,8 +29,8 @@ final class PanLawTests: XCTestCase {
         let engine = try makeEngine()
         let sound = try monoSound(100, rampValue)
         let a = try engine.makeTrack(sound)
-        a.pan = -1
-        try a.play(atFrame: 0)
+        try a.setPan(-1)
+        try a.play(at: a.engine.time(frame: 0))
         let mix = render(engine, frames: 100, block: 100)
         for i in 0..<100 {
             XCTAssertEqual(mix.left[i], Float(rampValue(i)), "L[\(i)] must be the plain sample")
@@ -46,9 +46,9 @@ final class PanLawTests: XCTestCase {
             for volume: Float in [1, 0.7] {
                 let engine = try makeEngine()
                 let track = try engine.makeTrack(try stereoSound(frames, left: l, right: r))
-                track.pan = pan
-                track.volume = volume
-                try track.play(atFrame: 0)
+                try track.setPan(pan)
+                try track.setVolume(volume)
+                try track.play(at: track.engine.time(frame: 0))
                 let mix = render(engine, frames: 400, block: 96)
                 let v = Double(volume)
                 let label = "stereo pan \(pan) volume \(volume)"
@@ -64,7 +64,7 @@ final class PanLawTests: XCTestCase {
         // pan 0 on a stereo source: x = 1, L = inL + inR·cos(π/2) = inL, R = inR·sin(π/2) = inR.
         let engine = try makeEngine()
         let track = try engine.makeTrack(try stereoSound(64, left: rampValue, right: { -rampValue($0) }))
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = render(engine, frames: 64, block: 64)
         for i in 0..<64 {
             XCTAssertEqual(Double(mix.left[i]), rampValue(i), accuracy: 1e-7)
@@ -82,8 +82,8 @@ final class PanLawTests: XCTestCase {
             let engine = try makeEngine()
             let sound = stereo ? try stereoSound(64, left: { l[$0] }, right: { r[$0] }) : try monoSound(64) { l[$0] }
             let t = try engine.makeTrack(sound)
-            t.pan = pan
-            try t.play(atFrame: 0)
+            try t.setPan(pan)
+            try t.play(at: t.engine.time(frame: 0))
             return render(engine, frames: 64, block: 64)
         }
         let monoRight = try run(false, 1), monoLeft = try run(false, -1)
@@ -109,10 +109,10 @@ final class PanLawTests: XCTestCase {
         var tracks: [Track] = []
         for (k, pan) in pans.enumerated() {
             let t = try engine.makeTrack(try monoSound(200) { _ in 0.9 - 0.1 * Double(k) })
-            t.pan = pan
+            try t.setPan(pan)
             tracks.append(t)
         }
-        try engine.play(tracks, atFrame: 0)
+        try engine.play(tracks, at: engine.time(frame: 0))
         let mix = render(engine, frames: 200, block: 200)
         var el = 0.0, er = 0.0
         for (k, pan) in pans.enumerated() {

@@ -16,9 +16,9 @@ final class PanRampTests: XCTestCase {
     private func sweep(_ sound: Sound, from p0: Float, to p1: Float, block: Int) throws -> Mix {
         let engine = try makeEngine()
         let track = try engine.makeTrack(sound)
-        track.pan = p0
-        try track.play(atFrame: 0)
-        track.schedule(.pan(p1, rampFrames: rampFrames), atFrame: Int64(rampStart))
+        try track.setPan(p0)
+        try track.play(at: track.engine.time(frame: 0))
+        track.schedule(.pan(p1, ramp: frameSeconds(rampFrames)), atFrame: Int64(rampStart))
         return render(engine, frames: 6000, block: block)
     }
 
@@ -51,13 +51,13 @@ final class PanRampTests: XCTestCase {
         // Bus 1 at pan −0.8, set to 0.6 before frame 256: over the 240-frame smoothing time its pan position
         // glides linearly, and the bus's stereo law holds at every frame.
         let engine = try makeEngine()
-        try engine.setBus(1, BusSettings(volume: 1, pan: -0.8))
+        try engine.setBus(busNumber(1), settings: BusSettings(volume: 1, pan: -0.8))
         let track = try engine.makeTrack(try stereoSound(2000, left: { _ in 0.5 }, right: { _ in -0.25 }))
-        track.bus = 1
-        try track.play(atFrame: 0)
+        try track.setBus(busNumber(1))
+        try track.play(at: track.engine.time(frame: 0))
         var failure: Error?
         let mix = render(engine, frames: 1000, block: 128) { now in
-            if now == 256 { do { try engine.setBus(1, BusSettings(volume: 1, pan: 0.6)) } catch { failure = error } }
+            if now == 256 { do { try engine.setBus(busNumber(1), settings: BusSettings(volume: 1, pan: 0.6)) } catch { failure = error } }
         }
         XCTAssertNil(failure)
         let p: (Int) -> Double = { t in -0.8 + 1.4 * min(max(Double(t - 256) / 240, 0), 1) }

@@ -35,9 +35,9 @@ final class ResamplerQualityTests: XCTestCase {
         let track = try engine.makeTrack(try monoSound(sourceFrames, rate: sourceRate) {
             Self.amplitude * sin(2 * .pi * frequency * Double($0) / sourceRate)
         })
-        track.pan = -1
-        track.rate = rate
-        try track.play(atFrame: 0)
+        try track.setPan(-1)
+        try track.setRate(rate)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = render(engine, frames: total, block: 4096)
         return Array(mix.left[Self.skip..<total])
     }

@@ -10,11 +10,11 @@ final class ResamplerTests: XCTestCase {
         let values = (0..<777).map { _ in Double(Float.random(in: -1...1, using: &rng)) }
         let engine = try makeEngine()
         let mono = try engine.makeTrack(try monoSound(777) { values[$0] })
-        mono.pan = -1
+        try mono.setPan(-1)
         let stereo = try engine.makeTrack(try stereoSound(777, left: { _ in 0 }, right: { values[776 - $0] }))
-        stereo.pan = -1 // stereo pan −1: L = inL + inR·cos 0 = inR, R = inR·sin 0 = 0
-        try mono.play(atFrame: 3)
-        try stereo.play(atFrame: 1000)
+        try stereo.setPan(-1) // stereo pan −1: L = inL + inR·cos 0 = inR, R = inR·sin 0 = 0
+        try mono.play(at: mono.engine.time(frame: 3))
+        try stereo.play(at: stereo.engine.time(frame: 1000))
         let mix = render(engine, frames: 1800, block: 100)
         for k in 0..<777 {
             XCTAssertEqual(mix.left[3 + k], Float(values[k]), "mono frame \(k)")
@@ -29,12 +29,12 @@ final class ResamplerTests: XCTestCase {
         for (rate, frames) in [(Float(2), 501), (0.5, 2002), (1.25, 801), (0.75, 1335)] {
             let engine = try makeEngine()
             let track = try engine.makeTrack(try monoSound(length, rampValue))
-            track.pan = -1
-            track.rate = rate
+            try track.setPan(-1)
+            try track.setRate(rate)
             track.resampler = .cubic
             let ends = Recorder<TrackEnd>()
             track.onFinish = { ends.append($0) }
-            try track.play(atFrame: 11)
+            try track.play(at: track.engine.time(frame: 11))
             let mix = render(engine, frames: 2200, block: 256)
             assertChannel(mix.left, { i in
                 let k = i - 11
@@ -42,7 +42,7 @@ final class ResamplerTests: XCTestCase {
             }, 0..<2200, "rate \(rate)", tolerance: 1e-5)
             XCTAssertEqual(mix.endOfSound, 11 + frames, "rate \(rate)")
             engine.waitForEvents()
-            XCTAssertEqual(ends.values.map(\.frame), [Int64(11 + frames)], "rate \(rate) onFinish")
+            XCTAssertEqual(ends.values.map(\.time.frame), [Int64(11 + frames)], "rate \(rate) onFinish")
         }
     }
 
@@ -50,10 +50,10 @@ final class ResamplerTests: XCTestCase {
         // Step 2 exactly: every position is an integer, and Catmull-Rom at t = 0 is the sample itself.
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(100, rampValue))
-        track.pan = -1
-        track.rate = 2
+        try track.setPan(-1)
+        try track.setRate(2)
         track.resampler = .cubic
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = render(engine, frames: 60, block: 64)
         for k in 0..<50 { XCTAssertEqual(Double(mix.left[k]), rampValue(2 * k)) }
         for k in 50..<60 { XCTAssertEqual(mix.left[k], 0) }
@@ -65,12 +65,12 @@ final class ResamplerTests: XCTestCase {
         let samples = (0..<length).map { Double(Float(sin(Double($0) * 0.01))) }
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(length, rate: 44100) { samples[$0] })
-        track.pan = -1
+        try track.setPan(-1)
         track.resampler = .cubic
         XCTAssertEqual(track.duration, 0.1, accuracy: 1e-12)
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
-        try track.play(atFrame: 1)
+        try track.play(at: track.engine.time(frame: 1))
         let mix = render(engine, frames: 5000, block: 512)
         assertChannel(mix.left, { i in
             let k = i - 1
@@ -78,7 +78,7 @@ final class ResamplerTests: XCTestCase {
         }, 0..<5000, "44.1k", tolerance: 1e-5)
         XCTAssertEqual(mix.endOfSound, 4801)
         engine.waitForEvents()
-        XCTAssertEqual(ends.values.map(\.frame), [4801])
+        XCTAssertEqual(ends.values.map(\.time.frame), [4801])
     }
 
     func testOneSecondAt44100LastsOneSecond() throws {

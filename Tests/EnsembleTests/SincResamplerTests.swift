@@ -54,12 +54,12 @@ final class SincResamplerTests: XCTestCase {
         let sound = stereo ? try stereoSound(s.count, left: { s[$0] }, right: { _ in 0 }) : try monoSound(s.count) { s[$0] }
         let track = try engine.makeTrack(sound)
         XCTAssertEqual(track.resampler, .sinc, "the default")
-        track.pan = -1
-        track.rate = rate
-        track.numberOfLoops = loops
+        try track.setPan(-1)
+        try track.setRate(rate)
+        try track.setNumberOfLoops(loops)
         track.isMeteringEnabled = metering
-        track.currentTime = Double(offset) / 48000
-        try track.play(atFrame: 3)
+        try track.setCurrentTime(Double(offset) / 48000)
+        try track.play(at: track.engine.time(frame: 3))
         return EnsembleTests.render(engine, frames: 1200, block: block)
     }
 
@@ -120,8 +120,8 @@ final class SincResamplerTests: XCTestCase {
             let s = Self.noise
             let track = try engine.makeTrack(try monoSound(s.count) { s[$0] })
             track.resampler = quality
-            track.pan = -1
-            try track.play(atFrame: 0)
+            try track.setPan(-1)
+            try track.play(at: track.engine.time(frame: 0))
             let mix = EnsembleTests.render(engine, frames: 300, block: 128)
             XCTAssertEqual(mix.left, s.map { Float($0) }, "\(quality)")
         }
@@ -133,9 +133,9 @@ final class SincResamplerTests: XCTestCase {
         let s = Self.noise
         let track = try engine.makeTrack(try monoSound(s.count) { s[$0] })
         track.resampler = .linear
-        track.pan = -1
-        track.rate = 0.5
-        try track.play(atFrame: 0)
+        try track.setPan(-1)
+        try track.setRate(0.5)
+        try track.play(at: track.engine.time(frame: 0))
         let mix = EnsembleTests.render(engine, frames: 600, block: 256)
         assertChannel(mix.left, { k in
             let i = k / 2, next = i + 1 < s.count ? s[i + 1] : 0

@@ -66,11 +66,11 @@ final class SoakTests: XCTestCase {
         let tone = try monoSound(3000) { sin(Double($0) * 0.05) * 0.5 }
         let ramp = try stereoSound(2000, rate: 44100, left: rampValue, right: { -rampValue($0) })
         let a = try engine.makeTrack(tone), b = try engine.makeTrack(ramp)
-        b.rate = 1.3
-        b.numberOfLoops = 2
+        try b.setRate(1.3)
+        try b.setNumberOfLoops(2)
         let fx = try engine.registerEffect(tone)
         let chain: [EffectSpec] = [.delay(time: 0.01, feedback: 0.4, mix: 0.5)]
-        try engine.setEffects(chain, onBus: 2)
+        try engine.setEffects(chain, on: busNumber(2))
 
         let frames = 128 * 40
         var live = [Float](repeating: 0, count: 2 * frames)
@@ -79,11 +79,11 @@ final class SoakTests: XCTestCase {
             for k in 0..<40 {
                 switch k {
                 case 0: a.play()
-                case 3: try b.play(atFrame: 500)
-                case 5: b.bus = 2
-                case 9: try engine.fire(fx, volume: 0.5, pan: 0.3, atFrame: 1300, bus: 2)
-                case 12: a.pan = -0.7
-                case 20: b.schedule(.seek(frame: 100), atFrame: 2700)
+                case 3: try b.play(at: b.engine.time(frame: 500))
+                case 5: try b.setBus(busNumber(2))
+                case 9: try engine.fire(fx, volume: 0.5, pan: 0.3, at: engine.time(frame: 1300), bus: busNumber(2))
+                case 12: try a.setPan(-0.7)
+                case 20: b.schedule(.seek(to: frameSeconds(100)), atFrame: 2700)
                 case 25: a.stop()
                 default: break
                 }
@@ -117,7 +117,7 @@ final class SoakTests: XCTestCase {
     func testRenderingWithTheCommandLogOnAllocatesNothing() throws {
         let engine = try Engine(configuration: loggingConfiguration(block: 256))
         let track = try engine.makeTrack(try monoSound(20000) { sin(Double($0) * 0.02) })
-        track.numberOfLoops = -1
+        try track.setNumberOfLoops(-1)
         let fx = try engine.registerEffect(try monoSound(300) { _ in 0.2 })
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 512)
         let right = UnsafeMutablePointer<Float>.allocate(capacity: 512)
@@ -129,8 +129,8 @@ final class SoakTests: XCTestCase {
         for k in 0..<4 { _ = renderCountingAllocations(engine, k, left: left, right: right, frames: 256) }
         var total: UInt64 = 0, log: [LoggedCommand] = []
         for k in 0..<32 {
-            track.volume = k % 2 == 0 ? 0.4 : 0.9
-            try engine.fire(fx, atFrame: engine.renderedFrame + 100)
+            try track.setVolume(k % 2 == 0 ? 0.4 : 0.9)
+            try engine.fire(fx, at: engine.time(frame: engine.renderedFrame + 100))
             total += renderCountingAllocations(engine, k, left: left, right: right, frames: 256)
         }
         engine.drainCommandLog(into: &log)
@@ -149,7 +149,7 @@ final class SoakTests: XCTestCase {
         XCTAssertFalse(ledger.isIdle(track: 7))
         ledger.startingVoices(on: [(7, track)], "play() while playing") { track.play() } // no new voice
         XCTAssertEqual(ledger.totals.counts.voices, 1)
-        let end = TrackEnd(frame: 1000, reason: .finished)
+        let end = TrackEnd(time: EngineTime(frame: 1000, sampleRate: 48000), reason: .finished)
         ledger.finished(track: 7, end)
         XCTAssert(ledger.isIdle(track: 7))
         XCTAssertEqual(ledger.totals.violations, 0)
@@ -159,7 +159,7 @@ final class SoakTests: XCTestCase {
 
         let firing = ledger.open(.firing)
         XCTAssertEqual(ledger.openCount(.firing), 1, "a firing with no completion stays open (lost)")
-        let completion = EffectCompletion(effect: SoundEffect(id: 1, name: "fx", duration: 0.1), frame: 0, reason: .finished)
+        let completion = EffectCompletion(effect: SoundEffect(id: 1, name: "fx", duration: 0.1), time: EngineTime(frame: 0, sampleRate: 48000), reason: .finished)
         ledger.completed(firing: firing, completion)
         ledger.completed(firing: firing, completion)
         XCTAssertEqual(ledger.openCount(.firing), 0)

@@ -62,13 +62,13 @@ final class StreamingTests: XCTestCase {
             var tracks: [Track] = []
             for spec in specs {
                 let t = try engine.makeTrack(sound)
-                t.numberOfLoops = spec.loops
-                t.rate = spec.rate
-                t.volume = spec.volume
-                t.pan = spec.pan
-                t.currentTime = spec.offset
+                try t.setNumberOfLoops(spec.loops)
+                try t.setRate(spec.rate)
+                try t.setVolume(spec.volume)
+                try t.setPan(spec.pan)
+                try t.setCurrentTime(spec.offset)
                 tracks.append(t)
-                try t.play(atFrame: spec.start)
+                try t.play(at: t.engine.time(frame: spec.start))
             }
             var out = [Float](repeating: 0, count: 2 * frames)
             out.withUnsafeMutableBufferPointer { o in
@@ -145,13 +145,13 @@ final class StreamingTests: XCTestCase {
                                between: { k, tracks in
             switch k {
             case 20: tracks[0].pause()
-            case 21: tracks[0].currentTime = 3.7
+            case 21: try! tracks[0].setCurrentTime(3.7)
             case 22: tracks[0].play()
             case 60: tracks[0].pause()
-            case 61: tracks[0].currentTime = 1.23456
+            case 61: try! tracks[0].setCurrentTime(1.23456)
             case 62: tracks[0].play()
             case 100: tracks[0].pause()
-            case 101: tracks[0].currentTime = 0.0007
+            case 101: try! tracks[0].setCurrentTime(0.0007)
             case 102: tracks[0].play()
             default: break
             }
@@ -195,10 +195,10 @@ final class StreamingTests: XCTestCase {
                                blockFrames: 1024, between: { k, tracks in
             switch k {
             case 40: tracks[0].pause()
-            case 41: tracks[0].currentTime = 21.123 // more than 10 s ahead: libmpg123's seek
+            case 41: try! tracks[0].setCurrentTime(21.123) // more than 10 s ahead: libmpg123's seek
             case 42: tracks[0].play()
             case 100: tracks[0].pause()
-            case 101: tracks[0].currentTime = 2.5 // backwards
+            case 101: try! tracks[0].setCurrentTime(2.5) // backwards
             case 102: tracks[0].play()
             default: break
             }
@@ -236,13 +236,13 @@ final class StreamingTests: XCTestCase {
         let r = try renderBoth(path, specs, frames: 48000 * 12, blockFrames: 1500, between: { k, tracks in
             switch k {
             case 40: tracks[0].pause()
-            case 42: tracks[0].currentTime = 17.25 // near the end: the seam to pass 1 comes soon after
+            case 42: try! tracks[0].setCurrentTime(17.25) // near the end: the seam to pass 1 comes soon after
             case 44: tracks[0].play()
             case 100: tracks[1].pause()
-            case 101: tracks[1].currentTime = 3.3
+            case 101: try! tracks[1].setCurrentTime(3.3)
             case 103: tracks[1].play()
             case 200: tracks[0].pause()
-            case 201: tracks[0].currentTime = 0.001
+            case 201: try! tracks[0].setCurrentTime(0.001)
             case 202: tracks[0].play()
             default: break
             }
@@ -257,7 +257,7 @@ final class StreamingTests: XCTestCase {
         let path = try Self.makeFile(dir, "seekplay", container: "wav", codec: .pcm16, seconds: 20, rate: 48000, channels: 1)
         let block = 1024
         let r = try renderBoth(path, [TrackSpec(offset: 0, loops: 0)], frames: 48000 * 6, blockFrames: block, between: { k, tracks in
-            if k == 50 { tracks[0].currentTime = 11 }
+            if k == 50 { try! tracks[0].setCurrentTime(11) }
         })
         // From two blocks after the seek on, every frame matches.
         let from = 2 * block * 52
@@ -277,8 +277,8 @@ final class StreamingTests: XCTestCase {
         let track = try engine.makeTrack(try Sound(streamingContentsOf: path))
         let reference = try memoryEngine.makeTrack(try Sound(contentsOf: path))
         engine.setStreamReadDelay(microseconds: 40_000) // 8192 frames (171 ms) per 40 ms: slow, and starts late
-        try track.play(atFrame: 0)
-        try reference.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
+        try reference.play(at: reference.engine.time(frame: 0))
         let block = 512
         let frames = 48000 * 8
         var s = [Float](repeating: 0, count: 2 * frames), m = s
@@ -322,9 +322,9 @@ final class StreamingTests: XCTestCase {
         streamed.onFinish = { ends.append($0) }
         let keep = try engine.makeTrack(try Sound(contentsOf: other))
         let keepAlone = try alone.makeTrack(try Sound(contentsOf: other))
-        try streamed.play(atFrame: 0)
-        try keep.play(atFrame: 0)
-        try keepAlone.play(atFrame: 0)
+        try streamed.play(at: streamed.engine.time(frame: 0))
+        try keep.play(at: keep.engine.time(frame: 0))
+        try keepAlone.play(at: keepAlone.engine.time(frame: 0))
         let block = 1000, frames = 48000 * 6
         var mix = [Float](repeating: 0, count: 2 * frames), ref = mix
         var done = 0, k = 0
@@ -347,8 +347,8 @@ final class StreamingTests: XCTestCase {
         XCTAssertEqual(got.count, 1)
         XCTAssertEqual(got.first?.reason, .failed)
         if let end = got.first {
-            XCTAssertEqual(end.frame, 3 * 48000, "the track plays every delivered frame, then ends")
-            let from = 2 * Int(end.frame)
+            XCTAssertEqual(end.time.frame, 3 * 48000, "the track plays every delivered frame, then ends")
+            let from = 2 * Int(end.time.frame)
             assertBitIdentical(Array(mix[from...]), Array(ref[from...]), "the rest of the mix")
         }
         XCTAssertNotNil(engine.streamStatistics().errors.first)
@@ -374,12 +374,12 @@ final class StreamingTests: XCTestCase {
             var tracks: [Track] = []
             for i in 0..<1000 {
                 let t = try engine.makeTrack(sounds[i % 4])
-                t.volume = 0.01
-                t.currentTime = Double(i % 37) * 0.01
-                t.numberOfLoops = 1
+                try t.setVolume(0.01)
+                try t.setCurrentTime(Double(i % 37) * 0.01)
+                try t.setNumberOfLoops(1)
                 tracks.append(t)
             }
-            try engine.play(tracks, atFrame: 0)
+            try engine.play(tracks, at: engine.time(frame: 0))
             var out = [Float](repeating: 0, count: 2 * 9600)
             out.withUnsafeMutableBufferPointer { o in
                 var done = 0
@@ -413,25 +413,25 @@ final class StreamingTests: XCTestCase {
         let engine = try Engine(configuration: c)
         let sounds = [try Sound(streamingContentsOf: path), try Sound(streamingContentsOf: mono)]
         let tracks = try (0..<6).map { try engine.makeTrack(sounds[$0 % 2]) }
-        tracks[0].numberOfLoops = -1
-        tracks[1].numberOfLoops = 3
-        tracks[2].rate = 1.5
+        try tracks[0].setNumberOfLoops(-1)
+        try tracks[1].setNumberOfLoops(3)
+        try tracks[2].setRate(1.5)
         let block = 256
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
         defer { buffer.deallocate() }
         try engine.play(Array(tracks[0...1]), atFrame: 10)
         for _ in 0..<8 { engine.render(interleaved: buffer, frames: block) }
         let base = engine.currentFrame
-        try tracks[2].play(atFrame: base + 100)
-        try tracks[3].play(atFrame: base - 500) // late start: retargets its stream
-        try tracks[4].play(atFrame: base + 3000)
+        try tracks[2].play(at: tracks[2].engine.time(frame: base + 100))
+        try tracks[3].play(at: tracks[3].engine.time(frame: base - 500)) // late start: retargets its stream
+        try tracks[4].play(at: tracks[4].engine.time(frame: base + 3000))
         var total: UInt64 = 0
         for k in 0..<200 {
             switch k % 10 {
-            case 1: tracks[0].currentTime = Double(k) / 100 // seek while playing
+            case 1: try! tracks[0].setCurrentTime(min(Double(k) / 100, tracks[0].duration)) // seek while playing (to the end from k = 101 on)
             case 3: if k == 33 { tracks[1].pause() } else if k == 53 { tracks[1].play() }
-            case 5: if k == 45 { tracks[4].stop() } else if k == 95 { try tracks[4].play(atFrame: engine.currentFrame + 10) }
-            case 7: tracks[1].numberOfLoops = k % 20 == 7 ? 5 : 2
+            case 5: if k == 45 { tracks[4].stop() } else if k == 95 { try tracks[4].play(at: tracks[4].engine.time(frame: engine.currentFrame + 10)) }
+            case 7: try! tracks[1].setNumberOfLoops(k % 20 == 7 ? 5 : 2)
             default: break
             }
             engine.pumpCommands()

@@ -10,9 +10,9 @@ final class TimeStretchTests: XCTestCase {
     private func renderStretched(_ sound: Sound, rate: Float, mode: RateMode, frames: Int, block: Int) throws -> Mix {
         let engine = try makeEngine()
         let track = try engine.makeTrack(sound)
-        track.rate = rate
+        try track.setRate(rate)
         track.rateMode = mode
-        try track.play(atFrame: 3)
+        try track.play(at: track.engine.time(frame: 3))
         return render(engine, frames: frames, block: block)
     }
 
@@ -75,9 +75,9 @@ final class TimeStretchTests: XCTestCase {
     func testStretchingAllocatesNothingOnTheRenderThread() throws {
         let engine = try makeEngine(maxBlockFrames: 512)
         let track = try engine.makeTrack(try sine(48000))
-        track.rate = 0.6
+        try track.setRate(0.6)
         track.rateMode = .preservePitch
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let l = UnsafeMutablePointer<Float>.allocate(capacity: 1024), r = UnsafeMutablePointer<Float>.allocate(capacity: 1024)
         defer { l.deallocate(); r.deallocate() }
         var allocations: UInt64 = 0
@@ -110,9 +110,9 @@ final class TimeStretchTests: XCTestCase {
                                     right: { 0.5 * sin(2 * Double.pi * 660 * Double($0) / sr) })
         let engine = try makeEngine()
         let track = try engine.makeTrack(sound)
-        track.rate = 0.75
+        try track.setRate(0.75)
         track.rateMode = .preservePitch
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let expected = Int((48000 / 0.75).rounded(.up))
         let m = render(engine, frames: expected + 2048, block: 1000)
         XCTAssertLessThanOrEqual(abs(m.endOfSound - expected), 1000)

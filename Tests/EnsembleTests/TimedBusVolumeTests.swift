@@ -9,11 +9,11 @@ final class TimedBusVolumeTests: XCTestCase {
     private func mix(_ buses: [Int: BusSettings], playingInto bus: Int, volume: Float, atFrame frame: Int64,
                      frames: Int) throws -> (Engine, Mix, Track) {
         let engine = try makeEngine()
-        for (b, settings) in buses.sorted(by: { $0.key < $1.key }) { try engine.setBus(b, settings) }
+        for (b, settings) in buses.sorted(by: { $0.key < $1.key }) { try engine.setBus(busNumber(b), settings: settings) }
         let track = try engine.makeTrack(try monoSound(48000) { _ in 0.5 })
-        track.bus = bus
-        try track.play(atFrame: 0)
-        try engine.scheduleBusVolume(bus, volume, atFrame: frame, rampFrames: 100)
+        try track.setBus(busNumber(bus))
+        try track.play(at: track.engine.time(frame: 0))
+        try engine.scheduleVolume(volume, on: busNumber(bus), at: engine.time(frame: frame), ramp: frameSeconds(100))
         let mix = render(engine, frames: frames, block: 512)
         engine.waitForEvents()
         return (engine, mix, track)
@@ -23,11 +23,11 @@ final class TimedBusVolumeTests: XCTestCase {
         let (engine, muted, track) = try mix([1: BusSettings(volume: 1, mute: true)], playingInto: 1, volume: 0.5,
                                       atFrame: 1000, frames: 3000)
         XCTAssertEqual(muted.endOfSound, 0, "a muted bus stays silent")
-        var settings = engine.busSettings(1)
+        var settings = engine.settings(of: busNumber(1))
         XCTAssertEqual(settings.volume, 0.5)
         // Unmuted, it plays at the scheduled volume.
         settings.mute = false
-        try engine.setBus(1, settings)
+        try engine.setBus(busNumber(1), settings: settings)
         let open = withExtendedLifetime(track) { render(engine, frames: 1000, block: 512) }
         assertClose(open.left[500], 0.5 * 0.5 * Pan.mono(0).l)
     }
@@ -36,6 +36,6 @@ final class TimedBusVolumeTests: XCTestCase {
         let (engine, mixed, _) = try mix([1: BusSettings(solo: true), 2: BusSettings(volume: 0.8)], playingInto: 2,
                                       volume: 0.7, atFrame: 700, frames: 2000)
         XCTAssertEqual(mixed.endOfSound, 0, "bus 2 is soloed out")
-        XCTAssertEqual(engine.busSettings(2).volume, 0.7)
+        XCTAssertEqual(engine.settings(of: busNumber(2)).volume, 0.7)
     }
 }

@@ -16,12 +16,12 @@ final class TimedCommandOutcomeTests: XCTestCase {
         let track = try engine.makeTrack(try monoSound(1000, rampValue))
         let applied = Recorder<UInt64>(), dropped = Recorder<Drop>(), ownDrops = Recorder<Int64>()
         engine.onCommandApplied = { id, _ in applied.append(id.rawValue) }
-        engine.onCommandDropped = { id, frame, reason in dropped.append(Drop(id: id.rawValue, frame: frame, reason: reason)) }
-        try track.play(atFrame: 0)
-        let duck = try XCTUnwrap(track.schedule(.volume(0.5, rampFrames: 0), atFrame: 500))
+        engine.onCommandDropped = { id, frame, reason in dropped.append(Drop(id: id.rawValue, frame: frame.frame, reason: reason)) }
+        try track.play(at: track.engine.time(frame: 0))
+        let duck = try XCTUnwrap(track.schedule(.volume(0.5, ramp: frameSeconds(0)), atFrame: 500))
         // The voice ends on frame 1000: these come too late.
         let late = try XCTUnwrap(track.schedule(.volume(0.2), atFrame: 3000, onApplied: { _ in XCTFail("applied") },
-                                                onDropped: { frame, _ in ownDrops.append(frame) }))
+                                                onDropped: { time, _ in ownDrops.append(time.frame) }))
         let resume = try XCTUnwrap(track.schedule(.resume(), atFrame: 3100))
         let mix = render(engine, frames: 4000, block: 512)
         engine.waitForEvents()
@@ -38,11 +38,11 @@ final class TimedCommandOutcomeTests: XCTestCase {
         configuration.commandCapacity = 64
         let engine = try Engine(configuration: configuration)
         let track = try engine.makeTrack(try monoSound(100, rampValue))
-        track.numberOfLoops = -1
-        try track.play(atFrame: 0)
+        try track.setNumberOfLoops(-1)
+        try track.play(at: track.engine.time(frame: 0))
         let applied = Recorder<Int64>(), dropped = Recorder<CommandDropReason>()
         for i in 0..<100 {
-            track.schedule(.pan(Float(i) / 100), atFrame: Int64(5000 + i), onApplied: { applied.append($0) },
+            track.schedule(.pan(Float(i) / 100), atFrame: Int64(5000 + i), onApplied: { applied.append($0.frame) },
                            onDropped: { _, reason in dropped.append(reason) })
         }
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 64), right = UnsafeMutablePointer<Float>.allocate(capacity: 128)

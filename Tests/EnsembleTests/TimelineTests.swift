@@ -14,9 +14,9 @@ final class TimelineTests: XCTestCase {
         let engine = try makeEngine(maxBlockFrames: 4096)
         let track = try engine.makeTrack(try monoSound(length, rampValue))
         track.resampler = resampler
-        track.numberOfLoops = loops
-        track.volume = volume
-        try track.play(atFrame: 0)
+        try track.setNumberOfLoops(loops)
+        try track.setVolume(volume)
+        try track.play(at: track.engine.time(frame: 0))
         try setup(engine, track)
         return render(engine, frames: Self.frames, block: block)
     }
@@ -46,7 +46,7 @@ final class TimelineTests: XCTestCase {
         let base = try renderTrack(block: 4096)
         let quiet = try renderTrack(block: 4096, volume: 0.25)
         for f in Self.targets {
-            let m = try renderAllBlocks { _, t in t.schedule(.volume(0.25, rampFrames: 0), atFrame: f) }
+            let m = try renderAllBlocks { _, t in t.schedule(.volume(0.25, ramp: frameSeconds(0)), atFrame: f) }
             XCTAssertEqual(Array(m.left[..<Int(f)]), Array(base.left[..<Int(f)]), "before \(f)")
             XCTAssertEqual(Array(m.left[Int(f)...]), Array(quiet.left[Int(f)...]), "from \(f) on")
         }
@@ -54,7 +54,7 @@ final class TimelineTests: XCTestCase {
 
     func testVolumeRampStartsAtTheFrame() throws {
         let f: Int64 = 1500, n = 480
-        let m = try renderAllBlocks { _, t in t.schedule(.volume(0, rampFrames: n), atFrame: f) }
+        let m = try renderAllBlocks { _, t in t.schedule(.volume(0, ramp: frameSeconds(n)), atFrame: f) }
         let g = Pan.mono(0).l
         for i in [Int(f) - 1, Int(f), Int(f) + 100, Int(f) + 479] {
             let vol = i <= Int(f) ? 1 : 1 - Double(i - Int(f)) / Double(n)
@@ -66,7 +66,7 @@ final class TimelineTests: XCTestCase {
     func testPanStepLandsOnTheExactFrame() throws {
         let base = try renderTrack(block: 4096)
         for f in Self.targets {
-            let m = try renderAllBlocks { _, t in t.schedule(.pan(-1, rampFrames: 0), atFrame: f) }
+            let m = try renderAllBlocks { _, t in t.schedule(.pan(-1, ramp: frameSeconds(0)), atFrame: f) }
             XCTAssertEqual(firstDifference(m, base), Int(f))
             XCTAssertEqual(m.right[Int(f)], 0)
             XCTAssertNotEqual(m.right[Int(f) - 1], 0)
@@ -87,7 +87,7 @@ final class TimelineTests: XCTestCase {
 
     func testSeekJumpsOnTheFrame() throws {
         for f in Self.targets {
-            let m = try renderAllBlocks { _, t in t.schedule(.seek(frame: 100), atFrame: f) }
+            let m = try renderAllBlocks { _, t in t.schedule(.seek(to: frameSeconds(100)), atFrame: f) }
             let g = Pan.mono(0).l
             assertClose(m.left[Int(f) - 1], rampValue(Int(f) - 1) * g)
             assertClose(m.left[Int(f)], rampValue(100) * g)
@@ -105,9 +105,9 @@ final class TimelineTests: XCTestCase {
 
     func testStopWithFadeStartsAtTheFrame() throws {
         for f in Self.targets {
-            let hard = try renderAllBlocks { _, t in t.schedule(.stop(fadeFrames: 0), atFrame: f) }
+            let hard = try renderAllBlocks { _, t in t.schedule(.stop(fade: frameSeconds(0)), atFrame: f) }
             XCTAssertEqual(hard.endOfSound, Int(f))
-            let faded = try renderAllBlocks { _, t in t.schedule(.stop(fadeFrames: 300), atFrame: f) }
+            let faded = try renderAllBlocks { _, t in t.schedule(.stop(fade: frameSeconds(300)), atFrame: f) }
             XCTAssertEqual(faded.endOfSound, Int(f) + 300)
             let g = Pan.mono(0).l
             assertClose(faded.left[Int(f) + 150], rampValue(Int(f) + 150) * g * 0.5)
@@ -118,8 +118,8 @@ final class TimelineTests: XCTestCase {
         let base = try renderTrack(block: 4096)
         let pauseAt = 2000, resumeAt = 5000
         let m = try renderAllBlocks { _, t in
-            t.schedule(.pause(fadeFrames: 0), atFrame: Int64(pauseAt))
-            t.schedule(.resume(fadeFrames: 0), atFrame: Int64(resumeAt))
+            t.schedule(.pause(fade: frameSeconds(0)), atFrame: Int64(pauseAt))
+            t.schedule(.resume(fade: frameSeconds(0)), atFrame: Int64(resumeAt))
         }
         XCTAssertEqual(Array(m.left[..<pauseAt]), Array(base.left[..<pauseAt]))
         XCTAssertTrue(m.left[pauseAt..<resumeAt].allSatisfy { $0 == 0 })
@@ -132,9 +132,9 @@ final class TimelineTests: XCTestCase {
         let f: Int64 = 3333
         let mixes = try Self.blocks.map { block in
             try renderTrack(block: block) { e, t in
-                try e.setBus(1, BusSettings())
-                t.bus = 1
-                try e.scheduleBusVolume(1, 0, atFrame: f, rampFrames: 0)
+                try e.setBus(busNumber(1), settings: BusSettings())
+                try t.setBus(busNumber(1))
+                try e.scheduleVolume(0, on: busNumber(1), at: e.time(frame: f), ramp: frameSeconds(0))
             }
         }
         for m in mixes.dropFirst() { XCTAssertEqual(m.left, mixes[0].left) }
@@ -145,9 +145,9 @@ final class TimelineTests: XCTestCase {
         let base = try renderTrack(block: 512)
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(10000, rampValue))
-        try track.play(atFrame: 0)
-        let id = try XCTUnwrap(track.schedule(.stop(fadeFrames: 0), atFrame: 3000))
-        let kept = track.schedule(.volume(0.5, rampFrames: 0), atFrame: 3000)
+        try track.play(at: track.engine.time(frame: 0))
+        let id = try XCTUnwrap(track.schedule(.stop(fade: frameSeconds(0)), atFrame: 3000))
+        let kept = track.schedule(.volume(0.5, ramp: frameSeconds(0)), atFrame: 3000)
         let m = render(engine, frames: 12000, block: 512) { frame in
             if frame == 1024 { XCTAssertTrue(engine.cancel(id)) }
         }
@@ -162,21 +162,21 @@ final class TimelineTests: XCTestCase {
     func testReplaceSwapsTheWaitingCommand() throws {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(10000, rampValue))
-        try track.play(atFrame: 0)
-        let id = try XCTUnwrap(track.schedule(.stop(fadeFrames: 0), atFrame: 3000))
-        _ = engine.replace(id, on: track, with: .stop(fadeFrames: 0), atFrame: 5000)
+        try track.play(at: track.engine.time(frame: 0))
+        let id = try XCTUnwrap(track.schedule(.stop(fade: frameSeconds(0)), atFrame: 3000))
+        _ = try engine.replace(id, on: track, with: .stop(fade: frameSeconds(0)), at: engine.time(frame: 5000))
         let m = render(engine, frames: 12000, block: 1000)
         XCTAssertEqual(m.endOfSound, 5000)
     }
 
     func testSameFrameCommandsApplyInTheOrderGiven() throws {
         let high = try renderAllBlocks { _, t in
-            t.schedule(.volume(0.1, rampFrames: 0), atFrame: 2500)
-            t.schedule(.volume(0.7, rampFrames: 0), atFrame: 2500)
+            t.schedule(.volume(0.1, ramp: frameSeconds(0)), atFrame: 2500)
+            t.schedule(.volume(0.7, ramp: frameSeconds(0)), atFrame: 2500)
         }
         let low = try renderAllBlocks { _, t in
-            t.schedule(.volume(0.7, rampFrames: 0), atFrame: 2500)
-            t.schedule(.volume(0.1, rampFrames: 0), atFrame: 2500)
+            t.schedule(.volume(0.7, ramp: frameSeconds(0)), atFrame: 2500)
+            t.schedule(.volume(0.1, ramp: frameSeconds(0)), atFrame: 2500)
         }
         let g = Pan.mono(0).l
         assertClose(high.left[2600], rampValue(2600) * g * Double(Float(0.7)))
@@ -189,9 +189,9 @@ final class TimelineTests: XCTestCase {
         let ids = Recorder<UInt64>(), frames = Recorder<Int64>()
         engine.onCommandApplied = { id, frame in
             ids.append(id.rawValue)
-            frames.append(frame)
+            frames.append(frame.frame)
         }
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         let a = try XCTUnwrap(track.schedule(.volume(0.5), atFrame: 777))
         let b = try XCTUnwrap(track.schedule(.pan(0.5), atFrame: 4100))
         let c = try XCTUnwrap(track.schedule(.rate(1.5), atFrame: 777))
@@ -213,30 +213,30 @@ final class TimelineTests: XCTestCase {
     func testApplyingTimedCommandsAllocatesNothing() throws {
         let engine = try makeEngine(maxBlockFrames: 512)
         let track = try engine.makeTrack(try monoSound(48000, rampValue))
-        track.numberOfLoops = -1
+        try track.setNumberOfLoops(-1)
         try track.setLoopRegion(frames: 1000, 2000) // region seams inside the counted window too
-        try engine.setBus(1, BusSettings())
-        track.bus = 1
+        try engine.setBus(busNumber(1), settings: BusSettings())
+        try track.setBus(busNumber(1))
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 256)
         let right = UnsafeMutablePointer<Float>.allocate(capacity: 512)
         defer { left.deallocate(); right.deallocate() }
-        try track.play(atFrame: 0)
+        try track.play(at: track.engine.time(frame: 0))
         track.schedule(.volume(0.5), atFrame: 100)
         for _ in 0..<4 { engine.render(left: left, right: right, frames: 256) }
         let base = engine.currentFrame
-        let changes: [TrackChange] = [.volume(0.3, rampFrames: 100), .pan(0.4), .rate(1.3), .loops(-1),
-                                      .seek(frame: 500), .pause(fadeFrames: 64), .resume(fadeFrames: 64)]
+        let changes: [TrackChange] = [.volume(0.3, ramp: frameSeconds(100)), .pan(0.4), .rate(1.3), .loops(-1),
+                                      .seek(to: frameSeconds(500)), .pause(fade: frameSeconds(64)), .resume(fade: frameSeconds(64))]
         var cancelMe: ScheduledCommandID?
         for (i, change) in changes.enumerated() {
             let id = track.schedule(change, atFrame: base + 37 + Int64(i) * 301)
             if i == 2 { cancelMe = id }
         }
-        try engine.scheduleBusVolume(1, 0.5, atFrame: base + 999)
+        try engine.scheduleVolume(0.5, on: busNumber(1), at: engine.time(frame: base + 999))
         engine.cancel(cancelMe!)
         var total: UInt64 = 0
         for k in 0..<16 { total += renderCountingAllocations(engine, k, left: left, right: right, frames: 256) }
         XCTAssertEqual(total, 0, "render allocated \(total) times")
-        track.schedule(.stop(fadeFrames: 10), atFrame: engine.currentFrame + 5)
+        track.schedule(.stop(fade: frameSeconds(10)), atFrame: engine.currentFrame + 5)
         for k in 0..<2 { total += renderCountingAllocations(engine, k, left: left, right: right, frames: 256) }
         XCTAssertEqual(total, 0)
     }

@@ -28,12 +28,12 @@ final class VoiceCapTests: XCTestCase {
         var tracks: [Track] = []
         for spec in specs {
             let t = try e.makeTrack(sound)
-            t.priority = spec.priority
-            t.volume = spec.volume
-            t.pan = spec.pan
+            try t.setPriority(spec.priority)
+            try t.setVolume(spec.volume)
+            try t.setPan(spec.pan)
             let r = Recorder<TrackEnd>()
             t.onFinish = { r.append($0) }
-            try t.play(atFrame: spec.start)
+            try t.play(at: t.engine.time(frame: spec.start))
             recorders.append(r)
             tracks.append(t)
         }
@@ -47,7 +47,7 @@ final class VoiceCapTests: XCTestCase {
         // A (left only) has the lowest priority: C's start at 1000 takes A's voice.
         let specs = [Spec(priority: 100, start: 0, pan: -1), Spec(priority: 200, start: 100), Spec(priority: 150, start: 1000)]
         let (mix, ends, _) = try run(cap: 2, specs)
-        XCTAssertEqual(ends[0].map(\.frame), [1240])
+        XCTAssertEqual(ends[0].map(\.time.frame), [1240])
         XCTAssertEqual(ends[0].map(\.reason), [.stolen])
         XCTAssertEqual(ends[1].map(\.reason), [.finished])
         XCTAssertEqual(ends[2].map(\.reason), [.finished])
@@ -69,13 +69,13 @@ final class VoiceCapTests: XCTestCase {
         let old = try run(cap: 2, [Spec(priority: 128, start: 20), Spec(priority: 128, start: 10),
                                    Spec(priority: 128, start: 500)]).1
         XCTAssertEqual(old[1].map(\.reason), [.stolen], "the oldest of equals goes")
-        XCTAssertEqual(old[1].map(\.frame), [740])
+        XCTAssertEqual(old[1].map(\.time.frame), [740])
         XCTAssertEqual(old[0].map(\.reason), [.finished])
     }
 
     func testNewcomerWithTheLowestPriorityNeverSounds() throws {
         let (mix, ends, _) = try run(cap: 1, [Spec(priority: 200, start: 0), Spec(priority: 10, start: 300, pan: -1)])
-        XCTAssertEqual(ends[1].map(\.frame), [300])
+        XCTAssertEqual(ends[1].map(\.time.frame), [300])
         XCTAssertEqual(ends[1].map(\.reason), [.stolen])
         XCTAssertEqual(ends[0].map(\.reason), [.finished])
         XCTAssertTrue(mix.left.allSatisfy { $0 == 0 }, "the refused voice never sounds")
@@ -86,7 +86,7 @@ final class VoiceCapTests: XCTestCase {
         let fx = try e.registerEffect(try monoSound(2000) { _ in 0.25 })
         let reasons = Recorder<EndReason>()
         for (k, p) in [50, 255, 60, 255].enumerated() {
-            try e.fire(fx, atFrame: Int64(k * 100), priority: p) { reasons.append($0.reason) }
+            try e.fire(fx, at: e.time(frame: Int64(k * 100)), priority: p) { reasons.append($0.reason) }
         }
         _ = render(e, frames: 4000, block: 256)
         e.waitForEvents()
@@ -106,15 +106,15 @@ final class VoiceCapTests: XCTestCase {
         let e = try engine(cap: 3, block: 512)
         let fx = try e.registerEffect(try monoSound(3000) { _ in 0.1 })
         let track = try e.makeTrack(try monoSound(48000) { _ in 0.2 })
-        track.priority = 255
+        try track.setPriority(255)
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 256)
         let right = UnsafeMutablePointer<Float>.allocate(capacity: 512)
         defer { left.deallocate(); right.deallocate() }
-        try e.fire(fx, atFrame: 0)
+        try e.fire(fx, at: e.time(frame: 0))
         for _ in 0..<4 { e.render(left: left, right: right, frames: 256) }
         let base = e.currentFrame
-        try track.play(atFrame: base + 10)
-        for k in 0..<10 { try e.fire(fx, atFrame: base + 50 + Int64(k) * 97, priority: k * 20) }
+        try track.play(at: track.engine.time(frame: base + 10))
+        for k in 0..<10 { try e.fire(fx, at: e.time(frame: base + 50 + Int64(k) * 97), priority: k * 20) }
         var total: UInt64 = 0
         for k in 0..<16 { total += renderCountingAllocations(e, k, left: left, right: right, frames: 256) }
         XCTAssertEqual(total, 0, "render allocated \(total) times")

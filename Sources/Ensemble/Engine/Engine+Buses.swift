@@ -1,11 +1,13 @@
 import Synchronization
 
-/// A bus's mixing-desk settings.
+/// A bus's mixing-desk settings, checked when given to `Engine.setBus(_:settings:)` (volume and pan finite and
+/// in range).
 public struct BusSettings: Sendable, Equatable {
     /// Gain, 0…1.
     public var volume: Float = 1
     /// Equal-power balance of the bus's stereo signal, −1…1 (the stereo law of `PanMatrix`; 0 passes it untouched).
     public var pan: Float = 0
+    /// Silences the bus (its volume is kept for when it is unmuted).
     public var mute = false
     /// While any bus is soloed, every bus that is not is silent (sounds routed straight to master are not
     /// part of the solo system).
@@ -21,7 +23,7 @@ public struct BusSettings: Sendable, Equatable {
 
 /// Control-side bus settings (the render side only ever sees the commands they turn into).
 final class BusControl: Sendable {
-    struct Bus {
+    struct Entry {
         var configured = false
         var settings = BusSettings()
         var effects: [EffectSpec] = []
@@ -30,7 +32,7 @@ final class BusControl: Sendable {
         var sentVolume: Float = 1
         var sentAudible = true
     }
-    let buses = Mutex<[Bus]>(Array(repeating: Bus(), count: BusRack.count))
+    let buses = Mutex<[Entry]>(Array(repeating: Entry(), count: BusRack.count))
     /// Effect chains made and not yet freed (installed, crossfading out, or on their way back).
     let liveChains = Atomic<Int>(0)
 }
@@ -45,22 +47,16 @@ extension Engine {
     /// scene starts with its buses already as configured).
     private var busRampFrames: Int { renderedFrame == 0 ? 0 : smoothingFrames }
 
-    private func checkBus(_ bus: Int, allowMaster: Bool) throws(EngineError) {
-        let low = allowMaster ? 0 : 1
-        guard bus >= low, bus <= Self.maxBuses else {
-            throw .invalidParameter(name: "bus", value: Double(bus), expected: "\(low)…\(Self.maxBuses)")
+    /// Sets `bus` up, or changes its volume, pan, mute and solo (smoothed over the smoothing time). Throws for
+    /// the master (it has no settings: give it effects with `setEffects(_:on:)`) and for a volume outside 0…1 or
+    /// a pan outside −1…1.
+    public func setBus(_ bus: Bus, settings: BusSettings) throws(EngineError) {
+        guard !bus.isMaster else {
+            throw .invalidParameter(name: "bus", value: 0, expected: "a submix bus (1…\(Self.maxBuses)), not the master")
         }
-    }
-
-    /// Sets bus `bus` (1…16) up, or changes its volume, pan, mute and solo (smoothed over the smoothing time).
-    public func setBus(_ bus: Int, _ settings: BusSettings) throws(EngineError) {
-        try checkBus(bus, allowMaster: false)
-        guard settings.volume.isFinite, settings.volume >= 0, settings.volume <= 1 else {
-            throw .invalidParameter(name: "volume", value: Double(settings.volume), expected: "0…1")
-        }
-        guard settings.pan.isFinite, settings.pan >= -1, settings.pan <= 1 else {
-            throw .invalidParameter(name: "pan", value: Double(settings.pan), expected: "−1…1")
-        }
+        try Self.check(settings.volume, "volume", 0...1)
+        try Self.check(settings.pan, "pan", -1...1)
+        let bus = bus.index
         let ramp = busRampFrames
         mixer.busControl.buses.withLock { buses in
             var batch: [MixerCommand] = []
@@ -91,18 +87,23 @@ extension Engine {
         }
     }
 
-    /// The settings of bus `bus` (defaults for one never set up).
-    public func busSettings(_ bus: Int) -> BusSettings {
-        guard bus >= 0, bus <= Self.maxBuses else { return BusSettings() }
-        return mixer.busControl.buses.withLock { $0[bus].settings }
+    /// The settings of `bus` (defaults for one never set up, and for the master).
+    public func settings(of bus: Bus) -> BusSettings {
+        mixer.busControl.buses.withLock { $0[bus.index].settings }
     }
 
-    /// Replaces the effect chain of bus `bus` (0 = master). The new chain starts with silent state and the
+    /// Whether `bus` was set up (`setBus` or `setEffects`); the master always is.
+    public func isSetUp(_ bus: Bus) -> Bool {
+        bus.isMaster || mixer.busControl.buses.withLock { $0[bus.index].configured }
+    }
+
+    /// Replaces the effect chain of `bus` (the master included), setting a submix bus up if it was not. The new chain starts with silent state and the
     /// output crossfades from the old chain's to the new one's over the smoothing time (no crossfade before the
     /// first rendered block). The old chain keeps running during the crossfade, so its tail fades rather than
-    /// stops; it is freed on the control side afterwards. An empty list removes the chain.
-    public func setEffects(_ effects: [EffectSpec], onBus bus: Int) throws(EngineError) {
-        try checkBus(bus, allowMaster: true)
+    /// stops; it is freed on the control side afterwards. An empty list removes the chain. Throws naming the first
+    /// effect parameter out of its range (`effects[i].key`), changing nothing.
+    public func setEffects(_ effects: [EffectSpec], on bus: Bus) throws(EngineError) {
+        let bus = bus.index
         for (i, e) in effects.enumerated() {
             if let p = e.problem(sampleRate: sampleRate) {
                 throw .invalidParameter(name: "effects[\(i)].\(p.key)", value: p.value, expected: p.expected)
@@ -140,22 +141,8 @@ extension Engine {
     /// Effect chains allocated and not yet freed (for tests).
     var liveEffectChains: Int { mixer.busControl.liveChains.load(ordering: .relaxed) }
 
-    /// The effect chain last set on bus `bus`.
-    public func effects(onBus bus: Int) -> [EffectSpec] {
-        guard bus >= 0, bus <= Self.maxBuses else { return [] }
-        return mixer.busControl.buses.withLock { $0[bus].effects }
-    }
-
-    /// Peak power of bus `bus` (1…16, after its chain, volume and pan) between the last two `updateMeters()`
-    /// calls, in dB full scale.
-    public func peakPower(forChannel channel: Int, onBus bus: Int) -> Float {
-        guard bus >= 1, bus <= Self.maxBuses else { return -160 }
-        return mixer.buses.meters[bus].peakPower(channel: channel)
-    }
-
-    /// Average (RMS) power of bus `bus` between the last two `updateMeters()` calls, in dB full scale.
-    public func averagePower(forChannel channel: Int, onBus bus: Int) -> Float {
-        guard bus >= 1, bus <= Self.maxBuses else { return -160 }
-        return mixer.buses.meters[bus].averagePower(channel: channel)
+    /// The effect chain last set on `bus`.
+    public func effects(on bus: Bus) -> [EffectSpec] {
+        mixer.busControl.buses.withLock { $0[bus.index].effects }
     }
 }

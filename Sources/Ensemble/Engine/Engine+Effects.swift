@@ -25,35 +25,21 @@ extension Engine {
         _ = control.withLock { state in state.effects.removeValue(forKey: effect.id) }
     }
 
-    /// Plays `effect` once, as soon as possible or at `time` on the engine clock, into bus `bus` (0 = master),
-    /// resampled (when its sample rate differs from the engine's) with `resampler`, or the configuration's.
+    /// Plays `effect` once, as soon as possible (`time` nil) or starting exactly on `time`, at `volume` (0…1)
+    /// and `pan` (−1…1) into `bus` (the master by default; a submix must be set up), resampled (when its sample
+    /// rate differs from the engine's) with `resampler`, or the configuration's. `priority` (0…255) decides which
+    /// voice is stolen first under `Configuration.maxSoundingVoices` (0 first). `completion` runs on the event
+    /// thread when the firing ends. Throws (firing nothing) for an out-of-range or non-finite value, a time at
+    /// another rate, a bus not set up, an unregistered effect, or when every voice slot is taken.
     @discardableResult
-    public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, at time: Double? = nil, bus: Int = 0,
-                     priority: Int = 128, resampler: ResamplerQuality? = nil, completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
-        var frame: Int64?
-        if let time {
-            guard time.isFinite else { throw .invalidParameter(name: "time", value: time, expected: "a finite time") }
-            frame = self.frame(for: time)
-        }
-        return try fire(effect, volume: volume, pan: pan, atFrame: frame, bus: bus, priority: priority,
-                        resampler: resampler, completion: completion)
-    }
-
-    /// Plays `effect` once starting exactly on output frame `frame` (nil: as soon as possible). `priority`
-    /// (0…255) decides which voice is stolen first under `Configuration.maxSoundingVoices` (0 first).
-    @discardableResult
-    public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, atFrame frame: Int64?, bus: Int = 0,
-                     priority: Int = 128, resampler: ResamplerQuality? = nil,
+    public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, at time: EngineTime? = nil,
+                     bus: Bus = .master, priority: Int = 128, resampler: ResamplerQuality? = nil,
                      completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
-        guard volume.isFinite, volume >= 0, volume <= 1 else {
-            throw .invalidParameter(name: "volume", value: Double(volume), expected: "0…1")
-        }
-        guard pan.isFinite, pan >= -1, pan <= 1 else {
-            throw .invalidParameter(name: "pan", value: Double(pan), expected: "−1…1")
-        }
-        guard bus >= 0, bus <= Engine.maxBuses else {
-            throw .invalidParameter(name: "bus", value: Double(bus), expected: "0…\(Engine.maxBuses)")
-        }
+        var frame: Int64?
+        if let time { frame = try self.frame(of: time) }
+        try Self.check(volume, "volume", 0...1)
+        try Self.check(pan, "pan", -1...1)
+        try checkRoutable(bus)
         guard priority >= 0, priority <= 255 else {
             throw .invalidParameter(name: "priority", value: Double(priority), expected: "0…255")
         }
@@ -73,7 +59,7 @@ extension Engine {
             loops: 0, volume: volume, pan: PanMatrix(pan: pan, channelCount: sound.channelCount),
             step: SourceCursor.step(rate: 1, sourceRate: sound.sampleRate, outputRate: sampleRate),
             fadeInFrames: 0, fadeOutFrames: 0, attackFrames: 0, metering: false, sequence: claimed.sequence)
-        setup.bus = Int32(bus)
+        setup.bus = Int32(bus.index)
         setup.priority = UInt8(priority)
         setup.resampler = resampler ?? configuration.resampler
         send([.start(slot: claimed.slot, generation: claimed.generation, setup)])

@@ -10,9 +10,6 @@ extension Engine {
         broadcast.subscribe(bufferSize: bufferSize)
     }
 
-    /// A frame of this engine's timeline as an `EngineTime`.
-    func time(_ frame: Int64) -> EngineTime { EngineTime(frame: frame, sampleRate: sampleRate) }
-
     /// Hands `event` to the `events()` sequences; builds nothing when nobody listens.
     func publish(_ event: @autoclosure () -> EngineEvent) {
         guard broadcast.isActive else { return }
@@ -23,12 +20,12 @@ extension Engine {
     func trackReported(_ track: Track, _ reported: Track.Reported, _ event: MixerEvent) {
         switch reported {
         case .started:
-            publish(.trackStarted(track, at: time(event.frame)))
+            publish(.trackStarted(track, at: time(frame: event.frame)))
         case .paused:
-            publish(.trackPaused(track, at: time(event.frame)))
+            publish(.trackPaused(track, at: time(frame: event.frame)))
         case let .ended(end):
             track.endWaiters.report(key: event.generation, value: end)
-            publish(.trackEnded(track, at: time(event.frame), reason: end.reason))
+            publish(.trackEnded(track, at: time(frame: event.frame), reason: end.reason))
         }
     }
 
@@ -36,13 +33,13 @@ extension Engine {
     func effectReported(_ fired: ControlState.FiredEffect, _ event: MixerEvent) {
         switch event.kind {
         case .started:
-            publish(.effectStarted(fired.instance, at: time(event.frame)))
+            publish(.effectStarted(fired.instance, at: time(frame: event.frame)))
         case .ended:
             guard let reason = event.endReason else { return }
-            let completion = EffectCompletion(effect: fired.effect, frame: event.frame, reason: reason)
+            let completion = EffectCompletion(effect: fired.effect, time: time(frame: event.frame), reason: reason)
             fired.completion?(completion)
             fired.instance.outcome.report(key: fired.instance.generation, value: completion)
-            publish(.effectEnded(fired.instance, at: time(event.frame), reason: reason))
+            publish(.effectEnded(fired.instance, at: time(frame: event.frame), reason: reason))
         case .paused, .commandApplied, .commandDropped:
             break
         }
@@ -74,8 +71,8 @@ extension Engine {
     /// An output's device-change queue: its device was lost or replaced.
     func deviceChanged(_ change: DeviceChange) {
         switch change.kind {
-        case .lost: publish(.deviceLost(deviceName: change.deviceName, at: time(change.frame)))
-        case .reopened: publish(.deviceReopened(deviceName: change.deviceName, at: time(change.frame)))
+        case .lost: publish(.deviceLost(deviceName: change.deviceName, at: time(frame: change.frame)))
+        case .reopened: publish(.deviceReopened(deviceName: change.deviceName, at: time(frame: change.frame)))
         }
     }
 }

@@ -6,15 +6,19 @@ extension Engine {
     /// frame of the next block rendered, then the engine timeline freezes. Every voice, every scheduled start
     /// and every timed command keeps its place on the timeline; `currentFrame` stops on the frame where the
     /// timeline froze, and the output keeps rendering silence (a device stays open and fed). Sample-exact and
-    /// deterministic: see `pause(atFrame:)`.
+    /// deterministic: see `pause(at:)`.
     public func pause() {
         mixer.pauseRequest.store(.min, ordering: .releasing)
     }
 
-    /// Pauses the whole engine with the ramp down starting on engine frame `frame` (the next block's first
-    /// frame if that is already rendered): frame `frame + k` is rendered with gain (ramp − k)/ramp, and the
-    /// timeline freezes on `frame + ramp`, where ramp = round(smoothingTime × sampleRate) frames.
-    public func pause(atFrame frame: Int64) {
+    /// Pauses the whole engine with the ramp down starting on `time` (the next block's first frame if that is
+    /// already rendered): frame `time + k` is rendered with gain (ramp − k)/ramp, and the timeline freezes on
+    /// `time + ramp`, where ramp = round(smoothingTime × sampleRate) frames. Throws for a time at another rate.
+    public func pause(at time: EngineTime) throws(EngineError) {
+        pause(atFrame: try frame(of: time))
+    }
+
+    func pause(atFrame frame: Int64) {
         mixer.pauseRequest.store(min(frame, .max - 1), ordering: .releasing)
     }
 

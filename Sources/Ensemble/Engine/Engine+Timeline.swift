@@ -7,27 +7,27 @@ public struct ScheduledCommandID: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "#\(rawValue)" }
 }
 
-/// A change to a track that takes effect at an exact output frame (`Track.schedule(_:atFrame:)`).
+/// A change to a track that takes effect at an exact time (`Track.schedule(_:at:)`).
 ///
-/// Ramp and fade lengths are in output frames; nil means the engine's smoothing time. Values are clamped like
-/// the matching `Track` properties.
+/// Ramp and fade lengths are seconds, rounded to output frames; nil means the engine's smoothing time, 0 a step.
+/// Values must lie in the ranges of the matching `Track` setters (`Track.schedule` throws otherwise).
 public enum TrackChange: Sendable, Equatable {
-    /// Volume 0…1, ramped linearly from its value at the frame over `rampFrames` (0 = a step).
-    case volume(Float, rampFrames: Int? = nil)
-    /// Pan −1…1, ramped from its value at the frame over `rampFrames`.
-    case pan(Float, rampFrames: Int? = nil)
-    /// Rate 0.5…2 (varispeed) from the frame on.
+    /// Volume 0…1, ramped linearly from its value at the time over `ramp` seconds.
+    case volume(Float, ramp: Double? = nil)
+    /// Pan −1…1, ramped from its value at the time over `ramp` seconds.
+    case pan(Float, ramp: Double? = nil)
+    /// Rate 0.5…2 from the time on.
     case rate(Float)
     /// Extra passes after the first (−1: forever); never cuts the pass under way.
     case loops(Int)
-    /// Jumps to file frame `frame` (not crossfaded).
-    case seek(frame: Int)
-    /// Fades out over `fadeFrames` from the frame and holds the position.
-    case pause(fadeFrames: Int? = nil)
-    /// Continues a paused track from the frame, fading in over `fadeFrames`.
-    case resume(fadeFrames: Int? = nil)
-    /// Fades out over `fadeFrames` starting at the frame (0 = hard cut), then ends with reason `stopped`.
-    case stop(fadeFrames: Int? = nil)
+    /// Jumps to `seconds` into the sound, 0…its duration, rounded to a source frame (not crossfaded).
+    case seek(to: Double)
+    /// Fades out over `fade` seconds from the time and holds the position.
+    case pause(fade: Double? = nil)
+    /// Continues a paused track from the time, fading in over `fade` seconds.
+    case resume(fade: Double? = nil)
+    /// Fades out over `fade` seconds starting at the time (0 = hard cut), then ends with reason `stopped`.
+    case stop(fade: Double? = nil)
 }
 
 /// Why a timed command did not take effect. Every timed command ends in exactly one report: applied (with its
@@ -43,42 +43,45 @@ public enum CommandDropReason: String, Sendable, Codable, BitwiseCopyable {
     case superseded
 }
 
-/// Called when a timed command is dropped, with the frame it was due on (for `queueFull`, the first frame of
+/// Called when a timed command is dropped, with the time it was due on (for `queueFull`, the first frame of
 /// the block it arrived in) and why.
-public typealias CommandDropHandler = @Sendable (Int64, CommandDropReason) -> Void
+public typealias CommandDropHandler = @Sendable (EngineTime, CommandDropReason) -> Void
+
+/// Called when a timed command takes effect, with the time it took effect on.
+public typealias CommandApplyHandler = @Sendable (EngineTime) -> Void
 
 /// The control side's record of timed commands sent but not yet reported applied or dropped.
 struct TimelineState {
     /// What to run when a command is applied (updates the owner's control-side state), or dropped.
     struct Waiting {
-        var applied: @Sendable (Int64) -> Void
+        var applied: CommandApplyHandler
         var dropped: CommandDropHandler?
     }
 
     var nextID: UInt64 = 0
     var waiting: [UInt64: Waiting] = [:]
-    /// Called for every timed command applied, with its id and the frame it took effect on.
-    var onApplied: (@Sendable (ScheduledCommandID, Int64) -> Void)?
+    /// Called for every timed command applied, with its id and the time it took effect on.
+    var onApplied: (@Sendable (ScheduledCommandID, EngineTime) -> Void)?
     /// Called for every timed command dropped.
-    var onDropped: (@Sendable (ScheduledCommandID, Int64, CommandDropReason) -> Void)?
+    var onDropped: (@Sendable (ScheduledCommandID, EngineTime, CommandDropReason) -> Void)?
 }
 
 extension Engine {
-    /// Called on the event thread each time a timed command takes effect, with its id and output frame.
-    public var onCommandApplied: (@Sendable (ScheduledCommandID, Int64) -> Void)? {
+    /// Called on the event thread each time a timed command takes effect, with its id and time.
+    public var onCommandApplied: (@Sendable (ScheduledCommandID, EngineTime) -> Void)? {
         get { timeline.withLock { $0.onApplied } }
         set { timeline.withLock { $0.onApplied = newValue } }
     }
 
     /// Called on the event thread each time a timed command is dropped instead (see `CommandDropReason`).
-    public var onCommandDropped: (@Sendable (ScheduledCommandID, Int64, CommandDropReason) -> Void)? {
+    public var onCommandDropped: (@Sendable (ScheduledCommandID, EngineTime, CommandDropReason) -> Void)? {
         get { timeline.withLock { $0.onDropped } }
         set { timeline.withLock { $0.onDropped = newValue } }
     }
 
     /// Sends `command` to be applied at output frame `frame` (a frame already rendered means the next block).
     func schedule(_ command: MixerCommand, atFrame frame: Int64, dropped: CommandDropHandler?,
-                  applied: @escaping @Sendable (Int64) -> Void) -> ScheduledCommandID {
+                  applied: @escaping CommandApplyHandler) -> ScheduledCommandID {
         let id = timeline.withLock { t in
             t.nextID += 1
             t.waiting[t.nextID] = TimelineState.Waiting(applied: applied, dropped: dropped)
@@ -98,38 +101,41 @@ extension Engine {
         return known
     }
 
-    /// Replaces a waiting timed command by another: cancels `id`, then schedules `change` on `track`.
+    /// Replaces a waiting timed command by another: cancels `id`, then schedules `change` on `track` at `time`
+    /// (see `Track.schedule(_:at:onApplied:onDropped:)`). Checks `change` and `time` first: when they throw, `id`
+    /// stays scheduled.
+    @discardableResult
     public func replace(_ id: ScheduledCommandID, on track: Track, with change: TrackChange,
-                        atFrame frame: Int64) -> ScheduledCommandID? {
+                        at time: EngineTime) throws(EngineError) -> ScheduledCommandID? {
+        _ = try frame(of: time)
+        try track.check(change)
         cancel(id)
-        return track.schedule(change, atFrame: frame)
+        return try track.schedule(change, at: time)
     }
 
-    /// Sets the volume (0…1) of bus `bus` (1…16, set up with `setBus`) at output frame `frame`, ramped over
-    /// `rampFrames` (nil: the smoothing time). A muted or soloed-away bus stays silent (with its new volume)
-    /// until `setBus` lets it through again. `onApplied` runs on the event thread with the frame on which it
-    /// took effect; `onDropped` instead if it could not (see `CommandDropReason`).
+    /// Sets the volume (0…1) of `bus` (a submix set up with `setBus`) at `time`, ramped over `ramp` seconds
+    /// (nil: the smoothing time). A muted or soloed-away bus stays silent (with its new volume) until `setBus`
+    /// lets it through again. `onApplied` runs on the event thread with the time on which it took effect;
+    /// `onDropped` instead if it could not (see `CommandDropReason`).
     @discardableResult
-    public func scheduleBusVolume(_ bus: Int, _ volume: Float, atFrame frame: Int64, rampFrames: Int? = nil,
-                                  onApplied: (@Sendable (Int64) -> Void)? = nil,
-                                  onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID {
-        guard bus >= 1, bus <= Self.maxBuses else {
-            throw .invalidParameter(name: "bus", value: Double(bus), expected: "1…\(Self.maxBuses)")
+    public func scheduleVolume(_ volume: Float, on bus: Bus, at time: EngineTime, ramp: Double? = nil,
+                               onApplied: CommandApplyHandler? = nil,
+                               onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID {
+        let frame = try self.frame(of: time)
+        guard !bus.isMaster else {
+            throw .invalidParameter(name: "bus", value: 0, expected: "a submix bus (1…\(Self.maxBuses)), not the master")
         }
-        guard volume.isFinite, volume >= 0, volume <= 1 else {
-            throw .invalidParameter(name: "volume", value: Double(volume), expected: "0…1")
-        }
-        let configured = mixer.busControl.buses.withLock { $0[bus].configured }
-        guard configured else {
-            throw .invalidParameter(name: "bus", value: Double(bus), expected: "a bus set up with setBus")
-        }
-        let ramp = max(rampFrames ?? smoothingFrames, 0)
+        try Self.check(volume, "volume", 0...1)
+        let rampFrames = try frames(ofDuration: ramp, "ramp")
+        let configured = mixer.busControl.buses.withLock { $0[bus.index].configured }
+        guard configured else { throw .unknownBus(index: bus.index) }
         let control = mixer.busControl
-        return schedule(.bus(.volume(bus: Int32(bus), volume: volume, rampFrames: ramp)), atFrame: frame,
+        let index = bus.index
+        return schedule(.bus(.volume(bus: Int32(index), volume: volume, rampFrames: rampFrames)), atFrame: frame,
                         dropped: onDropped) { applied in
             control.buses.withLock { buses in
-                buses[bus].settings.volume = volume
-                buses[bus].sentVolume = volume
+                buses[index].settings.volume = volume
+                buses[index].sentVolume = volume
             }
             onApplied?(applied)
         }
@@ -141,71 +147,120 @@ extension Engine {
             (t.waiting.removeValue(forKey: event.command), t.onApplied, t.onDropped)
         }
         let id = ScheduledCommandID(rawValue: event.command)
+        let time = time(frame: event.frame)
         if event.kind == .commandApplied {
-            waiting?.applied(event.frame)
-            applied?(id, event.frame)
-            publish(.commandApplied(id, at: time(event.frame)))
+            waiting?.applied(time)
+            applied?(id, time)
+            publish(.commandApplied(id, at: time))
         } else if let reason = event.dropReason {
-            waiting?.dropped?(event.frame, reason)
-            dropped?(id, event.frame, reason)
-            publish(.commandDropped(id, at: time(event.frame), reason: reason))
+            waiting?.dropped?(time, reason)
+            dropped?(id, time, reason)
+            publish(.commandDropped(id, at: time, reason: reason))
         }
     }
 }
 
 extension Track {
-    /// Schedules `change` at output frame `frame` on the track's current voice (the one started by the last
-    /// `play`). Returns nil when the track has no voice (never played, or stopped): a later `play` starts a new
-    /// voice that earlier timed commands do not touch. The track's properties (`volume`, `pan`, `rate`,
-    /// `numberOfLoops`) take the new value when the command is applied, not before. `onApplied` runs on the
-    /// event thread with the frame on which the change took effect; `onDropped` instead when it did not (the
-    /// voice had ended by then, or the render side's queue was full), and the track's properties keep their value.
-    @discardableResult
-    public func schedule(_ change: TrackChange, atFrame frame: Int64,
-                         onApplied: (@Sendable (Int64) -> Void)? = nil,
-                         onDropped: CommandDropHandler? = nil) -> ScheduledCommandID? {
-        let smoothing = engine.smoothingFrames
-        func ramp(_ r: Int?) -> Int { max(r ?? smoothing, 0) }
-        let made: (MixerCommand, @Sendable (inout State) -> Void)? = state.withLock { s in
-            guard s.phase != .idle else { return nil }
-            let g = s.generation, slot = self.slot
-            switch change {
-            case let .volume(v, r):
-                guard !v.isNaN else { return nil }
-                let v = min(max(v, 0), 1)
-                return (.setVolume(slot: slot, generation: g, volume: v, rampFrames: ramp(r)), { $0.volume = v })
-            case let .pan(p, r):
-                guard !p.isNaN else { return nil }
-                let p = min(max(p, -1), 1)
-                return (.setPan(slot: slot, generation: g, matrix: PanMatrix(pan: p, channelCount: sound.channelCount),
-                                rampFrames: ramp(r)), { $0.pan = p })
-            case let .rate(r):
-                guard !r.isNaN else { return nil }
-                let r = min(max(r, 0.5), 2)
-                return (.setRate(slot: slot, generation: g, step: step(rate: r)), { $0.rate = r })
-            case let .loops(n):
-                let n = max(n, -1)
-                return (.setLoops(slot: slot, generation: g, loops: n), { $0.loops = n })
-            case let .seek(position):
-                let p = min(max(position, 0), sound.frameCount)
-                return (.seek(slot: slot, generation: g, position: p), { _ in })
-            case let .pause(f):
-                return (.pause(slot: slot, generation: g, rampFrames: ramp(f)), { s in
-                    if s.phase == .active { s.phase = .paused }
-                })
-            case let .resume(f):
-                return (.resume(slot: slot, generation: g, frame: .min, rampFrames: ramp(f)), { s in
-                    if s.phase == .paused { s.phase = .active }
-                })
-            case let .stop(f):
-                return (.stop(slot: slot, generation: g, frame: .min, rampFrames: ramp(f)), { s in
-                    s.phase = .idle
-                    s.startPosition = 0
-                })
-            }
+    /// Throws unless every value in `change` is in the range of the matching setter.
+    func check(_ change: TrackChange) throws(EngineError) {
+        func duration(_ seconds: Double?, _ name: String) throws(EngineError) {
+            if let seconds { _ = try Engine.frames(ofDuration: seconds, name, sampleRate: engine.sampleRate) }
         }
-        guard let (command, update) = made else { return nil }
-        let generation: UInt32 = state.withLock { $0.generation }
+        switch change {
+        case let .volume(v, ramp):
+            try Engine.check(v, "volume", 0...1)
+            try duration(ramp, "ramp")
+        case let .pan(p, ramp):
+            try Engine.check(p, "pan", -1...1)
+            try duration(ramp, "ramp")
+        case let .rate(r):
+            try Engine.check(r, "rate", 0.5...2)
+        case let .loops(n):
+            try Track.check(loops: n)
+        case let .seek(seconds):
+            _ = try sourceFrame(seconds, "seek")
+        case let .pause(fade), let .resume(fade), let .stop(fade):
+            try duration(fade, "fade")
+        }
+    }
+
+    /// The source frame `seconds` into the sound: 0 ≤ seconds ≤ duration (to within half a frame).
+    func sourceFrame(_ seconds: Double, _ name: String) throws(EngineError) -> Int {
+        let position = (seconds * sound.sampleRate).rounded()
+        guard seconds.isFinite, position >= 0, position <= Double(sound.frameCount) else {
+            throw .invalidParameter(name: name, value: seconds, expected: "0…\(sound.duration) s (the sound's duration)")
+        }
+        return Int(position)
+    }
+
+    static func check(loops: Int) throws(EngineError) {
+        guard loops >= -1, loops <= maxLoops else {
+            throw .invalidParameter(name: "numberOfLoops", value: Double(loops), expected: "−1 (forever) or 0…\(maxLoops)")
+        }
+    }
+
+    /// The largest `numberOfLoops` (the scene format's limit too).
+    public static let maxLoops = 1_000_000
+
+    /// The command carrying a checked `change` to voice `g`, with what its taking effect does to the track's state.
+    func command(for change: TrackChange, generation g: UInt32) -> (MixerCommand, @Sendable (inout State) -> Void) {
+        let smoothing = engine.smoothingFrames, rate = engine.sampleRate
+        func ramp(_ r: Double?) -> Int { r.map { Int(($0 * rate).rounded()) } ?? smoothing }
+        switch change {
+        case let .volume(v, r):
+            return (.setVolume(slot: slot, generation: g, volume: v, rampFrames: ramp(r)), { $0.volume = v })
+        case let .pan(p, r):
+            return (.setPan(slot: slot, generation: g, matrix: PanMatrix(pan: p, channelCount: sound.channelCount),
+                            rampFrames: ramp(r)), { $0.pan = p })
+        case let .rate(r):
+            return (.setRate(slot: slot, generation: g, step: step(rate: r)), { $0.rate = r })
+        case let .loops(n):
+            return (.setLoops(slot: slot, generation: g, loops: n), { $0.loops = n })
+        case let .seek(seconds):
+            let p = min(Int((seconds * sound.sampleRate).rounded()), sound.frameCount)
+            return (.seek(slot: slot, generation: g, position: p), { _ in })
+        case let .pause(f):
+            return (.pause(slot: slot, generation: g, rampFrames: ramp(f)), { s in
+                if s.phase == .active { s.phase = .paused }
+            })
+        case let .resume(f):
+            return (.resume(slot: slot, generation: g, frame: .min, rampFrames: ramp(f)), { s in
+                if s.phase == .paused { s.phase = .active }
+            })
+        case let .stop(f):
+            return (.stop(slot: slot, generation: g, frame: .min, rampFrames: ramp(f)), { s in
+                s.phase = .idle
+                s.startPosition = 0
+            })
+        }
+    }
+
+    /// Schedules `change` at `time` on the track's current voice (the one started by the last `play`). Returns
+    /// nil when the track has no voice (never played, or stopped): a later `play` starts a new voice that earlier
+    /// timed commands do not touch. The track's properties (`volume`, `pan`, `rate`, `numberOfLoops`) take the
+    /// new value when the command is applied, not before. `onApplied` runs on the event thread with the time on
+    /// which the change took effect; `onDropped` instead when it did not (the voice had ended by then, or the
+    /// render side's queue was full), and the track's properties keep their value. Throws (scheduling nothing)
+    /// for a value outside its range or a time at another rate.
+    @discardableResult
+    public func schedule(_ change: TrackChange, at time: EngineTime,
+                         onApplied: CommandApplyHandler? = nil,
+                         onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID? {
+        let frame = try engine.frame(of: time)
+        try check(change)
+        return schedule(change, atFrame: frame, onApplied: onApplied, onDropped: onDropped)
+    }
+
+    /// `schedule(_:at:)` for a checked change at output frame `frame`.
+    func schedule(_ change: TrackChange, atFrame frame: Int64,
+                  onApplied: CommandApplyHandler? = nil,
+                  onDropped: CommandDropHandler? = nil) -> ScheduledCommandID? {
+        let made: (MixerCommand, @Sendable (inout State) -> Void, UInt32)? = state.withLock { s in
+            guard s.phase != .idle else { return nil }
+            let (command, update) = command(for: change, generation: s.generation)
+            return (command, update, s.generation)
+        }
+        guard let (command, update, generation) = made else { return nil }
         return engine.schedule(command, atFrame: frame, dropped: onDropped) { [weak self] applied in
             self?.state.withLock { s in
                 if s.generation == generation { update(&s) }
@@ -214,21 +269,33 @@ extension Track {
         }
     }
 
-    /// Starts the track afresh at output frame `frame`, from file frame `offsetFrames` (nil: `currentTime` as
-    /// set while stopped, else 0): a timed `play`. Unlike `play(atFrame:)`, which acts on the track's voice at
-    /// once, the start waits on the render side like every timed command, so a voice still sounding (one
-    /// stopped with a fade by an earlier timed `stop`, say) plays on until `frame`. If it is still sounding at
-    /// `frame` it is cut there (reason `stopped`, like `play` on a playing track); its end is reported to
-    /// `onFinish` as usual. Timed changes scheduled after this call act on the new voice; immediate ones made
-    /// before `frame` (`stop()`, `pause()`, `volume`…) reach it too, applied on `frame` right after the start (a
-    /// `stop()` then means it never sounds and ends there, `stopped`). Of two timed plays waiting at once, the
-    /// one called last is the track's: if the other's frame comes later, that one never sounds (dropped,
-    /// `superseded`, and reported ended). Cancelling it before it takes effect, or its being dropped for a full
-    /// queue, leaves the track without a voice: call `stop()` before playing it again.
+    /// Starts the track afresh at `time`, from `offset` seconds into the sound (nil: `currentTime` as set while
+    /// stopped, else 0): a timed `play`. Unlike `play(at:)`, which acts on the track's voice at once, the start
+    /// waits on the render side like every timed command, so a voice still sounding (one stopped with a fade by
+    /// an earlier timed `stop`, say) plays on until `time`. If it is still sounding at `time` it is cut there
+    /// (reason `stopped`, like `play` on a playing track); its end is reported to `onFinish` as usual. Timed
+    /// changes scheduled after this call act on the new voice; immediate ones made before `time` (`stop()`,
+    /// `pause()`, `setVolume`…) reach it too, applied on `time` right after the start (a `stop()` then means it
+    /// never sounds and ends there, `stopped`). Of two timed plays waiting at once, the one called last is the
+    /// track's: if the other's time comes later, that one never sounds (dropped, `superseded`, and reported
+    /// ended). Cancelling it before it takes effect, or its being dropped for a full queue, leaves the track
+    /// without a voice: call `stop()` before playing it again. Throws for an offset outside 0…duration or a time
+    /// at another rate.
     @discardableResult
-    public func schedulePlay(atFrame frame: Int64, offsetFrames: Int? = nil,
-                             onApplied: (@Sendable (Int64) -> Void)? = nil,
-                             onDropped: CommandDropHandler? = nil) -> ScheduledCommandID {
+    public func schedulePlay(at time: EngineTime, offset: Double? = nil,
+                             onApplied: CommandApplyHandler? = nil,
+                             onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID {
+        let frame = try engine.frame(of: time)
+        var position: Int?
+        if let offset { position = try sourceFrame(offset, "offset") }
+        return schedulePlay(atFrame: frame, offsetFrames: position, onApplied: onApplied, onDropped: onDropped)
+    }
+
+    /// `schedulePlay(at:offset:)` at output frame `frame`, from source frame `offsetFrames` (checked).
+    @discardableResult
+    func schedulePlay(atFrame frame: Int64, offsetFrames: Int? = nil,
+                      onApplied: CommandApplyHandler? = nil,
+                      onDropped: CommandDropHandler? = nil) -> ScheduledCommandID {
         if let offsetFrames {
             let p = min(max(offsetFrames, 0), sound.frameCount)
             state.withLock { $0.startPosition = p }
@@ -236,14 +303,5 @@ extension Track {
         // A fresh start is always exactly one `.start` command.
         let start = startCommands(atFrame: frame, fresh: true)[0]
         return engine.schedule(start, atFrame: frame, dropped: onDropped) { applied in onApplied?(applied) }
-    }
-
-    /// `schedule(_:atFrame:)` at a time on the engine clock, on output frame round(time × rate).
-    @discardableResult
-    public func schedule(_ change: TrackChange, at time: Double,
-                         onApplied: (@Sendable (Int64) -> Void)? = nil,
-                         onDropped: CommandDropHandler? = nil) -> ScheduledCommandID? {
-        guard time.isFinite else { return nil }
-        return schedule(change, atFrame: engine.frame(for: time), onApplied: onApplied, onDropped: onDropped)
     }
 }

@@ -9,6 +9,27 @@ import Synchronization
 /// thread at a time (the OpenAL output thread or an offline renderer). Callbacks (track finish, effect
 /// completion) run on the engine's own event thread, in the order the render side produced them; the same thread
 /// feeds `events()` sequences and resumes `Track.finished` / `EffectInstance.completed` waiters.
+///
+/// ## Arguments are checked, never adjusted
+///
+/// Every public entry point (the engine's, `Track`'s, effects', buses', timed changes, loop regions, fades, and
+/// `Configuration` at `init`) checks its arguments before it changes anything, and refuses a bad one by
+/// throwing `EngineError`; it never clamps, rounds into range or ignores a value silently:
+/// - a number that is NaN or infinite, or outside the range its documentation gives →
+///   `EngineError.invalidParameter(name:value:expected:)`, naming the argument and its range;
+/// - an `EngineTime` made at another sample rate than the engine's → `EngineError.sampleRateMismatch`;
+/// - a `Bus` that was never set up on this engine → `EngineError.unknownBus`;
+/// - an effect not registered here → `unknownEffect`, a track of another engine → `foreignTrack`.
+///
+/// A call that throws has no effect. Properties are read-only where a value could be out of range (change
+/// them with the throwing `Track.setVolume(_:at:ramp:)` and the like); properties whose every value is valid
+/// (`Track.rateMode`, `Track.resampler`, `Track.isMeteringEnabled`) stay settable.
+///
+/// ## Time
+///
+/// Points on the timeline are `EngineTime`s (an output frame at the engine's rate: `now`, `time(seconds:)`,
+/// `time(forHostTime:)`); lengths (ramps, fades, durations) are seconds as `Double`, rounded to the nearest
+/// output frame. Events report `EngineTime`s.
 public final class Engine: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// Output sample rate in Hz.
@@ -25,7 +46,9 @@ public final class Engine: @unchecked Sendable {
         public var maxSoundingVoices = 0
         /// Ramp length for parameter changes, pauses, stops without a fade, and steals.
         public var smoothingTime = 0.005
+        /// Commands the render side's command ring holds (64…2²⁰); more wait on the control side.
         public var commandCapacity = 16384
+        /// Events the render side's event ring holds (64…2²⁰) before it counts them dropped.
         public var eventCapacity = 16384
         /// Audio each streamed track keeps decoded ahead of playback, in seconds of its source (the ring holds
         /// at least 8 blocks of `maxBlockFrames`, whatever this says).
@@ -81,6 +104,21 @@ public final class Engine: @unchecked Sendable {
         guard c.smoothingTime.isFinite, c.smoothingTime >= 0, c.smoothingTime <= 1 else {
             throw .invalidParameter(name: "smoothingTime", value: c.smoothingTime, expected: "0…1 s")
         }
+        guard c.commandCapacity >= 64, c.commandCapacity <= 1 << 20 else {
+            throw .invalidParameter(name: "commandCapacity", value: Double(c.commandCapacity), expected: "64…1048576")
+        }
+        guard c.eventCapacity >= 64, c.eventCapacity <= 1 << 20 else {
+            throw .invalidParameter(name: "eventCapacity", value: Double(c.eventCapacity), expected: "64…1048576")
+        }
+        guard c.streamBufferDuration.isFinite, c.streamBufferDuration > 0, c.streamBufferDuration <= 600 else {
+            throw .invalidParameter(name: "streamBufferDuration", value: c.streamBufferDuration, expected: "more than 0, at most 600 s")
+        }
+        guard c.maxOpenStreamFiles >= 1 else {
+            throw .invalidParameter(name: "maxOpenStreamFiles", value: Double(c.maxOpenStreamFiles), expected: "at least 1")
+        }
+        guard c.commandLogCapacity >= 0 else {
+            throw .invalidParameter(name: "commandLogCapacity", value: Double(c.commandLogCapacity), expected: "0 or more")
+        }
         self.configuration = c
         smoothingFrames = Self.smoothingFrames(c)
         mixer = Self.makeMixer(c)
@@ -97,7 +135,7 @@ public final class Engine: @unchecked Sendable {
     static func makeMixer(_ c: Configuration) -> Mixer {
         Mixer(sampleRate: c.sampleRate, maxBlockFrames: c.maxBlockFrames, capacity: c.maxVoices,
               effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames(c),
-              commandCapacity: max(c.commandCapacity, 64), eventCapacity: max(c.eventCapacity, 64),
+              commandCapacity: c.commandCapacity, eventCapacity: c.eventCapacity,
               soundingCap: c.maxSoundingVoices, commandLogCapacity: c.commandLogCapacity)
     }
 
@@ -148,30 +186,37 @@ public final class Engine: @unchecked Sendable {
     /// maintains (frames rendered minus frames still queued, refined with the device latency).
     let deviceClock = DeviceClock()
 
-    /// The engine clock, in output frames. Offline (no output attached) it is the render clock, the frames
-    /// rendered so far (less those rendered while the engine was paused: see `pause()`). With an `OpenALOutput` attached it is the device clock: the frames actually played,
-    /// which trails `renderedFrame` by the output latency. Both count on the same timeline (frame F of the mix
-    /// is rendered as frame F and played as frame F), so `play(atFrame:)` is exact either way.
-    public var currentFrame: Int64 {
+    /// The engine clock's frame (see `now`).
+    var currentFrame: Int64 {
         let rendered = mixer.clock.load(ordering: .acquiring)
         guard deviceClock.attached.load(ordering: .acquiring) else { return rendered }
         return deviceClock.current(rendered: rendered, sampleRate: configuration.sampleRate)
     }
 
-    /// The engine clock as a point on the timeline (`currentFrame` at the engine's rate): start timed calls
-    /// from it, e.g. `now.advanced(bySeconds: 0.1)`.
+    /// The engine clock: the point of the timeline being heard now, like `AVAudioPlayer.deviceCurrentTime`.
+    /// Offline (no output attached) it is the render clock, the frames rendered so far (less those rendered
+    /// while the engine was paused: see `pause()`). With an `OpenALOutput` attached it is the device clock: the
+    /// frame actually being played, which trails `renderTime` by the output latency. Both count on the same
+    /// timeline (frame F of the mix is rendered as frame F and played as frame F), so `play(at:)` is exact
+    /// either way. Start timed calls from it: `now.advanced(bySeconds: 0.1)`.
     public var now: EngineTime { EngineTime(frame: currentFrame, sampleRate: sampleRate) }
 
-    /// Output frames rendered so far (the render clock), whatever the output; it stands still while the engine
-    /// is paused.
-    public var renderedFrame: Int64 { mixer.clock.load(ordering: .acquiring) }
+    /// Output frames rendered so far (the render clock, `renderTime`); it stands still while the engine is paused.
+    var renderedFrame: Int64 { mixer.clock.load(ordering: .acquiring) }
 
-    /// The engine clock in seconds, like `AVAudioPlayer.deviceCurrentTime`: pass `currentTime + δ` to
-    /// `play(at:)` to start tracks together δ seconds from now.
-    public var currentTime: Double { Double(currentFrame) / sampleRate }
+    /// The output latency now: how far the render clock runs ahead of the frame being heard (`renderTime` −
+    /// `now`), in seconds: the frames queued to the output plus the device's own latency. 0 offline.
+    public var outputLatency: Double { latency(rendered: mixer.clock.load(ordering: .acquiring)) }
 
-    /// The output frame a time on the engine clock falls on: round(time × sampleRate).
-    public func frame(for time: Double) -> Int64 {
+    /// Seconds from the frame being heard now to `rendered` (a render clock reading); 0 offline.
+    func latency(rendered: Int64) -> Double {
+        guard deviceClock.attached.load(ordering: .acquiring) else { return 0 }
+        let played = deviceClock.current(rendered: rendered, sampleRate: configuration.sampleRate)
+        return Double(max(rendered - played, 0)) / sampleRate
+    }
+
+    /// The output frame `time` seconds falls on: round(time × sampleRate) (tests).
+    func frame(for time: Double) -> Int64 {
         Int64((time * sampleRate).rounded())
     }
 
@@ -185,12 +230,24 @@ public final class Engine: @unchecked Sendable {
         for bus in 1...Self.maxBuses { mixer.buses.meters[bus].update(clock: clock) }
     }
 
-    /// Average (RMS) power of the master output between the last two `updateMeters()` calls, in dB full scale
-    /// (−160 for silence).
-    public func averagePower(forChannel channel: Int) -> Float { mixer.masterMeter.averagePower(channel: channel) }
-    /// Peak power of the master output between the last two `updateMeters()` calls, in dB full scale (−160 for
-    /// silence).
-    public func peakPower(forChannel channel: Int) -> Float { mixer.masterMeter.peakPower(channel: channel) }
+    /// Average (RMS) power of `bus` (the master by default; a submix after its chain, volume and pan) between the
+    /// last two `updateMeters()` calls, in dB full scale (−160 for silence). Channel 0 is left, 1 is right;
+    /// throws for another channel or a bus never set up.
+    public func averagePower(forChannel channel: Int, on bus: Bus = .master) throws(EngineError) -> Float {
+        try Self.check(channel: channel)
+        try checkRoutable(bus)
+        return bus.isMaster ? mixer.masterMeter.averagePower(channel: channel)
+            : mixer.buses.meters[bus.index].averagePower(channel: channel)
+    }
+
+    /// Peak power of `bus` (the master by default) between the last two `updateMeters()` calls, in dB full
+    /// scale (−160 for silence). Throws like `averagePower(forChannel:on:)`.
+    public func peakPower(forChannel channel: Int, on bus: Bus = .master) throws(EngineError) -> Float {
+        try Self.check(channel: channel)
+        try checkRoutable(bus)
+        return bus.isMaster ? mixer.masterMeter.peakPower(channel: channel)
+            : mixer.buses.meters[bus.index].peakPower(channel: channel)
+    }
 
     /// Events the render side could not report because its buffers were full (0 unless the event thread stalls).
     /// (Events a slow `events()` consumer misses are counted per sequence: `EngineEvents.droppedCount`.)
@@ -214,15 +271,15 @@ public final class Engine: @unchecked Sendable {
         return track
     }
 
-    /// Starts every track in `tracks` on the same output frame, round(time × sampleRate), sample-accurately.
-    /// A time already past starts them at once, each where it would be had it started on time.
-    public func play(_ tracks: [Track], at time: Double) throws(EngineError) {
-        guard time.isFinite else { throw .invalidParameter(name: "time", value: time, expected: "a finite time") }
-        try play(tracks, atFrame: frame(for: time))
+    /// Starts every track in `tracks` on the same output frame, `time`, sample-accurately. A time already past
+    /// starts them at once, each where it would be had it started on time. Throws for a time at another rate or
+    /// a track of another engine (and then starts none).
+    public func play(_ tracks: [Track], at time: EngineTime) throws(EngineError) {
+        try play(tracks, atFrame: frame(of: time))
     }
 
     /// Starts every track in `tracks` on output frame `frame`.
-    public func play(_ tracks: [Track], atFrame frame: Int64) throws(EngineError) {
+    func play(_ tracks: [Track], atFrame frame: Int64) throws(EngineError) {
         for t in tracks where t.engine !== self { throw .foreignTrack }
         var batch: [MixerCommand] = []
         for t in tracks { batch.append(contentsOf: t.startCommands(atFrame: frame)) }

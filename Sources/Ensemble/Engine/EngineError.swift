@@ -16,6 +16,11 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownEffect(id: Int)
     /// The track belongs to another engine.
     case foreignTrack
+    /// An `EngineTime` made at another sample rate than the engine's (`name` is the argument). The engine never
+    /// rescales a time silently: make it with `engine.time(seconds:)`, `engine.now` or at `engine.sampleRate`.
+    case sampleRateMismatch(name: String, sampleRate: Double, engineRate: Double)
+    /// A bus that was never set up (`Engine.setBus(_:settings:)` or `setEffects(_:on:)`) was named.
+    case unknownBus(index: Int)
 
     public var description: String {
         switch self {
@@ -33,6 +38,10 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
             return "effect \(id) is not registered (disposed of, or from another engine)"
         case .foreignTrack:
             return "the track belongs to another engine"
+        case let .sampleRateMismatch(name, rate, engineRate):
+            return "\(name) is a time at \(rate) Hz; expected one at the engine's rate (\(engineRate) Hz)"
+        case let .unknownBus(index):
+            return "bus \(index) is not set up; call setBus or setEffects first"
         }
     }
 }

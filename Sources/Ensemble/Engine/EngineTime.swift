@@ -5,7 +5,8 @@
 /// The engine counts time in output frames (frame 0 is the first frame it rendered), so a time is exact as a
 /// frame and only converted to seconds for people. Every timed call takes one: `track.play(at:)`,
 /// `engine.fire(_:at:)`, scheduled changes, stops and pauses. Make one from the engine's clock
-/// (`engine.now`, then `advanced(bySeconds:)`) or from seconds or frames at the engine's rate; the engine
+/// (`engine.now`, then `advanced(bySeconds:)`), with `engine.time(seconds:)` / `time(frame:)` /
+/// `time(forHostTime:)`, or from seconds or frames at the engine's rate; the engine
 /// refuses a time made at another rate (`EngineError.invalidParameter`) rather than silently rescaling it.
 public struct EngineTime: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The frame on the timeline (at `sampleRate`).
@@ -51,6 +52,7 @@ public struct EngineTime: Sendable, Hashable, Comparable, CustomStringConvertibl
         lhs.sampleRate == rhs.sampleRate ? lhs.frame < rhs.frame : lhs.seconds < rhs.seconds
     }
 
+    /// "frame F (S s at R Hz)".
     public var description: String { "frame \(frame) (\(seconds) s at \(sampleRate) Hz)" }
 
     /// round(seconds × rate) as a frame count, or nil when it is not a finite number inside the Int64 range.

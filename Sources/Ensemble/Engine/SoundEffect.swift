@@ -2,9 +2,11 @@
 
 /// A short sound registered for fire-and-forget playback, like a System Sound Services sound ID.
 public struct SoundEffect: Hashable, Sendable {
+    /// The engine's number for it (unique per engine).
     public let id: Int
     /// The sound's name (its file path when loaded from a file).
     public let name: String
+    /// Its length in seconds.
     public let duration: Double
 }
 
@@ -12,6 +14,7 @@ public struct SoundEffect: Hashable, Sendable {
 public struct EffectInstance: Hashable, Sendable {
     let slot: Int32
     let generation: UInt32
+    /// The effect fired.
     public let effect: SoundEffect
     /// Where the end of this firing is kept for `completed` (shared by every copy of the instance).
     let outcome = EndWaiters<EffectCompletion>()
@@ -31,10 +34,11 @@ public struct EffectInstance: Hashable, Sendable {
 
 /// Delivered to a fired effect's completion callback on the engine's event thread.
 public struct EffectCompletion: Sendable {
+    /// The effect that completed.
     public let effect: SoundEffect
-    /// Output frame after the effect's last sample: its natural end, or the end of its fade when stopped or
-    /// stolen, whichever comes first.
-    public let frame: Int64
+    /// The time after the effect's last sample (the output frame that no longer has it): its natural end, or
+    /// the end of its fade when stopped or stolen, whichever comes first.
+    public let time: EngineTime
     /// `.finished` only when it played to its natural end untouched: an instance whose stop or steal fade had
     /// begun reports `.stopped`/`.stolen` even if its natural end came before the fade finished.
     public let reason: EndReason
@@ -42,8 +46,8 @@ public struct EffectCompletion: Sendable {
 
 /// Delivered to a track's finish callback on the engine's event thread.
 public struct TrackEnd: Sendable {
-    /// Output frame after the track's last sample (or the end of its fade when stopped, whichever comes first).
-    public let frame: Int64
+    /// The time after the track's last sample (or the end of its fade when stopped, whichever comes first).
+    public let time: EngineTime
     /// `.finished` when it reached its natural end without a stop fade under way, else `.stopped`.
     public let reason: EndReason
 }

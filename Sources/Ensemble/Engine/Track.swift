@@ -4,8 +4,12 @@ import Synchronization
 /// A player for one `Sound`, like `AVAudioPlayer`: volume, pan, rate, loops, position, fades, meters, a finish
 /// callback, and sample-accurate start at a time on the engine clock.
 ///
-/// Property changes while playing are smoothed over `Engine.Configuration.smoothingTime` so they never click.
-/// Out-of-range values are clamped to their range; NaN is ignored. All methods are thread-safe.
+/// Parameters are read through properties and changed through throwing methods (`setVolume(_:at:ramp:)`,
+/// `setPan`, `setRate`, `setNumberOfLoops`, `setCurrentTime`, `setFadeIn`, `setFadeOut`, `setBus`,
+/// `setPriority`): a value out of its documented range, NaN or infinite throws `EngineError.invalidParameter`
+/// and changes nothing (see "Arguments are checked, never adjusted" on `Engine`). Changes while playing are
+/// smoothed over `Engine.Configuration.smoothingTime` (or the `ramp` given) so they never click; with `at:` a
+/// change waits for an exact time (see `schedule(_:at:onApplied:onDropped:)`). All methods are thread-safe.
 public final class Track: @unchecked Sendable {
     public let engine: Engine
     public let sound: Sound
@@ -36,7 +40,7 @@ public final class Track: @unchecked Sendable {
         /// The generation whose end was last reported (so a voice that ended before a new `play`, with its end
         /// still on the way, is reported too).
         var reportedEnd: UInt32 = 0
-        var onStart: (@Sendable (Int64) -> Void)?
+        var onStart: (@Sendable (EngineTime) -> Void)?
         var onFinish: (@Sendable (TrackEnd) -> Void)?
     }
 
@@ -62,43 +66,118 @@ public final class Track: @unchecked Sendable {
 
     // MARK: Parameters
 
-    /// Gain, 0…1.
-    public var volume: Float {
-        get { state.withLock { $0.volume } }
-        set { update { s in
-            guard !newValue.isNaN else { return nil }
-            s.volume = min(max(newValue, 0), 1)
-            return .setVolume(slot: slot, generation: s.generation, volume: s.volume, rampFrames: engine.smoothingFrames)
-        } }
+    /// Gain, 0…1 (default 1). Change it with `setVolume(_:at:ramp:)`.
+    public var volume: Float { state.withLock { $0.volume } }
+
+    /// Stereo position, −1 (left) … 1 (right), equal-power (see `PanMatrix`; default 0). Change it with
+    /// `setPan(_:at:ramp:)`.
+    public var pan: Float { state.withLock { $0.pan } }
+
+    /// Playback speed, 0.5…2 (default 1); pitch follows in `.varispeed` mode. Change it with `setRate(_:at:)`.
+    public var rate: Float { state.withLock { $0.rate } }
+
+    /// Extra passes after the first: 0 plays once, n plays n + 1 times, −1 loops until stopped. Change it with
+    /// `setNumberOfLoops(_:at:)`.
+    public var numberOfLoops: Int { state.withLock { $0.loops } }
+
+    /// Linear fade-in from the start, in seconds (0 = none). Change it with `setFadeIn(_:)`.
+    public var fadeIn: Double { state.withLock { $0.fadeIn } }
+
+    /// Linear fade-out in seconds (0 = none), ending at the track's natural end or at the time given to
+    /// `stop(at:)`; `stop()` fades over it too. Change it with `setFadeOut(_:)`.
+    public var fadeOut: Double { state.withLock { $0.fadeOut } }
+
+    /// The bus the track plays into (`Bus.master` by default). Change it with `setBus(_:)`.
+    public var bus: Bus { state.withLock { Bus(unchecked: Int($0.bus)) } }
+
+    /// Stealing priority, 0…255 (default 128). Change it with `setPriority(_:)`.
+    public var priority: Int { state.withLock { Int($0.priority) } }
+
+    /// Sets the gain, 0…1. Now (`time` nil), the change ramps over `ramp` seconds (nil: the smoothing time, 0: a
+    /// step) and is kept for the next `play` when the track is stopped; at `time`, it is a timed change of the
+    /// playing voice (see `schedule(_:at:onApplied:onDropped:)`, whose id it returns; nil when the track has no
+    /// voice). Throws for NaN, infinity or a value outside 0…1, a negative or non-finite ramp, or a time at
+    /// another rate.
+    @discardableResult
+    public func setVolume(_ volume: Float, at time: EngineTime? = nil, ramp: Double? = nil) throws(EngineError)
+        -> ScheduledCommandID? {
+        try change(.volume(volume, ramp: ramp), at: time)
     }
 
-    /// Stereo position, −1 (left) … 1 (right), equal-power (see `PanMatrix`).
-    public var pan: Float {
-        get { state.withLock { $0.pan } }
-        set { update { s in
-            guard !newValue.isNaN else { return nil }
-            s.pan = min(max(newValue, -1), 1)
-            return .setPan(slot: slot, generation: s.generation,
-                           matrix: PanMatrix(pan: s.pan, channelCount: sound.channelCount),
-                           rampFrames: engine.smoothingFrames)
-        } }
+    /// Sets the stereo position, −1…1; `time` and `ramp` as for `setVolume(_:at:ramp:)`.
+    @discardableResult
+    public func setPan(_ pan: Float, at time: EngineTime? = nil, ramp: Double? = nil) throws(EngineError)
+        -> ScheduledCommandID? {
+        try change(.pan(pan, ramp: ramp), at: time)
     }
 
-    /// Playback speed, 0.5…2; pitch follows (varispeed). A change takes effect at the next rendered block
+    /// Sets the playback speed, 0.5…2. A change takes effect at the next rendered block (or exactly at `time`)
     /// without a ramp: the cursor only changes speed, the waveform stays continuous, so it does not click.
-    public var rate: Float {
-        get { state.withLock { $0.rate } }
-        set { update { s in
-            guard !newValue.isNaN else { return nil }
-            s.rate = min(max(newValue, 0.5), 2)
-            return .setRate(slot: slot, generation: s.generation, step: step(rate: s.rate))
-        } }
+    @discardableResult
+    public func setRate(_ rate: Float, at time: EngineTime? = nil) throws(EngineError) -> ScheduledCommandID? {
+        try change(.rate(rate), at: time)
+    }
+
+    /// Sets the extra passes after the first: −1 (until stopped) or 0…`Track.maxLoops`. Lowering it while
+    /// playing never cuts the pass under way.
+    @discardableResult
+    public func setNumberOfLoops(_ loops: Int, at time: EngineTime? = nil) throws(EngineError) -> ScheduledCommandID? {
+        try change(.loops(loops), at: time)
+    }
+
+    /// Seeks to `seconds` into the sound (0…`duration`), frame-accurately: see `currentTime`. Set before `play`,
+    /// it is the offset where the first pass starts (later passes start at frame 0). While playing, the cursor
+    /// jumps at the first frame of the next rendered block (or exactly at `time`); the jump itself is not
+    /// crossfaded, so seeking inside loud material can click (pause, seek, play for a smoothed seek).
+    @discardableResult
+    public func setCurrentTime(_ seconds: Double, at time: EngineTime? = nil) throws(EngineError) -> ScheduledCommandID? {
+        try change(.seek(to: seconds), at: time)
+    }
+
+    /// Sets the linear fade-in, 0…`Engine.maxDuration` seconds (0 = none).
+    public func setFadeIn(_ seconds: Double) throws(EngineError) {
+        _ = try Engine.frames(ofDuration: seconds, "fadeIn", sampleRate: engine.sampleRate)
+        update { s in
+            s.fadeIn = seconds
+            return fadesCommand(s)
+        }
+    }
+
+    /// Sets the linear fade-out, 0…`Engine.maxDuration` seconds (0 = none), ending at the track's natural end
+    /// (the end of its last pass) or at the time given to `stop(at:)`. A rate, loop or seek change once the fade
+    /// has begun continues it from the gain reached, down to the new end (see README "Mixing rules").
+    public func setFadeOut(_ seconds: Double) throws(EngineError) {
+        _ = try Engine.frames(ofDuration: seconds, "fadeOut", sampleRate: engine.sampleRate)
+        update { s in
+            s.fadeOut = seconds
+            return fadesCommand(s)
+        }
+    }
+
+    /// Routes the track into `bus`: the master, or a submix set up with `Engine.setBus(_:settings:)` or
+    /// `setEffects(_:on:)` (else it throws `EngineError.unknownBus`). Changed while playing, the track
+    /// crossfades from the old bus to the new one over the smoothing time.
+    public func setBus(_ bus: Bus) throws(EngineError) {
+        try engine.checkRoutable(bus)
+        update { s in
+            s.bus = Int32(bus.index)
+            return .route(slot: slot, generation: s.generation, bus: s.bus, rampFrames: engine.smoothingFrames)
+        }
+    }
+
+    /// Sets the stealing priority, 0…255, under `Engine.Configuration.maxSoundingVoices`: when the cap is
+    /// reached, lower priorities are stolen first. Read at `play` (a playing voice keeps the one it started with).
+    public func setPriority(_ priority: Int) throws(EngineError) {
+        guard priority >= 0, priority <= 255 else {
+            throw .invalidParameter(name: "priority", value: Double(priority), expected: "0…255")
+        }
+        state.withLock { $0.priority = UInt8(priority) }
     }
 
     /// How `rate` changes the sound: `.varispeed` (the default: speed and pitch together, like tape) or
     /// `.preservePitch` (speed only, like `AVAudioPlayer.rate`: WSOLA time-stretching, see `TimeStretch`). Read
     /// at `play` when the track starts afresh; a streamed sound always plays varispeed. At rate 1 both modes give
-    /// the same samples.
+    /// the same samples. (Settable: every value is valid.)
     public var rateMode: RateMode {
         get { state.withLock { $0.rateMode } }
         set { state.withLock { $0.rateMode = newValue } }
@@ -106,42 +185,10 @@ public final class Track: @unchecked Sendable {
 
     /// How the track is resampled when its rate or sample rate differs from the output's (see
     /// `ResamplerQuality`); `Engine.Configuration.resampler` by default. Read at `play` when the track starts
-    /// afresh.
+    /// afresh. (Settable: every value is valid.)
     public var resampler: ResamplerQuality {
         get { state.withLock { $0.resampler } }
         set { state.withLock { $0.resampler = newValue } }
-    }
-
-    /// Extra passes after the first: 0 plays once, n plays n + 1 times, −1 loops until stopped.
-    /// Lowering it while playing never cuts the pass under way.
-    public var numberOfLoops: Int {
-        get { state.withLock { $0.loops } }
-        set { update { s in
-            s.loops = max(newValue, -1)
-            return .setLoops(slot: slot, generation: s.generation, loops: s.loops)
-        } }
-    }
-
-    /// Linear fade-in from the start, in seconds (0 = none).
-    public var fadeIn: Double {
-        get { state.withLock { $0.fadeIn } }
-        set { update { s in
-            guard newValue.isFinite else { return nil }
-            s.fadeIn = max(newValue, 0)
-            return fadesCommand(s)
-        } }
-    }
-
-    /// Linear fade-out, in seconds, ending at the track's natural end (the end of its last pass) or at the
-    /// time given to `stop(at:)`; `stop()` fades over it too. 0 = none. A rate, loop or seek change once the
-    /// fade has begun continues it from the gain reached, down to the new end (see README "Mixing rules").
-    public var fadeOut: Double {
-        get { state.withLock { $0.fadeOut } }
-        set { update { s in
-            guard newValue.isFinite else { return nil }
-            s.fadeOut = max(newValue, 0)
-            return fadesCommand(s)
-        } }
     }
 
     /// Whether the render side measures this track's output for `averagePower`/`peakPower` (costs a little).
@@ -153,28 +200,23 @@ public final class Track: @unchecked Sendable {
         } }
     }
 
-    /// The bus the track plays into: 0 = master (straight into the output), 1…`Engine.maxBuses` = a bus set up
-    /// with `Engine.setBus` or `setEffects`. Changed while playing, the track crossfades from the old bus to the
-    /// new one over the smoothing time. Values outside the range are ignored.
-    public var bus: Int {
-        get { state.withLock { Int($0.bus) } }
-        set { update { s in
-            guard newValue >= 0, newValue <= Engine.maxBuses else { return nil }
-            s.bus = Int32(newValue)
-            return .route(slot: slot, generation: s.generation, bus: s.bus, rampFrames: engine.smoothingFrames)
-        } }
+    /// A change now (`time` nil: to the state, and to the voice when there is one) or at `time`.
+    private func change(_ change: TrackChange, at time: EngineTime?) throws(EngineError) -> ScheduledCommandID? {
+        if let time { return try schedule(change, at: time) }
+        try check(change)
+        update { s in
+            let (command, apply) = command(for: change, generation: s.generation)
+            apply(&s)
+            if case let .seek(seconds) = change {
+                s.startPosition = min(Int((seconds * sound.sampleRate).rounded()), sound.frameCount)
+            }
+            return command
+        }
+        return nil
     }
 
-    /// Stealing priority, 0…255 (default 128), under `Engine.Configuration.maxSoundingVoices`: when the cap is
-    /// reached, lower priorities are stolen first. Read at `play` (a playing voice keeps the one it started
-    /// with). Values outside the range are clamped.
-    public var priority: Int {
-        get { state.withLock { Int($0.priority) } }
-        set { state.withLock { $0.priority = UInt8(min(max(newValue, 0), 255)) } }
-    }
-
-    /// Called on the engine's event thread with the output frame of the first sample each time the track starts.
-    public var onStart: (@Sendable (Int64) -> Void)? {
+    /// Called on the engine's event thread with the time of the first sample each time the track starts.
+    public var onStart: (@Sendable (EngineTime) -> Void)? {
         get { state.withLock { $0.onStart } }
         set { state.withLock { $0.onStart = newValue } }
     }
@@ -198,29 +240,59 @@ public final class Track: @unchecked Sendable {
         }
     }
 
-    /// Position in the sound in seconds (within the current pass). Setting it seeks, frame-accurately.
-    ///
-    /// Set before `play`, it is the offset where the first pass starts (later passes start at frame 0).
-    /// Set while playing, the cursor jumps at the first frame of the next rendered block; the jump itself is
-    /// not crossfaded, so seeking inside loud material can click (pause, seek, play for a smoothed seek).
+    /// The position being heard, in seconds into the sound (within the current pass), like
+    /// `AVAudioPlayer.currentTime`: `renderPosition` less what the output has not played yet. While an output
+    /// plays the engine, the render side runs ahead of the ear by the output latency (`Engine.outputLatency`:
+    /// frames queued to OpenAL plus the device's own latency), and a playing voice has advanced latency × rate
+    /// (in the sound's seconds) past what is heard; that is taken off, wrapping back into the loop (the region,
+    /// or the whole sound) for a looping track, and never before the sound's start (during the first latency after
+    /// a start, when nothing is heard yet, it reads 0). Offline (no output
+    /// attached) it equals `renderPosition`. Paused, stopped or not started, it is where playback will go on.
+    /// Change it with `setCurrentTime(_:at:)`.
     public var currentTime: Double {
-        get {
-            state.withLock { s in
-                if s.phase != .idle,
-                   let phase = engine.mixer.telemetry.phase(slot: Int(slot), generation: s.generation),
-                   phase != .ended {
-                    return Double(engine.mixer.telemetry.position(slot: Int(slot))) / sound.sampleRate
-                }
+        state.withLock { s in
+            guard s.phase != .idle,
+                  let phase = engine.mixer.telemetry.phase(slot: Int(slot), generation: s.generation),
+                  phase != .ended else {
                 return Double(s.startPosition) / sound.sampleRate
             }
-        }
-        set {
-            guard newValue.isFinite else { return }
-            let position = min(max(Int((newValue * sound.sampleRate).rounded()), 0), sound.frameCount)
-            update { s in
-                s.startPosition = position
-                return .seek(slot: slot, generation: s.generation, position: position)
+            // The position and the render clock from the same block (a block finishing between the reads would
+            // pair a new position with an old clock: read again).
+            let mixer = engine.mixer
+            var position = 0, renderedFrame: Int64 = 0
+            for _ in 0..<4 {
+                renderedFrame = mixer.clock.load(ordering: .acquiring)
+                position = mixer.telemetry.position(slot: Int(slot))
+                if mixer.clock.load(ordering: .acquiring) == renderedFrame { break }
             }
+            let rendered = Double(position) / sound.sampleRate
+            guard phase == .playing else { return rendered }
+            let behind = engine.latency(rendered: renderedFrame) * Double(s.rate)
+            guard behind > 0 else { return rendered }
+            var heard = rendered - behind
+            if s.loops != 0 {
+                // Behind the loop's start: the ear is still in the previous pass, near the loop's end.
+                let region = s.loopRegion.map { (Double($0.start), Double($0.end)) } ?? (0, Double(sound.frameCount))
+                let (start, end) = (region.0 / sound.sampleRate, region.1 / sound.sampleRate)
+                if heard < start, rendered >= start, end > start {
+                    heard = end - (start - heard).truncatingRemainder(dividingBy: end - start)
+                }
+            }
+            return max(heard, 0)
+        }
+    }
+
+    /// The position the render side has reached, in seconds into the sound (within the current pass): the next
+    /// source frame it will mix. It runs ahead of `currentTime` by the output latency (times the rate) while an
+    /// output plays the engine, and equals it offline.
+    public var renderPosition: Double {
+        state.withLock { s in
+            if s.phase != .idle,
+               let phase = engine.mixer.telemetry.phase(slot: Int(slot), generation: s.generation),
+               phase != .ended {
+                return Double(engine.mixer.telemetry.position(slot: Int(slot))) / sound.sampleRate
+            }
+            return Double(s.startPosition) / sound.sampleRate
         }
     }
 
@@ -256,7 +328,7 @@ public final class Track: @unchecked Sendable {
     }
 
     /// `setLoopRegion` in source frames: 0 ≤ start < end ≤ frameCount.
-    public func setLoopRegion(frames start: Int, _ end: Int) throws(EngineError) {
+    func setLoopRegion(frames start: Int, _ end: Int) throws(EngineError) {
         guard sound.stream == nil else {
             throw .invalidParameter(name: "loopStart", value: Double(start), expected: "a sound in memory (not streamed)")
         }
@@ -286,14 +358,18 @@ public final class Track: @unchecked Sendable {
     /// Average (RMS) power of the track's stereo output over the frames between the last two `updateMeters()`
     /// calls (silence included), in dB full scale, −160 for silence or when metering is off. Channel 0 is left,
     /// 1 is right.
-    public func averagePower(forChannel channel: Int) -> Float {
+    /// Throws for another channel.
+    public func averagePower(forChannel channel: Int) throws(EngineError) -> Float {
+        try Engine.check(channel: channel)
         guard isMeteringEnabled else { return -160 }
         return engine.mixer.telemetry.meters[Int(slot)].averagePower(channel: channel)
     }
 
     /// Peak power (largest |sample|) of the track's stereo output between the last two `updateMeters()` calls,
     /// in dB full scale, −160 for silence or when metering is off.
-    public func peakPower(forChannel channel: Int) -> Float {
+    /// Throws for a channel other than 0 or 1.
+    public func peakPower(forChannel channel: Int) throws(EngineError) -> Float {
+        try Engine.check(channel: channel)
         guard isMeteringEnabled else { return -160 }
         return engine.mixer.telemetry.meters[Int(slot)].peakPower(channel: channel)
     }
@@ -305,15 +381,10 @@ public final class Track: @unchecked Sendable {
         engine.send(startCommands(atFrame: nil))
     }
 
-    /// Starts at `time` on the engine clock (`engine.currentTime + δ`), on output frame round(time × rate).
-    /// Restarts a track that is already playing. To start several tracks together use `Engine.play(_:at:)`.
-    public func play(at time: Double) throws(EngineError) {
+    /// Starts exactly at `time` (`engine.now.advanced(bySeconds: δ)`, say). Restarts a track that is already
+    /// playing. To start several tracks together use `Engine.play(_:at:)`. Throws for a time at another rate.
+    public func play(at time: EngineTime) throws(EngineError) {
         try engine.play([self], at: time)
-    }
-
-    /// Starts on output frame `frame`.
-    public func play(atFrame frame: Int64) throws(EngineError) {
-        try engine.play([self], atFrame: frame)
     }
 
     /// Fades out over the smoothing time and holds the position; `play` continues from there.
@@ -332,23 +403,18 @@ public final class Track: @unchecked Sendable {
         stop(atFrame: nil, rampFrames: ramp, endsAtFrame: false)
     }
 
-    /// Stops now with a fade of `fadeOut` seconds; 0 is a hard cut (no ramp at all).
-    public func stop(fadeOut seconds: Double) {
-        stop(atFrame: nil, rampFrames: seconds.isFinite ? frames(max(seconds, 0)) : 0, endsAtFrame: false)
+    /// Stops now with a fade of `fade` seconds (0…`Engine.maxDuration`); 0 is a hard cut (no ramp at all).
+    public func stop(fade seconds: Double) throws(EngineError) {
+        let ramp = try Engine.frames(ofDuration: seconds, "fade", sampleRate: engine.sampleRate)
+        stop(atFrame: nil, rampFrames: ramp, endsAtFrame: false)
     }
 
-    /// Stops so that the track is silent from `time` on the engine clock: its fade (`fadeOut`, or the smoothing
-    /// time) ends there.
-    public func stop(at time: Double) {
-        guard time.isFinite else { return }
-        stop(atFrame: engine.frame(for: time))
-    }
-
-    /// Stops so that the track is silent from output frame `frame` on: its fade (`fadeOut`, or the smoothing
-    /// time) ends there, g(t) = (frame − t)/N. If the track is scheduled to start less than N frames before
-    /// `frame`, it still sounds from its start, already partway down that fade; if it would start at or after
-    /// `frame`, it never sounds.
-    public func stop(atFrame frame: Int64) {
+    /// Stops so that the track is silent from `time` on: its fade (`fadeOut`, or the smoothing time) ends there,
+    /// g(t) = (time − t)/N. If the track is scheduled to start less than N frames before `time`, it still sounds
+    /// from its start, already partway down that fade; if it would start at or after `time`, it never sounds.
+    /// Throws for a time at another rate.
+    public func stop(at time: EngineTime) throws(EngineError) {
+        let frame = try engine.frame(of: time)
         let ramp = state.withLock { s in s.fadeOut > 0 ? frames(s.fadeOut) : engine.smoothingFrames }
         stop(atFrame: frame, rampFrames: ramp, endsAtFrame: true)
     }
@@ -446,6 +512,7 @@ public final class Track: @unchecked Sendable {
     /// the track no longer answers for.
     @discardableResult
     func handle(_ event: MixerEvent) -> Reported? {
+        let time = engine.time(frame: event.frame)
         let (callback, reported): ((@Sendable () -> Void)?, Reported?) = state.withLock { s in
             if event.generation != s.generation, let i = s.replaced.firstIndex(of: event.generation) {
                 // A voice replaced by a timed play: its start and end are reported, the track's state is the
@@ -453,11 +520,11 @@ public final class Track: @unchecked Sendable {
                 switch event.kind {
                 case .started:
                     guard let onStart = s.onStart else { return (nil, .started) }
-                    return ({ onStart(event.frame) }, .started)
+                    return ({ onStart(time) }, .started)
                 case .ended:
                     s.replaced.remove(at: i)
                     guard let reason = event.endReason else { return (nil, nil) }
-                    let end = TrackEnd(frame: event.frame, reason: reason)
+                    let end = TrackEnd(time: time, reason: reason)
                     guard let onFinish = s.onFinish else { return (nil, .ended(end)) }
                     return ({ onFinish(end) }, .ended(end))
                 case .paused, .commandApplied, .commandDropped:
@@ -468,7 +535,7 @@ public final class Track: @unchecked Sendable {
             switch event.kind {
             case .started:
                 guard let onStart = s.onStart else { return (nil, .started) }
-                return ({ onStart(event.frame) }, .started)
+                return ({ onStart(time) }, .started)
             case .paused:
                 return (nil, .paused)
             case .commandApplied, .commandDropped:
@@ -480,7 +547,7 @@ public final class Track: @unchecked Sendable {
                 s.reportedEnd = event.generation
                 s.startPosition = 0
                 guard let reason = event.endReason else { return (nil, nil) }
-                let end = TrackEnd(frame: event.frame, reason: reason)
+                let end = TrackEnd(time: time, reason: reason)
                 guard let onFinish = s.onFinish else { return (nil, .ended(end)) }
                 return ({ onFinish(end) }, .ended(end))
             }

@@ -216,10 +216,18 @@ public final class OpenALOutput: @unchecked Sendable {
         }
     }
 
-    /// Fades the output to silence over `fadeOut` seconds (on the device timeline), waits until the device
-    /// has played the fade, then shuts down. Returns the engine frame from which the output was silent.
+    /// Fades the output to silence over `fadeOut` seconds (0…10, on the device timeline), waits until the
+    /// device has played the fade, then shuts down. Returns the engine time from which the output was silent.
+    /// Throws (and keeps playing) for a fade that is not finite or outside 0…10 s.
     @discardableResult
-    public func stop(fadeOut: Double = 0.02) -> Int64 {
+    public func stop(fadeOut: Double = 0.02) throws(OutputError) -> EngineTime {
+        guard fadeOut.isFinite, fadeOut >= 0, fadeOut <= 10 else {
+            throw .invalidParameter(name: "fadeOut", value: fadeOut, expected: "0…10 s")
+        }
+        return engine.time(frame: stopFrame(fadeOut: fadeOut))
+    }
+
+    private func stopFrame(fadeOut: Double) -> Int64 {
         let stream = self.stream
         guard isRunning, !stream.lost.load(ordering: .acquiring) else { shutdown(); return engine.renderedFrame }
         let frames = max(0, Int((fadeOut * engine.sampleRate).rounded()))
@@ -238,10 +246,15 @@ public final class OpenALOutput: @unchecked Sendable {
         return frame == .max ? engine.renderedFrame : frame
     }
 
-    /// Waits until the device has played up to engine frame `frame` (or `timeout` seconds passed); returns
-    /// whether it got there.
+    /// Waits until the device has played up to `time` (or `timeout` seconds passed); returns whether it got
+    /// there. Throws for a time at another rate than the engine's, or a timeout that is NaN or negative.
     @discardableResult
-    public func waitUntilPlayed(_ frame: Int64, timeout: Double = .infinity) -> Bool {
+    public func waitUntilPlayed(_ time: EngineTime, timeout: Double = .infinity) throws(OutputError) -> Bool {
+        guard time.sampleRate == engine.sampleRate else {
+            throw .invalidParameter(name: "time", value: time.sampleRate, expected: "a time at the engine's rate (\(engine.sampleRate) Hz)")
+        }
+        guard timeout >= 0 else { throw .invalidParameter(name: "timeout", value: timeout, expected: "0 s or more") }
+        let frame = time.frame
         let deadline = timeout.isFinite ? monotonicNanos() + Int64(timeout * 1e9) : .max
         while engine.currentFrame < frame {
             if monotonicNanos() > deadline || !isRunning { return engine.currentFrame >= frame }

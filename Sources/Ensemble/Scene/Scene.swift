@@ -14,7 +14,8 @@ import Foundation
 /// effect, and is required when a track loops forever (`loops: -1`). Unknown keys, keys given twice and
 /// out-of-range values are errors naming the key.
 public struct Scene: Sendable, Equatable {
-    public struct Track: Sendable, Equatable {
+    /// The description of one scene track (its `Track` is made when the scene is loaded onto an engine).
+    public struct TrackEntry: Sendable, Equatable {
         public var name: String
         /// Absolute path (resolved against the scene's folder).
         public var file: String
@@ -52,7 +53,8 @@ public struct Scene: Sendable, Equatable {
         }
     }
 
-    public struct Effect: Sendable, Equatable {
+    /// The description of one firing of a one-shot effect.
+    public struct EffectEntry: Sendable, Equatable {
         public var name: String
         public var file: String
         /// Seconds on the scene's timeline at which it fires.
@@ -74,7 +76,7 @@ public struct Scene: Sendable, Equatable {
 
     /// A bus (see "Buses and effects" in the README): tracks and effects routed to it by name are summed,
     /// run through `effects`, and mixed into the master with its volume, pan, mute and solo.
-    public struct Bus: Sendable, Equatable {
+    public struct BusEntry: Sendable, Equatable {
         public var name: String
         public var settings = BusSettings()
         public var effects: [EffectSpec] = []
@@ -82,8 +84,8 @@ public struct Scene: Sendable, Equatable {
         public init(name: String) { self.name = name }
     }
 
-    /// Buses in the order given; the first is engine bus 1.
-    public var buses: [Bus] = []
+    /// Buses in the order given; the first is engine bus 1 (`try Bus(1)`).
+    public var buses: [BusEntry] = []
     /// The master bus's chain, run on the final mix.
     public var masterEffects: [EffectSpec] = []
     /// Tracks without a `stream` key stream their file when it is longer than this (seconds).
@@ -92,8 +94,8 @@ public struct Scene: Sendable, Equatable {
     public var sampleRate = 48000.0
     /// Length of the mix in seconds; nil means "until the last track or effect ends".
     public var duration: Double?
-    public var tracks: [Track] = []
-    public var effects: [Effect] = []
+    public var tracks: [TrackEntry] = []
+    public var effects: [EffectEntry] = []
     /// Timed changes to tracks and buses, in the order given (see `Scene.TimedChange`).
     public var timeline: [TimedChange] = []
     /// Most voices sounding at once (`Engine.Configuration.maxSoundingVoices`); nil for no cap.

@@ -137,7 +137,7 @@ extension SceneFile {
             guard !scene.buses.contains(where: { $0.name == name }) else {
                 throw fail("\(key).name: \"\(name)\" is used by another bus")
             }
-            var bus = Scene.Bus(name: name)
+            var bus = Scene.BusEntry(name: name)
             if let v = entry.volume {
                 guard v.isFinite, (0...1).contains(v) else { throw fail("\(key).volume: \(v) is out of range 0…1") }
                 bus.settings.volume = Float(v)

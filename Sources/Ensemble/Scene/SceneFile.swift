@@ -218,7 +218,7 @@ extension SceneFile {
         for (i, entry) in (tracks ?? []).enumerated() {
             let key = "tracks[\(i)]"
             let file = try resolve(entry.file, key)
-            var t = Scene.Track(name: entry.name ?? defaultName(file), file: file)
+            var t = Scene.TrackEntry(name: entry.name ?? defaultName(file), file: file)
             if let j = trackNamed.updateValue(i, forKey: t.name) {
                 let hint = entry.name == nil ? " (a track's name defaults to its file name: give each one a \"name\")" : ""
                 throw fail("\(key).name: \"\(t.name)\" is also the name of tracks[\(j)]\(hint)")
@@ -272,7 +272,7 @@ extension SceneFile {
         for (i, entry) in (effects ?? []).enumerated() {
             let key = "effects[\(i)]"
             let file = try resolve(entry.file, key)
-            var e = Scene.Effect(name: entry.name ?? defaultName(file), file: file)
+            var e = Scene.EffectEntry(name: entry.name ?? defaultName(file), file: file)
             // Entries of one name are firings of one effect (the demo fires "coin" four times); one name for
             // two files would make `--events` ambiguous.
             if let first = effectNamed[e.name], first.file != e.file {

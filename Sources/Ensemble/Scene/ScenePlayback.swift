@@ -9,13 +9,13 @@ public final class ScenePlayback: @unchecked Sendable {
     public let frameCount: Int64
 
     private let scenePath: String
-    private var tracks: [(spec: Scene.Track, track: Track)] = []
+    private var tracks: [(spec: Scene.TrackEntry, track: Track)] = []
     /// Index in `tracks` of each track's name (names are unique).
     private var trackNamed: [String: Int] = [:]
-    private var effects: [(spec: Scene.Effect, effect: SoundEffect)] = []
+    private var effects: [(spec: Scene.EffectEntry, effect: SoundEffect)] = []
     private let log = EventLog()
     /// Engine bus of each scene bus, by name.
-    private let busIndex: [String: Int]
+    private let busIndex: [String: Bus]
 
     /// Decodes every file the scene names and prepares tracks and effects on `engine` (whose sample rate the
     /// scene is rendered at). Fails naming the scene, the key and the file.
@@ -39,22 +39,23 @@ public final class ScenePlayback: @unchecked Sendable {
         }
 
         // Buses first (engine bus i + 1 for scene bus i), so they are in place before the first block.
-        var busIndex: [String: Int] = [:]
-        for (i, bus) in scene.buses.enumerated() {
-            busIndex[bus.name] = i + 1
+        var busIndex: [String: Bus] = [:]
+        for (i, entry) in scene.buses.enumerated() {
             do {
-                try engine.setBus(i + 1, bus.settings)
-                if !bus.effects.isEmpty { try engine.setEffects(bus.effects, onBus: i + 1) }
+                let bus = try Bus(i + 1)
+                busIndex[entry.name] = bus
+                try engine.setBus(bus, settings: entry.settings)
+                if !entry.effects.isEmpty { try engine.setEffects(entry.effects, on: bus) }
             } catch { throw fail("buses[\(i)]", error) }
         }
         if !scene.masterEffects.isEmpty {
-            do { try engine.setEffects(scene.masterEffects, onBus: 0) } catch { throw fail("master", error) }
+            do { try engine.setEffects(scene.masterEffects, on: .master) } catch { throw fail("master", error) }
         }
         self.busIndex = busIndex
         var streamed: [String: Sound] = [:]
         /// The track's sound, streamed when the scene says so, or by default when the file is longer than
         /// `Scene.streamingThreshold` in a format that streams (others are decoded into memory).
-        func trackSound(_ spec: Scene.Track, _ key: String) throws(SceneError) -> Sound {
+        func trackSound(_ spec: Scene.TrackEntry, _ key: String) throws(SceneError) -> Sound {
             if spec.stream == false || spec.loopStart != nil || spec.loopEnd != nil || spec.rateMode == .preservePitch {
                 return try sound(spec.file, key)
             }
@@ -94,17 +95,19 @@ public final class ScenePlayback: @unchecked Sendable {
             let offsetFrames = try fileFrame(spec.offset, of: s, "\(key).offset")
             let track: Track
             do { track = try engine.makeTrack(s) } catch { throw fail(key, error) }
-            track.volume = spec.volume
-            track.pan = spec.pan
-            track.rate = spec.rate
             track.rateMode = spec.rateMode
             track.resampler = spec.resampler ?? scene.resampler
-            track.numberOfLoops = spec.loops
-            track.fadeIn = spec.fadeIn
-            track.fadeOut = spec.fadeOut
-            track.currentTime = Double(offsetFrames) / s.sampleRate
-            track.bus = spec.bus.flatMap { busIndex[$0] } ?? 0
-            track.priority = spec.priority
+            do {
+                try track.setVolume(spec.volume)
+                try track.setPan(spec.pan)
+                try track.setRate(spec.rate)
+                try track.setNumberOfLoops(spec.loops)
+                try track.setFadeIn(spec.fadeIn)
+                try track.setFadeOut(spec.fadeOut)
+                try track.setCurrentTime(Double(offsetFrames) / s.sampleRate)
+                try track.setBus(spec.bus.flatMap { busIndex[$0] } ?? .master)
+                try track.setPriority(spec.priority)
+            } catch { throw fail(key, error) }
             if spec.loopStart != nil || spec.loopEnd != nil {
                 let start = spec.loopStart ?? Double(s.loopPoints?.start ?? 0) / s.sampleRate
                 let end = spec.loopEnd ?? Double(s.loopPoints?.end ?? s.frameCount) / s.sampleRate
@@ -152,26 +155,31 @@ public final class ScenePlayback: @unchecked Sendable {
         frameCount = scene.duration.map { Int64(($0 * rate).rounded()) } ?? lastEnd
     }
 
-    /// Schedules every track and effect relative to output frame `origin` (the engine's frame where the
-    /// scene's time 0 falls). Tracks that start together start on the same frame.
-    public func schedule(origin: Int64 = 0) throws(SceneError) {
+    /// Schedules every track and effect relative to `origin` (the engine time where the scene's time 0 falls;
+    /// nil: frame 0). Tracks that start together start on the same frame.
+    public func schedule(origin time: EngineTime? = nil) throws(SceneError) {
+        var start: Int64 = 0
+        if let time {
+            do { start = try engine.frame(of: time, "origin") } catch { throw SceneError(path: scenePath, error.description) }
+        }
+        let origin = start
         let rate = engine.sampleRate
         let end = origin + frameCount
         // Group tracks by start frame so that each group is one atomic batch for the render side.
         var byFrame: [Int64: [Track]] = [:]
         for (spec, track) in tracks {
             let name = spec.name
-            track.onStart = { [log] frame in
-                log.append(SceneEvent(event: .trackStarted, name: name, frame: frame - origin))
+            track.onStart = { [log] time in
+                log.append(SceneEvent(event: .trackStarted, name: name, frame: time.frame - origin))
             }
             track.onFinish = { [log] end in
-                log.append(SceneEvent(event: .trackFinished, name: name, frame: end.frame - origin, reason: end.reason))
+                log.append(SceneEvent(event: .trackFinished, name: name, frame: end.time.frame - origin, reason: end.reason))
             }
             byFrame[origin + Int64((spec.start * rate).rounded()), default: []].append(track)
         }
         do {
             for frame in byFrame.keys.sorted() {
-                try engine.play(byFrame[frame] ?? [], atFrame: frame)
+                try engine.play(byFrame[frame] ?? [], at: engine.time(frame: frame))
             }
             try scheduleTimeline(origin: origin, end: end)
             // A track that loops forever ends with the scene, its fade-out finishing on the last frame. Sent after
@@ -182,16 +190,16 @@ public final class ScenePlayback: @unchecked Sendable {
                 return name
             })
             for (spec, track) in tracks where spec.loops == -1 && !restarted.contains(spec.name) {
-                track.stop(atFrame: end)
+                try track.stop(at: engine.time(frame: end))
             }
             for (index, (spec, effect)) in effects.enumerated() {
                 let name = spec.name
                 try engine.fire(effect, volume: spec.volume, pan: spec.pan,
-                                atFrame: origin + Int64((spec.at * rate).rounded()),
-                                bus: spec.bus.flatMap { busIndex[$0] } ?? 0, priority: spec.priority,
+                                at: engine.time(frame: origin + Int64((spec.at * rate).rounded())),
+                                bus: spec.bus.flatMap { busIndex[$0] } ?? .master, priority: spec.priority,
                                 resampler: spec.resampler ?? scene.resampler) { [log] done in
-                    log.append(SceneEvent(event: .effectCompleted, name: name, frame: done.frame - origin, reason: done.reason))
-                    log.appendEffectEnd(index, frame: done.frame - origin, reason: done.reason)
+                    log.append(SceneEvent(event: .effectCompleted, name: name, frame: done.time.frame - origin, reason: done.reason))
+                    log.appendEffectEnd(index, frame: done.time.frame - origin, reason: done.reason)
                 }
             }
         } catch {
@@ -206,64 +214,64 @@ public final class ScenePlayback: @unchecked Sendable {
     /// changes after a `play` act on the voice it starts.
     private func scheduleTimeline(origin: Int64, end: Int64) throws(EngineError) {
         let rate = engine.sampleRate
-        func frames(_ seconds: Double?) -> Int? { seconds.map { Int(($0 * rate).rounded()) } }
         let ordered = scene.timeline.enumerated().sorted { a, b in
             a.element.at != b.element.at ? a.element.at < b.element.at : a.offset < b.offset
         }
         for (index, change) in ordered {
             let frame = origin + Int64((change.at * rate).rounded())
+            let time = engine.time(frame: frame)
             let log = self.log
-            func logged(_ what: String, _ name: String) -> @Sendable (Int64) -> Void {
+            func logged(_ what: String, _ name: String) -> CommandApplyHandler {
                 { applied in
-                    log.append(SceneEvent(event: .commandApplied, name: name, frame: applied - origin,
+                    log.append(SceneEvent(event: .commandApplied, name: name, frame: applied.frame - origin,
                                           command: what, timeline: index))
                 }
             }
             func loggedDrop(_ what: String, _ name: String) -> CommandDropHandler {
-                { frame, reason in
-                    log.append(SceneEvent(event: .commandDropped, name: name, frame: frame - origin,
+                { due, reason in
+                    log.append(SceneEvent(event: .commandDropped, name: name, frame: due.frame - origin,
                                           command: what, timeline: index, cause: reason))
                 }
             }
             switch change.target {
             case let .bus(name):
                 guard case let .set(volume?, _, _, _, ramp) = change.action, let bus = busIndex[name] else { continue }
-                try engine.scheduleBusVolume(bus, volume, atFrame: frame, rampFrames: frames(ramp),
-                                             onApplied: logged("set volume", name), onDropped: loggedDrop("set volume", name))
+                try engine.scheduleVolume(volume, on: bus, at: time, ramp: ramp,
+                                          onApplied: logged("set volume", name), onDropped: loggedDrop("set volume", name))
             case let .track(name):
                 guard let t = trackNamed[name] else { continue }
                 let (spec, track) = tracks[t]
                 if case let .play(offset) = change.action {
-                    let from = offset.map { Int(($0 * track.sound.sampleRate).rounded()) } ?? 0
-                    track.schedulePlay(atFrame: frame, offsetFrames: from, onApplied: logged("play", name),
-                                       onDropped: loggedDrop("play", name))
+                    try track.schedulePlay(at: time, offset: offset ?? 0, onApplied: logged("play", name),
+                                           onDropped: loggedDrop("play", name))
                     if spec.loops == -1 {
                         // Like the first start: a track that loops forever ends with the scene.
-                        let ramp = frames(spec.fadeOut > 0 ? spec.fadeOut : nil) ?? engine.smoothingFrames
-                        track.schedule(.stop(fadeFrames: ramp), atFrame: max(end - Int64(ramp), frame))
+                        let fade = spec.fadeOut > 0 ? spec.fadeOut : nil
+                        let ramp = try engine.frames(ofDuration: fade, "fadeOut")
+                        try track.schedule(.stop(fade: fade), at: engine.time(frame: max(end - Int64(ramp), frame)))
                     }
                     continue
                 }
                 var changes: [(TrackChange, String)] = []
                 switch change.action {
                 case let .set(volume, pan, rateValue, loops, ramp):
-                    if let volume { changes.append((.volume(volume, rampFrames: frames(ramp)), "set volume")) }
-                    if let pan { changes.append((.pan(pan, rampFrames: frames(ramp)), "set pan")) }
+                    if let volume { changes.append((.volume(volume, ramp: ramp), "set volume")) }
+                    if let pan { changes.append((.pan(pan, ramp: ramp), "set pan")) }
                     if let rateValue { changes.append((.rate(rateValue), "set rate")) }
                     if let loops { changes.append((.loops(loops), "set loops")) }
                 case let .stop(fade):
-                    changes.append((.stop(fadeFrames: frames(fade ?? (spec.fadeOut > 0 ? spec.fadeOut : nil))), "stop"))
+                    changes.append((.stop(fade: fade ?? (spec.fadeOut > 0 ? spec.fadeOut : nil)), "stop"))
                 case let .pause(fade):
-                    changes.append((.pause(fadeFrames: frames(fade)), "pause"))
+                    changes.append((.pause(fade: fade), "pause"))
                 case let .resume(fade):
-                    changes.append((.resume(fadeFrames: frames(fade)), "resume"))
+                    changes.append((.resume(fade: fade), "resume"))
                 case let .seek(seconds):
-                    changes.append((.seek(frame: Int((seconds * track.sound.sampleRate).rounded())), "seek"))
+                    changes.append((.seek(to: seconds), "seek"))
                 case .play:
                     break
                 }
                 for (c, what) in changes {
-                    track.schedule(c, atFrame: frame, onApplied: logged(what, name), onDropped: loggedDrop(what, name))
+                    try track.schedule(c, at: time, onApplied: logged(what, name), onDropped: loggedDrop(what, name))
                 }
             }
         }
@@ -305,7 +313,7 @@ public final class ScenePlayback: @unchecked Sendable {
         }
     }
 
-    /// The sound of each scene track, in scene order (streamed or in memory, see `Scene.Track.stream`).
+    /// The sound of each scene track, in scene order (streamed or in memory, see `Scene.TrackEntry.stream`).
     public var trackSounds: [Sound] { tracks.map(\.track.sound) }
 
     /// Everything that happened so far, in frame order (call `engine.waitForEvents()` first).

@@ -25,8 +25,8 @@ enum StreamTarget {
             let engine = try Engine(configuration: smallEngine)
             let fromStart = try engine.makeTrack(sound)
             let fromMiddle = try engine.makeTrack(sound)
-            fromMiddle.currentTime = sound.duration / 2
-            try engine.play([fromStart, fromMiddle], atFrame: 0)
+            try fromMiddle.setCurrentTime(sound.duration / 2)
+            try engine.play([fromStart, fromMiddle], at: engine.time(frame: 0))
             _ = engine.renderOffline(frames: renderFrames, blockFrames: 256)
             if let failure = engine.streamStatistics().errors.first { return .rejected(failure.description) }
         } catch {

@@ -1,0 +1,38 @@
+// Control side: a plain value, made and compared on any thread.
+
+/// A handle for one of the engine's buses: the master (`Bus.master`, the output itself) or one of the
+/// `Engine.maxBuses` submix buses, 1…16, that collect the tracks and effects routed to them, run their effect
+/// chain, and mix into the master.
+///
+/// Make a submix handle with `try Bus(3)` (throws `EngineError.invalidParameter` outside 1…16) and set the bus up
+/// with `Engine.setBus(_:settings:)` or `Engine.setEffects(_:on:)` before routing anything to it: routing to, or
+/// scheduling on, a bus that was never set up throws `EngineError.unknownBus`. Scenes name their buses; the n-th
+/// bus of a scene is `Bus(n)`.
+public struct Bus: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// 0 for the master, 1…`Engine.maxBuses` for a submix bus.
+    public let index: Int
+
+    /// The master bus: the engine's output, with an effect chain of its own (`Engine.setEffects(_:on: .master)`).
+    public static let master = Bus(unchecked: 0)
+
+    /// Submix bus `index`, 1…`Engine.maxBuses`.
+    public init(_ index: Int) throws(EngineError) {
+        guard index >= 1, index <= Engine.maxBuses else {
+            throw .invalidParameter(name: "bus", value: Double(index), expected: "1…\(Engine.maxBuses)")
+        }
+        self.index = index
+    }
+
+    init(unchecked index: Int) { self.index = index }
+
+    /// Every submix bus, 1…`Engine.maxBuses` (not the master).
+    public static var submixes: [Bus] { (1...Engine.maxBuses).map { Bus(unchecked: $0) } }
+
+    /// Whether this is the master.
+    public var isMaster: Bool { index == 0 }
+
+    /// Orders by index (the master first).
+    public static func < (lhs: Bus, rhs: Bus) -> Bool { lhs.index < rhs.index }
+
+    public var description: String { index == 0 ? "master" : "bus \(index)" }
+}
