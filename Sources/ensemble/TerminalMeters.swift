@@ -51,13 +51,16 @@ final class TerminalMeters {
         let shown = tracks.count <= room ? tracks.count : room - 1
         for (name, track) in tracks.prefix(shown) {
             track.updateMeters()
-            lines.append(LevelMeterText.line(label: name, averages: [track.averagePower(forChannel: 0), track.averagePower(forChannel: 1)],
-                                             peaks: [track.peakPower(forChannel: 0), track.peakPower(forChannel: 1)],
+            // Channels 0 and 1 always exist, so the meters' channel check cannot fail here.
+            let average = { (c: Int) in (try? track.averagePower(forChannel: c)) ?? -160 }
+            let peak = { (c: Int) in (try? track.peakPower(forChannel: c)) ?? -160 }
+            lines.append(LevelMeterText.line(label: name, averages: [average(0), average(1)], peaks: [peak(0), peak(1)],
                                              barWidth: barWidth, labelWidth: labelWidth))
         }
         if shown < tracks.count { lines.append("… \(tracks.count - shown) more tracks (a taller terminal shows them)") }
-        lines.append(LevelMeterText.line(label: "master", averages: [engine.averagePower(forChannel: 0), engine.averagePower(forChannel: 1)],
-                                         peaks: [engine.peakPower(forChannel: 0), engine.peakPower(forChannel: 1)],
+        let average = { (c: Int) in (try? self.engine.averagePower(forChannel: c)) ?? -160 }
+        let peak = { (c: Int) in (try? self.engine.peakPower(forChannel: c)) ?? -160 }
+        lines.append(LevelMeterText.line(label: "master", averages: [average(0), average(1)], peaks: [peak(0), peak(1)],
                                          barWidth: barWidth, labelWidth: labelWidth))
         // Back to the first line drawn last time, then every line rewritten and cleared to its end.
         var text = linesDrawn > 0 ? "\u{1B}[\(linesDrawn)A" : ""

@@ -35,21 +35,21 @@ final class EngineEventTests: XCTestCase {
         let a = try engine.makeTrack(sound), b = try engine.makeTrack(sound), c = try engine.makeTrack(sound)
         let names = [(a, "a"), (b, "b"), (c, "c")]
         for (t, name) in names {
-            t.onStart = { log.append(Line(what: "start " + name, frame: $0)) }
-            t.onFinish = { log.append(Line(what: "end " + name, frame: $0.frame, detail: $0.reason.rawValue)) }
+            t.onStart = { log.append(Line(what: "start " + name, frame: $0.frame)) }
+            t.onFinish = { log.append(Line(what: "end " + name, frame: $0.time.frame, detail: $0.reason.rawValue)) }
         }
-        engine.onCommandApplied = { id, f in log.append(Line(what: "applied \(id)", frame: f)) }
-        engine.onCommandDropped = { id, f, r in log.append(Line(what: "dropped \(id)", frame: f, detail: r.rawValue)) }
+        engine.onCommandApplied = { id, f in log.append(Line(what: "applied \(id)", frame: f.frame)) }
+        engine.onCommandDropped = { id, f, r in log.append(Line(what: "dropped \(id)", frame: f.frame, detail: r.rawValue)) }
         let first = engine.events(), second = engine.events()
 
-        b.numberOfLoops = 1
-        try a.play(atFrame: 100)    // 100 + 1000
-        try b.play(atFrame: 500)    // two passes: 500 + 2000
-        try c.play(atFrame: 200)
-        let stop = try XCTUnwrap(c.schedule(.stop(fadeFrames: 0), atFrame: 900))     // hard cut on 900
+        try b.setNumberOfLoops(1)
+        try a.play(at: engine.time(frame: 100))    // 100 + 1000
+        try b.play(at: engine.time(frame: 500))    // two passes: 500 + 2000
+        try c.play(at: engine.time(frame: 200))
+        let stop = try XCTUnwrap(c.schedule(.stop(fade: 0), atFrame: 900))     // hard cut on 900
         let late = try XCTUnwrap(a.schedule(.volume(0.5), atFrame: 4000))           // a has ended by then
         let fx = try engine.registerEffect(try monoSound(400, name: "fx") { _ in 0.1 })
-        try engine.fire(fx, atFrame: 300) { log.append(Line(what: "end " + $0.effect.name, frame: $0.frame, detail: $0.reason.rawValue)) }
+        try engine.fire(fx, at: engine.time(frame: 300)) { log.append(Line(what: "end " + $0.effect.name, frame: $0.time.frame, detail: $0.reason.rawValue)) }
 
         _ = engine.renderOffline(frames: 5000, blockFrames: 256)
         let seen = await (drainEvents(first), drainEvents(second))
@@ -77,7 +77,7 @@ final class EngineEventTests: XCTestCase {
         let stalled = engine.events(bufferSize: 8)
         let reader = engine.events()
         let firings = 200
-        for i in 0..<firings { try engine.fire(fx, atFrame: Int64(20 * i)) }
+        for i in 0..<firings { try engine.fire(fx, at: engine.time(frame: Int64(20 * i))) }
         let rendered = engine.renderOffline(frames: 20 * firings + 100, blockFrames: 128)
         XCTAssertEqual(rendered.count, 2 * (20 * firings + 100), "rendering went through")
 
@@ -93,7 +93,7 @@ final class EngineEventTests: XCTestCase {
         for _ in 0..<8 { if let e = await iterator.next() { early.append(e) } }
         XCTAssertEqual(early.compactMap { if case let .effectStarted(_, at) = $0 { at.frame } else { nil } }, [Int64(0), 20, 40, 60],
                        "the first 8 events: 4 firings' starts and ends, kept")
-        try engine.fire(fx, atFrame: Int64(20 * firings + 200))
+        try engine.fire(fx, at: engine.time(frame: Int64(20 * firings + 200)))
         _ = engine.renderOffline(frames: 300, blockFrames: 128)
         var late: [EngineEvent] = []
         for _ in 0..<3 { if let e = await iterator.next() { late.append(e) } }
@@ -122,34 +122,34 @@ final class EngineEventTests: XCTestCase {
 
         // Waiting before anything plays: the natural end, 100 + 1000.
         let waiting = Task { try await natural.finished }
-        try natural.play(atFrame: 100)
+        try natural.play(at: engine.time(frame: 100))
         _ = engine.renderOffline(frames: 1500, blockFrames: 512)
         let end = try await waiting.value
-        XCTAssertEqual(end.frame, 1100)
+        XCTAssertEqual(end.time.frame, 1100)
         XCTAssertEqual(end.reason, .finished)
-        XCTAssertEqual(callbacks.values.map(\.frame), [1100], "the callback fired too")
+        XCTAssertEqual(callbacks.values.map(\.time.frame), [1100], "the callback fired too")
         let again = try await natural.finished
-        XCTAssertEqual(again.frame, 1100, "an end already reported is returned at once")
+        XCTAssertEqual(again.time.frame, 1100, "an end already reported is returned at once")
 
         // Stopped so that it is silent from 1800 on (its 240-frame fade ends there).
-        try stopped.play(atFrame: 1600)
-        stopped.stop(atFrame: 1800)
+        try stopped.play(at: engine.time(frame: 1600))
+        try stopped.stop(at: engine.time(frame: 1800))
         let stoppedEnd = Task { try await stopped.finished }
         _ = engine.renderOffline(frames: 1000, blockFrames: 512)
         let s = try await stoppedEnd.value
-        XCTAssertEqual(s.frame, 1800)
+        XCTAssertEqual(s.time.frame, 1800)
         XCTAssertEqual(s.reason, .stopped)
 
         // Cap 1: the thief's start on 3000 steals the victim (equal priority, the older goes), fading 240 frames.
-        try victim.play(atFrame: 2700)
-        try thief.play(atFrame: 3000)
+        try victim.play(at: engine.time(frame: 2700))
+        try thief.play(at: engine.time(frame: 3000))
         let stolen = Task { try await victim.finished }
         _ = engine.renderOffline(frames: 2000, blockFrames: 512)
         let v = try await stolen.value
-        XCTAssertEqual(v.frame, 3240)
+        XCTAssertEqual(v.time.frame, 3240)
         XCTAssertEqual(v.reason, .stolen)
         let t = try await thief.finished
-        XCTAssertEqual(t.frame, 4000)
+        XCTAssertEqual(t.time.frame, 4000)
         XCTAssertEqual(t.reason, .finished)
     }
 
@@ -157,22 +157,22 @@ final class EngineEventTests: XCTestCase {
         let engine = try makeEngine(maxBlockFrames: 256)
         let fx = try engine.registerEffect(try monoSound(300, name: "fx") { _ in 0.5 })
         let callback = Recorder<EffectCompletion>()
-        let instance = try engine.fire(fx, atFrame: 50) { callback.append($0) }
+        let instance = try engine.fire(fx, at: engine.time(frame: 50)) { callback.append($0) }
         let waiting = Task { await instance.completed }
         _ = engine.renderOffline(frames: 1000, blockFrames: 256)
         let done = await waiting.value
-        XCTAssertEqual(done?.frame, 350)
+        XCTAssertEqual(done?.time.frame, 350)
         XCTAssertEqual(done?.reason, .finished)
-        XCTAssertEqual(callback.values.map(\.frame), [350])
+        XCTAssertEqual(callback.values.map(\.time.frame), [350])
         let again = await instance.completed
-        XCTAssertEqual(again?.frame, 350, "an end already reported is returned at once")
+        XCTAssertEqual(again?.time.frame, 350, "an end already reported is returned at once")
     }
 
     func testACancelledWaitEndsAtOnceAndLeavesNothingBehind() async throws {
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(100) { _ in 0.5 })
         let fx = try engine.registerEffect(try monoSound(100) { _ in 0.5 })
-        let instance = try engine.fire(fx, atFrame: 1_000_000) // far beyond anything rendered here
+        let instance = try engine.fire(fx, at: engine.time(frame: 1_000_000)) // far beyond anything rendered here
 
         let waiting = Task { try await track.finished } // never played: waits for a first end that never comes
         let effectWaiting = Task { await instance.completed }
@@ -215,7 +215,7 @@ final class EngineEventTests: XCTestCase {
         let events = engine.events()
         let track = try engine.makeTrack(try Sound(streamingContentsOf: path))
         engine.setStreamReadDelay(microseconds: 40_000) // 8192 frames per 40 ms, first chunk late: underruns
-        try track.play(atFrame: 0)
+        try track.play(at: engine.time(frame: 0))
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * 512)
         defer { buffer.deallocate() }
         for _ in 0..<100 { // a real-time-like loop: never waits for the loader
@@ -242,7 +242,7 @@ final class EngineEventTests: XCTestCase {
             let track = try engine.makeTrack(try monoSound(100) { _ in 0.5 })
             var events: EngineEvents? = engine.events()
             XCTAssertTrue(engine.broadcast.isActive)
-            try track.play(atFrame: 0)
+            try track.play(at: engine.time(frame: 0))
             _ = engine.renderOffline(frames: 300)
             XCTAssertEqual(events?.droppedCount, 0, "its buffer holds the track's start and end (and so the track)")
             events = nil
@@ -260,27 +260,27 @@ final class EngineEventTests: XCTestCase {
         let events = engine.events()
         let ends = Recorder<TrackEnd>(), starts = Recorder<Int64>()
         track.onFinish = { ends.append($0) }
-        track.onStart = { starts.append($0) }
-        try track.play(atFrame: 0)
-        track.schedule(.pause(fadeFrames: 100), atFrame: 400)       // silent from 500, position 500 kept
-        track.schedule(.resume(fadeFrames: 0), atFrame: 800)        // the remaining 500 frames: ends on 1300
+        track.onStart = { starts.append($0.frame) }
+        try track.play(at: engine.time(frame: 0))
+        track.schedule(.pause(fade: 100.0 / 48000), atFrame: 400)       // silent from 500, position 500 kept
+        track.schedule(.resume(fade: 0), atFrame: 800)        // the remaining 500 frames: ends on 1300
         let first = Task { try await track.finished }
         _ = engine.renderOffline(frames: 1500, blockFrames: 256)
         let end = try await first.value
-        XCTAssertEqual(end.frame, 1300, "a pause is not an end: 800 + the 500 frames left")
+        XCTAssertEqual(end.time.frame, 1300, "a pause is not an end: 800 + the 500 frames left")
         XCTAssertEqual(end.reason, .finished)
 
         // A timed play while the previous voice still sounds replaces it: both ends are reported.
-        try track.play(atFrame: 1600)
+        try track.play(at: engine.time(frame: 1600))
         let replaced = Task { try await track.finished }          // the voice started on 1600
         while track.endWaiters.waitingCount == 0 { await Task.yield() }
         track.schedulePlay(atFrame: 2000)                           // cuts the 1600 voice on 2000 (stopped)
         _ = engine.renderOffline(frames: 2000, blockFrames: 256)
         let cut = try await replaced.value
-        XCTAssertEqual(cut.frame, 2000)
+        XCTAssertEqual(cut.time.frame, 2000)
         XCTAssertEqual(cut.reason, .stopped)
         let last = try await track.finished
-        XCTAssertEqual(last.frame, 3000, "the new voice: 2000 + 1000")
+        XCTAssertEqual(last.time.frame, 3000, "the new voice: 2000 + 1000")
 
         let seen = await drainEvents(events).compactMap { e -> String? in
             switch e {
@@ -294,6 +294,6 @@ final class EngineEventTests: XCTestCase {
         XCTAssertEqual(seen, ["start 0", "pause 500", "start 800", "end 1300 finished", "start 1600", "end 2000 stopped",
                               "start 2000", "end 3000 finished"])
         XCTAssertEqual(starts.values, [0, 800, 1600, 2000], "onStart saw the same starts")
-        XCTAssertEqual(ends.values.map(\.frame), [1300, 2000, 3000], "onFinish saw the same ends")
+        XCTAssertEqual(ends.values.map(\.time.frame), [1300, 2000, 3000], "onFinish saw the same ends")
     }
 }

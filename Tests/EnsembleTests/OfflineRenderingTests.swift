@@ -18,14 +18,14 @@ final class OfflineRenderingTests: XCTestCase {
         let path = try dir.write(WAVBuilder.pcm16(samples, rate: 44100).bytes, to: "streamed.wav")
         let streamed = try engine.makeTrack(Sound(streamingContentsOf: path))
         let looped = try engine.makeTrack(try monoSound(700) { rampValue($0) })
-        looped.rate = 1.3
-        looped.numberOfLoops = 3
-        looped.pan = -0.4
-        try streamed.play(atFrame: 10)
-        try looped.play(atFrame: 333)
-        looped.schedule(.volume(0.3, rampFrames: 100), atFrame: 2000)
+        try looped.setRate(1.3)
+        try looped.setNumberOfLoops(3)
+        try looped.setPan(-0.4)
+        try streamed.play(at: engine.time(frame: 10))
+        try looped.play(at: engine.time(frame: 333))
+        looped.schedule(.volume(0.3, ramp: 100.0 / 48000), atFrame: 2000)
         let fx = try engine.registerEffect(try monoSound(200) { _ in 0.2 })
-        for i in 0..<100 { try engine.fire(fx, pan: Float(i % 3) - 1, atFrame: Int64(40 * i + 7)) }
+        for i in 0..<100 { try engine.fire(fx, pan: Float(i % 3) - 1, at: engine.time(frame: Int64(40 * i + 7))) }
         return (engine, [streamed, looped])
     }
 
@@ -99,7 +99,7 @@ final class OfflineRenderingTests: XCTestCase {
         // 700 frames at rate 1.3 (step 1.3 at equal rates), 4 passes: 2800 source frames, ⌈2800 / 1.3⌉ = 2154
         // output frames from its start on 333.
         _ = engine.renderOffline(frames: 3000, blockFrames: 512)
-        XCTAssertEqual(ends.values.map(\.frame), [333 + 2154], "reported before renderOffline returned")
+        XCTAssertEqual(ends.values.map(\.time.frame), [333 + 2154], "reported before renderOffline returned")
         XCTAssertEqual(ends.values.map(\.reason), [.finished])
     }
 }

@@ -64,7 +64,7 @@ extension Engine {
             return d
         }
         if underruns > 0 {
-            publish(.streamStarved(underruns: underruns, missingFrames: missing, at: time(renderedFrame)))
+            publish(.streamStarved(underruns: underruns, missingFrames: missing, at: renderTime))
         }
     }
 
