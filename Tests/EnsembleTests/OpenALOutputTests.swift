@@ -170,7 +170,7 @@ final class OpenALOutputTests: XCTestCase {
         loop.isMeteringEnabled = true
         let fx = try engine.registerEffect(try monoSound(300) { _ in 0.1 })
         try output.start()
-        try engine.play([loop], at: XCTUnwrap(engine.now.advanced(bySeconds: 0.01)))
+        try engine.play([loop], at: engine.now.advanced(bySeconds: 0.01))
         for k in 0..<20 {
             usleep(20_000)
             try engine.fire(fx, pan: k % 2 == 0 ? -0.5 : 0.5)
@@ -206,7 +206,7 @@ final class OpenALOutputTests: XCTestCase {
             let track = try engine.makeTrack(sound)
             track.onStart = { f in let f = f.frame; started.withLock { $0 = f } }
             track.onFinish = { e in finished.withLock { $0 = e.time.frame } }
-            try track.play(at: XCTUnwrap(engine.now.advanced(bySeconds: 0.05)))
+            try track.play(at: engine.now.advanced(bySeconds: 0.05))
             usleep(200_000)
             output.stallRenderThreadForTesting(0.15)
             usleep(400_000)

@@ -5,10 +5,7 @@ extension Engine {
     /// The point `seconds` after frame 0 of the engine's timeline, rounded to the nearest output frame.
     /// Throws `EngineError.invalidParameter` when `seconds` is not finite or lies beyond the 64-bit frame range.
     public func time(seconds: Double) throws(EngineError) -> EngineTime {
-        guard let t = EngineTime(seconds: seconds, sampleRate: sampleRate) else {
-            throw .invalidParameter(name: "seconds", value: seconds, expected: "a finite time")
-        }
-        return t
+        try EngineTime(seconds: seconds, sampleRate: sampleRate)
     }
 
     /// Output frame `frame` of the engine's timeline.

@@ -198,7 +198,7 @@ public final class Engine: @unchecked Sendable {
     /// while the engine was paused: see `pause()`). With an `OpenALOutput` attached it is the device clock: the
     /// frame actually being played, which trails `renderTime` by the output latency. Both count on the same
     /// timeline (frame F of the mix is rendered as frame F and played as frame F), so `play(at:)` is exact
-    /// either way. Start timed calls from it: `now.advanced(bySeconds: 0.1)`.
+    /// either way. Start timed calls from it: `try now.advanced(bySeconds: 0.1)`.
     public var now: EngineTime { EngineTime(frame: currentFrame, sampleRate: sampleRate) }
 
     /// Output frames rendered so far (the render clock, `renderTime`); it stands still while the engine is paused.

@@ -5,7 +5,7 @@
 /// The engine counts time in output frames (frame 0 is the first frame it rendered), so a time is exact as a
 /// frame and only converted to seconds for people. Every timed call takes one: `track.play(at:)`,
 /// `engine.fire(_:at:)`, scheduled changes, stops and pauses. Make one from the engine's clock
-/// (`engine.now`, then `advanced(bySeconds:)`), with `engine.time(seconds:)` / `time(frame:)` /
+/// (`engine.now`, then `try advanced(bySeconds:)`), with `engine.time(seconds:)` / `time(frame:)` /
 /// `time(forHostTime:)`, or from seconds or frames at the engine's rate; the engine
 /// refuses a time made at another rate (`EngineError.invalidParameter`) rather than silently rescaling it.
 public struct EngineTime: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -20,10 +20,12 @@ public struct EngineTime: Sendable, Hashable, Comparable, CustomStringConvertibl
         self.sampleRate = sampleRate
     }
 
-    /// The frame nearest `seconds` on a timeline running at `sampleRate` (round half away from zero), or nil when
-    /// `seconds` is not a finite number or falls outside the 64-bit frame range.
-    public init?(seconds: Double, sampleRate: Double) {
-        guard let frame = EngineTime.frames(seconds: seconds, sampleRate: sampleRate) else { return nil }
+    /// The frame nearest `seconds` on a timeline running at `sampleRate` (round half away from zero). Throws
+    /// `EngineError.invalidParameter` when `seconds` is not a finite number or falls outside the 64-bit frame range.
+    public init(seconds: Double, sampleRate: Double) throws(EngineError) {
+        guard let frame = EngineTime.frames(seconds: seconds, sampleRate: sampleRate) else {
+            throw .invalidParameter(name: "seconds", value: seconds, expected: "a finite time within the 64-bit frame range")
+        }
         self.init(frame: frame, sampleRate: sampleRate)
     }
 
@@ -36,12 +38,15 @@ public struct EngineTime: Sendable, Hashable, Comparable, CustomStringConvertibl
         return EngineTime(frame: overflow ? (frames > 0 ? .max : .min) : sum, sampleRate: sampleRate)
     }
 
-    /// The time `seconds` later (earlier when negative), rounded to the nearest frame; nil when `seconds` is not
-    /// finite or the result leaves the 64-bit frame range.
-    public func advanced(bySeconds seconds: Double) -> EngineTime? {
-        guard let delta = EngineTime.frames(seconds: seconds, sampleRate: sampleRate) else { return nil }
+    /// The time `seconds` later (earlier when negative), rounded to the nearest frame. Throws
+    /// `EngineError.invalidParameter` when `seconds` is not finite or the result leaves the 64-bit frame range.
+    public func advanced(bySeconds seconds: Double) throws(EngineError) -> EngineTime {
+        let bad = EngineError.invalidParameter(name: "seconds", value: seconds,
+                                               expected: "a finite offset within the 64-bit frame range")
+        guard let delta = EngineTime.frames(seconds: seconds, sampleRate: sampleRate) else { throw bad }
         let (sum, overflow) = frame.addingReportingOverflow(delta)
-        return overflow ? nil : EngineTime(frame: sum, sampleRate: sampleRate)
+        if overflow { throw bad }
+        return EngineTime(frame: sum, sampleRate: sampleRate)
     }
 
     /// Frames from `other` to this time (positive when this one is later). Both must be at the same rate.
