@@ -62,7 +62,8 @@ public struct SoakReport: Sendable, CustomStringConvertible {
     public var residentBytes: [Int] = []
     /// Live heap bytes (allocated, not freed) after each round.
     public var heapBytes: [Int] = []
-    /// Largest resident size after warm-up minus the size at the end of warm-up.
+    /// How far the resident size settled above its size at the end of warm-up (the smallest size of the last
+    /// third of the later rounds minus that size: a leak raises it, a burst freed again does not).
     public var residentGrowth = 0
     /// The same for the live heap bytes: what `memoryBound` limits.
     public var heapGrowth = 0
@@ -242,9 +243,14 @@ public enum Soak {
         }
     }
 
-    /// The largest size after the first `warm` rounds minus the size at the end of them (0 without enough rounds).
+    /// How much the size settled above its value at the end of the first `warm` rounds: the smallest size of the
+    /// last third of the later rounds minus that value (0 without enough rounds). A leak raises every later round,
+    /// so it shows; a burst that is freed again (a command backlog while a loaded machine delays the render thread:
+    /// one real-time round was seen 8 MB up and back the next) does not.
     private static func growth(_ sizes: [Int], after warm: Int) -> Int {
         guard warm >= 1, sizes.count > warm else { return 0 }
-        return max(0, (sizes[warm...].max() ?? 0) - sizes[warm - 1])
+        let later = sizes[warm...]
+        let tail = later.suffix(max(1, later.count / 3))
+        return max(0, (tail.min() ?? 0) - sizes[warm - 1])
     }
 }
