@@ -62,8 +62,8 @@ public struct SoakReport: Sendable, CustomStringConvertible {
     public var residentBytes: [Int] = []
     /// Live heap bytes (allocated, not freed) after each round.
     public var heapBytes: [Int] = []
-    /// How far the resident size settled above its size at the end of warm-up (the smallest size of the last
-    /// third of the later rounds minus that size: a leak raises it, a burst freed again does not).
+    /// How far the resident size rose above its size at the end of warm-up (the second-highest later round: a
+    /// leak raises it, a one-round burst freed again does not).
     public var residentGrowth = 0
     /// The same for the live heap bytes: what `memoryBound` limits.
     public var heapGrowth = 0
@@ -243,14 +243,14 @@ public enum Soak {
         }
     }
 
-    /// How much the size settled above its value at the end of the first `warm` rounds: the smallest size of the
-    /// last third of the later rounds minus that value (0 without enough rounds). A leak raises every later round,
-    /// so it shows; a burst that is freed again (a command backlog while a loaded machine delays the render thread:
-    /// one real-time round was seen 8 MB up and back the next) does not.
+    /// How far the size rose above its value at the end of the first `warm` rounds, ignoring the single highest
+    /// later round when there are three or more (0 without enough rounds). A leak raises every later round, so
+    /// it shows; a one-round burst that is freed again (a command backlog while a loaded machine delays the
+    /// real-time render thread: one round was seen 8 MB up and back the next) does not.
     private static func growth(_ sizes: [Int], after warm: Int) -> Int {
         guard warm >= 1, sizes.count > warm else { return 0 }
-        let later = sizes[warm...]
-        let tail = later.suffix(max(1, later.count / 3))
-        return max(0, (tail.min() ?? 0) - sizes[warm - 1])
+        let later = sizes[warm...].sorted()
+        let high = later.count >= 3 ? later[later.count - 2] : later[later.count - 1]
+        return max(0, high - sizes[warm - 1])
     }
 }
