@@ -31,8 +31,8 @@ extension Mixer {
     @_noLocks
     func assignLanes() {
         for k in 0..<laneCount { lanes[k].begin() }
-        let active = self.active, pool = self.pool, lanes = self.lanes, laneCount = self.laneCount
-        for i in 0..<activeCount {
+        let active = voices.active, pool = voices.slots, lanes = self.lanes, laneCount = self.laneCount
+        for i in 0..<voices.activeCount {
             let slot = active[i]
             lanes[MixLane.lane(of: pool[Int(slot)], count: laneCount)].add(slot)
         }
@@ -43,7 +43,7 @@ extension Mixer {
     @_noLocks
     func renderLane(_ lane: Int, _ span: MixSpan) {
         let me = lanes + lane
-        let pool = self.pool, rack = buses, accumulators = laneAccumulators
+        let pool = voices.slots, rack = buses, accumulators = laneAccumulators
         let t0 = span.start, t1 = span.end
         for i in 0..<me.pointee.voiceCount {
             let slot = Int(me.pointee.voices[i])
@@ -71,15 +71,7 @@ extension Mixer {
             for e in 0..<lane.endCount { finish(Int(lane.ends[e].slot), at: lane.ends[e].frame) }
             ended += lane.endCount
         }
-        if ended > 0 {
-            let pool = self.pool
-            var kept = 0
-            for k in 0..<activeCount where pool[Int(active[k])].isPlaying {
-                active[kept] = active[k]
-                kept += 1
-            }
-            activeCount = kept
-        }
+        if ended > 0 { voices.removeSilenced() }
         let rack = buses, accumulators = laneAccumulators
         for k in 1..<laneCount { lanes[k].addInto(span, rack, accumulators) }
     }
