@@ -1,4 +1,4 @@
-// Control side makes these; the render thread applies them (sent by value through the command ring).
+// Built on the control thread, carried by the command ring, applied on the render thread.
 
 /// Everything a voice needs to start, sent by value so the render side never reads control-side memory.
 struct VoiceSetup: BitwiseCopyable, Sendable {

@@ -1,3 +1,5 @@
+// Render thread (the lanes, and command handling); `step(rate:…)` is computed on the control thread.
+
 /// Where a voice is in its sound, and how fast it moves: the resampler's state.
 ///
 /// The position is fixed point, an integer file frame plus a 32-bit fraction, and the step per output frame is
@@ -71,6 +73,10 @@ struct SourceCursor: BitwiseCopyable {
         if r == 0 { return q }
         return q == .max ? nil : q + 1
     }
+
+    /// The cursor's frame in a stream's numbering, where every pass is `length` frames long (pass × length +
+    /// position): what the loader is asked for and the ring is indexed by (`StreamReader`, `StreamView`).
+    var streamFrame: Int64 { @_noLocks get { Int64(pass) * Int64(length) + Int64(position) } }
 
     var isPassthrough: Bool { @_noLocks get { step == Self.one && fraction == 0 } }
 

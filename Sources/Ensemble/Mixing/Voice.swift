@@ -1,3 +1,5 @@
+// Render thread: voices live in the `VoicePool`; during the lanes each is written only by its own lane.
+
 /// One playing instance of a sound, as the render side holds it: a cursor plus the gains that shape it.
 ///
 /// Tracks and one-shot effects are both voices. All fields are plain values; voices live in a preallocated
@@ -46,7 +48,7 @@ struct Voice: BitwiseCopyable {
 
     var metering = false
     /// The bus the voice is summed into (0: straight into the output), and while moving between buses the
-    /// one it leaves, with the crossfade (see `BusRack.finishRoute`).
+    /// one it leaves, with the crossfade (see `MixLane.split`).
     var bus: Int32 = 0
     var previousBus: Int32 = 0
     var busFade = LinearRamp.constant(1)
