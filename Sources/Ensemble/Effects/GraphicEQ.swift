@@ -9,7 +9,9 @@ import Foundation
 /// until the combined response at every centre equals the table within 0.001 dB. Bands whose centre lies above
 /// 0.45 × the sample rate (16 kHz at rates below 35.6 kHz) are left out and their gains ignored.
 public enum GraphicEQ {
+    /// The ten band centre frequencies in Hz, lowest first (the ISO octave centres 31.5 Hz … 16 kHz).
     public static let bandCentres: [Double] = [31.5, 63, 125, 250, 500, 1000, 2000, 4000, 8000, 16000]
+    /// The quality factor of every band's peaking filter, √2 (a bandwidth of one octave).
     public static let q = 2.0.squareRoot()
 
     /// The presets, in display order: name (the iPod's spelling) and gain in dB at each of `bandCentres`.

@@ -13,6 +13,8 @@ public struct BusSettings: Sendable, Equatable {
     /// part of the solo system).
     public var solo = false
 
+    /// Settings with the given values; the defaults are a unity-gain, centred, unmuted, unsoloed bus. Nothing is
+    /// checked here: `Engine.setBus(_:settings:)` refuses a volume outside 0…1 or a pan outside −1…1.
     public init(volume: Float = 1, pan: Float = 0, mute: Bool = false, solo: Bool = false) {
         self.volume = volume
         self.pan = pan

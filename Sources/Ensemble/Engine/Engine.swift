@@ -31,6 +31,9 @@ import Synchronization
 /// `time(forHostTime:)`); lengths (ramps, fades, durations) are seconds as `Double`, rounded to the nearest
 /// output frame. Events report `EngineTime`s.
 public final class Engine: @unchecked Sendable {
+    /// The engine's fixed settings, chosen once when it is made and checked by `init(configuration:)`.
+    ///
+    /// Every member has a usable default (48 kHz, 4096-frame blocks, 4096 voices, …); change only what you need.
     public struct Configuration: Sendable {
         /// Output sample rate in Hz.
         public var sampleRate: Double = 48000
@@ -65,9 +68,11 @@ public final class Engine: @unchecked Sendable {
         /// The longest sound accepted as a one-shot effect, in seconds.
         public static let maxEffectDuration = 30.0
 
+        /// The default configuration.
         public init() {}
     }
 
+    /// The configuration the engine was made with (fixed for its life).
     public let configuration: Configuration
     let mixer: Mixer
     /// The same mixer, reachable from the render path without retaining it (`mixer` keeps it alive).
@@ -84,6 +89,12 @@ public final class Engine: @unchecked Sendable {
     /// The subscribers of `events()`, fed on the event thread (see `Engine+Events`).
     let broadcast = EventBroadcast()
 
+    /// Makes an engine with the given settings and starts its event thread; nothing renders until an output or
+    /// an offline render pulls blocks.
+    ///
+    /// - Throws: `EngineError.invalidParameter(name:value:expected:)` naming the first member of `configuration`
+    ///   out of its range (sample rate 8000…384000 Hz, `maxBlockFrames` 16…65536, `maxVoices` 1…2²⁰,
+    ///   `smoothingTime` 0…1 s, ring capacities 64…2²⁰, `streamBufferDuration` above 0 and at most 600 s, …).
     public init(configuration: Configuration = Configuration()) throws(EngineError) {
         let c = configuration
         guard c.sampleRate.isFinite, c.sampleRate >= 8000, c.sampleRate <= 384_000 else {
@@ -127,6 +138,7 @@ public final class Engine: @unchecked Sendable {
         startEventThread()
     }
 
+    /// The output sample rate in Hz (`configuration.sampleRate`); every `EngineTime` of this engine counts frames at it.
     public var sampleRate: Double { configuration.sampleRate }
 
     static func smoothingFrames(_ c: Configuration) -> Int { Int((c.smoothingTime * c.sampleRate).rounded()) }

@@ -11,7 +11,9 @@ import Synchronization
 /// smoothed over `Engine.Configuration.smoothingTime` (or the `ramp` given) so they never click; with `at:` a
 /// change waits for an exact time (see `schedule(_:at:onApplied:onDropped:)`). All methods are thread-safe.
 public final class Track: @unchecked Sendable {
+    /// The engine this track plays on (a track belongs to one engine for its life).
     public let engine: Engine
+    /// The sound this track plays (fixed when the track is made).
     public let sound: Sound
     let slot: Int32
 

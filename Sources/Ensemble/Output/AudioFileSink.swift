@@ -7,8 +7,11 @@
 public final class AudioFileSink {
     /// Where the finished file will appear.
     public let path: String
+    /// The container and sample encoding of the file.
     public let format: OutputFormat
+    /// The file's sample rate in Hz (frames per second).
     public let sampleRate: Int
+    /// Channels per frame; `write(interleaved:)` takes whole frames of this many samples.
     public let channelCount: Int
     private let sink: SndfileSink
 

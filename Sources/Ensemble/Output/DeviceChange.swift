@@ -3,6 +3,7 @@
 /// A change of the device an `OpenALOutput` plays on, reported once per change through
 /// `OpenALOutput.onDeviceChange` (on the output's own event queue, never on the render thread).
 public struct DeviceChange: Sendable, Equatable {
+    /// What happened to the device.
     public enum Kind: Sendable, Equatable {
         /// The device reported itself disconnected (`ALC_EXT_disconnect`): unplugged, its server gone, or (the
         /// wave writer) its file could not be written. The engine timeline stands still from here.
@@ -11,6 +12,7 @@ public struct DeviceChange: Sendable, Equatable {
         case reopened
     }
 
+    /// Whether the device was lost or playback moved to a newly opened one.
     public var kind: Kind
     /// The device lost, or the device now playing.
     public var deviceName: String
@@ -18,6 +20,7 @@ public struct DeviceChange: Sendable, Equatable {
     /// played. Every frame from there on is played on the next device, none is rendered twice.
     public var frame: Int64
 
+    /// A report of the given change (the output makes these; tests and custom outputs may too).
     public init(kind: Kind, deviceName: String, frame: Int64) {
         self.kind = kind
         self.deviceName = deviceName

@@ -29,6 +29,8 @@ import Glibc
 /// `DeviceLossPolicy` (or `reopen(deviceName:)`) continues on another device with the first frame the lost
 /// one had not played.
 public final class OpenALOutput: @unchecked Sendable {
+    /// Which device to play on, the size of the buffer ring (latency = `bufferCount` × `bufferFrames` frames),
+    /// and what to do when the device is lost; checked by `init(engine:configuration:)`.
     public struct Configuration: Sendable {
         /// Playback device name (nil: the default device). See `OpenALDevice.availableDevices()`.
         public var deviceName: String?
@@ -39,6 +41,8 @@ public final class OpenALOutput: @unchecked Sendable {
         /// What to do when the device is lost: by default reopen the default device.
         public var onDeviceLoss: DeviceLossPolicy = .reopen(deviceName: nil)
 
+        /// A configuration with the given members; the defaults queue 4 × 240 frames on the default device and
+        /// reopen the default device when it is lost. Ranges are checked by `OpenALOutput.init(engine:configuration:)`.
         public init(deviceName: String? = nil, bufferCount: Int = 4, bufferFrames: Int = 240,
                     onDeviceLoss: DeviceLossPolicy = .reopen(deviceName: nil)) {
             self.deviceName = deviceName
@@ -58,7 +62,9 @@ public final class OpenALOutput: @unchecked Sendable {
         }
     }
 
+    /// The engine whose mix this output plays.
     public let engine: Engine
+    /// The configuration the output was made with (the device name may change later through `reopen`).
     public let configuration: Configuration
     /// The stream playing now (replaced by `reopen`); the render thread reads `streamRef`, swapped only while
     /// it is parked.

@@ -33,7 +33,14 @@ public struct MixPlot: Sendable {
     /// One row of the plot.
     public struct Lane: Sendable, Equatable {
         /// What the lane shows: a scene track, the firings of one named effect, or a bus the timeline changes.
-        public enum Kind: String, Sendable { case track, effect, bus }
+        public enum Kind: String, Sendable {
+            /// A scene track: one span per sounding, with its loop passes.
+            case track
+            /// Every firing of one named effect.
+            case effect
+            /// A bus that timeline entries change (commands only, no spans).
+            case bus
+        }
         /// What the lane shows.
         public var kind: Kind
         /// The track's, effect's or bus's name in the scene.

@@ -12,12 +12,17 @@
 ///   { "at": 2.0, "bus": "music", "set": { "volume": 0.3 }, "ramp": 1.0 } ]
 /// ```
 extension Scene {
+    /// One entry of the scene's `timeline`: an action on a named track or bus at a time on the scene's timeline.
     public struct TimedChange: Sendable, Equatable {
+        /// What the change acts on, by its name in the scene.
         public enum Target: Sendable, Equatable {
+            /// The scene track with this name.
             case track(String)
+            /// The bus with this name; only `set` with a volume applies to a bus.
             case bus(String)
         }
 
+        /// What the change does; each case is one key of a timeline entry (`set`, `stop`, `pause`, …).
         public enum Action: Sendable, Equatable {
             /// Any of volume, pan, rate, loops; applied on the same frame in that order. `ramp` (seconds) smooths
             /// volume and pan (nil: the engine's smoothing time, 0: a step).
@@ -26,6 +31,7 @@ extension Scene {
             case stop(fade: Double?)
             /// Fade (seconds) starting at `at`; nil: the smoothing time.
             case pause(fade: Double?)
+            /// Continues a paused track, fading in over `fade` seconds starting at `at`; nil: the smoothing time.
             case resume(fade: Double?)
             /// Seconds into the file.
             case seek(Double)
@@ -35,9 +41,12 @@ extension Scene {
 
         /// Seconds on the scene's timeline.
         public var at: Double
+        /// The track or bus it acts on.
         public var target: Target
+        /// What it does.
         public var action: Action
 
+        /// A change as given; values are checked when a scene file is loaded, not here.
         public init(at: Double, target: Target, action: Action) {
             self.at = at
             self.target = target

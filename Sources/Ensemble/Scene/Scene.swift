@@ -16,6 +16,7 @@ import Foundation
 public struct Scene: Sendable, Equatable {
     /// The description of one scene track (its `Track` is made when the scene is loaded onto an engine).
     public struct TrackEntry: Sendable, Equatable {
+        /// The track's name, unique among the scene's tracks (the `name` key; default: the file name without extension).
         public var name: String
         /// Absolute path (resolved against the scene's folder).
         public var file: String
@@ -23,13 +24,17 @@ public struct Scene: Sendable, Equatable {
         public var start = 0.0
         /// Seconds into the file at which the first pass begins.
         public var offset = 0.0
+        /// Gain, 0…1 (default 1).
         public var volume: Float = 1
+        /// Stereo position, −1 (left) … 1 (right) (default 0, centre).
         public var pan: Float = 0
+        /// Playback speed, 0.5…2 (default 1); see `rateMode` for whether it changes pitch.
         public var rate: Float = 1
         /// 0 = once, n = n extra passes, −1 = until the scene ends.
         public var loops = 0
+        /// Linear fade-in from the track's first sample, in seconds (0 = none).
         public var fadeIn = 0.0
-        /// Ends at the track's last sample, or at the scene's end for a track that loops forever.
+        /// Linear fade-out in seconds (0 = none). Ends at the track's last sample, or at the scene's end for a track that loops forever.
         public var fadeOut = 0.0
         /// The name of the bus it plays into; nil for the master.
         public var bus: String?
@@ -39,6 +44,7 @@ public struct Scene: Sendable, Equatable {
         /// Loop region in seconds of the file (see `Track.setLoopRegion`); either may be nil (the file's start /
         /// end, or its `smpl` loop points when it has them). A region keeps the file in memory.
         public var loopStart: Double?
+        /// The loop region's end in seconds of the file (exclusive), after `loopStart`; nil for the file's end.
         public var loopEnd: Double?
         /// Stealing priority under `maxVoices`, 0…255.
         public var priority = 128
@@ -47,6 +53,7 @@ public struct Scene: Sendable, Equatable {
         /// How the track is resampled; nil for the scene's `resampler`.
         public var resampler: ResamplerQuality?
 
+        /// A track playing `file` (an absolute path) once from its start at time 0, with every other member at its default.
         public init(name: String, file: String) {
             self.name = name
             self.file = file
@@ -55,11 +62,15 @@ public struct Scene: Sendable, Equatable {
 
     /// The description of one firing of a one-shot effect.
     public struct EffectEntry: Sendable, Equatable {
+        /// The effect's name (default: the file name without extension); firings with one name share one file.
         public var name: String
+        /// Absolute path of the sound fired (resolved against the scene's folder).
         public var file: String
         /// Seconds on the scene's timeline at which it fires.
         public var at = 0.0
+        /// Gain, 0…1 (default 1).
         public var volume: Float = 1
+        /// Stereo position, −1 (left) … 1 (right) (default 0, centre).
         public var pan: Float = 0
         /// The name of the bus it plays into; nil for the master.
         public var bus: String?
@@ -68,6 +79,7 @@ public struct Scene: Sendable, Equatable {
         /// How the effect is resampled; nil for the scene's `resampler`.
         public var resampler: ResamplerQuality?
 
+        /// A firing of `file` (an absolute path) at time 0, with every other member at its default.
         public init(name: String, file: String) {
             self.name = name
             self.file = file
@@ -77,10 +89,14 @@ public struct Scene: Sendable, Equatable {
     /// A bus (see "Buses and effects" in the README): tracks and effects routed to it by name are summed,
     /// run through `effects`, and mixed into the master with its volume, pan, mute and solo.
     public struct BusEntry: Sendable, Equatable {
+        /// The bus's name, unique among the scene's buses; tracks and effects name it in their `bus` key.
         public var name: String
+        /// Volume, pan, mute and solo (default: unity gain, centred).
         public var settings = BusSettings()
+        /// The bus's effect chain, run in order on the bus's sum (default: none).
         public var effects: [EffectSpec] = []
 
+        /// A bus with default settings and no effects.
         public init(name: String) { self.name = name }
     }
 
@@ -91,10 +107,13 @@ public struct Scene: Sendable, Equatable {
     /// Tracks without a `stream` key stream their file when it is longer than this (seconds).
     public static let streamingThreshold = 30.0
 
+    /// The output sample rate in Hz, 8000…384000, a whole number (default 48000); the engine is made at this rate.
     public var sampleRate = 48000.0
     /// Length of the mix in seconds; nil means "until the last track or effect ends".
     public var duration: Double?
+    /// The scene's tracks, in the order given.
     public var tracks: [TrackEntry] = []
+    /// The scene's effect firings, in the order given.
     public var effects: [EffectEntry] = []
     /// Timed changes to tracks and buses, in the order given (see `Scene.TimedChange`).
     public var timeline: [TimedChange] = []
@@ -103,6 +122,7 @@ public struct Scene: Sendable, Equatable {
     /// How tracks and effects without their own `resampler` are resampled.
     public var resampler = ResamplerQuality.sinc
 
+    /// An empty scene at 48 kHz: no tracks, effects, buses or timeline.
     public init() {}
 
     /// Reads and validates the scene at `path`.

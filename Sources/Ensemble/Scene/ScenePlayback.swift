@@ -3,7 +3,9 @@ import Synchronization
 /// A scene loaded onto an engine: its sounds decoded (each file once), a track per scene track, an effect per
 /// distinct effect file, everything scheduled on exact frames, and a log of what happened when.
 public final class ScenePlayback: @unchecked Sendable {
+    /// The scene as loaded (file paths absolute).
     public let scene: Scene
+    /// The engine the scene's tracks and effects play on.
     public let engine: Engine
     /// Output frames the scene lasts: round(duration × rate), or up to the end of its last track or effect.
     public let frameCount: Int64

@@ -6,10 +6,13 @@
 public final class Sound: @unchecked Sendable {
     /// Where the sound came from (a file path, or a name you gave), used in messages.
     public let name: String
+    /// The sound's own sample rate in Hz (the file's); voices resample it to the engine's rate as they play.
     public let sampleRate: Double
     /// 1 (mono) or 2 (stereo).
     public let channelCount: Int
+    /// Length in frames at `sampleRate`.
     public let frameCount: Int
+    /// Length in seconds (`frameCount / sampleRate`), at normal rate.
     public var duration: Double { Double(frameCount) / sampleRate }
 
     /// Planar: channel 0's frames, then channel 1's. Never written after `init`. (Four zeros for a streamed sound.)

@@ -8,9 +8,13 @@ import Glibc
 /// repeatable: the loader opens a decoder when the stream needs data and may close it again to bound the number
 /// of open files.
 public struct StreamFile: Sendable {
+    /// The file streamed.
     public let path: String
+    /// The file's sample rate in Hz.
     public let sampleRate: Double
+    /// 1 (mono) or 2 (stereo).
     public let channelCount: Int
+    /// Length in frames at `sampleRate`, from the file's header.
     public let frameCount: Int
     /// The codec family: "ima4" (Apple IMA4 in CAF/AIFC, decoded here), "mp3" (libmpg123), or "sndfile" (WAV/AIFF/CAF PCM, FLAC
     /// and Ogg Vorbis).
@@ -18,6 +22,7 @@ public struct StreamFile: Sendable {
     let ima4: IMA4StreamDecoder.Layout?
     /// Decoder states of an IMA4 file, shared by every stream of it (the loader thread alone touches them).
     let ima4Checkpoints = IMA4StreamDecoder.Checkpoints()
+    /// Length in seconds (`frameCount / sampleRate`).
     public var duration: Double { Double(frameCount) / sampleRate }
 
     /// Reads the header of `path`. Streams WAV, AIFF, CAF and AIFC with PCM or float samples, FLAC and Ogg
