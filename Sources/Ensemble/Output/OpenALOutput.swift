@@ -64,7 +64,8 @@ public final class OpenALOutput: @unchecked Sendable {
 
     /// The engine whose mix this output plays.
     public let engine: Engine
-    /// The configuration the output was made with (the device name may change later through `reopen`).
+    /// The configuration the output was made with. It does not change: after `reopen(deviceName:)` or a loss
+    /// policy's reopen, the device playing may be another than its `deviceName`.
     public let configuration: Configuration
     /// The stream playing now (replaced by `reopen`); the render thread reads `streamRef`, swapped only while
     /// it is parked.

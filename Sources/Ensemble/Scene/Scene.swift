@@ -107,7 +107,8 @@ public struct Scene: Sendable, Equatable {
     /// Tracks without a `stream` key stream their file when it is longer than this (seconds).
     public static let streamingThreshold = 30.0
 
-    /// The output sample rate in Hz, 8000…384000, a whole number (default 48000); the engine is made at this rate.
+    /// The output sample rate in Hz, 8000…384000, a whole number (default 48000): the rate `ensemble render` and
+    /// `ensemble play` make their engine at.
     public var sampleRate = 48000.0
     /// Length of the mix in seconds; nil means "until the last track or effect ends".
     public var duration: Double?

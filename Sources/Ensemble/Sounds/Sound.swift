@@ -6,7 +6,7 @@
 public final class Sound: @unchecked Sendable {
     /// Where the sound came from (a file path, or a name you gave), used in messages.
     public let name: String
-    /// The sound's own sample rate in Hz (the file's); voices resample it to the engine's rate as they play.
+    /// The sound's own sample rate in Hz (a decoded file's rate); voices resample it to the engine's rate as they play.
     public let sampleRate: Double
     /// 1 (mono) or 2 (stereo).
     public let channelCount: Int
