@@ -48,7 +48,3 @@ public final class AudioFileSink {
         sink.abort()
     }
 }
-
-/// The old name of `AudioFileSink`, kept so that code written against it still builds.
-@available(*, deprecated, renamed: "AudioFileSink")
-public typealias StreamingFileWriter = AudioFileSink
