@@ -36,6 +36,18 @@ public final class Engine: @unchecked Sendable {
         /// How tracks and effects are resampled unless they choose otherwise (`Track.resampler`,
         /// `fire(_:resampler:)`): band-limited `sinc` by default.
         public var resampler = ResamplerQuality.sinc
+        /// Threads that render each block, the calling render thread included (1…64). With more than one, the
+        /// voices of a block are mixed in lanes spread over persistent worker threads and summed in a fixed
+        /// order, so the output has the same bytes for any count. Real-time playback keeps one render thread
+        /// unless this is set (workers add a wake-up per block to the deadline); offline rendering
+        /// (`ensemble render --threads`) uses every core. Default 1: no worker threads at all.
+        public var renderThreads = 1
+        /// Test hook: each render worker thread calls this once when it starts (the allocation tests enrol
+        /// the thread in their counter with it).
+        @_spi(Testing) public var renderThreadStartHook: (@convention(c) () -> Void)?
+
+        /// Most threads `renderThreads` may ask for.
+        public static let maxRenderThreads = 64
 
         /// The longest sound accepted as a one-shot effect, in seconds.
         public static let maxEffectDuration = 30.0
@@ -76,6 +88,10 @@ public final class Engine: @unchecked Sendable {
         }
         guard c.smoothingTime.isFinite, c.smoothingTime >= 0, c.smoothingTime <= 1 else {
             throw .invalidParameter(name: "smoothingTime", value: c.smoothingTime, expected: "0…1 s")
+        }
+        guard c.renderThreads >= 1, c.renderThreads <= Configuration.maxRenderThreads else {
+            throw .invalidParameter(name: "renderThreads", value: Double(c.renderThreads),
+                                    expected: "1…\(Configuration.maxRenderThreads)")
         }
         self.configuration = c
         smoothingFrames = Self.smoothingFrames(c)
