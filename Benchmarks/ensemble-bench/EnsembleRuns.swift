@@ -1,5 +1,5 @@
 import CAllocationCounter
-import Ensemble
+@_spi(Testing) import Ensemble
 import Foundation
 
 struct RenderResult {
@@ -8,9 +8,13 @@ struct RenderResult {
 }
 
 enum EnsembleRuns {
-    static func engine(voices: Int, resampler: ResamplerQuality = .sinc) throws -> Engine {
+    /// `threads` > 1: the engine mixes each block on that many threads; its workers enrol in the shared
+    /// allocation count, so `renderLoop` counts their allocations too.
+    static func engine(voices: Int, resampler: ResamplerQuality = .sinc, threads: Int = 1) throws -> Engine {
         var c = Engine.Configuration()
         c.resampler = resampler
+        c.renderThreads = threads
+        if threads > 1 { c.renderThreadStartHook = allocation_counter_enroll }
         c.maxVoices = voices + 64
         c.maxBlockFrames = 1024
         c.commandCapacity = max(16384, 2 * voices + 64)
@@ -18,7 +22,7 @@ enum EnsembleRuns {
     }
 
     /// Renders `frames` frames in 1024-frame blocks as the render thread; times only this loop and counts
-    /// the render thread's allocations inside it.
+    /// the render thread's allocations inside it (and those of the engine's render workers, if it has any).
     static func renderLoop(_ engine: Engine, frames total: Int) -> RenderResult {
         let block = 1024
         let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
@@ -28,9 +32,11 @@ enum EnsembleRuns {
         var done = 0
         while done < total {
             let k = min(block, total - done)
+            allocation_counter_shared_start()
             allocation_counter_start()
             engine.render(interleaved: out, frames: k)
             allocations += allocation_counter_stop()
+            allocations += allocation_counter_shared_stop()
             done += k
         }
         return RenderResult(wall: now() - t0, allocations: allocations)
@@ -38,8 +44,8 @@ enum EnsembleRuns {
 
     /// N looping voices (half mono, half stereo) with their own volume, pan and (with `pitch`) rate.
     static func throughput(sounds: [Sound], voices n: Int, pitch: Bool, seconds: Double,
-                           resampler: ResamplerQuality = .sinc) throws -> RenderResult {
-        let engine = try engine(voices: n, resampler: resampler)
+                           resampler: ResamplerQuality = .sinc, threads: Int = 1) throws -> RenderResult {
+        let engine = try engine(voices: n, resampler: resampler, threads: threads)
         var tracks: [Track] = []
         tracks.reserveCapacity(n)
         for i in 0..<n {

@@ -229,6 +229,46 @@ let ima4Ratios = voices.compactMap { n -> Double? in
 print("IMA4 cost relative to PCM (PCM voice_x / IMA4 voice_x), per N: " + ima4Ratios.map { fmt($0, 2) }.joined(separator: ", "))
 }
 
+// MARK: 1c. Offline render on several threads
+
+// Section 1's workload (same voices, sounds and 1024-frame blocks) with `Engine.Configuration.renderThreads`,
+// which `ensemble render --threads` sets; the bytes are the same for any thread count (RenderThreadsTests).
+let parallelVoices = quick ? 64 : 256
+let cores = ProcessInfo.processInfo.activeProcessorCount
+let threadCounts = cores > 2 ? [1, 2, cores] : [1, 2]
+var parallelJSON: [[String: Any]] = []
+if !resamplersOnly {
+print("\n## 1c. Offline render on several threads (\(parallelVoices) voices, section 1's scenes; × real time = seconds "
+      + "rendered / wall s of the render loop, best of \(reps); OpenAL Soft mixes on one thread)\n")
+print("| scenario | threads | × real time | voice_x | speed-up over 1 thread | OpenAL linear × real time | render allocations (all threads) |")
+print("|---|---|---|---|---|---|---|")
+for s in scenarios where s.key == "rate1" || s.key == "spread" {
+    var single = Double.nan
+    for threads in threadCounts {
+        var best = Double.infinity
+        var allocations: UInt64 = 0
+        for _ in 0..<reps {
+            let r = try EnsembleRuns.throughput(sounds: s.sounds, voices: parallelVoices, pitch: s.pitch, seconds: secs,
+                                                threads: threads)
+            best = min(best, r.wall)
+            allocations += r.allocations
+        }
+        let speed = secs / best
+        if threads == 1 { single = speed }
+        let peer = rows.first { $0.voices == parallelVoices && $0.scenario == s.key }?.openalLinear.map { $0 / Double(parallelVoices) }
+        if allocations != 0 { failures.append("\(allocations) render allocations with \(threads) render threads (\(s.title))") }
+        print("| \(s.title) | \(threads) | \(fmt(speed, 1)) | \(fmt(speed * Double(parallelVoices))) | \(fmt(speed / single, 2))× "
+              + "| \(fmt(peer, 1)) | \(allocations) |")
+        var d: [String: Any] = ["scenario": s.key, "voices": parallelVoices, "threads": threads, "times_real_time": speed,
+                                "speedup": speed / single, "render_allocations": allocations]
+        if let peer { d["openal_linear_times_real_time"] = peer }
+        parallelJSON.append(d)
+    }
+}
+print("Goal (issue 13): ≥ 1.8× the one-thread speed with 2 threads on 2 cores at 256 voices. The machine: \(cores) cores.")
+json["threads"] = parallelJSON
+}
+
 // MARK: 1b. Resamplers
 
 let resamplerVoices = quick ? 16 : 256
