@@ -66,6 +66,7 @@ extension Engine {
             var batch: [MixerCommand] = []
             if !buses[bus].configured {
                 buses[bus].configured = true
+                mixer.prepareBus(bus)
                 batch.append(.bus(.configure(bus: Int32(bus))))
             }
             if buses[bus].settings.pan != settings.pan {
@@ -118,6 +119,7 @@ extension Engine {
             var batch: [MixerCommand] = []
             if bus > 0 && !buses[bus].configured {
                 buses[bus].configured = true
+                mixer.prepareBus(bus)
                 batch.append(.bus(.configure(bus: Int32(bus))))
             }
             batch.append(.bus(.chain(bus: Int32(bus), chain: ChainHandle(pointer: chain), fadeFrames: ramp)))

@@ -47,9 +47,6 @@ struct BusRack: @unchecked Sendable {
     let right: UnsafeMutablePointer<Float>
     let scratchL: UnsafeMutablePointer<Float>
     let scratchR: UnsafeMutablePointer<Float>
-    /// A voice moving between buses is rendered here first, then split between the two.
-    let routeL: UnsafeMutablePointer<Float>
-    let routeR: UnsafeMutablePointer<Float>
     let meters: UnsafeMutablePointer<MeterReadout>
     let retired = RetiredChains()
     let maxBlockFrames: Int
@@ -68,8 +65,6 @@ struct BusRack: @unchecked Sendable {
         right.initialize(repeating: 0, count: Self.count * maxBlockFrames)
         scratchL = .allocate(capacity: maxBlockFrames)
         scratchR = .allocate(capacity: maxBlockFrames)
-        routeL = .allocate(capacity: maxBlockFrames)
-        routeR = .allocate(capacity: maxBlockFrames)
         activeFlag = .allocate(capacity: 1)
         activeFlag.initialize(to: false)
         meters = .allocate(capacity: Self.count)
@@ -83,10 +78,18 @@ struct BusRack: @unchecked Sendable {
             meters[b].deallocate()
         }
         retired.deallocate()
-        for p in [left, right, scratchL, scratchR, routeL, routeR] { p.deallocate() }
+        for p in [left, right, scratchL, scratchR] { p.deallocate() }
         states.deallocate()
         meters.deallocate()
         activeFlag.deallocate()
+    }
+
+    /// True for bus 1…16 once configured: voices routed to it are summed into its buffer.
+    @inline(__always)
+    @_noLocks
+    func isConfigured(_ bus: Int32) -> Bool {
+        let b = Int(bus)
+        return b > 0 && b < Self.count && states[b].configured
     }
 
     /// Where a voice routed to `bus` is summed: the bus's buffer, or the output for the master (and for a bus
@@ -95,37 +98,9 @@ struct BusRack: @unchecked Sendable {
     @_noLocks
     func destination(_ bus: Int32, _ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>)
         -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        guard isConfigured(bus) else { return (outL, outR) }
         let b = Int(bus)
-        guard b > 0, b < Self.count, states[b].configured else { return (outL, outR) }
         return (left + b * maxBlockFrames, right + b * maxBlockFrames)
-    }
-
-    /// Clears the routing buffers for a voice that is moving between buses in this block.
-    @_noLocks
-    func beginRoute(_ n: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
-        for j in 0..<n {
-            routeL[j] = 0
-            routeR[j] = 0
-        }
-        return (routeL, routeR)
-    }
-
-    /// Splits the routed voice between its previous bus (1 − f) and its new one (f), f rising over the move.
-    /// Past the move's end f = 1 gives the new bus exactly what the direct path would have added.
-    @_noLocks
-    func finishRoute(_ voice: Voice, _ n: Int, _ t0: Int64,
-                     _ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>) {
-        let (fromL, fromR) = destination(voice.previousBus, outL, outR)
-        let (toL, toR) = destination(voice.bus, outL, outR)
-        let fade = voice.busFade
-        for j in 0..<n {
-            let f = fade.value(at: t0 + Int64(j))
-            let l = routeL[j], r = routeR[j]
-            fromL[j] += l * (1 - f)
-            fromR[j] += r * (1 - f)
-            toL[j] += l * f
-            toR[j] += r * f
-        }
     }
 
     @_noLocks

@@ -63,8 +63,9 @@ public final class CommandReplay {
     }
 
     /// The command with its chain replaced by a new one built from the same effects (the logged pointer belongs
-    /// to the live engine).
+    /// to the live engine); a bus's configuration gets this mixer's lane accumulators made first.
     private func freshChain(_ command: MixerCommand, _ chainSpecs: (Int) -> [EffectSpec]) -> MixerCommand {
+        if case let .bus(.configure(bus)) = command { mixer.prepareBus(Int(bus)) }
         guard case let .bus(.chain(bus, _, fadeFrames)) = command else { return command }
         let chain = EffectChain.make(chainSpecs(Int(bus)), sampleRate: sampleRate)
         return .bus(.chain(bus: bus, chain: ChainHandle(pointer: chain), fadeFrames: fadeFrames))

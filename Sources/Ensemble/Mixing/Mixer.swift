@@ -40,14 +40,14 @@ final class Mixer: @unchecked Sendable {
     /// Every command received, with its block's first frame, when the soak test asks for it (`CommandLog`).
     let commandLog: CommandLog
 
-    private let pool: UnsafeMutablePointer<Voice>
+    let pool: UnsafeMutablePointer<Voice>
     /// What a free voice points at, so no voice ever holds a dangling pointer.
     private let silence: UnsafeMutablePointer<Float>
     /// Slots of sounding voices, kept in the order of the `play`/`fire` calls that started them (their
     /// sequence), so voices are always summed in the same order: bit-exact results whatever the block size,
     /// and whichever slot a voice happened to get.
-    private let active: UnsafeMutablePointer<Int32>
-    private var activeCount = 0
+    let active: UnsafeMutablePointer<Int32>
+    var activeCount = 0
     private var starts: StartQueue
     /// Timed commands waiting for their frame (see `MixerCommand.schedule`).
     private var pending: PendingCommands
@@ -57,19 +57,16 @@ final class Mixer: @unchecked Sendable {
     private var hasMarker = false
     /// Arrival counter for `PendingCommands.Entry.order`.
     private var pendingOrder: UInt64 = 0
-    private let scratchLeft: UnsafeMutablePointer<Float>
-    private let scratchRight: UnsafeMutablePointer<Float>
-    private let scratchGain: UnsafeMutablePointer<Float>
-    /// The resampler's Catmull-Rom weight table (`Resampler.makeWeightTable`).
+    /// The resampler's Catmull-Rom weight table (`Resampler.makeWeightTable`), shared by the lanes.
     private let weights: UnsafeMutablePointer<Float>
-    /// Every kernel's tables and the scratch for taps gathered at file edges.
-    private let tables: ResamplerTables
     private let planarLeft: UnsafeMutablePointer<Float>
     private let planarRight: UnsafeMutablePointer<Float>
-    /// Contiguous copy of the ring frames a streamed voice's taps need (`StreamReader`).
-    private let streamWindowLeft: UnsafeMutablePointer<Float>
-    private let streamWindowRight: UnsafeMutablePointer<Float>
-    private let streamWindowFrames = 16384
+    /// The lanes that share a span's voices (`MixLane`), and the bus accumulators of lanes 1…L−1.
+    let laneCount: Int
+    let lanes: UnsafeMutablePointer<MixLane>
+    let laneAccumulators: LaneAccumulators
+    /// Test hook: runs a span's lanes last to first, to show that they share no state.
+    var lanesInReverseForTesting = false
     /// Events of the current block (sorted by frame before they leave) followed by any the ring had no room for.
     private let outbox: UnsafeMutablePointer<MixerEvent>
     private let outboxCapacity: Int
@@ -78,9 +75,11 @@ final class Mixer: @unchecked Sendable {
     /// WSOLA grain hop (10 ms; grains are twice that) and its Hann window (`TimeStretch`).
     private let stretchHop: Int
     private let stretchWindow: UnsafeMutablePointer<Float>
+    let voiceRender: VoiceRender
 
     init(sampleRate: Double, maxBlockFrames: Int, capacity: Int, effectPolyphony: Int, stealRampFrames: Int,
-         commandCapacity: Int, eventCapacity: Int, soundingCap: Int = 0, commandLogCapacity: Int = 0) {
+         commandCapacity: Int, eventCapacity: Int, soundingCap: Int = 0, commandLogCapacity: Int = 0,
+         laneCount: Int = MixLane.defaultCount) {
         self.soundingCap = soundingCap
         commandLog = CommandLog(capacity: commandLogCapacity)
         self.sampleRate = sampleRate
@@ -101,19 +100,21 @@ final class Mixer: @unchecked Sendable {
         active = .allocate(capacity: capacity)
         starts = StartQueue(capacity: capacity)
         pending = PendingCommands(capacity: commandCapacity)
-        scratchLeft = .allocate(capacity: maxBlockFrames)
-        scratchRight = .allocate(capacity: maxBlockFrames)
-        scratchGain = .allocate(capacity: maxBlockFrames)
         planarLeft = .allocate(capacity: maxBlockFrames)
-        weights = Resampler.makeWeightTable()
-        tables = ResamplerTables(cubic: weights, sinc: SincBank.shared,
-                                 edgeLeft: .allocate(capacity: SincBank.maxTaps),
-                                 edgeRight: .allocate(capacity: SincBank.maxTaps))
+        planarRight = .allocate(capacity: maxBlockFrames)
+        let weights = Resampler.makeWeightTable()
+        self.weights = weights
+        let laneCount = max(laneCount, 1)
+        self.laneCount = laneCount
+        lanes = .allocate(capacity: laneCount)
+        for k in 0..<laneCount {
+            (lanes + k).initialize(to: MixLane(index: k, maxBlockFrames: maxBlockFrames, capacity: capacity,
+                                               cubic: weights))
+        }
+        laneAccumulators = LaneAccumulators(laneCount: laneCount, maxBlockFrames: maxBlockFrames)
         stretchHop = max(Int((sampleRate * 0.01).rounded()), 16)
         stretchWindow = TimeStretch.makeWindow(hop: stretchHop)
-        planarRight = .allocate(capacity: maxBlockFrames)
-        streamWindowLeft = .allocate(capacity: streamWindowFrames)
-        streamWindowRight = .allocate(capacity: streamWindowFrames)
+        voiceRender = VoiceRender(telemetry: telemetry, stretchHop: stretchHop, stretchWindow: stretchWindow)
         outboxCapacity = 4 * capacity + 1024
         outbox = .allocate(capacity: outboxCapacity)
         buses = BusRack(maxBlockFrames: maxBlockFrames)
@@ -132,10 +133,18 @@ final class Mixer: @unchecked Sendable {
         active.deallocate()
         starts.deallocate()
         pending.deallocate()
-        for p in [scratchLeft, scratchRight, scratchGain, planarLeft, planarRight, weights, streamWindowLeft,
-                  streamWindowRight, tables.edgeLeft, tables.edgeRight] { p.deallocate() }
+        for p in [planarLeft, planarRight, weights] { p.deallocate() }
+        for k in 0..<laneCount { lanes[k].deallocate() }
+        lanes.deallocate()
+        laneAccumulators.deallocate()
         outbox.deallocate()
         buses.deallocate()
+    }
+
+    /// Control side: makes what the render side needs for bus `bus` (the lanes' accumulators) before the
+    /// command that configures it is sent. Call once or more per bus, from one control thread at a time.
+    func prepareBus(_ bus: Int) {
+        laneAccumulators.prepare(bus: bus)
     }
 
     // MARK: Rendering
@@ -299,128 +308,15 @@ final class Mixer: @unchecked Sendable {
         post(event)
     }
 
-    /// Renders output frames [t0, t1) of every voice and bus into `outL`/`outR` (which start at frame t0).
-    @_noLocks
-    private func renderSpan(_ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>,
-                            _ t0: Int64, _ t1: Int64) {
-        let n = Int(t1 - t0)
-        activateStarts(before: t1)
-        buses.beginBlock(n)
-
-        var kept = 0
-        for k in 0..<activeCount {
-            let slot = Int(active[k])
-            let keep: Bool
-            if pool[slot].isRouting(t0) {
-                let (routeL, routeR) = buses.beginRoute(n)
-                keep = renderVoice(slot, t0, t1, routeL, routeR)
-                buses.finishRoute(pool[slot], n, t0, outL, outR)
-            } else {
-                let (toL, toR) = buses.destination(pool[slot].bus, outL, outR)
-                keep = renderVoice(slot, t0, t1, toL, toR)
-            }
-            if keep {
-                active[kept] = active[k]
-                kept += 1
-            }
-        }
-        activeCount = kept
-        buses.finishBlock(outL, outR, n, t0)
-    }
-
-    /// Mixes one voice into the block; returns false when it ended (or paused) in this block.
-    @_noLocks
-    private func renderVoice(_ slot: Int, _ t0: Int64, _ t1: Int64,
-                             _ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>) -> Bool {
-        let begin = max(pool[slot].startFrame, t0)
-        if begin >= t1 { return true }
-        if let stream = pool[slot].source.stream { endIfStreamFailed(slot, stream, at: begin) }
-        let stop = pool[slot].stopFrame
-        let end = min(stop, t1)
-        var meter = MeterAccumulator()
-        // Grains restart whenever the voice plays unstretched (rate 1) in between.
-        if pool[slot].cursor.step == pool[slot].baseStep { pool[slot].stretch.active = false }
-        if end > begin {
-            let count = Int(end - begin)
-            let offset = Int(begin - t0)
-            let source = pool[slot].source
-            let metering = pool[slot].metering
-            if let stream = source.stream {
-                // Streamed: fill the scratch from the ring, then the same gain stage (same bits as the fused path).
-                StreamReader.fill(&pool[slot].cursor, stream, tables: tables, scratchLeft, scratchRight, count: count,
-                                  windowLeft: streamWindowLeft, windowRight: streamWindowRight,
-                                  windowCapacity: streamWindowFrames)
-                GainStage.mix(pool[slot], frame: begin, count: count,
-                              source: scratchLeft, scratchRight, gainScratch: scratchGain,
-                              into: outL + offset, outR + offset, meter: &meter)
-            } else if pool[slot].preservePitch, pool[slot].cursor.step != pool[slot].baseStep {
-                // Pitch-preserving rate: WSOLA grains around the cursor, then the same gain stage.
-                var cursor = pool[slot].cursor, stretch = pool[slot].stretch
-                let phase = TimeStretch.grainPhase(sequence: pool[slot].sequence, hop: stretchHop)
-                TimeStretch.fill(&cursor, &stretch, source, window: stretchWindow, hop: stretchHop, search: stretchHop,
-                                 ratio: Double(pool[slot].baseStep) * 0x1p-32, phase: phase, frame: begin, tables: tables,
-                                 scratchLeft, scratchRight, count: count)
-                pool[slot].cursor = cursor
-                pool[slot].stretch = stretch
-                GainStage.mix(pool[slot], frame: begin, count: count,
-                              source: scratchLeft, scratchRight, gainScratch: scratchGain,
-                              into: outL + offset, outR + offset, meter: &meter)
-            } else if !metering, let gains = GainStage.constantGains(pool[slot], frame: begin, count: count) {
-                // Constant gains, no meter: resample and mix in one pass (same bits as the two-pass path).
-                Resampler.mix(&pool[slot].cursor, source, tables: tables, gains: gains, into: outL + offset, outR + offset, count: count)
-            } else {
-                Resampler.fill(&pool[slot].cursor, source, tables: tables, scratchLeft, scratchRight, count: count)
-                GainStage.mix(pool[slot], frame: begin, count: count,
-                              source: scratchLeft, scratchRight, gainScratch: scratchGain,
-                              into: outL + offset, outR + offset, meter: &meter)
-            }
-        }
-        let v = pool[slot]
-        if v.metering { telemetry.meters[slot].publish(meter) }
-        if stop > t1 {
-            telemetry.publish(slot: slot, generation: v.generation, phase: .playing, position: v.cursor.position)
-            return true
-        }
-        finish(slot, at: stop)
-        return false
-    }
-
-    /// A streamed voice whose loader failed (unreadable or truncated file) ends with reason `.failed` once it has
-    /// played every frame that was delivered; the rest of the mix carries on.
-    @_noLocks
-    private func endIfStreamFailed(_ slot: Int, _ stream: StreamView, at frame: Int64) {
-        let cells = stream.cells
-        guard cells[StreamView.status].load(ordering: .acquiring) == StreamView.statusFailed else { return }
-        let filled = cells[StreamView.filled].load(ordering: .acquiring)
-        let request = cells[StreamView.request].load(ordering: .relaxed)
-        let cursor = pool[slot].cursor
-        let next = Int64(cursor.pass) * Int64(cursor.length) + Int64(cursor.position)
-        var end = frame
-        if StreamView.epoch(filled) == StreamView.epoch(request) && next < StreamView.frame(filled) {
-            // Output frames until the cursor reaches the first frame that was never delivered.
-            let ahead = StreamView.frame(filled) - next
-            if ahead >= 1 << 30 { return }
-            let span = UInt64(ahead) << 32 - UInt64(cursor.fraction)
-            end = frame + Int64((span + cursor.step - 1) / cursor.step)
-        }
-        if pool[slot].releaseStart <= end { return }
-        pool[slot].releaseStart = end
-        pool[slot].releaseLength = 0
-        pool[slot].releaseReason = .failed
-        pool[slot].releaseIsPause = false
-    }
-
     /// Points a streamed voice's loader at the cursor's new place (after a seek or a late start).
     @_noLocks
     private func retargetStream(_ slot: Int) {
-        guard let stream = pool[slot].source.stream else { return }
-        let cursor = pool[slot].cursor
-        stream.retarget(to: Int64(cursor.pass) * Int64(cursor.length) + Int64(cursor.position) - StreamReader.history)
+        StreamFailure.retarget(pool[slot])
     }
 
     /// Ends the voice in `slot` at `frame`: a natural end, the end of a stop or steal release, or a pause.
     @_noLocks
-    private func finish(_ slot: Int, at frame: Int64) {
+    func finish(_ slot: Int, at frame: Int64) {
         let v = pool[slot]
         pool[slot].state = .free
         if v.releaseIsPause, v.releaseEnd < v.naturalEnd {
@@ -443,7 +339,7 @@ final class Mixer: @unchecked Sendable {
     // MARK: Starting voices
 
     @_noLocks
-    private func activateStarts(before end: Int64) {
+    func activateStarts(before end: Int64) {
         while let entry = starts.top, entry.frame < end {
             starts.removeTop()
             let slot = Int(entry.slot)
@@ -684,6 +580,8 @@ final class Mixer: @unchecked Sendable {
         case .schedule, .cancelScheduled:
             break // handled by `receive`; never queued themselves
         case let .bus(command):
+            // A bus is reachable only once every lane has its accumulator (`prepareBus`, control side).
+            if case let .configure(bus) = command, !laneAccumulators.isPrepared(bus: Int(bus)) { return }
             buses.apply(command, now: now)
         case let .route(slot, generation, bus, rampFrames):
             guard let s = live(slot, generation) else { return }

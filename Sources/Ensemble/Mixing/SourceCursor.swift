@@ -72,6 +72,10 @@ struct SourceCursor: BitwiseCopyable {
         return q == .max ? nil : q + 1
     }
 
+    /// The cursor's frame in a stream's numbering, where every pass is `length` frames long (pass × length +
+    /// position): what the loader is asked for and the ring is indexed by (`StreamReader`, `StreamView`).
+    var streamFrame: Int64 { @_noLocks get { Int64(pass) * Int64(length) + Int64(position) } }
+
     var isPassthrough: Bool { @_noLocks get { step == Self.one && fraction == 0 } }
 
     /// Output frames left before the cursor passes the end of its last pass; nil when it loops forever.

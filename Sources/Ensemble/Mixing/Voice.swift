@@ -46,7 +46,7 @@ struct Voice: BitwiseCopyable {
 
     var metering = false
     /// The bus the voice is summed into (0: straight into the output), and while moving between buses the
-    /// one it leaves, with the crossfade (see `BusRack.finishRoute`).
+    /// one it leaves, with the crossfade (see `MixLane.split`).
     var bus: Int32 = 0
     var previousBus: Int32 = 0
     var busFade = LinearRamp.constant(1)

@@ -30,7 +30,7 @@ enum StreamReader {
         var missing = 0
         while done < count {
             let n = min(perChunk, count - done)
-            let v0 = Int64(cursor.pass) * Int64(cursor.length) + Int64(cursor.position)
+            let v0 = cursor.streamFrame
             let advance = Int64((UInt64(cursor.fraction) + UInt64(n) * cursor.step) >> 32)
             let a = v0 - Int64(before)
             // One past the last tap of the last frame (and of the frame after).
@@ -59,7 +59,7 @@ enum StreamReader {
             done += n
         }
         // Everything below the next block's first tap may be overwritten from now on.
-        let next = Int64(cursor.pass) * Int64(cursor.length) + Int64(cursor.position) - history
+        let next = cursor.streamFrame - history
         let cells = view.cells
         let consumed = cells[StreamView.consumed].load(ordering: .relaxed)
         if next > consumed { cells[StreamView.consumed].store(next, ordering: .releasing) }

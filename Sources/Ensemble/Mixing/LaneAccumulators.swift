@@ -1,0 +1,56 @@
+// Allocated on the control thread (`prepare`, before the bus's configure command is sent); written by the lanes
+// and read by the mixer's serial phases on the render thread.
+
+/// The bus accumulators of lanes 1…L−1 (lane 0 mixes straight into the bus rack's inputs, see `MixLane`): per
+/// bus, one block of (L − 1) stereo buffers of `maxBlockFrames`, allocated only for buses that exist — the master
+/// at once, bus 1…16 when it is first configured. 16 unused buses cost nothing, where a rack-like layout would
+/// cost L × 17 stereo blocks.
+///
+/// The table is written by the control side only before the configure command that makes the bus reachable is
+/// sent (the command ring orders the write before the render side's first read), and never changes afterwards.
+struct LaneAccumulators: @unchecked Sendable {
+    /// Per bus: the lanes' buffers, lane k ≥ 1 at `(k − 1) · 2 · maxBlockFrames` (left, then right), or nil.
+    private let blocks: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
+    let laneCount: Int
+    let maxBlockFrames: Int
+    /// `BusRack.count`, kept here: the render side cannot read a global.
+    private let busCount: Int
+
+    init(laneCount: Int, maxBlockFrames: Int) {
+        self.laneCount = laneCount
+        self.maxBlockFrames = maxBlockFrames
+        busCount = BusRack.count
+        blocks = .allocate(capacity: BusRack.count)
+        blocks.initialize(repeating: nil, count: BusRack.count)
+        prepare(bus: 0)
+    }
+
+    func deallocate() {
+        for b in 0..<BusRack.count { blocks[b]?.deallocate() }
+        blocks.deallocate()
+    }
+
+    /// Control side: makes bus `bus`'s lane buffers, once (later calls do nothing). Call before sending the
+    /// command that configures the bus. Nothing is zero-filled here: a lane clears a buffer when it first
+    /// writes to it in a span.
+    func prepare(bus: Int) {
+        guard bus >= 0, bus < BusRack.count, blocks[bus] == nil, laneCount > 1 else { return }
+        blocks[bus] = .allocate(capacity: (laneCount - 1) * 2 * maxBlockFrames)
+    }
+
+    /// Render side: whether bus `bus` has its lane buffers (the mixer configures no bus that has not).
+    @_noLocks
+    func isPrepared(bus: Int) -> Bool {
+        guard bus >= 0, bus < busCount, laneCount > 1 else { return true }
+        if case .some = blocks[bus] { return true }
+        return false
+    }
+
+    /// Render side: lane `lane`'s (≥ 1) buffers for bus `bus`, which must have been prepared.
+    @inline(__always)
+    @_noLocks
+    func buffers(lane: Int, bus: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        let left = blocks[bus].unsafelyUnwrapped + (lane - 1) * 2 * maxBlockFrames
+        return (left, left + maxBlockFrames)
+    }
+}

@@ -1,0 +1,188 @@
+// Render thread; for offline renders, any one worker thread per lane at a time (see the contract below).
+
+/// A share of the voice mix: the per-voice work of a span is done by a fixed number of lanes (`Mixer.laneCount`,
+/// `MixLane.defaultCount`), each mixing its voices into accumulators of its own, so that lanes can run on
+/// different threads and the mix still has the same bytes for any number of threads.
+///
+/// A voice's lane is fixed for its life: its sequence (the order of the `play`/`fire` calls) modulo the lane
+/// count (`lane(of:count:)`), so voices started one after the other spread over the lanes. Not chunks of the
+/// active list: those would regroup the sums whenever a voice joins or leaves the list, and the list changes
+/// on block boundaries, so the bytes would depend on the block size. With a fixed lane per voice, the sum at
+/// every frame depends only on which voices sound there.
+///
+/// ## Contract (what a parallel driver may rely on)
+/// A span is rendered in three phases (`Mixer.renderSpan`):
+/// 1. **Serial, before the lanes** (render thread): due timed commands are applied, voices due to start are
+///    activated (stealing decided), every active voice is listed in its lane in active order
+///    (`Mixer.assignLanes`), and the bus rack's inputs are cleared (`BusRack.beginBlock`).
+/// 2. **Lanes** (`Mixer.renderLane(k, span)` for every k in 0..<laneCount, in any order, on any threads, each k
+///    once per span): lane k renders its listed voices in order (`VoiceRender`); the assignment depends on the
+///    voices only, never on the thread count. While the lanes run, nothing else may run on the
+///    mixer, and a lane writes only:
+///    - its own `MixLane` (scratch, route buffers, stream windows, edge taps, `touched` flags, the list of voices
+///      that ended in it),
+///    - its accumulators: lane 0 mixes straight into the bus rack's inputs (the span's output for the master,
+///      the rack's bus buffers for buses 1…16), which no other lane touches; lanes k ≥ 1 into their own
+///      buffers in `LaneAccumulators`, cleared when the lane first writes to them in the span (`touched`),
+///    - the pool entries of its own voices (cursor, grain state, a release after a stream failure),
+///    - per-slot telemetry and meters of its own voices, and its voices' stream cells.
+///    It reads shared state (the active list, bus configuration, tables) that only the serial phases write.
+///    A lane never posts an event, frees a slot or changes the active list.
+/// 3. **Serial, after the lanes** (render thread, `Mixer.finishLanes`): the voices that ended are finished
+///    (slot freed or paused, telemetry, end/pause event) lane by lane in lane order, each lane's in active order
+///    — the order events had when one loop did everything — and dropped from the active list; then the
+///    accumulators of lanes 1…L−1 are added into the rack's inputs in lane order, for each bus the lane
+///    touched (a lane that touched nothing costs nothing); then the bus rack runs (chains, bus mixdown, master).
+///
+/// The float sums therefore run in a fixed order: within a lane in active order, then lane 0 + lane 1 + … .
+struct MixLane {
+    /// Lanes of a mixer unless configured otherwise: enough for 8 worker threads. Fixed, like every input of
+    /// the summation order: never derived from the number of threads or cores.
+    static var defaultCount: Int { @_noLocks get { 8 } }
+    /// Capacity of each lane's contiguous copy of the ring frames a streamed voice's taps need (`StreamReader`).
+    static var streamWindowFrames: Int { @_noLocks get { 16384 } }
+
+    /// A voice that stopped sounding in this lane during the span, with the frame where it did.
+    struct End: BitwiseCopyable {
+        var slot: Int32
+        var frame: Int64
+    }
+
+    let index: Int
+    let scratchLeft: UnsafeMutablePointer<Float>
+    let scratchRight: UnsafeMutablePointer<Float>
+    let scratchGain: UnsafeMutablePointer<Float>
+    /// A voice moving between buses is rendered here first, then split between the two (`split`).
+    let routeLeft: UnsafeMutablePointer<Float>
+    let routeRight: UnsafeMutablePointer<Float>
+    let streamWindowLeft: UnsafeMutablePointer<Float>
+    let streamWindowRight: UnsafeMutablePointer<Float>
+    /// The shared kernel tables with this lane's own buffers for taps gathered at file edges.
+    let tables: ResamplerTables
+    /// Per bus: whether the lane has written into its accumulator in the current span (lanes k ≥ 1).
+    let touched: UnsafeMutablePointer<Bool>
+    /// `BusRack.count`, kept here: the render side cannot read a global.
+    let busCount: Int
+    /// This span's voices (slots), in active order (`Mixer.assignLanes`).
+    let voices: UnsafeMutablePointer<Int32>
+    var voiceCount = 0
+    /// Voices that stopped sounding in this lane in the current span, in active order.
+    let ends: UnsafeMutablePointer<End>
+    var endCount = 0
+
+    init(index: Int, maxBlockFrames: Int, capacity: Int, cubic: UnsafePointer<Float>) {
+        self.index = index
+        scratchLeft = .allocate(capacity: maxBlockFrames)
+        scratchRight = .allocate(capacity: maxBlockFrames)
+        scratchGain = .allocate(capacity: maxBlockFrames)
+        routeLeft = .allocate(capacity: maxBlockFrames)
+        routeRight = .allocate(capacity: maxBlockFrames)
+        streamWindowLeft = .allocate(capacity: Self.streamWindowFrames)
+        streamWindowRight = .allocate(capacity: Self.streamWindowFrames)
+        tables = ResamplerTables(cubic: cubic, sinc: SincBank.shared,
+                                 edgeLeft: .allocate(capacity: SincBank.maxTaps),
+                                 edgeRight: .allocate(capacity: SincBank.maxTaps))
+        busCount = BusRack.count
+        touched = .allocate(capacity: busCount)
+        touched.initialize(repeating: false, count: busCount)
+        voices = .allocate(capacity: max(capacity, 1))
+        ends = .allocate(capacity: max(capacity, 1))
+    }
+
+    func deallocate() {
+        for p in [scratchLeft, scratchRight, scratchGain, routeLeft, routeRight, streamWindowLeft, streamWindowRight,
+                  tables.edgeLeft, tables.edgeRight] { p.deallocate() }
+        touched.deallocate()
+        voices.deallocate()
+        ends.deallocate()
+    }
+
+    /// Where this lane sums a voice on `bus` in the span: for lane 0 the rack's input (`BusRack.destination`),
+    /// for the others the lane's own accumulator of the same bus, cleared on first use in the span.
+    @inline(__always)
+    @_noLocks
+    func destination(_ bus: Int32, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators)
+        -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        if index == 0 { return rack.destination(bus, span.left, span.right) }
+        let b = rack.isConfigured(bus) ? Int(bus) : 0
+        let (l, r) = accumulators.buffers(lane: index, bus: b)
+        if !touched[b] {
+            touched[b] = true
+            for j in 0..<span.frames {
+                l[j] = 0
+                r[j] = 0
+            }
+        }
+        return (l, r)
+    }
+
+    /// Clears the route buffers for a voice that is moving between buses in this span.
+    @_noLocks
+    func beginRoute(_ n: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        for j in 0..<n {
+            routeLeft[j] = 0
+            routeRight[j] = 0
+        }
+        return (routeLeft, routeRight)
+    }
+
+    /// Splits the routed voice between its previous bus (1 − f) and its new one (f), f rising over the move.
+    /// Past the move's end f = 1 gives the new bus exactly what the direct path would have added.
+    @_noLocks
+    func split(_ voice: Voice, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) {
+        let (fromL, fromR) = destination(voice.previousBus, span, rack, accumulators)
+        let (toL, toR) = destination(voice.bus, span, rack, accumulators)
+        let fade = voice.busFade
+        for j in 0..<span.frames {
+            let f = fade.value(at: span.start + Int64(j))
+            let l = routeLeft[j], r = routeRight[j]
+            fromL[j] += l * (1 - f)
+            fromR[j] += r * (1 - f)
+            toL[j] += l * f
+            toR[j] += r * f
+        }
+    }
+
+    /// The lane of `voice` among `count`: its sequence modulo the count, the same for the voice's whole life.
+    @inline(__always)
+    @_noLocks
+    static func lane(of voice: Voice, count: Int) -> Int {
+        Int(truncatingIfNeeded: voice.sequence % UInt64(count))
+    }
+
+    /// Serial phase: forgets the previous span (no voices, nothing touched, nothing ended).
+    @_noLocks
+    mutating func begin() {
+        for b in 0..<busCount { touched[b] = false }
+        voiceCount = 0
+        endCount = 0
+    }
+
+    /// Serial phase: appends the voice in `slot` to this span's list.
+    @_noLocks
+    mutating func add(_ slot: Int32) {
+        voices[voiceCount] = slot
+        voiceCount += 1
+    }
+
+    @_noLocks
+    mutating func recordEnd(slot: Int, frame: Int64) {
+        ends[endCount] = End(slot: Int32(slot), frame: frame)
+        endCount += 1
+    }
+
+    /// Serial phase: adds this lane's accumulators (lanes k ≥ 1) into the rack's inputs, bus by bus.
+    @_noLocks
+    func addInto(_ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) {
+        guard index > 0 else { return }
+        let n = span.frames
+        for b in 0..<busCount where touched[b] {
+            let (l, r) = accumulators.buffers(lane: index, bus: b)
+            let (toL, toR) = rack.destination(Int32(b), span.left, span.right)
+            for j in 0..<n {
+                toL[j] += l[j]
+                toR[j] += r[j]
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+// Render thread, except `renderLane`: the lanes may run on other threads between the serial phases (`MixLane`).
+
+/// The span loop of the block: the serial phase before the lanes, the lanes, the serial phase after them.
+extension Mixer {
+    /// Renders output frames [t0, t1) of every voice and bus into `outL`/`outR` (which start at frame t0): the
+    /// serial phase before the lanes, the lanes, the serial phase after them (see `MixLane` for the contract).
+    @_noLocks
+    func renderSpan(_ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>,
+                    _ t0: Int64, _ t1: Int64) {
+        let span = MixSpan(start: t0, end: t1, left: outL, right: outR)
+        activateStarts(before: t1)
+        assignLanes()
+        buses.beginBlock(span.frames)
+        runLanes(span)
+        finishLanes(span)
+        buses.finishBlock(outL, outR, span.frames, t0)
+    }
+
+    /// Runs every lane of the span, one after the other on this thread, in lane order. (The one place lanes are
+    /// run: a parallel render changes only this.)
+    @_noLocks
+    func runLanes(_ span: MixSpan) {
+        if lanesInReverseForTesting {
+            for k in (0..<laneCount).reversed() { renderLane(k, span) }
+        } else {
+            for k in 0..<laneCount { renderLane(k, span) }
+        }
+    }
+
+    /// Serial phase: hands every active voice to its lane (`MixLane.lane(of:count:)`), in active order.
+    @_noLocks
+    func assignLanes() {
+        for k in 0..<laneCount { lanes[k].begin() }
+        let active = self.active, pool = self.pool, lanes = self.lanes, laneCount = self.laneCount
+        for i in 0..<activeCount {
+            let slot = active[i]
+            lanes[MixLane.lane(of: pool[Int(slot)], count: laneCount)].add(slot)
+        }
+    }
+
+    /// Renders lane `lane`'s voices over `span` into the lane's accumulators (lane 0: the bus rack's inputs).
+    /// Safe to call concurrently for different lanes of the same span, between the serial phases (`MixLane`).
+    @_noLocks
+    func renderLane(_ lane: Int, _ span: MixSpan) {
+        let me = lanes + lane
+        let pool = self.pool, rack = buses, accumulators = laneAccumulators
+        let t0 = span.start, t1 = span.end
+        for i in 0..<me.pointee.voiceCount {
+            let slot = Int(me.pointee.voices[i])
+            let voice = pool + slot
+            let keep: Bool
+            if voice.pointee.isRouting(t0) {
+                let (routeL, routeR) = me.pointee.beginRoute(span.frames)
+                keep = voiceRender.render(voice, slot: slot, from: t0, to: t1, into: routeL, routeR, lane: me.pointee)
+                me.pointee.split(voice.pointee, span, rack, accumulators)
+            } else {
+                let (toL, toR) = me.pointee.destination(voice.pointee.bus, span, rack, accumulators)
+                keep = voiceRender.render(voice, slot: slot, from: t0, to: t1, into: toL, toR, lane: me.pointee)
+            }
+            if !keep { me.pointee.recordEnd(slot: slot, frame: voice.pointee.stopFrame) }
+        }
+    }
+
+    /// The serial phase after the lanes: finishes the voices that ended, in lane order, drops them from the
+    /// active list, and adds the lanes' accumulators into the rack's inputs in lane order.
+    @_noLocks
+    func finishLanes(_ span: MixSpan) {
+        var ended = 0
+        for k in 0..<laneCount {
+            let lane = lanes[k]
+            for e in 0..<lane.endCount { finish(Int(lane.ends[e].slot), at: lane.ends[e].frame) }
+            ended += lane.endCount
+        }
+        if ended > 0 {
+            let pool = self.pool
+            var kept = 0
+            for k in 0..<activeCount where pool[Int(active[k])].isPlaying {
+                active[kept] = active[k]
+                kept += 1
+            }
+            activeCount = kept
+        }
+        let rack = buses, accumulators = laneAccumulators
+        for k in 1..<laneCount { lanes[k].addInto(span, rack, accumulators) }
+    }
+}

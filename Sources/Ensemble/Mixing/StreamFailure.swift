@@ -1,0 +1,37 @@
+// Render thread (or the offline render worker running the voice's lane).
+
+/// What a streamed voice does when its loader fails (unreadable or truncated file): it ends with reason `.failed`
+/// once it has played every frame that was delivered; the rest of the mix carries on.
+enum StreamFailure {
+    /// Moves the voice's release to the frame where its cursor reaches the first frame the loader never delivered
+    /// (or to `frame` if that has passed), unless the voice already stops sooner. Touches only the voice.
+    @_noLocks
+    static func endIfFailed(_ voice: inout Voice, _ stream: StreamView, at frame: Int64) {
+        let cells = stream.cells
+        guard cells[StreamView.status].load(ordering: .acquiring) == StreamView.statusFailed else { return }
+        let filled = cells[StreamView.filled].load(ordering: .acquiring)
+        let request = cells[StreamView.request].load(ordering: .relaxed)
+        let cursor = voice.cursor
+        let next = cursor.streamFrame
+        var end = frame
+        if StreamView.epoch(filled) == StreamView.epoch(request) && next < StreamView.frame(filled) {
+            // Output frames until the cursor reaches the first frame that was never delivered.
+            let ahead = StreamView.frame(filled) - next
+            if ahead >= 1 << 30 { return }
+            let span = UInt64(ahead) << 32 - UInt64(cursor.fraction)
+            end = frame + Int64((span + cursor.step - 1) / cursor.step)
+        }
+        if voice.releaseStart <= end { return }
+        voice.releaseStart = end
+        voice.releaseLength = 0
+        voice.releaseReason = .failed
+        voice.releaseIsPause = false
+    }
+
+    /// Points a streamed voice's loader at the cursor's new place (after a seek or a late start).
+    @_noLocks
+    static func retarget(_ voice: Voice) {
+        guard let stream = voice.source.stream else { return }
+        stream.retarget(to: voice.cursor.streamFrame - StreamReader.history)
+    }
+}
