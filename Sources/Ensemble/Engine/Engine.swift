@@ -107,10 +107,15 @@ public final class Engine: @unchecked Sendable {
 
     /// The render side for a (validated) configuration; `CommandReplay` makes its twin the same way.
     static func makeMixer(_ c: Configuration) -> Mixer {
-        Mixer(sampleRate: c.sampleRate, maxBlockFrames: c.maxBlockFrames, capacity: c.maxVoices,
-              effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames(c),
-              commandCapacity: max(c.commandCapacity, 64), eventCapacity: max(c.eventCapacity, 64),
-              soundingCap: c.maxSoundingVoices, commandLogCapacity: c.commandLogCapacity)
+        let mixer = Mixer(sampleRate: c.sampleRate, maxBlockFrames: c.maxBlockFrames, capacity: c.maxVoices,
+                          effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames(c),
+                          commandCapacity: max(c.commandCapacity, 64), eventCapacity: max(c.eventCapacity, 64),
+                          soundingCap: c.maxSoundingVoices, commandLogCapacity: c.commandLogCapacity)
+        if c.renderThreads > 1 {
+            mixer.parallelLanes = ParallelLanes(mixer: mixer, threads: c.renderThreads,
+                                                onThreadStart: c.renderThreadStartHook)
+        }
+        return mixer
     }
 
     deinit { loader.withLock { $0?.shutdown() } }

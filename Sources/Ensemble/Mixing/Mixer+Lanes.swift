@@ -16,10 +16,15 @@ extension Mixer {
         buses.finishBlock(outL, outR, span.frames, t0)
     }
 
-    /// Runs every lane of the span, one after the other on this thread, in lane order. (The one place lanes are
-    /// run: a parallel render changes only this.)
+    /// Runs every lane of the span: on the render worker pool when there is one (`ParallelLanes`) and enough
+    /// voices to share, else one after the other on this thread, in lane order. (The one place lanes are run.)
     @_noLocks
     func runLanes(_ span: MixSpan) {
+        let voices = activeCount
+        if let parallelRunner, !lanesInReverseForTesting,
+           parallelRunner._withUnsafeGuaranteedRef({ $0.run(span, activeVoices: voices) }) {
+            return
+        }
         if lanesInReverseForTesting {
             for k in (0..<laneCount).reversed() { renderLane(k, span) }
         } else {

@@ -67,6 +67,13 @@ final class Mixer: @unchecked Sendable {
     let laneAccumulators: LaneAccumulators
     /// Test hook: runs a span's lanes last to first, to show that they share no state.
     var lanesInReverseForTesting = false
+    /// The worker threads that run the lanes when `Engine.Configuration.renderThreads` > 1 (set by
+    /// `Engine.makeMixer` before the first render; nil: the render thread runs every lane).
+    var parallelLanes: ParallelLanes? {
+        didSet { parallelRunner = parallelLanes.map { Unmanaged.passUnretained($0) } }
+    }
+    /// `parallelLanes`, reached from the render path without retaining it.
+    private(set) var parallelRunner: Unmanaged<ParallelLanes>?
     /// Events of the current block (sorted by frame before they leave) followed by any the ring had no room for.
     private let outbox: UnsafeMutablePointer<MixerEvent>
     private let outboxCapacity: Int

@@ -73,6 +73,9 @@ final class RenderWorkerPool: @unchecked Sendable {
         threadCount = self.threads.count + 1
     }
 
+    /// Tasks the worker threads (not the render thread) have run so far: shows that they took part.
+    var tasksRunByWorkers: Int { shared.workerTasks.pointee.load(ordering: .relaxed) }
+
     /// Sets the task every `run` calls and its context (held unretained: the owner keeps it alive for the
     /// pool's life). Control side, before the first `run`: the generation published by `run` carries it to
     /// the workers.
@@ -109,7 +112,7 @@ final class RenderWorkerPool: @unchecked Sendable {
         if s.sleepers.pointee.load(ordering: .sequentiallyConsistent) > 0 {
             _unsafePerformance { ensemble_futex_wake_all(s.generationWord) }
         }
-        s.work(generation: g)
+        s.work(generation: g, byWorker: false)
         var spins = 0
         while s.completed.pointee.load(ordering: .acquiring) < count {
             spins &+= 1
@@ -150,6 +153,10 @@ struct PoolWords {
     var completed: UnsafeMutablePointer<Atomic<Int>> {
         (base + 2 * Self.line).assumingMemoryBound(to: Atomic<Int>.self)
     }
+    /// Tasks run by worker threads (rather than the render thread) since the pool started.
+    var workerTasks: UnsafeMutablePointer<Atomic<Int>> {
+        (base + 2 * Self.line + 8).assumingMemoryBound(to: Atomic<Int>.self)
+    }
     var task: UnsafeMutablePointer<RenderTask?> { (base + 3 * Self.line).assumingMemoryBound(to: RenderTask?.self) }
     var context: UnsafeMutablePointer<UnsafeMutableRawPointer?> {
         (base + 3 * Self.line + 8).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
@@ -164,6 +171,7 @@ struct PoolWords {
         (base + Self.line + 4).bindMemory(to: Atomic<UInt32>.self, capacity: 1).initialize(to: Atomic(0))
         (base + Self.line + 8).bindMemory(to: Atomic<Bool>.self, capacity: 1).initialize(to: Atomic(false))
         (base + 2 * Self.line).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
+        (base + 2 * Self.line + 8).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
         (base + 3 * Self.line).bindMemory(to: RenderTask?.self, capacity: 1).initialize(to: nil)
         (base + 3 * Self.line + 8).bindMemory(to: UnsafeMutableRawPointer?.self, capacity: 1).initialize(to: nil)
         (base + 3 * Self.line + 16).bindMemory(to: RenderThreadHook?.self, capacity: 1).initialize(to: hook)
@@ -171,7 +179,7 @@ struct PoolWords {
 
     /// Claims and runs tasks of generation `g` until none is left or a newer block has been published.
     @_noLocks
-    func work(generation g: UInt32) {
+    func work(generation g: UInt32, byWorker: Bool) {
         let s = self
         guard let task = s.task.pointee, let context = s.context.pointee else { return }
         var ticket = s.ticket.pointee.load(ordering: .acquiring)
@@ -187,6 +195,7 @@ struct PoolWords {
             }
             // The mixer's lane function, itself @_noLocks; the check cannot follow a function pointer.
             _unsafePerformance { task(context, next) }
+            if byWorker { s.workerTasks.pointee.add(1, ordering: .relaxed) }
             s.completed.pointee.add(1, ordering: .releasing)
             ticket = s.ticket.pointee.load(ordering: .acquiring)
         }
@@ -227,7 +236,7 @@ struct PoolWords {
             }
             if s.stop.pointee.load(ordering: .acquiring) { return }
             seen = g
-            work(generation: g)
+            work(generation: g, byWorker: true)
         }
     }
 
