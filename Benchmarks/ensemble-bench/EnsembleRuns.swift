@@ -5,6 +5,19 @@ import Foundation
 struct RenderResult {
     var wall: Double
     var allocations: UInt64
+    /// CPU seconds the whole process used during the loop (every thread, spinning included).
+    var cpu: Double = 0
+    /// With render workers: share of the lanes the workers rendered, and the render thread's mean wait for them
+    /// at the end of a lane phase (µs).
+    var workerLaneShare: Double?
+    var barrierMicroseconds: Double?
+}
+
+/// CPU seconds (user + system) the process has used so far, over all its threads.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6
 }
 
 enum EnsembleRuns {
@@ -28,6 +41,7 @@ enum EnsembleRuns {
         let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
         defer { out.deallocate() }
         var allocations: UInt64 = 0
+        let cpu0 = processCPUSeconds()
         let t0 = now()
         var done = 0
         while done < total {
@@ -39,7 +53,8 @@ enum EnsembleRuns {
             allocations += allocation_counter_shared_stop()
             done += k
         }
-        return RenderResult(wall: now() - t0, allocations: allocations)
+        let wall = now() - t0
+        return RenderResult(wall: wall, allocations: allocations, cpu: processCPUSeconds() - cpu0)
     }
 
     /// N looping voices (half mono, half stereo) with their own volume, pan and (with `pitch`) rate.
@@ -58,7 +73,11 @@ enum EnsembleRuns {
         }
         try engine.play(tracks, atFrame: 0)
         engine.pumpCommands()
-        let result = renderLoop(engine, frames: Int(seconds * 48000))
+        var result = renderLoop(engine, frames: Int(seconds * 48000))
+        if let w = engine.renderWorkerStatistics, w.phases > 0 {
+            result.workerLaneShare = Double(w.lanesOnWorkers) / Double(8 * w.phases)
+            result.barrierMicroseconds = Double(w.barrierNanoseconds) / Double(w.phases) / 1000
+        }
         withExtendedLifetime(tracks) {}
         return result
     }

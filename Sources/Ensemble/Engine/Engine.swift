@@ -206,6 +206,12 @@ public final class Engine: @unchecked Sendable {
     /// silence).
     public func peakPower(forChannel channel: Int) -> Float { mixer.masterMeter.peakPower(channel: channel) }
 
+    /// Benchmark hook: with `renderThreads` > 1, lane phases run on the worker pool, lanes the workers took,
+    /// and the nanoseconds the render thread waited for them at the end of lane phases (nil: no workers).
+    @_spi(Testing) public var renderWorkerStatistics: (phases: Int, lanesOnWorkers: Int, barrierNanoseconds: Int)? {
+        mixer.parallelLanes.map { ($0.phases, $0.lanesRunByWorkers, $0.barrierNanoseconds) }
+    }
+
     /// Events the render side could not report because its buffers were full (0 unless the event thread stalls).
     public var droppedEvents: Int { mixer.droppedEvents.load(ordering: .relaxed) }
 

@@ -26,6 +26,10 @@ final class ParallelLanes: @unchecked Sendable {
     var threadCount: Int { ownedPool.threadCount }
     /// Lanes the worker threads (not the render thread) have rendered so far.
     var lanesRunByWorkers: Int { ownedPool.tasksRunByWorkers }
+    /// Nanoseconds the render thread has waited for workers at the end of lane phases.
+    var barrierNanoseconds: Int { ownedPool.barrierNanoseconds }
+    /// Lane phases run on the pool (spans with at least `minimumVoices` voices).
+    private(set) var phases = 0
 
     init(mixer: Mixer, threads: Int, onThreadStart: RenderThreadHook? = nil) {
         self.mixer = Unmanaged.passUnretained(mixer)
@@ -42,6 +46,7 @@ final class ParallelLanes: @unchecked Sendable {
     func run(_ span: MixSpan, activeVoices: Int) -> Bool {
         guard activeVoices >= minimumVoices else { return false }
         self.span = span
+        phases &+= 1
         let lanes = mixer._withUnsafeGuaranteedRef { $0.laneCount }
         pool._withUnsafeGuaranteedRef { $0.run(tasks: lanes) }
         return true

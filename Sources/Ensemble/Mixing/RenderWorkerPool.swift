@@ -75,6 +75,8 @@ final class RenderWorkerPool: @unchecked Sendable {
 
     /// Tasks the worker threads (not the render thread) have run so far: shows that they took part.
     var tasksRunByWorkers: Int { shared.workerTasks.pointee.load(ordering: .relaxed) }
+    /// Nanoseconds the render thread has spent at the end of blocks waiting for workers to finish their tasks.
+    var barrierNanoseconds: Int { shared.waited.pointee.load(ordering: .relaxed) }
 
     /// Sets the task every `run` calls and its context (held unretained: the owner keeps it alive for the
     /// pool's life). Control side, before the first `run`: the generation published by `run` carries it to
@@ -113,6 +115,10 @@ final class RenderWorkerPool: @unchecked Sendable {
             _unsafePerformance { ensemble_futex_wake_all(s.generationWord) }
         }
         s.work(generation: g, byWorker: false)
+        guard s.completed.pointee.load(ordering: .acquiring) < count else { return }
+        // Waiting for lanes the workers are still rendering: timed (two clock reads per block that waits), so
+        // the benchmark can tell barrier cost from the rest.
+        let started = s.monotonicNanoseconds()
         var spins = 0
         while s.completed.pointee.load(ordering: .acquiring) < count {
             spins &+= 1
@@ -122,6 +128,7 @@ final class RenderWorkerPool: @unchecked Sendable {
                 _unsafePerformance { ensemble_cpu_relax() }
             }
         }
+        s.waited.pointee.add(Int(s.monotonicNanoseconds() - started), ordering: .relaxed)
     }
 }
 
@@ -131,8 +138,8 @@ final class RenderWorkerPool: @unchecked Sendable {
 struct PoolWords {
     static let line = 64
     /// How long an idle worker spins, then yields, before it sleeps (see `RenderWorkerPool`).
-    static let spinNanoseconds: Int64 = 200_000
-    static let yieldNanoseconds: Int64 = 2_000_000
+    static let spinNanoseconds: Int64 = 50_000
+    static let yieldNanoseconds: Int64 = 500_000
     static let byteCount = 4 * line
     let base: UnsafeMutableRawPointer
 
@@ -157,6 +164,10 @@ struct PoolWords {
     var workerTasks: UnsafeMutablePointer<Atomic<Int>> {
         (base + 2 * Self.line + 8).assumingMemoryBound(to: Atomic<Int>.self)
     }
+    /// Nanoseconds the render thread has waited at the end of blocks (`RenderWorkerPool.barrierNanoseconds`).
+    var waited: UnsafeMutablePointer<Atomic<Int>> {
+        (base + 3 * Self.line + 24).assumingMemoryBound(to: Atomic<Int>.self)
+    }
     var task: UnsafeMutablePointer<RenderTask?> { (base + 3 * Self.line).assumingMemoryBound(to: RenderTask?.self) }
     var context: UnsafeMutablePointer<UnsafeMutableRawPointer?> {
         (base + 3 * Self.line + 8).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
@@ -172,6 +183,7 @@ struct PoolWords {
         (base + Self.line + 8).bindMemory(to: Atomic<Bool>.self, capacity: 1).initialize(to: Atomic(false))
         (base + 2 * Self.line).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
         (base + 2 * Self.line + 8).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
+        (base + 3 * Self.line + 24).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
         (base + 3 * Self.line).bindMemory(to: RenderTask?.self, capacity: 1).initialize(to: nil)
         (base + 3 * Self.line + 8).bindMemory(to: UnsafeMutableRawPointer?.self, capacity: 1).initialize(to: nil)
         (base + 3 * Self.line + 16).bindMemory(to: RenderThreadHook?.self, capacity: 1).initialize(to: hook)
@@ -241,7 +253,7 @@ struct PoolWords {
     }
 
     @_noLocks
-    private func monotonicNanoseconds() -> Int64 {
+    func monotonicNanoseconds() -> Int64 {
         var ts = timespec()
         _unsafePerformance { _ = clock_gettime(CLOCK_MONOTONIC, &ts) }
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
