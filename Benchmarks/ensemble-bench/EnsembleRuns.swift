@@ -11,6 +11,9 @@ struct RenderResult {
     /// at the end of a lane phase (µs).
     var workerLaneShare: Double?
     var barrierMicroseconds: Double?
+    /// With render workers: the render thread's time per block outside the lane phases (the serial phases and
+    /// the loop around them), in µs.
+    var serialMicroseconds: Double?
 }
 
 /// CPU seconds (user + system) the process has used so far, over all its threads.
@@ -77,6 +80,7 @@ enum EnsembleRuns {
         if let w = engine.renderWorkerStatistics, w.phases > 0 {
             result.workerLaneShare = Double(w.lanesOnWorkers) / Double(8 * w.phases)
             result.barrierMicroseconds = Double(w.barrierNanoseconds) / Double(w.phases) / 1000
+            result.serialMicroseconds = (result.wall * 1e9 - Double(w.lanePhaseNanoseconds)) / Double(w.phases) / 1000
         }
         withExtendedLifetime(tracks) {}
         return result

@@ -207,9 +207,11 @@ public final class Engine: @unchecked Sendable {
     public func peakPower(forChannel channel: Int) -> Float { mixer.masterMeter.peakPower(channel: channel) }
 
     /// Benchmark hook: with `renderThreads` > 1, lane phases run on the worker pool, lanes the workers took,
-    /// and the nanoseconds the render thread waited for them at the end of lane phases (nil: no workers).
-    @_spi(Testing) public var renderWorkerStatistics: (phases: Int, lanesOnWorkers: Int, barrierNanoseconds: Int)? {
-        mixer.parallelLanes.map { ($0.phases, $0.lanesRunByWorkers, $0.barrierNanoseconds) }
+    /// the nanoseconds the render thread spent in those phases, and the part of them it waited for the workers
+    /// at the end (nil: no workers).
+    @_spi(Testing) public var renderWorkerStatistics:
+        (phases: Int, lanesOnWorkers: Int, lanePhaseNanoseconds: Int, barrierNanoseconds: Int)? {
+        mixer.parallelLanes.map { ($0.phases, $0.lanesRunByWorkers, $0.lanePhaseNanoseconds, $0.barrierNanoseconds) }
     }
 
     /// Events the render side could not report because its buffers were full (0 unless the event thread stalls).

@@ -28,6 +28,8 @@ final class ParallelLanes: @unchecked Sendable {
     var lanesRunByWorkers: Int { ownedPool.tasksRunByWorkers }
     /// Nanoseconds the render thread has waited for workers at the end of lane phases.
     var barrierNanoseconds: Int { ownedPool.barrierNanoseconds }
+    /// Nanoseconds the render thread has spent in lane phases run on the pool (barrier included).
+    var lanePhaseNanoseconds: Int { ownedPool.runNanoseconds }
     /// Lane phases run on the pool (spans with at least `minimumVoices` voices).
     private(set) var phases = 0
 

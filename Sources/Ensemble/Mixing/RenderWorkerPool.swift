@@ -77,6 +77,8 @@ final class RenderWorkerPool: @unchecked Sendable {
     var tasksRunByWorkers: Int { shared.workerTasks.pointee.load(ordering: .relaxed) }
     /// Nanoseconds the render thread has spent at the end of blocks waiting for workers to finish their tasks.
     var barrierNanoseconds: Int { shared.waited.pointee.load(ordering: .relaxed) }
+    /// Nanoseconds the render thread has spent inside `run` (the lane phases, barrier included).
+    var runNanoseconds: Int { shared.inRun.pointee.load(ordering: .relaxed) }
 
     /// Sets the task every `run` calls and its context (held unretained: the owner keeps it alive for the
     /// pool's life). Control side, before the first `run`: the generation published by `run` carries it to
@@ -103,6 +105,10 @@ final class RenderWorkerPool: @unchecked Sendable {
         let count = min(tasks, Self.maxTasks)
         guard count > 0 else { return }
         let s = shared
+        // Timed (two clock reads per call, tens of nanoseconds against a block's microseconds) so the benchmark
+        // can split a block into the serial phases and the lane phase.
+        let entered = s.monotonicNanoseconds()
+        defer { s.inRun.pointee.add(Int(s.monotonicNanoseconds() - entered), ordering: .relaxed) }
         generation &+= 1
         let g = generation
         // Every task of the previous block completed before its `run` returned, so nobody adds to it now.
@@ -116,8 +122,7 @@ final class RenderWorkerPool: @unchecked Sendable {
         }
         s.work(generation: g, byWorker: false)
         guard s.completed.pointee.load(ordering: .acquiring) < count else { return }
-        // Waiting for lanes the workers are still rendering: timed (two clock reads per block that waits), so
-        // the benchmark can tell barrier cost from the rest.
+        // Waiting for tasks the workers are still running: timed too (barrier cost).
         let started = s.monotonicNanoseconds()
         var spins = 0
         while s.completed.pointee.load(ordering: .acquiring) < count {
@@ -168,6 +173,10 @@ struct PoolWords {
     var waited: UnsafeMutablePointer<Atomic<Int>> {
         (base + 3 * Self.line + 24).assumingMemoryBound(to: Atomic<Int>.self)
     }
+    /// Nanoseconds the render thread has spent in `run` (`RenderWorkerPool.runNanoseconds`).
+    var inRun: UnsafeMutablePointer<Atomic<Int>> {
+        (base + 3 * Self.line + 32).assumingMemoryBound(to: Atomic<Int>.self)
+    }
     var task: UnsafeMutablePointer<RenderTask?> { (base + 3 * Self.line).assumingMemoryBound(to: RenderTask?.self) }
     var context: UnsafeMutablePointer<UnsafeMutableRawPointer?> {
         (base + 3 * Self.line + 8).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
@@ -184,6 +193,7 @@ struct PoolWords {
         (base + 2 * Self.line).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
         (base + 2 * Self.line + 8).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
         (base + 3 * Self.line + 24).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
+        (base + 3 * Self.line + 32).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
         (base + 3 * Self.line).bindMemory(to: RenderTask?.self, capacity: 1).initialize(to: nil)
         (base + 3 * Self.line + 8).bindMemory(to: UnsafeMutableRawPointer?.self, capacity: 1).initialize(to: nil)
         (base + 3 * Self.line + 16).bindMemory(to: RenderThreadHook?.self, capacity: 1).initialize(to: hook)
