@@ -43,6 +43,30 @@ final class RenderThreadsTests: XCTestCase {
         XCTAssertTrue(usage.contains("--threads <n>"), usage)
     }
 
+    func testCommandLineFileHasTheSameBytesForAnyThreadCount() throws {
+        // 40 tracks (more than the 16 a span needs before its lanes go to the workers) at several rates and pans.
+        let dir = try TemporaryDirectory()
+        for k in 0..<4 {
+            let tone = (0..<4000).map { Float(0.2 * sin(Double($0) * 0.01 * Double(k + 1))) }
+            _ = try dir.write(WAVBuilder.float32(tone, rate: k % 2 == 0 ? 48000 : 44100).bytes, to: "t\(k).wav")
+        }
+        let tracks = (0..<40).map { i in
+            #"{ "name": "v\#(i)", "file": "t\#(i % 4).wav", "start": \#(Double(i) * 0.001), "rate": \#(0.6 + 0.03 * Double(i)), "#
+                + #""pan": \#(Double(i % 9) * 0.2 - 0.8), "volume": 0.5, "loops": \#(i % 3) }"#
+        }
+        let scene = try dir.write(Array(#"{ "duration": 0.4, "tracks": [ \#(tracks.joined(separator: ", ")) ] }"#.utf8),
+                                  to: "scene.json")
+        var files: [Data] = []
+        for threads in [1, 2, 3, 4] {
+            let out = dir.file("out-\(threads).wav")
+            let result = try runProcess(try ensembleExecutable(), ["render", scene, "-o", out, "--threads", "\(threads)"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            files.append(try Data(contentsOf: URL(fileURLWithPath: out)))
+        }
+        XCTAssertGreaterThan(files[0].count, 19200 * 8)
+        for (k, f) in files.enumerated().dropFirst() { XCTAssertEqual(f, files[0], "\(k + 1) threads") }
+    }
+
     // MARK: Same bytes for any thread count
 
     private struct Outcome: Equatable {
