@@ -38,4 +38,11 @@ static inline void ensemble_cpu_relax(void) {
 /// Names a thread for debuggers and `top -H` (at most 15 characters). Control side.
 void ensemble_name_thread(pthread_t thread, const char *name);
 
+/// The CPU the calling thread runs on (sched_getcpu: a vDSO call, no system call on x86-64), or -1.
+int ensemble_current_cpu(void);
+
+/// Lets the calling thread run on every CPU of the process except `cpu` (a system call; nothing when no other
+/// CPU is left).
+void ensemble_avoid_cpu(int cpu);
+
 #endif

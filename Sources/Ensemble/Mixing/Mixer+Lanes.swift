@@ -87,5 +87,18 @@ extension Mixer {
         }
         let rack = buses, accumulators = laneAccumulators
         for k in 1..<laneCount { lanes[k].addInto(span, rack, accumulators) }
+        publishPositions()
+    }
+
+    /// Serial phase: publishes the state and cursor position of every voice still playing after the span (one
+    /// thread writing the packed telemetry words, instead of the lanes from several cores).
+    @_noLocks
+    func publishPositions() {
+        let pool = self.pool, telemetry = self.telemetry
+        for k in 0..<activeCount {
+            let slot = Int(active[k])
+            telemetry.publish(slot: slot, generation: pool[slot].generation, phase: .playing,
+                              position: pool[slot].cursor.position)
+        }
     }
 }

@@ -111,6 +111,7 @@ final class RenderWorkerPool: @unchecked Sendable {
         defer { s.inRun.pointee.add(Int(s.monotonicNanoseconds() - entered), ordering: .relaxed) }
         generation &+= 1
         let g = generation
+        s.renderCPU.pointee.store(Int32(_unsafePerformance { ensemble_current_cpu() }), ordering: .relaxed)
         // Every task of the previous block completed before its `run` returned, so nobody adds to it now.
         s.completed.pointee.store(0, ordering: .relaxed)
         s.ticket.pointee.store(UInt64(g) << 32 | UInt64(count) << 16, ordering: .releasing)
@@ -143,8 +144,8 @@ final class RenderWorkerPool: @unchecked Sendable {
 struct PoolWords {
     static let line = 64
     /// How long an idle worker spins, then yields, before it sleeps (see `RenderWorkerPool`).
-    static let spinNanoseconds: Int64 = 50_000
-    static let yieldNanoseconds: Int64 = 500_000
+    static let spinNanoseconds: Int64 = 500_000
+    static let yieldNanoseconds: Int64 = 1_500_000
     static let byteCount = 4 * line
     let base: UnsafeMutableRawPointer
 
@@ -173,6 +174,10 @@ struct PoolWords {
     var waited: UnsafeMutablePointer<Atomic<Int>> {
         (base + 3 * Self.line + 24).assumingMemoryBound(to: Atomic<Int>.self)
     }
+    /// The CPU the render thread was on when it published the current block (-1: unknown).
+    var renderCPU: UnsafeMutablePointer<Atomic<Int32>> {
+        (base + Self.line + 12).assumingMemoryBound(to: Atomic<Int32>.self)
+    }
     /// Nanoseconds the render thread has spent in `run` (`RenderWorkerPool.runNanoseconds`).
     var inRun: UnsafeMutablePointer<Atomic<Int>> {
         (base + 3 * Self.line + 32).assumingMemoryBound(to: Atomic<Int>.self)
@@ -190,6 +195,7 @@ struct PoolWords {
         (base + Self.line).bindMemory(to: Atomic<UInt32>.self, capacity: 1).initialize(to: Atomic(0))
         (base + Self.line + 4).bindMemory(to: Atomic<UInt32>.self, capacity: 1).initialize(to: Atomic(0))
         (base + Self.line + 8).bindMemory(to: Atomic<Bool>.self, capacity: 1).initialize(to: Atomic(false))
+        (base + Self.line + 12).bindMemory(to: Atomic<Int32>.self, capacity: 1).initialize(to: Atomic(-1))
         (base + 2 * Self.line).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
         (base + 2 * Self.line + 8).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
         (base + 3 * Self.line + 24).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
@@ -233,6 +239,7 @@ struct PoolWords {
         // Generation 0 is the state before any block: a thread that starts after `run` published block 1 works
         // on it at once instead of taking it for already seen.
         var seen: UInt32 = 0
+        var sharedCPU = 0
         while true {
             var g = s.generation.pointee.load(ordering: .acquiring)
             if g == seen {
@@ -259,6 +266,20 @@ struct PoolWords {
             if s.stop.pointee.load(ordering: .acquiring) { return }
             seen = g
             work(generation: g, byWorker: true)
+            // A worker woken by the render thread is often put on the render thread's own CPU (the kernel's
+            // wake-affine placement) and left there: then the two take turns instead of working at once, and the
+            // worker's spinning takes time from the render thread. Seen for a few blocks in a row, the worker
+            // moves itself to the other CPUs (a system call on the worker, never on the render thread).
+            let renderCPU = s.renderCPU.pointee.load(ordering: .relaxed)
+            if renderCPU >= 0, _unsafePerformance({ ensemble_current_cpu() }) == renderCPU {
+                sharedCPU += 1
+                if sharedCPU >= 4 {
+                    _unsafePerformance { ensemble_avoid_cpu(renderCPU) }
+                    sharedCPU = 0
+                }
+            } else {
+                sharedCPU = 0
+            }
         }
     }
 

@@ -67,12 +67,10 @@ struct VoiceRender {
                               into: outL + offset, outR + offset, meter: &meter)
             }
         }
-        let v = voice.pointee
-        if v.metering { telemetry.meters[slot].publish(meter) }
-        if stop > t1 {
-            telemetry.publish(slot: slot, generation: v.generation, phase: .playing, position: v.cursor.position)
-            return true
-        }
-        return false
+        if voice.pointee.metering { telemetry.meters[slot].publish(meter) }
+        // A voice that goes on has its position published by the serial phase after the lanes
+        // (`Mixer.publishPositions`): the telemetry words of neighbouring slots share cache lines, and lanes on
+        // different cores writing them every block would fight over those lines.
+        return stop > t1
     }
 }
