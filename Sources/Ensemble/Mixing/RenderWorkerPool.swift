@@ -19,8 +19,9 @@ typealias RenderThreadHook = @convention(c) () -> Void
 /// lanes), with no allocation, lock or closure on the way.
 ///
 /// `run(tasks:)` publishes a block (a generation number and the task count, in one atomic ticket) and the
-/// calling thread works too: every participant claims the next task index with a compare-and-swap on the
-/// ticket until none is left, and `run` returns once every task has completed. Which thread runs a task does
+/// calling thread works too: every participant claims a task index with a compare-and-swap on the ticket (the
+/// render thread from the front, workers from the back) until none is left, and `run` returns once every task
+/// has completed. Which thread runs a task does
 /// not matter for the result, because each task writes only its own buffers; the caller combines them in a
 /// fixed order afterwards. A worker that wakes late finds nothing left (or a newer generation) and claims
 /// nothing, so the render thread never waits for a thread to wake up, only for tasks already claimed.
@@ -149,7 +150,8 @@ struct PoolWords {
     static let byteCount = 4 * line
     let base: UnsafeMutableRawPointer
 
-    /// The block being handed out: generation (high 32 bits), task count (16 bits), next task (low 16 bits).
+    /// The block being handed out: generation (high 32 bits), then the unclaimed tasks [next, end): end (16 bits)
+    /// and next (low 16 bits). Published as (generation, count, 0).
     var ticket: UnsafeMutablePointer<Atomic<UInt64>> { base.assumingMemoryBound(to: Atomic<UInt64>.self) }
     /// The generation of the last published block: what workers spin and sleep on (the futex word).
     var generation: UnsafeMutablePointer<Atomic<UInt32>> {
@@ -213,16 +215,21 @@ struct PoolWords {
         var ticket = s.ticket.pointee.load(ordering: .acquiring)
         while true {
             guard UInt32(truncatingIfNeeded: ticket >> 32) == g else { return }
-            let next = Int(ticket & 0xFFFF), count = Int((ticket >> 16) & 0xFFFF)
-            guard next < count else { return }
-            let (claimed, seen) = s.ticket.pointee.compareExchange(expected: ticket, desired: ticket + 1,
+            let next = Int(ticket & 0xFFFF), end = Int((ticket >> 16) & 0xFFFF)
+            guard next < end else { return }
+            // The render thread takes tasks from the front, workers from the back: with two threads each tends to
+            // get the same lanes block after block (their voices and buffers stay in its core's caches), and
+            // they still meet wherever the work divides.
+            let desired = byWorker ? ticket - (1 << 16) : ticket + 1
+            let (claimed, seen) = s.ticket.pointee.compareExchange(expected: ticket, desired: desired,
                                                                    ordering: .acquiringAndReleasing)
             if !claimed {
                 ticket = seen
                 continue
             }
+            let index = byWorker ? end - 1 : next
             // The mixer's lane function, itself @_noLocks; the check cannot follow a function pointer.
-            _unsafePerformance { task(context, next) }
+            _unsafePerformance { task(context, index) }
             if byWorker { s.workerTasks.pointee.add(1, ordering: .relaxed) }
             s.completed.pointee.add(1, ordering: .releasing)
             ticket = s.ticket.pointee.load(ordering: .acquiring)
