@@ -44,7 +44,10 @@ final class LaneTests: XCTestCase {
         let engine = try Engine(configuration: c)
         XCTAssertEqual(engine.mixer.laneCount, MixLane.defaultCount)
         engine.mixer.lanesInReverseForTesting = reversed
+        XCTAssertFalse(engine.mixer.laneAccumulators.isPrepared(bus: 1))
         for bus in 1...3 { try engine.setBus(bus, BusSettings(volume: 0.5 + 0.1 * Float(bus), pan: 0.2 * Float(bus - 2))) }
+        // Lane accumulators exist for the master and the buses set up, not for the 13 others.
+        XCTAssertEqual((0..<BusRack.count).filter { engine.mixer.laneAccumulators.isPrepared(bus: $0) }, [0, 1, 2, 3])
         try engine.setEffects([.filter(.lowpass, frequency: 3000, q: 0.7, gainDB: 0)], onBus: 2)
 
         let ends = Recorder<String>(), applied = Recorder<String>()

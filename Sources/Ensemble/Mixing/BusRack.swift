@@ -1,3 +1,6 @@
+// Render thread: the serial phases around the lanes (lane 0 also mixes into the bus buffers); `BusCommand`s are
+// built on the control thread.
+
 /// A request for the bus rack, carried by `MixerCommand.bus`.
 enum BusCommand: BitwiseCopyable, Sendable {
     /// Bus `bus` (1…16) starts collecting the voices routed to it and mixing itself into the master.

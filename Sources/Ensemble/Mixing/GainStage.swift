@@ -1,3 +1,5 @@
+// Render thread (the lanes).
+
 /// Applies a voice's gains and pan to its scratch frames and adds the result into the output.
 ///
 /// Each output sample gets `k · s`, where `k = M(t) · g(t)` is computed the same way whether the gains are

@@ -17,8 +17,8 @@
 ///    (`Mixer.assignLanes`), and the bus rack's inputs are cleared (`BusRack.beginBlock`).
 /// 2. **Lanes** (`Mixer.renderLane(k, span)` for every k in 0..<laneCount, in any order, on any threads, each k
 ///    once per span): lane k renders its listed voices in order (`VoiceRender`); the assignment depends on the
-///    voices only, never on the thread count. While the lanes run, nothing else may run on the
-///    mixer, and a lane writes only:
+///    voices only, never on the thread count. While the lanes run, nothing else may run on the mixer, and a
+///    lane writes only:
 ///    - its own `MixLane` (scratch, route buffers, stream windows, edge taps, `touched` flags, the list of voices
 ///      that ended in it),
 ///    - its accumulators: lane 0 mixes straight into the bus rack's inputs (the span's output for the master,
@@ -30,7 +30,8 @@
 ///    A lane never posts an event, frees a slot or changes the active list.
 /// 3. **Serial, after the lanes** (render thread, `Mixer.finishLanes`): the voices that ended are finished
 ///    (slot freed or paused, telemetry, end/pause event) lane by lane in lane order, each lane's in active order
-///    — the order events had when one loop did everything — and dropped from the active list; then the
+///    (a block's events are then sorted by frame, stably, so this decides only the order of ends on one frame),
+///    and dropped from the active list; then the
 ///    accumulators of lanes 1…L−1 are added into the rack's inputs in lane order, for each bus the lane
 ///    touched (a lane that touched nothing costs nothing); then the bus rack runs (chains, bus mixdown, master).
 ///

@@ -20,9 +20,9 @@ extension Mixer {
     /// voices to share, else one after the other on this thread, in lane order. (The one place lanes are run.)
     @_noLocks
     func runLanes(_ span: MixSpan) {
-        let voices = activeCount
+        let sounding = voices.activeCount
         if let parallelRunner, !lanesInReverseForTesting,
-           parallelRunner._withUnsafeGuaranteedRef({ $0.run(span, activeVoices: voices) }) {
+           parallelRunner._withUnsafeGuaranteedRef({ $0.run(span, activeVoices: sounding) }) {
             return
         }
         if lanesInReverseForTesting {
@@ -36,8 +36,8 @@ extension Mixer {
     @_noLocks
     func assignLanes() {
         for k in 0..<laneCount { lanes[k].begin() }
-        let active = self.active, pool = self.pool, lanes = self.lanes, laneCount = self.laneCount
-        for i in 0..<activeCount {
+        let active = voices.active, pool = voices.slots, lanes = self.lanes, laneCount = self.laneCount
+        for i in 0..<voices.activeCount {
             let slot = active[i]
             lanes[MixLane.lane(of: pool[Int(slot)], count: laneCount)].add(slot)
         }
@@ -48,7 +48,7 @@ extension Mixer {
     @_noLocks
     func renderLane(_ lane: Int, _ span: MixSpan) {
         let me = lanes + lane
-        let pool = self.pool, rack = buses, accumulators = laneAccumulators
+        let pool = voices.slots, rack = buses, accumulators = laneAccumulators
         let t0 = span.start, t1 = span.end
         for i in 0..<me.pointee.voiceCount {
             let slot = Int(me.pointee.voices[i])
@@ -76,15 +76,7 @@ extension Mixer {
             for e in 0..<lane.endCount { finish(Int(lane.ends[e].slot), at: lane.ends[e].frame) }
             ended += lane.endCount
         }
-        if ended > 0 {
-            let pool = self.pool
-            var kept = 0
-            for k in 0..<activeCount where pool[Int(active[k])].isPlaying {
-                active[kept] = active[k]
-                kept += 1
-            }
-            activeCount = kept
-        }
+        if ended > 0 { voices.removeSilenced() }
         let rack = buses, accumulators = laneAccumulators
         for k in 1..<laneCount { lanes[k].addInto(span, rack, accumulators) }
         publishPositions()
@@ -94,8 +86,8 @@ extension Mixer {
     /// thread writing the packed telemetry words, instead of the lanes from several cores).
     @_noLocks
     func publishPositions() {
-        let pool = self.pool, telemetry = self.telemetry
-        for k in 0..<activeCount {
+        let pool = voices.slots, active = voices.active, telemetry = self.telemetry
+        for k in 0..<voices.activeCount {
             let slot = Int(active[k])
             telemetry.publish(slot: slot, generation: pool[slot].generation, phase: .playing,
                               position: pool[slot].cursor.position)

@@ -1,3 +1,5 @@
+// Built on the control thread, carried by the command ring, applied on the render thread.
+
 /// Everything a voice needs to start, sent by value so the render side never reads control-side memory.
 struct VoiceSetup: BitwiseCopyable, Sendable {
     var source: VoiceSource

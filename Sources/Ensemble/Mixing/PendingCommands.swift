@@ -1,4 +1,7 @@
-/// Timed commands waiting for their output frame, ordered by (frame, id): a binary min-heap in a fixed buffer.
+// Render thread (made and freed on the control thread).
+
+/// Timed commands waiting for their output frame, ordered by (frame, id) in a `MinHeap`; the commands
+/// themselves wait in a table of `capacity` cells that the heap's entries point at.
 ///
 /// The id grows with every command the control side schedules, so commands for the same frame come out in
 /// the order they were given. `remove(id:)` cancels one before it takes effect. Nothing here allocates.
@@ -20,51 +23,68 @@ struct PendingCommands {
             self.id = id
             self.command = command
         }
-
-        @inline(__always)
-        @_noLocks
-        func precedes(_ other: Entry) -> Bool {
-            if frame != other.frame { return frame < other.frame }
-            return id != other.id ? id < other.id : order < other.order
-        }
     }
 
-    private let entries: UnsafeMutablePointer<Entry>
-    let capacity: Int
-    private(set) var count = 0
+    private var heap: MinHeap
+    /// Cell per waiting command; `free` lists the unused cells (a stack of `freeCount`).
+    private let cells: UnsafeMutablePointer<Entry>
+    private let free: UnsafeMutablePointer<Int>
+    private var freeCount: Int
 
     init(capacity: Int) {
-        self.capacity = capacity
-        entries = .allocate(capacity: capacity)
+        heap = MinHeap(capacity: capacity)
+        cells = .allocate(capacity: max(capacity, 1))
+        free = .allocate(capacity: max(capacity, 1))
+        for i in 0..<capacity { free[i] = capacity - 1 - i }
+        freeCount = capacity
     }
 
-    func deallocate() { entries.deallocate() }
+    func deallocate() {
+        heap.deallocate()
+        cells.deallocate()
+        free.deallocate()
+    }
+
+    var capacity: Int { heap.capacity }
 
     /// Frame of the earliest command, or `Int64.max` when none waits.
-    var nextFrame: Int64 { @_noLocks get { count > 0 ? entries[0].frame : .max } }
+    var nextFrame: Int64 { @_noLocks get { heap.top?.frame ?? .max } }
 
-    var top: Entry? { @_noLocks get { count > 0 ? entries[0] : nil } }
+    var top: Entry? {
+        @_noLocks get {
+            guard let e = heap.top else { return nil }
+            return cells[Int(e.payload)]
+        }
+    }
 
     /// Adds `entry`; false when the queue is full (the command is dropped).
     @_noLocks
     mutating func insert(_ entry: Entry) -> Bool {
-        if count == capacity { return false }
-        entries[count] = entry
-        count += 1
-        siftUp(count - 1)
-        return true
+        guard freeCount > 0 else { return false }
+        freeCount -= 1
+        let cell = free[freeCount]
+        cells[cell] = entry
+        return heap.insert(HeapEntry(frame: entry.frame, first: entry.id, second: entry.order, payload: UInt64(cell)))
     }
 
     @_noLocks
-    mutating func removeTop() { remove(at: 0) }
+    mutating func removeTop() {
+        guard let e = heap.top else { return }
+        release(Int(e.payload))
+        heap.removeTop()
+    }
 
     /// Cancels the command `id`; false if it is not waiting (already applied, cancelled, or unknown). Changes
     /// riding on a cancelled start stay and find no voice when their frame comes.
     @_noLocks
     mutating func remove(id: UInt64) -> Bool {
-        for i in 0..<count where entries[i].id == id && !entries[i].follows {
-            remove(at: i)
-            return true
+        for i in 0..<heap.count {
+            let cell = Int(heap.entry(i).payload)
+            if cells[cell].id == id && !cells[cell].follows {
+                release(cell)
+                heap.remove(at: i)
+                return true
+            }
         }
         return false
     }
@@ -72,54 +92,17 @@ struct PendingCommands {
     /// The waiting timed start of voice (`slot`, `generation`), if there is one.
     @_noLocks
     func start(slot: Int32, generation: UInt32) -> Entry? {
-        for i in 0..<count {
-            if case let .start(s, g, _) = entries[i].command, s == slot, g == generation, !entries[i].follows {
-                return entries[i]
-            }
+        for i in 0..<heap.count {
+            let e = cells[Int(heap.entry(i).payload)]
+            if case let .start(s, g, _) = e.command, s == slot, g == generation, !e.follows { return e }
         }
         return nil
     }
 
-    @_noLocks
-    private mutating func remove(at i: Int) {
-        guard i < count else { return }
-        count -= 1
-        if i == count { return }
-        entries[i] = entries[count]
-        siftDown(i)
-        siftUp(i)
-    }
-
-    @_noLocks
-    private func siftUp(_ start: Int) {
-        var i = start
-        while i > 0 {
-            let parent = (i - 1) / 2
-            if !entries[i].precedes(entries[parent]) { return }
-            swap(i, parent)
-            i = parent
-        }
-    }
-
-    @_noLocks
-    private func siftDown(_ start: Int) {
-        var i = start
-        while true {
-            let l = 2 * i + 1, r = l + 1
-            var best = i
-            if l < count && entries[l].precedes(entries[best]) { best = l }
-            if r < count && entries[r].precedes(entries[best]) { best = r }
-            if best == i { return }
-            swap(i, best)
-            i = best
-        }
-    }
-
     @inline(__always)
     @_noLocks
-    private func swap(_ a: Int, _ b: Int) {
-        let t = entries[a]
-        entries[a] = entries[b]
-        entries[b] = t
+    private mutating func release(_ cell: Int) {
+        free[freeCount] = cell
+        freeCount += 1
     }
 }

@@ -1,3 +1,5 @@
+// Render thread (the lanes); the weight table is made on the control thread.
+
 /// Fills a voice's scratch buffers with `count` source frames at its cursor and advances the cursor, or
 /// (`mix`) resamples and applies constant gains in one pass, adding straight into the output.
 ///
@@ -14,7 +16,8 @@
 /// - `cubic`: a 4-point Catmull-Rom whose weights come from a table of 1024 phases (the top 10 bits of the
 ///   32-bit fraction; the position itself stays exact 32.32 fixed point). The fast loop computes four output
 ///   frames at a time with `SIMD4<Float>`: four unaligned tap loads, four products with the frames' weight rows,
-///   and a transposed sum. Every path computes a sample as (w0·s0 + w2·s2) + (w1·s1 + w3·s3), IEEE per lane.
+///   and a transposed sum. Every other cubic frame (the fast loop's tail, the edges, streamed voices, WSOLA
+///   grains) goes through `TapKernel.frame`; both compute (w0·s0 + w2·s2) + (w1·s1 + w3·s3), IEEE per lane.
 enum Resampler {
     /// The constant per-block gains of `GainStage`: L += a·sL + b·sR, R += c·sL + d·sR (mono: L += a·s, R += c·s).
     struct Gains: BitwiseCopyable {
@@ -99,7 +102,7 @@ enum Resampler {
         if cursor.isPassthrough {
             copy(&cursor, source, sink, count: count)
         } else if case .cubic = cursor.quality {
-            interpolate(&cursor, source, tables.cubic, sink, count: count)
+            interpolate(&cursor, source, TapKernel(cursor, tables).as(.cubic), tables, sink, count: count)
         } else {
             convolve(&cursor, source, TapKernel(cursor, tables), tables, sink, count: count)
         }
@@ -160,14 +163,6 @@ enum Resampler {
         weights + 4 &* Int(truncatingIfNeeded: fraction &>> 22) // 32 − phaseBits
     }
 
-    /// One sample from four taps and a weight row, summed as (w0·s0 + w2·s2) + (w1·s1 + w3·s3): the order the
-    /// four-frame kernel's transposed sum uses, so both give the same bits.
-    @inline(__always)
-    @_noLocks
-    static func kernel(_ s0: Float, _ s1: Float, _ s2: Float, _ s3: Float, _ w: UnsafePointer<Float>) -> Float {
-        (s0 * w[0] + s2 * w[2]) + (s1 * w[1] + s3 * w[3])
-    }
-
     @inline(__always)
     private static func load4(_ p: UnsafePointer<Float>) -> SIMD4<Float> {
         SIMD4<Float>(p[0], p[1], p[2], p[3])
@@ -187,7 +182,7 @@ enum Resampler {
     }
 
     /// Four frames at taps `p + i − 1 … p + i + 2` with weight rows w0…w3: four products, then a transposed
-    /// sum giving lane k = (pk[0] + pk[2]) + (pk[1] + pk[3]), exactly `kernel` per frame.
+    /// sum giving lane k = (pk[0] + pk[2]) + (pk[1] + pk[3]), exactly `TapKernel.catmullRom` per frame.
     @inline(__always)
     private static func four(_ p: UnsafePointer<Float>, _ i0: Int, _ i1: Int, _ i2: Int, _ i3: Int,
                              _ w0: SIMD4<Float>, _ w1: SIMD4<Float>, _ w2: SIMD4<Float>, _ w3: SIMD4<Float>) -> SIMD4<Float> {
@@ -199,8 +194,8 @@ enum Resampler {
     }
 
     @_noLocks
-    private static func interpolate(_ cursor: inout SourceCursor, _ source: VoiceSource, _ weights: UnsafePointer<Float>,
-                                    _ sink: Sink, count: Int) {
+    private static func interpolate(_ cursor: inout SourceCursor, _ source: VoiceSource, _ kernel: TapKernel,
+                                    _ tables: ResamplerTables, _ sink: Sink, count: Int) {
         let stereo = source.channelCount == 2
         let l = source.left, r = source.right
         var done = 0
@@ -216,7 +211,7 @@ enum Resampler {
             }
             if fast > 0 {
                 let base = cursor.position
-                let f = fastLoop(l + base, r + base, UInt64(cursor.fraction), cursor.step, weights, sink, at: done,
+                let f = fastLoop(l + base, r + base, UInt64(cursor.fraction), cursor.step, kernel, sink, at: done,
                                  count: fast, stereo: stereo)
                 cursor.position = base + Int(f >> 32)
                 cursor.fraction = UInt32(truncatingIfNeeded: f)
@@ -225,20 +220,26 @@ enum Resampler {
                 continue
             }
             // Near an edge: one frame at a time, through `tap`, until the fast loop can take over again.
-            let i = cursor.position
-            let w = row(weights, cursor.fraction)
-            let sl = kernel(cursor.tap(l, i - 1), cursor.tap(l, i), cursor.tap(l, i + 1), cursor.tap(l, i + 2), w)
-            var sr: Float = 0
-            if stereo {
-                sr = kernel(cursor.tap(r, i - 1), cursor.tap(r, i), cursor.tap(r, i + 1), cursor.tap(r, i + 2), w)
-            }
-            sink.put(done, sl, sr, stereo: stereo)
-            let f = UInt64(cursor.fraction) + cursor.step
-            cursor.position += Int(f >> 32)
-            cursor.fraction = UInt32(truncatingIfNeeded: f)
+            edgeFrame(&cursor, source, kernel, tables, sink, at: done, stereo: stereo)
             done += 1
-            cursor.wrap()
         }
+    }
+
+    /// One frame whose taps cross a file edge or loop seam: the taps gathered through `SourceCursor.tap` (loop
+    /// seams, silence outside the passes) into the edge buffers, then `TapKernel.frame`; the cursor moves one step.
+    @inline(__always)
+    @_noLocks
+    private static func edgeFrame(_ cursor: inout SourceCursor, _ source: VoiceSource, _ kernel: TapKernel,
+                                  _ tables: ResamplerTables, _ sink: Sink, at j: Int, stereo: Bool) {
+        let first = cursor.position - kernel.before
+        for k in 0..<kernel.taps { tables.edgeLeft[k] = cursor.tap(source.left, first + k) }
+        if stereo { for k in 0..<kernel.taps { tables.edgeRight[k] = cursor.tap(source.right, first + k) } }
+        let (sl, sr) = kernel.frame(tables.edgeLeft, tables.edgeRight, stereo: stereo, cursor.fraction)
+        sink.put(j, sl, sr, stereo: stereo)
+        let f = UInt64(cursor.fraction) + cursor.step
+        cursor.position += Int(f >> 32)
+        cursor.fraction = UInt32(truncatingIfNeeded: f)
+        cursor.wrap()
     }
 
     /// The sinc and linear kernels (and any kernel other paths share): one frame at a time through
@@ -249,7 +250,7 @@ enum Resampler {
                                  _ tables: ResamplerTables, _ sink: Sink, count: Int) {
         let stereo = source.channelCount == 2
         let l = source.left, r = source.right
-        let before = kernel.before, after = kernel.after, taps = kernel.taps
+        let before = kernel.before, after = kernel.after
         let step = cursor.step
         var done = 0
         while done < count {
@@ -277,16 +278,8 @@ enum Resampler {
                 cursor.wrap()
                 continue
             }
-            let first = cursor.position - before
-            for j in 0..<taps { tables.edgeLeft[j] = cursor.tap(l, first + j) }
-            if stereo { for j in 0..<taps { tables.edgeRight[j] = cursor.tap(r, first + j) } }
-            let (sl, sr) = kernel.frame(tables.edgeLeft, tables.edgeRight, stereo: stereo, cursor.fraction)
-            sink.put(done, sl, sr, stereo: stereo)
-            let f = UInt64(cursor.fraction) + step
-            cursor.position += Int(f >> 32)
-            cursor.fraction = UInt32(truncatingIfNeeded: f)
+            edgeFrame(&cursor, source, kernel, tables, sink, at: done, stereo: stereo)
             done += 1
-            cursor.wrap()
         }
     }
 
@@ -342,8 +335,9 @@ enum Resampler {
     @inline(__always)
     @_noLocks
     private static func fastLoop(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ start: UInt64, _ step: UInt64,
-                                 _ weights: UnsafePointer<Float>, _ sink: Sink, at: Int, count: Int,
+                                 _ kernel: TapKernel, _ sink: Sink, at: Int, count: Int,
                                  stereo: Bool) -> UInt64 {
+        let weights = kernel.cubic
         var f = start
         let groups = count / 4
         let outL = sink.left + at, outR = sink.right + at
@@ -384,9 +378,7 @@ enum Resampler {
         var j = groups &* 4
         while j < count {
             let i = Int(truncatingIfNeeded: f >> 32)
-            let w = row(weights, UInt32(truncatingIfNeeded: f))
-            let sl = kernel(l[i - 1], l[i], l[i + 1], l[i + 2], w)
-            let sr = stereo ? kernel(r[i - 1], r[i], r[i + 1], r[i + 2], w) : 0
+            let (sl, sr) = kernel.frame(l + (i - 1), r + (i - 1), stereo: stereo, UInt32(truncatingIfNeeded: f))
             sink.put(at + j, sl, sr, stereo: stereo)
             f &+= step
             j += 1

@@ -1,3 +1,5 @@
+// Render thread (the lanes, and command handling); `step(rate:…)` is computed on the control thread.
+
 /// Where a voice is in its sound, and how fast it moves: the resampler's state.
 ///
 /// The position is fixed point, an integer file frame plus a 32-bit fraction, and the step per output frame is

@@ -1,8 +1,10 @@
-/// Voices waiting for their start frame, ordered by (frame, sequence): a binary min-heap in a fixed buffer.
+// Render thread (made and freed on the control thread).
+
+/// Voices waiting for their start frame, ordered by (frame, sequence) in a `MinHeap`.
 ///
 /// Scheduled voices cost nothing per block until their frame comes near; only the heap's top is looked at.
 /// Entries are not removed when a voice is stopped or restarted before it starts; the mixer recognises such
-/// stale entries when they reach the top, and `compact` sweeps them out if they ever fill the heap.
+/// stale entries when they reach the top, and `insert` sweeps them out if they ever fill the heap.
 struct StartQueue {
     struct Entry: BitwiseCopyable {
         var frame: Int64
@@ -18,24 +20,36 @@ struct StartQueue {
             self.generation = generation
         }
 
+        /// The heap's key: (frame, sequence), with the voice in the payload.
+        @inline(__always)
         @_noLocks
-        func precedes(_ other: Entry) -> Bool {
-            frame != other.frame ? frame < other.frame : sequence < other.sequence
+        init(_ e: HeapEntry) {
+            self.init(frame: e.frame, sequence: e.first, slot: Int32(truncatingIfNeeded: e.payload >> 32),
+                      generation: UInt32(truncatingIfNeeded: e.payload))
+        }
+
+        var key: HeapEntry {
+            @inline(__always) @_noLocks get {
+                HeapEntry(frame: frame, first: sequence,
+                          payload: UInt64(UInt32(bitPattern: slot)) << 32 | UInt64(generation))
+            }
         }
     }
 
-    private let entries: UnsafeMutablePointer<Entry>
-    let capacity: Int
-    private(set) var count = 0
+    private var heap: MinHeap
 
     init(capacity: Int) {
-        self.capacity = capacity
-        entries = .allocate(capacity: capacity)
+        heap = MinHeap(capacity: capacity)
     }
 
-    func deallocate() { entries.deallocate() }
+    func deallocate() { heap.deallocate() }
 
-    var top: Entry? { @_noLocks get { count > 0 ? entries[0] : nil } }
+    var top: Entry? {
+        @_noLocks get {
+            guard let e = heap.top else { return nil }
+            return Entry(e)
+        }
+    }
 
     /// True when the entry no longer describes a waiting voice (stopped or restarted since it was queued).
     @inline(__always)
@@ -48,65 +62,10 @@ struct StartQueue {
     /// Adds `entry`; when full, first drops stale entries. Returns false only if every entry is live.
     @_noLocks
     mutating func insert(_ entry: Entry, pool: UnsafeMutablePointer<Voice>) -> Bool {
-        if count == capacity {
-            compact(pool)
-            if count == capacity { return false }
-        }
-        var i = count
-        count += 1
-        entries[i] = entry
-        while i > 0 {
-            let parent = (i - 1) / 2
-            if !entries[i].precedes(entries[parent]) { break }
-            swap(i, parent)
-            i = parent
-        }
-        return true
+        if heap.count == heap.capacity { heap.removeAll { Self.isStale(Entry($0), in: pool) } }
+        return heap.insert(entry.key)
     }
 
     @_noLocks
-    mutating func removeTop() {
-        guard count > 0 else { return }
-        count -= 1
-        if count == 0 { return }
-        entries[0] = entries[count]
-        siftDown(0)
-    }
-
-    @_noLocks
-    private mutating func siftDown(_ start: Int) {
-        var i = start
-        while true {
-            let l = 2 * i + 1, r = l + 1
-            var best = i
-            if l < count && entries[l].precedes(entries[best]) { best = l }
-            if r < count && entries[r].precedes(entries[best]) { best = r }
-            if best == i { return }
-            swap(i, best)
-            i = best
-        }
-    }
-
-    @inline(__always)
-    @_noLocks
-    private func swap(_ a: Int, _ b: Int) {
-        let t = entries[a]
-        entries[a] = entries[b]
-        entries[b] = t
-    }
-
-    @_noLocks
-    private mutating func compact(_ pool: UnsafeMutablePointer<Voice>) {
-        var kept = 0
-        for i in 0..<count where !Self.isStale(entries[i], in: pool) {
-            entries[kept] = entries[i]
-            kept += 1
-        }
-        count = kept
-        var i = count / 2
-        while i > 0 {
-            i -= 1
-            siftDown(i)
-        }
-    }
+    mutating func removeTop() { heap.removeTop() }
 }

@@ -71,13 +71,22 @@ struct TapKernel: BitwiseCopyable {
             return stereo ? SincBank.stereo(l, r, table, fraction) : (SincBank.sample(l, table, fraction), 0)
         case .cubic:
             let w = Resampler.row(cubic, fraction)
-            let sl = Resampler.kernel(l[0], l[1], l[2], l[3], w)
-            return (sl, stereo ? Resampler.kernel(r[0], r[1], r[2], r[3], w) : 0)
+            let sl = Self.catmullRom(l[0], l[1], l[2], l[3], w)
+            return (sl, stereo ? Self.catmullRom(r[0], r[1], r[2], r[3], w) : 0)
         case .linear:
             // t is the fraction's top 24 bits, exact in a Float; t = 0 gives the sample itself.
             let t = Float(fraction >> 8) * 0x1p-24
             let sl = l[0] + (l[1] - l[0]) * t
             return (sl, stereo ? r[0] + (r[1] - r[0]) * t : 0)
         }
+    }
+
+    /// The cubic's one sample from four taps and a weight row (`Resampler.makeWeightTable`), summed as
+    /// (w0·s0 + w2·s2) + (w1·s1 + w3·s3): the order the four-frame kernel's transposed sum uses, so both give
+    /// the same bits.
+    @inline(__always)
+    @_noLocks
+    static func catmullRom(_ s0: Float, _ s1: Float, _ s2: Float, _ s3: Float, _ w: UnsafePointer<Float>) -> Float {
+        (s0 * w[0] + s2 * w[2]) + (s1 * w[1] + s3 * w[3])
     }
 }

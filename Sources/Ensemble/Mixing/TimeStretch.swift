@@ -1,31 +1,8 @@
 import Foundation
 
-/// Pitch-preserving rate ("rateMode: preservePitch") by WSOLA, waveform-similarity overlap-add (Verhelst &
-/// Roelands, 1993), on the render side.
-///
-/// The voice's cursor still moves at `rate` per output frame, so positions, loops, ends and events are those of
-/// varispeed. The sound is built from grains instead: every `hop` output frames (10 ms, on the voice's grid of
-/// absolute frames ≡ its grain phase modulo `hop`, so any block size gives the same bits) a grain of `2 × hop`
-/// frames starts, read from the
-/// source at the original speed (only the sample-rate ratio), Hann-windowed and overlap-added with the previous
-/// one (50 % overlap: the windows sum to 1). A grain starts near the cursor's position, shifted by up to
-/// ±`search` frames (10 ms) to the shift whose first `hop` frames best match (normalised cross-correlation) the
-/// natural continuation of the previous grain, so the waveforms line up and the pitch is kept. Grains read the
-/// sound in memory directly (across loop seams, silence past the end), so there is no added latency and no
-/// buffer: the per-voice state is two grain positions.
-///
-/// A grain boundary costs the search (~58,000 multiply-adds); the rest of the hop costs only the grain reads.
-/// Each voice's grid is offset by a phase spread from its sequence number (`grainPhase`), so the boundaries of
-/// many stretched voices started together fall on different frames of the hop, and a short render block does
-/// not take all the searches at once.
-/// How a track's `rate` changes its sound.
-public enum RateMode: String, Sendable, Equatable {
-    /// Speed and pitch together (resampling), the default.
-    case varispeed
-    /// Speed only: WSOLA time-stretching, pitch kept.
-    case preservePitch
-}
+// Render thread (the lanes); `makeWindow` on the control thread.
 
+/// A pitch-keeping voice's grains (`TimeStretch`): part of the voice, so any lane can carry it on.
 struct StretchState: BitwiseCopyable {
     /// False until the first stretched frame (or after a stretch-free stretch at rate 1): the grains restart.
     var active = false
@@ -39,6 +16,23 @@ struct StretchState: BitwiseCopyable {
     init() {}
 }
 
+/// Pitch-preserving rate ("rateMode: preservePitch") by WSOLA, waveform-similarity overlap-add (Verhelst &
+/// Roelands, 1993), on the render side.
+///
+/// The voice's cursor still moves at `rate` per output frame, so positions, loops, ends and events are those of
+/// varispeed. The sound is built from grains instead: every `hop` output frames (10 ms, on the voice's grid of
+/// absolute frames ≡ its grain phase modulo `hop`, so any block size gives the same bits) a grain of `2 × hop`
+/// frames starts, read from the source at the original speed (only the sample-rate ratio), Hann-windowed and
+/// overlap-added with the previous one (50 % overlap: the windows sum to 1). A grain starts near the cursor's position, shifted by up to
+/// ±`search` frames (10 ms) to the shift whose first `hop` frames best match (normalised cross-correlation) the
+/// natural continuation of the previous grain, so the waveforms line up and the pitch is kept. Grains read the
+/// sound in memory directly (across loop seams, silence past the end), so there is no added latency and no
+/// buffer: the per-voice state is two grain positions.
+///
+/// A grain boundary costs the search (~58,000 multiply-adds); the rest of the hop costs only the grain reads.
+/// Each voice's grid is offset by a phase spread from its sequence number (`grainPhase`), so the boundaries of
+/// many stretched voices started together fall on different frames of the hop, and a short render block does
+/// not take all the searches at once.
 enum TimeStretch {
     /// A periodic Hann window of `2 × hop` frames (allocated once, by the mixer).
     static func makeWindow(hop: Int) -> UnsafeMutablePointer<Float> {

@@ -1,3 +1,5 @@
+// Render thread: voices live in the `VoicePool`; during the lanes each is written only by its own lane.
+
 /// One playing instance of a sound, as the render side holds it: a cursor plus the gains that shape it.
 ///
 /// Tracks and one-shot effects are both voices. All fields are plain values; voices live in a preallocated

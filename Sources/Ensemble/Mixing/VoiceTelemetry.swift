@@ -1,5 +1,7 @@
 import Synchronization
 
+// Written on the render thread (per slot: by the lane of the slot's voice), read on any control thread.
+
 /// What the render side tells the control side about each slot after every block: its state, where its
 /// cursor is, and its meters. Relaxed atomics: each value is a snapshot, read by getters like
 /// `Track.currentTime` and `Track.isPlaying`.
