@@ -5,7 +5,7 @@
 /// the resampler when they are constant and nobody meters the voice), and add the result into the span's
 /// destination.
 ///
-/// Writes only the voice itself (cursor, grain state, a release after a stream failure), its telemetry slot and
+/// Writes only the voice itself (cursor, grain state, a release after a stream failure), its
 /// meter, its stream's cells, the lane's scratch and `outL`/`outR`: voices of different lanes can run at once.
 /// Ending the voice is left to the caller (`render` returns false), which defers it to the mixer's serial phase.
 struct VoiceRender {
