@@ -19,12 +19,14 @@ let package = Package(
         .systemLibrary(name: "CMpg123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .target(
             name: "Ensemble",
-            dependencies: ["COpenAL", "CSndfile", "CMpg123", "CFloatControl", "CSincKernel"]
+            dependencies: ["COpenAL", "CSndfile", "CMpg123", "CFloatControl", "CSincKernel", "CWorkerSync"]
         ),
         // Flush-to-zero around rendering (header-only: static inline MXCSR / FPCR access).
         .target(name: "CFloatControl"),
         // The sinc resampler's inner products: eight-lane FMA on CPUs with AVX2, the same bits elsewhere.
         .target(name: "CSincKernel"),
+        // Futex wait/wake and the spin hint for the render worker pool (`renderThreads` > 1).
+        .target(name: "CWorkerSync"),
         .executableTarget(
             name: "ensemble",
             dependencies: ["Ensemble", .product(name: "ArgumentParser", package: "swift-argument-parser")]

@@ -1,16 +1,36 @@
 import CAllocationCounter
-import Ensemble
+@_spi(Testing) import Ensemble
 import Foundation
 
 struct RenderResult {
     var wall: Double
     var allocations: UInt64
+    /// CPU seconds the whole process used during the loop (every thread, spinning included).
+    var cpu: Double = 0
+    /// With render workers: share of the lanes the workers rendered, and the render thread's mean wait for them
+    /// at the end of a lane phase (µs).
+    var workerLaneShare: Double?
+    var barrierMicroseconds: Double?
+    /// With render workers: the render thread's time per block outside the lane phases (the serial phases and
+    /// the loop around them), in µs.
+    var serialMicroseconds: Double?
+}
+
+/// CPU seconds (user + system) the process has used so far, over all its threads.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6
 }
 
 enum EnsembleRuns {
-    static func engine(voices: Int, resampler: ResamplerQuality = .sinc) throws -> Engine {
+    /// `threads` > 1: the engine mixes each block on that many threads; its workers enrol in the shared
+    /// allocation count, so `renderLoop` counts their allocations too.
+    static func engine(voices: Int, resampler: ResamplerQuality = .sinc, threads: Int = 1) throws -> Engine {
         var c = Engine.Configuration()
         c.resampler = resampler
+        c.renderThreads = threads
+        if threads > 1 { c.renderThreadStartHook = allocation_counter_enroll }
         c.maxVoices = voices + 64
         c.maxBlockFrames = 1024
         c.commandCapacity = max(16384, 2 * voices + 64)
@@ -18,28 +38,32 @@ enum EnsembleRuns {
     }
 
     /// Renders `frames` frames in 1024-frame blocks as the render thread; times only this loop and counts
-    /// the render thread's allocations inside it.
+    /// the render thread's allocations inside it (and those of the engine's render workers, if it has any).
     static func renderLoop(_ engine: Engine, frames total: Int) -> RenderResult {
         let block = 1024
         let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
         defer { out.deallocate() }
         var allocations: UInt64 = 0
+        let cpu0 = processCPUSeconds()
         let t0 = now()
         var done = 0
         while done < total {
             let k = min(block, total - done)
+            allocation_counter_shared_start()
             allocation_counter_start()
             engine.render(interleaved: out, frames: k)
             allocations += allocation_counter_stop()
+            allocations += allocation_counter_shared_stop()
             done += k
         }
-        return RenderResult(wall: now() - t0, allocations: allocations)
+        let wall = now() - t0
+        return RenderResult(wall: wall, allocations: allocations, cpu: processCPUSeconds() - cpu0)
     }
 
     /// N looping voices (half mono, half stereo) with their own volume, pan and (with `pitch`) rate.
     static func throughput(sounds: [Sound], voices n: Int, pitch: Bool, seconds: Double,
-                           resampler: ResamplerQuality = .sinc) throws -> RenderResult {
-        let engine = try engine(voices: n, resampler: resampler)
+                           resampler: ResamplerQuality = .sinc, threads: Int = 1) throws -> RenderResult {
+        let engine = try engine(voices: n, resampler: resampler, threads: threads)
         var tracks: [Track] = []
         tracks.reserveCapacity(n)
         for i in 0..<n {
@@ -52,7 +76,12 @@ enum EnsembleRuns {
         }
         try engine.play(tracks, at: engine.time(frame: 0))
         engine.pumpCommands()
-        let result = renderLoop(engine, frames: Int(seconds * 48000))
+        var result = renderLoop(engine, frames: Int(seconds * 48000))
+        if let w = engine.renderWorkerStatistics, w.phases > 0 {
+            result.workerLaneShare = Double(w.lanesOnWorkers) / Double(8 * w.phases)
+            result.barrierMicroseconds = Double(w.barrierNanoseconds) / Double(w.phases) / 1000
+            result.serialMicroseconds = (result.wall * 1e9 - Double(w.lanePhaseNanoseconds)) / Double(w.phases) / 1000
+        }
         withExtendedLifetime(tracks) {}
         return result
     }

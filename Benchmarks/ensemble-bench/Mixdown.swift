@@ -41,9 +41,14 @@ enum Mixdown {
                 let scene: [String: Any] = ["sampleRate": 48000, "duration": seconds, "tracks": tracks]
                 let scenePath = "\(dir)/scene-\(n).json"
                 try JSONSerialization.data(withJSONObject: scene).write(to: URL(fileURLWithPath: scenePath))
-                let (wall, status) = runProcess(ensemble, ["render", scenePath, "-o", "\(dir)/ensemble-out.wav"])
-                rows.append(Row(voices: n, seconds: seconds, tool: "ensemble render", wall: status == 0 ? wall : nil,
-                                note: status == 0 ? "" : "exit \(status)"))
+                // One mixing thread (as sox and ffmpeg mix), and one per core (`render`'s default).
+                let cores = ProcessInfo.processInfo.activeProcessorCount
+                for threads in cores > 1 ? [1, cores] : [1] {
+                    let (wall, status) = runProcess(ensemble, ["render", scenePath, "-o", "\(dir)/ensemble-out.wav",
+                                                               "--threads", "\(threads)"])
+                    rows.append(Row(voices: n, seconds: seconds, tool: "ensemble render --threads \(threads)",
+                                    wall: status == 0 ? wall : nil, note: status == 0 ? "" : "exit \(status)"))
+                }
             } else {
                 rows.append(Row(voices: n, seconds: seconds, tool: "ensemble render", wall: nil,
                                 note: "skipped: \(exe) not built (run `swift build -c release` first)"))

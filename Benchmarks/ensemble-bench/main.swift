@@ -5,6 +5,8 @@
 //   swift build -c release && swift run -c release ensemble-bench [--quick] [--json FILE] [--seconds S]
 //       [--repeats R] [--voices 16,64,256,1024] [--no-openal] [--no-mixdown] [--resamplers]
 //   --resamplers runs only section 1b (the resampler table) and exits.
+//   --threads runs only section 1c (one and more render threads; with section 1's rate 1.0 and spread rows at
+//   256 voices for the OpenAL column) and exits.
 //   swift run -c release ensemble-bench --soak MINUTES [SEED] [--real-time]   (random multi-threaded traffic, checked)
 import Ensemble
 import EnsembleSoak
@@ -81,7 +83,7 @@ if arguments.first == "--tail-and-burst" {
     }
 }
 
-var quick = false, jsonPath: String?, useOpenAL = true, useMixdown = true, resamplersOnly = false
+var quick = false, jsonPath: String?, useOpenAL = true, useMixdown = true, resamplersOnly = false, threadsOnly = false
 var seconds: Double?, repeats: Int?, voiceList: [Int]?, soundSecondsOption: Double?
 var k = 0
 @MainActor func value() -> String {
@@ -100,8 +102,9 @@ while k < arguments.count {
     case "--no-openal": useOpenAL = false
     case "--no-mixdown": useMixdown = false
     case "--resamplers": resamplersOnly = true
+    case "--threads": threadsOnly = true
     case "-h", "--help":
-        print("usage: ensemble-bench [--quick] [--json FILE] [--seconds S] [--repeats R] [--voices 16,64,…] [--no-openal] [--no-mixdown] [--resamplers]")
+        print("usage: ensemble-bench [--quick] [--json FILE] [--seconds S] [--repeats R] [--voices 16,64,…] [--no-openal] [--no-mixdown] [--resamplers] [--threads]")
         exit(0)
     default:
         FileHandle.standardError.write(Data("ensemble-bench: unknown option \(arguments[k])\n".utf8))
@@ -112,7 +115,7 @@ while k < arguments.count {
 
 let secs = seconds ?? (quick ? 0.25 : 10)
 let reps = max(1, repeats ?? (quick ? 1 : 3))
-let voices = voiceList ?? (quick ? [16, 64] : [16, 64, 256, 1024])
+let voices = voiceList ?? (quick ? [16, 64] : threadsOnly ? [256] : [16, 64, 256, 1024])
 let soundSeconds = soundSecondsOption ?? (quick ? 1.0 : 10.0)
 var failures: [String] = []
 var json: [String: Any] = [:]
@@ -149,7 +152,7 @@ json["repeats"] = reps
 
 let pcm48 = InputSet(sampleRate: 48000, seconds: soundSeconds)
 let pcm44 = InputSet(sampleRate: 44100, seconds: soundSeconds)
-let ima4 = resamplersOnly ? pcm48 : try pcm48.ima4(in: dir) // encoding takes seconds; 1b does not use it
+let ima4 = resamplersOnly || threadsOnly ? pcm48 : try pcm48.ima4(in: dir) // encoding takes seconds; 1b and 1c do not use it
 let sounds48 = try pcm48.sounds(prefix: "p48-"), sounds44 = try pcm44.sounds(prefix: "p44-"), soundsIMA4 = try ima4.sounds(prefix: "ima4-")
 let openALAvailable = useOpenAL && OpenALPeer.functions != nil
 if useOpenAL && !openALAvailable { print("note: OpenAL Soft's ALC_SOFT_loopback is not available; OpenAL columns skipped") }
@@ -167,7 +170,7 @@ let scenarios = [
     Scenario(key: "spread", title: "rates 0.5…2", sounds: sounds48, inputs: pcm48, pitch: true, cubicPeer: true),
     Scenario(key: "sr44", title: "44.1→48 kHz", sounds: sounds44, inputs: pcm44, pitch: false, cubicPeer: true),
     Scenario(key: "ima4", title: "IMA4, rate 1.0", sounds: soundsIMA4, inputs: ima4, pitch: false, cubicPeer: false),
-]
+].filter { !threadsOnly || $0.key == "rate1" || $0.key == "spread" }
 
 struct ThroughputRow {
     var voices: Int
@@ -227,6 +230,60 @@ let ima4Ratios = voices.compactMap { n -> Double? in
     return p.ensemble / i.ensemble
 }
 print("IMA4 cost relative to PCM (PCM voice_x / IMA4 voice_x), per N: " + ima4Ratios.map { fmt($0, 2) }.joined(separator: ", "))
+}
+
+// MARK: 1c. Offline render on several threads
+
+// Section 1's workload (same voices, sounds and 1024-frame blocks) with `Engine.Configuration.renderThreads`,
+// which `ensemble render --threads` sets; the bytes are the same for any thread count (RenderThreadsTests).
+let parallelVoices = quick ? 64 : voiceList?.last ?? 256
+let cores = ProcessInfo.processInfo.activeProcessorCount
+let threadCounts = cores > 2 ? [1, 2, cores] : [1, 2]
+var parallelJSON: [[String: Any]] = []
+if !resamplersOnly {
+print("\n## 1c. Offline render on several threads (\(parallelVoices) voices, section 1's scenes; × real time = seconds "
+      + "rendered / wall s of the render loop, best of \(reps); OpenAL Soft mixes on one thread)\n")
+print("| scenario | threads | × real time | voice_x | speed-up over 1 thread | CPU s / wall s | lanes on workers | barrier wait per block | serial phases per block | OpenAL linear × real time | render allocations (all threads) |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for s in scenarios where s.key == "rate1" || s.key == "spread" {
+    var single = Double.nan
+    for threads in threadCounts {
+        var best = Double.infinity, bestCPU = Double.nan, share: Double?, barrier: Double?, serial: Double?
+        var allocations: UInt64 = 0
+        for _ in 0..<reps {
+            let r = try EnsembleRuns.throughput(sounds: s.sounds, voices: parallelVoices, pitch: s.pitch, seconds: secs,
+                                                threads: threads)
+            if r.wall < best {
+                (bestCPU, share, barrier, serial) = (r.cpu, r.workerLaneShare, r.barrierMicroseconds, r.serialMicroseconds)
+            }
+            best = min(best, r.wall)
+            allocations += r.allocations
+        }
+        let speed = secs / best
+        if threads == 1 { single = speed }
+        let peer = rows.first { $0.voices == parallelVoices && $0.scenario == s.key }?.openalLinear.map { $0 / Double(parallelVoices) }
+        if allocations != 0 { failures.append("\(allocations) render allocations with \(threads) render threads (\(s.title))") }
+        print("| \(s.title) | \(threads) | \(fmt(speed, 1)) | \(fmt(speed * Double(parallelVoices))) | \(fmt(speed / single, 2))× "
+              + "| \(fmt(bestCPU / best, 2)) | \(share.map { fmt($0 * 100, 0) + " %" } ?? "—") "
+              + "| \(barrier.map { fmt($0, 1) + " µs" } ?? "—") | \(serial.map { fmt($0, 1) + " µs" } ?? "—") "
+              + "| \(fmt(peer, 1)) | \(allocations) |")
+        var d: [String: Any] = ["scenario": s.key, "voices": parallelVoices, "threads": threads, "times_real_time": speed,
+                                "speedup": speed / single, "cpu_per_wall": bestCPU / best, "render_allocations": allocations]
+        if let peer { d["openal_linear_times_real_time"] = peer }
+        if let share { d["lanes_on_workers"] = share }
+        if let barrier { d["barrier_wait_us_per_block"] = barrier }
+        if let serial { d["serial_us_per_block"] = serial }
+        parallelJSON.append(d)
+    }
+}
+print("Goal (issue 13): ≥ 1.8× the one-thread speed with 2 threads on 2 cores at 256 voices. The machine: \(cores) cores. "
+      + "A block is 1024 frames, one lane phase (no timed commands here); the serial phases are the render thread's time "
+      + "outside it: Amdahl's bound for 2 threads is T1 / (serial + (T1 − serial) / 2), T1 the one-thread time per block.")
+json["threads"] = parallelJSON
+}
+if threadsOnly {
+    if let jsonPath { try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: jsonPath)) }
+    exit(failures.isEmpty ? 0 : 1)
 }
 
 // MARK: 1b. Resamplers

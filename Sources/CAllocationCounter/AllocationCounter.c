@@ -16,10 +16,16 @@ extern void __libc_free(void *);
 static __thread int counting;
 static __thread uint64_t thread_count;
 static _Atomic uint64_t process_total;
+// Threads enrolled in the shared count (render worker threads): counted together while shared counting is on.
+static __thread int enrolled;
+static _Atomic int shared_counting;
+static _Atomic uint64_t shared_count;
 
 static inline void note(void) {
     atomic_fetch_add_explicit(&process_total, 1, memory_order_relaxed);
     if (counting) thread_count++;
+    if (enrolled && atomic_load_explicit(&shared_counting, memory_order_relaxed))
+        atomic_fetch_add_explicit(&shared_count, 1, memory_order_relaxed);
 }
 
 void *malloc(size_t size) { note(); return __libc_malloc(size); }
@@ -38,6 +44,15 @@ int posix_memalign(void **out, size_t alignment, size_t size) {
 
 void allocation_counter_start(void) { thread_count = 0; counting = 1; }
 uint64_t allocation_counter_stop(void) { counting = 0; return thread_count; }
+void allocation_counter_enroll(void) { enrolled = 1; }
+void allocation_counter_shared_start(void) {
+    atomic_store_explicit(&shared_count, 0, memory_order_relaxed);
+    atomic_store_explicit(&shared_counting, 1, memory_order_seq_cst);
+}
+uint64_t allocation_counter_shared_stop(void) {
+    atomic_store_explicit(&shared_counting, 0, memory_order_seq_cst);
+    return atomic_load_explicit(&shared_count, memory_order_relaxed);
+}
 uint64_t allocation_counter_process_total(void) {
     return atomic_load_explicit(&process_total, memory_order_relaxed);
 }

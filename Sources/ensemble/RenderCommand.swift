@@ -10,7 +10,8 @@ struct RenderCommand: ParsableCommand {
         discussion: """
         The scene is a JSON file of tracks (start, offset, volume, pan, rate, loops, fades) and one-shot \
         effects; see the README. The output is 32-bit float by default; with --bit-depth 16 samples beyond \
-        full scale are clipped and counted.
+        full scale are clipped and counted. The voices are mixed on --threads threads (default: one per core); \
+        the file has the same bytes for any thread count.
         """
     )
 
@@ -35,6 +36,10 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Frames per render block (the result does not depend on it).")
     var blockSize = 1024
 
+    @Option(help: ArgumentHelp("Threads that mix each block, 1…64 (the result does not depend on it).",
+                               valueName: "n"))
+    var threads = min(ProcessInfo.processInfo.activeProcessorCount, Engine.Configuration.maxRenderThreads)
+
     func run() throws {
         // Ctrl-C or a kill then removes the unfinished output instead of leaving a hidden temporary file.
         InterruptCleanup.install()
@@ -45,7 +50,10 @@ struct RenderCommand: ParsableCommand {
             guard (1...65536).contains(blockSize) else {
                 throw SceneError(path: scene, "--block-size \(blockSize): expected 1…65536")
             }
-            let prepared = try PreparedScene(path: scene, sampleRate: sampleRate)
+            guard (1...Engine.Configuration.maxRenderThreads).contains(threads) else {
+                throw SceneError(path: scene, "--threads \(threads): expected 1…\(Engine.Configuration.maxRenderThreads)")
+            }
+            let prepared = try PreparedScene(path: scene, sampleRate: sampleRate, renderThreads: threads)
             let description = prepared.scene, engine = prepared.engine, playback = prepared.playback
             try playback.schedule()
 

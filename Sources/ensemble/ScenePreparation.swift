@@ -9,7 +9,8 @@ struct PreparedScene {
 
     /// Loads and validates `path`, builds an engine at the scene's rate (or `sampleRate`), decodes every file
     /// and creates tracks and effects. Call `playback.schedule(origin:)` to put them on the timeline.
-    init(path: String, sampleRate: Int? = nil) throws {
+    /// `renderThreads` > 1 mixes each block on that many threads (offline rendering; same output).
+    init(path: String, sampleRate: Int? = nil, renderThreads: Int = 1) throws {
         var description = try Scene.load(path: path)
         if let sampleRate {
             guard (8000...384_000).contains(sampleRate) else {
@@ -21,6 +22,7 @@ struct PreparedScene {
         configuration.sampleRate = description.sampleRate
         configuration.maxVoices = max(4096, description.tracks.count + description.effects.count + 64)
         configuration.maxSoundingVoices = description.maxVoices ?? 0
+        configuration.renderThreads = renderThreads
         // Every timeline command waits on the render side from the start: room for all of them (up to four per
         // `set`, plus the end of a restarted `loops: -1` track), so none is ever dropped for a full queue.
         configuration.commandCapacity = max(configuration.commandCapacity, 5 * description.timeline.count + 64)

@@ -64,6 +64,18 @@ public final class Engine: @unchecked Sendable {
         /// How tracks and effects are resampled unless they choose otherwise (`Track.resampler`,
         /// `fire(_:resampler:)`): band-limited `sinc` by default.
         public var resampler = ResamplerQuality.sinc
+        /// Threads that render each block, the calling render thread included (1…64). With more than one, the
+        /// voices of a block are mixed in lanes spread over persistent worker threads and summed in a fixed
+        /// order, so the output has the same bytes for any count. Real-time playback keeps one render thread
+        /// unless this is set (workers add a wake-up per block to the deadline); offline rendering
+        /// (`ensemble render --threads`) uses every core. Default 1: no worker threads at all.
+        public var renderThreads = 1
+        /// Test hook: each render worker thread calls this once when it starts (the allocation tests enrol
+        /// the thread in their counter with it).
+        @_spi(Testing) public var renderThreadStartHook: (@convention(c) () -> Void)?
+
+        /// Most threads `renderThreads` may ask for.
+        public static let maxRenderThreads = 64
 
         /// The longest sound accepted as a one-shot effect, in seconds.
         public static let maxEffectDuration = 30.0
@@ -130,6 +142,10 @@ public final class Engine: @unchecked Sendable {
         guard c.commandLogCapacity >= 0 else {
             throw .invalidParameter(name: "commandLogCapacity", value: Double(c.commandLogCapacity), expected: "0 or more")
         }
+        guard c.renderThreads >= 1, c.renderThreads <= Configuration.maxRenderThreads else {
+            throw .invalidParameter(name: "renderThreads", value: Double(c.renderThreads),
+                                    expected: "1…\(Configuration.maxRenderThreads)")
+        }
         self.configuration = c
         smoothingFrames = Self.smoothingFrames(c)
         mixer = Self.makeMixer(c)
@@ -145,10 +161,15 @@ public final class Engine: @unchecked Sendable {
 
     /// The render side for a (validated) configuration; `CommandReplay` makes its twin the same way.
     static func makeMixer(_ c: Configuration) -> Mixer {
-        Mixer(sampleRate: c.sampleRate, maxBlockFrames: c.maxBlockFrames, capacity: c.maxVoices,
-              effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames(c),
-              commandCapacity: c.commandCapacity, eventCapacity: c.eventCapacity,
-              soundingCap: c.maxSoundingVoices, commandLogCapacity: c.commandLogCapacity)
+        let mixer = Mixer(sampleRate: c.sampleRate, maxBlockFrames: c.maxBlockFrames, capacity: c.maxVoices,
+                          effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames(c),
+                          commandCapacity: c.commandCapacity, eventCapacity: c.eventCapacity,
+                          soundingCap: c.maxSoundingVoices, commandLogCapacity: c.commandLogCapacity)
+        if c.renderThreads > 1 {
+            mixer.parallelLanes = ParallelLanes(mixer: mixer, threads: c.renderThreads,
+                                                onThreadStart: c.renderThreadStartHook)
+        }
+        return mixer
     }
 
     deinit { loader.withLock { $0?.shutdown() } }
@@ -259,6 +280,14 @@ public final class Engine: @unchecked Sendable {
         try checkRoutable(bus)
         return bus.isMaster ? mixer.masterMeter.peakPower(channel: channel)
             : mixer.buses.meters[bus.index].peakPower(channel: channel)
+    }
+
+    /// Benchmark hook: with `renderThreads` > 1, lane phases run on the worker pool, lanes the workers took,
+    /// the nanoseconds the render thread spent in those phases, and the part of them it waited for the workers
+    /// at the end (nil: no workers).
+    @_spi(Testing) public var renderWorkerStatistics:
+        (phases: Int, lanesOnWorkers: Int, lanePhaseNanoseconds: Int, barrierNanoseconds: Int)? {
+        mixer.parallelLanes.map { ($0.phases, $0.lanesRunByWorkers, $0.lanePhaseNanoseconds, $0.barrierNanoseconds) }
     }
 
     /// Events the render side could not report because its buffers were full (0 unless the event thread stalls).

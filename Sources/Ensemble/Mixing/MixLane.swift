@@ -25,7 +25,8 @@
 ///      the rack's bus buffers for buses 1…16), which no other lane touches; lanes k ≥ 1 into their own
 ///      buffers in `LaneAccumulators`, cleared when the lane first writes to them in the span (`touched`),
 ///    - the pool entries of its own voices (cursor, grain state, a release after a stream failure),
-///    - per-slot telemetry and meters of its own voices, and its voices' stream cells.
+///    - the meters of its own voices, and its voices' stream cells (their positions are published by the serial
+///      phase after the lanes: the packed telemetry words would be shared between cores).
 ///    It reads shared state (the active list, bus configuration, tables) that only the serial phases write.
 ///    A lane never posts an event, frees a slot or changes the active list.
 /// 3. **Serial, after the lanes** (render thread, `Mixer.finishLanes`): the voices that ended are finished

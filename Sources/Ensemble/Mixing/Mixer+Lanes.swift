@@ -16,10 +16,15 @@ extension Mixer {
         buses.finishBlock(outL, outR, span.frames, t0)
     }
 
-    /// Runs every lane of the span, one after the other on this thread, in lane order. (The one place lanes are
-    /// run: a parallel render changes only this.)
+    /// Runs every lane of the span: on the render worker pool when there is one (`ParallelLanes`) and enough
+    /// voices to share, else one after the other on this thread, in lane order. (The one place lanes are run.)
     @_noLocks
     func runLanes(_ span: MixSpan) {
+        let sounding = voices.activeCount
+        if let parallelRunner, !lanesInReverseForTesting,
+           parallelRunner._withUnsafeGuaranteedRef({ $0.run(span, activeVoices: sounding) }) {
+            return
+        }
         if lanesInReverseForTesting {
             for k in (0..<laneCount).reversed() { renderLane(k, span) }
         } else {
@@ -74,5 +79,18 @@ extension Mixer {
         if ended > 0 { voices.removeSilenced() }
         let rack = buses, accumulators = laneAccumulators
         for k in 1..<laneCount { lanes[k].addInto(span, rack, accumulators) }
+        publishPositions()
+    }
+
+    /// Serial phase: publishes the state and cursor position of every voice still playing after the span (one
+    /// thread writing the packed telemetry words, instead of the lanes from several cores).
+    @_noLocks
+    func publishPositions() {
+        let pool = voices.slots, active = voices.active, telemetry = self.telemetry
+        for k in 0..<voices.activeCount {
+            let slot = Int(active[k])
+            telemetry.publish(slot: slot, generation: pool[slot].generation, phase: .playing,
+                              position: pool[slot].cursor.position)
+        }
     }
 }

@@ -63,6 +63,13 @@ final class Mixer: @unchecked Sendable {
     let voiceRender: VoiceRender
     /// Test hook: runs a span's lanes last to first, to show that they share no state.
     var lanesInReverseForTesting = false
+    /// The worker threads that run the lanes when `Engine.Configuration.renderThreads` > 1 (set by
+    /// `Engine.makeMixer` before the first render; nil: the render thread runs every lane).
+    var parallelLanes: ParallelLanes? {
+        didSet { parallelRunner = parallelLanes.map { Unmanaged.passUnretained($0) } }
+    }
+    /// `parallelLanes`, reached from the render path without retaining it.
+    private(set) var parallelRunner: Unmanaged<ParallelLanes>?
     /// The resampler's Catmull-Rom weight table (`Resampler.makeWeightTable`) and the WSOLA grain window
     /// (`TimeStretch`), shared read-only by the lanes.
     private let weights: UnsafeMutablePointer<Float>

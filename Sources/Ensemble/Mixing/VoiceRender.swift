@@ -5,7 +5,7 @@
 /// the resampler when they are constant and nobody meters the voice), and add the result into the span's
 /// destination.
 ///
-/// Writes only the voice itself (cursor, grain state, a release after a stream failure), its telemetry slot and
+/// Writes only the voice itself (cursor, grain state, a release after a stream failure), its
 /// meter, its stream's cells, the lane's scratch and `outL`/`outR`: voices of different lanes can run at once.
 /// Ending the voice is left to the caller (`render` returns false), which defers it to the mixer's serial phase.
 struct VoiceRender {
@@ -67,12 +67,10 @@ struct VoiceRender {
                               into: outL + offset, outR + offset, meter: &meter)
             }
         }
-        let v = voice.pointee
-        if v.metering { telemetry.meters[slot].publish(meter) }
-        if stop > t1 {
-            telemetry.publish(slot: slot, generation: v.generation, phase: .playing, position: v.cursor.position)
-            return true
-        }
-        return false
+        if voice.pointee.metering { telemetry.meters[slot].publish(meter) }
+        // A voice that goes on has its position published by the serial phase after the lanes
+        // (`Mixer.publishPositions`): the telemetry words of neighbouring slots share cache lines, and lanes on
+        // different cores writing them every block would fight over those lines.
+        return stop > t1
     }
 }
