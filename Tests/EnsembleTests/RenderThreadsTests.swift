@@ -151,14 +151,14 @@ final class RenderThreadsTests: XCTestCase {
         c.renderThreadStartHook = allocation_counter_enroll
         let engine = try Engine(configuration: c)
         XCTAssertEqual(engine.mixer.parallelLanes?.threadCount ?? 1, threads ?? 1)
-        try engine.setBus(1, BusSettings(volume: 0.8, pan: -0.2))
-        try engine.setBus(2, BusSettings(volume: 0.7, pan: 0.3))
-        try engine.setBus(3, BusSettings(volume: 0.9))
-        try engine.setBus(4, BusSettings(volume: 0.6, pan: 0.1))
-        try engine.setEffects([EffectSpec.eq(preset: "Rock")!, .delay(time: 0.01, feedback: 0.4, mix: 0.3)], onBus: 1)
-        try engine.setEffects([.filter(.lowpass, frequency: 2500, q: 0.7, gainDB: 0)], onBus: 2)
-        try engine.setEffects([.limiter(ceilingDB: -6, lookahead: 0.002, release: 0.02)], onBus: 3)
-        try engine.setEffects([.limiter(ceilingDB: -1, lookahead: 0.003, release: 0.05)], onBus: 0)
+        try engine.setBus(Bus(1), settings: BusSettings(volume: 0.8, pan: -0.2))
+        try engine.setBus(Bus(2), settings: BusSettings(volume: 0.7, pan: 0.3))
+        try engine.setBus(Bus(3), settings: BusSettings(volume: 0.9))
+        try engine.setBus(Bus(4), settings: BusSettings(volume: 0.6, pan: 0.1))
+        try engine.setEffects([EffectSpec.eq(preset: "Rock")!, .delay(time: 0.01, feedback: 0.4, mix: 0.3)], on: Bus(1))
+        try engine.setEffects([.filter(.lowpass, frequency: 2500, q: 0.7, gainDB: 0)], on: Bus(2))
+        try engine.setEffects([.limiter(ceilingDB: -6, lookahead: 0.002, release: 0.02)], on: Bus(3))
+        try engine.setEffects([.limiter(ceilingDB: -1, lookahead: 0.003, release: 0.05)], on: .master)
 
         let ends = Recorder<String>(), applied = Recorder<String>()
         var tracks: [Track] = []
@@ -171,51 +171,51 @@ final class RenderThreadsTests: XCTestCase {
                     sin(Double($0) * 0.013 * Double(i + 1)) * 0.04
                 }
             let track = try engine.makeTrack(sound)
-            track.bus = i % 5
-            track.volume = 0.5 + Float(i % 7) * 0.07
-            track.pan = Float(i % 9) * 0.25 - 1
-            track.rate = [1, 1.25, 0.5, 2, 0.8][i % 5]
+            try track.setBus(i % 5 == 0 ? .master : Bus(i % 5))
+            try track.setVolume(0.5 + Float(i % 7) * 0.07)
+            try track.setPan(Float(i % 9) * 0.25 - 1)
+            try track.setRate([1, 1.25, 0.5, 2, 0.8][i % 5])
             if i % 4 == 3 { track.resampler = .cubic }
-            track.numberOfLoops = i % 6 == 0 ? -1 : i % 6 == 1 ? 2 : 0
-            if i % 5 == 2 { track.fadeIn = 0.01 }
-            if i % 7 == 3 { track.fadeOut = 0.02 }
+            try track.setNumberOfLoops(i % 6 == 0 ? -1 : i % 6 == 1 ? 2 : 0)
+            if i % 5 == 2 { try track.setFadeIn(0.01) }
+            if i % 7 == 3 { try track.setFadeOut(0.02) }
             if i == 7 { track.rateMode = .preservePitch }
             let name = "track \(i)"
-            track.onFinish = { end in ends.append("\(name) \(end.frame) \(end.reason)") }
-            try track.play(atFrame: Int64(53 * i))
+            track.onFinish = { end in ends.append("\(name) \(end.time.frame) \(end.reason)") }
+            try track.play(at: engine.time(frame: Int64(53 * i)))
             tracks.append(track)
         }
         let streamed = try engine.makeTrack(try Sound(streamingContentsOf: streamedPath))
-        streamed.bus = 1
-        streamed.numberOfLoops = 1
-        streamed.onFinish = { end in ends.append("streamed \(end.frame) \(end.reason)") }
-        try streamed.play(atFrame: 450)
+        try streamed.setBus(Bus(1))
+        try streamed.setNumberOfLoops(1)
+        streamed.onFinish = { end in ends.append("streamed \(end.time.frame) \(end.reason)") }
+        try streamed.play(at: engine.time(frame: 450))
 
         let changes: [(Int, TrackChange)] = [
-            (2, .volume(0.2, rampFrames: 400)), (5, .pan(-0.6, rampFrames: 300)), (11, .rate(1.5)),
-            (17, .volume(0.9, rampFrames: 0)), (23, .pause(fadeFrames: 200)), (29, .stop(fadeFrames: 500)),
-            (35, .pan(0.9)), (41, .rate(0.7)), (47, .stop()), (53, .volume(0.1, rampFrames: 1000)),
+            (2, .volume(0.2, ramp: 400.0 / 48000)), (5, .pan(-0.6, ramp: 300.0 / 48000)), (11, .rate(1.5)),
+            (17, .volume(0.9, ramp: 0)), (23, .pause(fade: 200.0 / 48000)), (29, .stop(fade: 500.0 / 48000)),
+            (35, .pan(0.9)), (41, .rate(0.7)), (47, .stop()), (53, .volume(0.1, ramp: 1000.0 / 48000)),
         ]
         for (k, (i, change)) in changes.enumerated() {
-            tracks[i].schedule(change, atFrame: Int64(2100 + 1733 * k), onApplied: { applied.append("\(i) \($0)") })
+            tracks[i].schedule(change, atFrame: Int64(2100 + 1733 * k), onApplied: { applied.append("\(i) \($0.frame)") })
         }
-        tracks[23].schedule(.resume(fadeFrames: 100), atFrame: 15000, onApplied: { applied.append("23 resume \($0)") })
-        try engine.scheduleBusVolume(2, 0.3, atFrame: 9999, rampFrames: 2000)
+        tracks[23].schedule(.resume(fade: 100.0 / 48000), atFrame: 15000, onApplied: { applied.append("23 resume \($0.frame)") })
+        try engine.scheduleVolume(0.3, on: Bus(2), at: engine.time(frame: 9999), ramp: 2000.0 / 48000)
 
         let effect = try engine.registerEffect(try monoSound(5000, name: "fx") { sin(Double($0) * 0.05) * 0.1 })
         for j in 0..<12 {
-            try engine.fire(effect, volume: 0.7, pan: 0.15 * Float(j % 7) - 0.45, atFrame: Int64(1500 + 377 * j),
-                            bus: j % 4, completion: { done in ends.append("effect \(j) \(done.frame) \(done.reason)") })
+            try engine.fire(effect, volume: 0.7, pan: 0.15 * Float(j % 7) - 0.45, at: engine.time(frame: Int64(1500 + 377 * j)),
+                            bus: j % 4 == 0 ? .master : Bus(j % 4), completion: { done in ends.append("effect \(j) \(done.time.frame) \(done.reason)") })
         }
 
         let total = 36000
         var out = [Float](repeating: 0, count: 2 * total)
         var renderAllocations: UInt64 = 0, workerAllocations: UInt64 = 0
-        out.withUnsafeMutableBufferPointer { o in
+        try out.withUnsafeMutableBufferPointer { o in
             var done = 0
             while done < total {
-                if done == 4900 { tracks[6].bus = 3 } // sounding: crossfades from bus 1 to bus 3
-                if done == 11200 { tracks[14].bus = 0 } // from bus 4 to the master
+                if done == 4900 { try tracks[6].setBus(Bus(3)) } // sounding: crossfades from bus 1 to bus 3
+                if done == 11200 { try tracks[14].setBus(.master) } // from bus 4 to the master
                 let n = min(700, total - done)
                 engine.pumpCommands()
                 engine.waitForStreams()
