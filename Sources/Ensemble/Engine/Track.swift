@@ -37,6 +37,9 @@ public final class Track: @unchecked Sendable {
         var startPosition = 0
         var generation: UInt32 = 0
         var phase = Phase.idle
+        /// A timed `stop(at:)` is waiting for the current voice: it still plays (and takes changes) until then,
+        /// but an immediate `play()` starts afresh, as after any stop.
+        var stopPending = false
         /// Older generations replaced by a timed `play` while still live: their end is still reported.
         var replaced: [UInt32] = []
         /// The generation whose end was last reported (so a voice that ended before a new `play`, with its end
@@ -426,7 +429,9 @@ public final class Track: @unchecked Sendable {
     private func stop(atFrame frame: Int64?, rampFrames: Int, endsAtFrame: Bool) {
         update { s in
             guard s.phase != .idle else { return nil }
-            s.phase = .idle
+            // A timed stop leaves the voice playing until its frame (its end event makes the track idle), so
+            // `isPlaying` stays true and changes still reach it; an immediate one makes the track idle at once.
+            if frame == nil { s.phase = .idle } else { s.stopPending = true }
             s.startPosition = 0
             let at: Int64
             if let frame {
@@ -466,7 +471,7 @@ public final class Track: @unchecked Sendable {
             if fresh && s.generation != 0 && !ended { s.replaced.append(s.generation) }
             // A voice that has ended but whose end has not been reported yet: a new voice must not hide it.
             if ended && s.generation != s.reportedEnd { s.replaced.append(s.generation) }
-            if s.phase == .active && !ended && frame == nil && !fresh { return [] }
+            if s.phase == .active && !ended && frame == nil && !fresh && !s.stopPending { return [] }
             if s.phase == .paused && !ended && !fresh {
                 s.phase = .active
                 return [.resume(slot: slot, generation: s.generation, frame: frame ?? .min,
@@ -474,6 +479,7 @@ public final class Track: @unchecked Sendable {
             }
             s.generation = engine.control.withLock { $0.nextGeneration(slot) }
             s.phase = .active
+            s.stopPending = false
             var source = sound.voiceSource
             if let file = sound.stream {
                 // A new stream per start, pre-rolling from now on (with the taps' history before the first frame).
@@ -546,6 +552,7 @@ public final class Track: @unchecked Sendable {
                 // Idle also when paused: a pause that came too late for a voice already at its end leaves nothing
                 // to resume (and a release must then free the slot at once, with no end left to wait for).
                 s.phase = .idle
+                s.stopPending = false
                 s.reportedEnd = event.generation
                 s.startPosition = 0
                 guard let reason = event.endReason else { return (nil, nil) }
