@@ -43,7 +43,10 @@ struct BusState: BitwiseCopyable {
 /// (smoothed like a track's, with the same constant/ramping bit-identity) and add into the master, in bus
 /// order. Voices on bus 0 are summed straight into the output exactly as without buses.
 struct BusRack: @unchecked Sendable {
-    static let count = 17
+    // Render-side constants are computed properties, not `static let`: a stored static is a lazily initialised
+    // global (`swift_once`, which may lock), and whether `@_noLocks` sees it folded to a constant depends on how
+    // a debug build batches the files (adding an unrelated file once turned such constants into build errors).
+    static var count: Int { @_noLocks get { 17 } }
 
     let states: UnsafeMutablePointer<BusState>
     let left: UnsafeMutablePointer<Float>

@@ -51,7 +51,7 @@ struct MeterReadout: @unchecked Sendable {
     /// Accumulated: peakL, peakR (Float bits), sumL, sumR (Double bits). Reading: peakL, peakR, rmsL, rmsR
     /// (Float bits), and the clock of the last reading.
     private let cells: UnsafeMutablePointer<Atomic<UInt64>>
-    private static let count = 9
+    private static var count: Int { @_noLocks get { 9 } }
 
     init() {
         cells = .allocate(capacity: Self.count)

@@ -45,9 +45,6 @@ typealias RenderThreadHook = @convention(c) () -> Void
 final class RenderWorkerPool: @unchecked Sendable {
     /// Threads taking part in a block, the calling render thread included.
     let threadCount: Int
-    /// Most tasks one `run` may hand out (the ticket's task fields are 16 bits wide).
-    static let maxTasks = 0xFFFF
-    static let yieldEvery = 1024
 
     private let shared: PoolWords
     private var threads: [pthread_t] = []
@@ -103,7 +100,7 @@ final class RenderWorkerPool: @unchecked Sendable {
     /// returns when all have completed. Render thread only.
     @_noLocks
     func run(tasks: Int) {
-        let count = min(tasks, Self.maxTasks)
+        let count = min(tasks, PoolLimits.maxTasks)
         guard count > 0 else { return }
         let s = shared
         // Timed (two clock reads per call, tens of nanoseconds against a block's microseconds) so the benchmark
@@ -129,7 +126,7 @@ final class RenderWorkerPool: @unchecked Sendable {
         var spins = 0
         while s.completed.pointee.load(ordering: .acquiring) < count {
             spins &+= 1
-            if spins % Self.yieldEvery == 0 {
+            if spins % PoolLimits.yieldEvery == 0 {
                 _unsafePerformance { _ = sched_yield() }
             } else {
                 _unsafePerformance { ensemble_cpu_relax() }
@@ -139,15 +136,23 @@ final class RenderWorkerPool: @unchecked Sendable {
     }
 }
 
+/// The pool's constants, where the render side can read them without touching class metadata.
+enum PoolLimits {
+    /// Most tasks one `run` may hand out (the ticket's task fields are 16 bits wide).
+    static var maxTasks: Int { @_noLocks get { 0xFFFF } }
+    /// A waiting render thread yields once every this many spins.
+    static var yieldEvery: Int { @_noLocks get { 1024 } }
+}
+
 /// What the render thread and the workers share, in one allocation of four cache lines: the ticket, the
 /// generation word (with the sleeper count and the stop flag), the completion count, and the task. Each hot
 /// word has its own line, so claiming tasks does not disturb the workers spinning on the generation.
 struct PoolWords {
-    static let line = 64
+    static var line: Int { @_noLocks get { 64 } }
     /// How long an idle worker spins, then yields, before it sleeps (see `RenderWorkerPool`).
-    static let spinNanoseconds: Int64 = 500_000
-    static let yieldNanoseconds: Int64 = 1_500_000
-    static let byteCount = 4 * line
+    static var spinNanoseconds: Int64 { @_noLocks get { 500_000 } }
+    static var yieldNanoseconds: Int64 { @_noLocks get { 1_500_000 } }
+    static var byteCount: Int { @_noLocks get { 4 * line } }
     let base: UnsafeMutableRawPointer
 
     /// The block being handed out: generation (high 32 bits), then the unclaimed tasks [next, end): end (16 bits)
