@@ -68,7 +68,7 @@ final class DeviceLossTests: XCTestCase {
             }
             try output.start()
             // Beyond what the 80 ms ring has already rendered.
-            let startFrame = engine.frame(for: engine.now.seconds + 0.15)
+            let startFrame = try engine.time(seconds: engine.now.seconds + 0.15).frame
             try engine.play(tracks, at: engine.time(frame: startFrame))
             let deadline = Date().addingTimeInterval(3)
             while !output.isDeviceLost && Date() < deadline { usleep(1000) }
@@ -150,7 +150,7 @@ final class DeviceLossTests: XCTestCase {
         track.onStart = { started.append($0.frame) }
         track.onFinish = { ended.append($0.time.frame) }
         try output.start()
-        let start = engine.frame(for: engine.now.seconds + 0.05)
+        let start = try engine.time(seconds: engine.now.seconds + 0.05).frame
         try track.play(at: track.engine.time(frame: start))
         let failures = Recorder<String>()
         let done = DispatchSemaphore(value: 0)

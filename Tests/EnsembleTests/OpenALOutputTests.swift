@@ -127,7 +127,7 @@ final class OpenALOutputTests: XCTestCase {
             for t in tracks { t.onStart = { f in let f = f.frame; startFrames.withLock { $0.append(f) } } }
             usleep(150_000)
             let when = engine.now.seconds + 0.08
-            groupFrame = engine.frame(for: when)
+            groupFrame = try engine.time(seconds: when).frame
             XCTAssertGreaterThan(groupFrame, engine.renderedFrame, "the start is still ahead of the renderer")
             try engine.play(tracks, at: engine.time(seconds: when))
             usleep(350_000)
@@ -211,7 +211,7 @@ final class OpenALOutputTests: XCTestCase {
             output.stallRenderThreadForTesting(0.15)
             usleep(400_000)
             output.stallRenderThreadForTesting(0.06)
-            XCTAssertTrue(try output.waitUntilPlayed(engine.time(frame: engine.frame(for: 0.05) + Int64(length) + 2400), timeout: 3))
+            XCTAssertTrue(try output.waitUntilPlayed(engine.time(seconds: 0.05).advanced(byFrames: Int64(length) + 2400), timeout: 3))
             XCTAssertFalse(track.isPlaying)
             XCTAssertLessThanOrEqual(engine.currentFrame, engine.renderedFrame)
             underruns = output.underrunCount
@@ -245,7 +245,7 @@ final class OpenALOutputTests: XCTestCase {
         var start: Int64 = 0, freeze: Int64 = 0
         let recording = try session(bufferCount: 8) { engine, output in
             let track = try engine.makeTrack(sound)
-            start = engine.frame(for: engine.now.seconds + 0.05)
+            start = try engine.time(seconds: engine.now.seconds + 0.05).frame
             try track.play(at: track.engine.time(frame: start))
             usleep(200_000)
             XCTAssertNotEqual(output.realTimePriority, .notStarted, "the render thread reported its scheduling")

@@ -13,7 +13,7 @@ extension Engine {
 
     /// The render clock as a time: the frames rendered so far. It runs ahead of `now` by the output latency
     /// while an output plays the engine, and equals it offline.
-    public var renderTime: EngineTime { time(frame: mixer.clock.load(ordering: .acquiring)) }
+    public var renderTime: EngineTime { time(frame: renderedFrame) }
 
     /// The engine time being played at host time `hostTime`, where host time is the Linux `CLOCK_MONOTONIC`
     /// clock in nanoseconds (what `clock_gettime(CLOCK_MONOTONIC)` gives, the clock OpenAL Soft's

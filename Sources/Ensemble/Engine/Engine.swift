@@ -239,18 +239,13 @@ public final class Engine: @unchecked Sendable {
 
     /// The output latency now: how far the render clock runs ahead of the frame being heard (`renderTime` −
     /// `now`), in seconds: the frames queued to the output plus the device's own latency. 0 offline.
-    public var outputLatency: Double { latency(rendered: mixer.clock.load(ordering: .acquiring)) }
+    public var outputLatency: Double { latency(rendered: renderedFrame) }
 
     /// Seconds from the frame being heard now to `rendered` (a render clock reading); 0 offline.
     func latency(rendered: Int64) -> Double {
         guard deviceClock.attached.load(ordering: .acquiring) else { return 0 }
         let played = deviceClock.current(rendered: rendered, sampleRate: configuration.sampleRate)
         return Double(max(rendered - played, 0)) / sampleRate
-    }
-
-    /// The output frame `time` seconds falls on: round(time × sampleRate) (tests).
-    func frame(for time: Double) -> Int64 {
-        Int64((time * sampleRate).rounded())
     }
 
     // MARK: Master meters
