@@ -35,6 +35,14 @@ final class TerminalMeters {
         barWidth = min(40, max(6, (columns - labelWidth - 34 - 5 - 1) / 2))
     }
 
+    /// One meter line from a reading's average and peak per channel. Channels 0 and 1 always exist, so the
+    /// meters' channel check cannot fail here.
+    private func meterLine(_ label: String, average: (Int) throws -> Float, peak: (Int) throws -> Float) -> String {
+        let read = { (meter: (Int) throws -> Float, channel: Int) in (try? meter(channel)) ?? -160 }
+        return LevelMeterText.line(label: label, averages: [read(average, 0), read(average, 1)],
+                                   peaks: [read(peak, 0), read(peak, 1)], barWidth: barWidth, labelWidth: labelWidth)
+    }
+
     /// Takes a meter reading and redraws (`played` frames of the scene heard so far).
     func draw(played: Int64) {
         guard enabled else { return }
@@ -51,17 +59,11 @@ final class TerminalMeters {
         let shown = tracks.count <= room ? tracks.count : room - 1
         for (name, track) in tracks.prefix(shown) {
             track.updateMeters()
-            // Channels 0 and 1 always exist, so the meters' channel check cannot fail here.
-            let average = { (c: Int) in (try? track.averagePower(forChannel: c)) ?? -160 }
-            let peak = { (c: Int) in (try? track.peakPower(forChannel: c)) ?? -160 }
-            lines.append(LevelMeterText.line(label: name, averages: [average(0), average(1)], peaks: [peak(0), peak(1)],
-                                             barWidth: barWidth, labelWidth: labelWidth))
+            lines.append(meterLine(name, average: track.averagePower(forChannel:), peak: track.peakPower(forChannel:)))
         }
         if shown < tracks.count { lines.append("… \(tracks.count - shown) more tracks (a taller terminal shows them)") }
-        let average = { (c: Int) in (try? self.engine.averagePower(forChannel: c)) ?? -160 }
-        let peak = { (c: Int) in (try? self.engine.peakPower(forChannel: c)) ?? -160 }
-        lines.append(LevelMeterText.line(label: "master", averages: [average(0), average(1)], peaks: [peak(0), peak(1)],
-                                         barWidth: barWidth, labelWidth: labelWidth))
+        lines.append(meterLine("master", average: { try self.engine.averagePower(forChannel: $0) },
+                               peak: { try self.engine.peakPower(forChannel: $0) }))
         // Back to the first line drawn last time, then every line rewritten and cleared to its end.
         var text = linesDrawn > 0 ? "\u{1B}[\(linesDrawn)A" : ""
         for line in lines { text += "\r" + String(line.prefix(max(1, columns - 1))) + "\u{1B}[K\n" }
