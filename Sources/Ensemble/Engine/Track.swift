@@ -212,9 +212,8 @@ public final class Track: @unchecked Sendable {
         update { s in
             let (command, apply) = command(for: change, generation: s.generation)
             apply(&s)
-            if case let .seek(seconds) = change {
-                s.startPosition = min(Int((seconds * sound.sampleRate).rounded()), sound.frameCount)
-            }
+            // A seek made now is also where the next `play` starts when the track is stopped.
+            if case let .seek(_, _, position) = command { s.startPosition = position }
             return command
         }
         return nil
