@@ -19,10 +19,11 @@ let package = Package(
         .systemLibrary(name: "CMpg123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .target(
             name: "Ensemble",
-            dependencies: ["COpenAL", "CSndfile", "CMpg123", "CFloatControl", "CSincKernel", "CWorkerSync"]
+            dependencies: ["COpenAL", "CSndfile", "CMpg123", "CFloatControl", "CSincKernel", "CWorkerSync", "CRenderMath"]
         ),
         // Flush-to-zero around rendering (header-only: static inline MXCSR / FPCR access).
         .target(name: "CFloatControl"),
+        .target(name: "CRenderMath", linkerSettings: [.linkedLibrary("m")]),
         // The sinc resampler's inner products: eight-lane FMA on CPUs with AVX2, the same bits elsewhere.
         .target(name: "CSincKernel"),
         // Futex wait/wake and the spin hint for the render worker pool (`renderThreads` > 1).

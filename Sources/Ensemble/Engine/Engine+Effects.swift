@@ -29,17 +29,20 @@ extension Engine {
     /// and `pan` (−1…1) into `bus` (the master by default; a submix must be set up), resampled (when its sample
     /// rate differs from the engine's) with `resampler`, or the configuration's. `priority` (0…255) decides which
     /// voice is stolen first under `Configuration.maxSoundingVoices` (0 first). `completion` runs on the event
-    /// thread when the firing ends. Throws (firing nothing) for an out-of-range or non-finite value, a time at
+    /// thread when the firing ends. With `spatial`, the effect is heard from that 3D placement instead of `pan`
+    /// (move it with `setPosition(_:of:at:ramp:)`). Throws (firing nothing) for an out-of-range or non-finite value, a time at
     /// another rate, a bus not set up, an unregistered effect, or when every voice slot is taken.
     @discardableResult
     public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, at time: EngineTime? = nil,
                      bus: Bus = .master, priority: Int = 128, resampler: ResamplerQuality? = nil,
+                     spatial: SpatialSource? = nil,
                      completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
         var frame: Int64?
         if let time { frame = try self.frame(of: time) }
         try Self.check(volume, "volume", 0...1)
         try Self.check(pan, "pan", -1...1)
         try checkRoutable(bus)
+        try spatial?.check()
         guard priority >= 0, priority <= 255 else {
             throw .invalidParameter(name: "priority", value: Double(priority), expected: "0…255")
         }
@@ -62,6 +65,7 @@ extension Engine {
         setup.bus = Int32(bus.index)
         setup.priority = UInt8(priority)
         setup.resampler = resampler ?? configuration.resampler
+        setup.spatial = spatial
         send([.start(slot: claimed.slot, generation: claimed.generation, setup)])
         return claimed.instance
     }

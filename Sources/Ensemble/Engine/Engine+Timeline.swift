@@ -28,6 +28,15 @@ public enum TrackChange: Sendable, Equatable {
     case resume(fade: Double? = nil)
     /// Fades out over `fade` seconds starting at the time (0 = hard cut), then ends with reason `stopped`.
     case stop(fade: Double? = nil)
+    /// Places the track in 3D with every property of `SpatialSource` (nil: back to 2D with its pan).
+    case spatial(SpatialSource?)
+    /// Moves a positioned track (a 2D one becomes positioned with OpenAL's defaults) to `position`, along the
+    /// straight line from where it is at the time, over `ramp` seconds (nil: the smoothing time, 0: a jump).
+    case position(Vector3, ramp: Double? = nil)
+    /// The velocity used for doppler, from the time on.
+    case velocity(Vector3)
+    /// Turns the source's cone to `direction` (zero: omnidirectional) over `ramp` seconds.
+    case direction(Vector3, ramp: Double? = nil)
 }
 
 /// Why a timed command did not take effect. Every timed command ends in exactly one report: applied (with its
@@ -181,6 +190,16 @@ extension Track {
             _ = try sourceFrame(seconds, "seek")
         case let .pause(fade), let .resume(fade), let .stop(fade):
             try duration(fade, "fade")
+        case let .spatial(source):
+            try source?.check()
+        case let .position(p, ramp):
+            try p.check("position")
+            try duration(ramp, "ramp")
+        case let .velocity(v):
+            try v.check("velocity")
+        case let .direction(d, ramp):
+            try d.check("direction")
+            try duration(ramp, "ramp")
         }
     }
 
@@ -231,6 +250,26 @@ extension Track {
             return (.stop(slot: slot, generation: g, frame: .min, rampFrames: ramp(f)), { s in
                 s.phase = .idle
                 s.startPosition = 0
+            })
+        case let .spatial(source):
+            return (.setSpatial(slot: slot, generation: g, source), { $0.spatial = source })
+        case let .position(p, r):
+            return (.setPosition(slot: slot, generation: g, p, rampFrames: ramp(r)), { s in
+                var source = s.spatial ?? SpatialSource()
+                source.position = p
+                s.spatial = source
+            })
+        case let .velocity(v):
+            return (.setVelocity(slot: slot, generation: g, v), { s in
+                var source = s.spatial ?? SpatialSource()
+                source.velocity = v
+                s.spatial = source
+            })
+        case let .direction(d, r):
+            return (.setDirection(slot: slot, generation: g, d, rampFrames: ramp(r)), { s in
+                var source = s.spatial ?? SpatialSource()
+                source.direction = d
+                s.spatial = source
             })
         }
     }

@@ -70,6 +70,9 @@ public final class Engine: @unchecked Sendable {
         /// unless this is set (workers add a wake-up per block to the deadline); offline rendering
         /// (`ensemble render --threads`) uses every core. Default 1: no worker threads at all.
         public var renderThreads = 1
+        /// The output's channels: stereo (the default), 5.1 or 7.1. Positioned sources are panned over the
+        /// speakers; 2D tracks play on front left/right.
+        public var speakerLayout = SpeakerLayout.stereo
         /// Test hook: each render worker thread calls this once when it starts (the allocation tests enrol
         /// the thread in their counter with it).
         @_spi(Testing) public var renderThreadStartHook: (@convention(c) () -> Void)?
@@ -98,6 +101,8 @@ public final class Engine: @unchecked Sendable {
     private let loader = Mutex<StreamLoader?>(nil)
     /// Timed commands not yet reported applied, with what to do when they are (see `Engine+Timeline`).
     let timeline = Mutex(TimelineState())
+    /// The listener and 3D settings last given (see `Engine+Spatial`).
+    let spatialControl = Mutex(SpatialControl())
     /// The subscribers of `events()`, fed on the event thread (see `Engine+Events`).
     let broadcast = EventBroadcast()
 

@@ -31,6 +31,8 @@ public final class Track: @unchecked Sendable {
         var priority: UInt8 = 128
         var rateMode = RateMode.varispeed
         var resampler = ResamplerQuality.sinc
+        /// The 3D placement; nil for a 2D track.
+        var spatial: SpatialSource?
         /// Loop region in source frames (start, end), nil for none.
         var loopRegion: (start: Int, end: Int)?
         /// File frame the next start begins at (`currentTime` set while stopped, or the `offset`).
@@ -114,6 +116,41 @@ public final class Track: @unchecked Sendable {
     public func setPan(_ pan: Float, at time: EngineTime? = nil, ramp: Double? = nil) throws(EngineError)
         -> ScheduledCommandID? {
         try change(.pan(pan, ramp: ramp), at: time)
+    }
+
+    /// Where the track is in 3D, nil while it is 2D (the default). Change it with `setSpatial(_:at:)`,
+    /// `setPosition(_:at:ramp:)`, `setVelocity(_:at:)` and `setDirection(_:at:ramp:)`.
+    public var spatial: SpatialSource? { state.withLock { $0.spatial } }
+
+    /// Places the track in 3D (nil: back to 2D, where its `pan` applies again); `time` as for
+    /// `setVolume(_:at:ramp:)`. Gains and pans glide to the new placement over the smoothing time. Throws for a
+    /// property outside its documented range (see `SpatialSource`).
+    @discardableResult
+    public func setSpatial(_ spatial: SpatialSource?, at time: EngineTime? = nil) throws(EngineError)
+        -> ScheduledCommandID? {
+        try change(.spatial(spatial), at: time)
+    }
+
+    /// Moves the track to `position` along a straight line over `ramp` seconds (nil: the smoothing time, 0: a
+    /// jump whose gains still glide); a 2D track becomes positioned with OpenAL's default properties. `time` as
+    /// for `setVolume(_:at:ramp:)`.
+    @discardableResult
+    public func setPosition(_ position: Vector3, at time: EngineTime? = nil, ramp: Double? = nil) throws(EngineError)
+        -> ScheduledCommandID? {
+        try change(.position(position, ramp: ramp), at: time)
+    }
+
+    /// Sets the velocity used for doppler (units per second); motion itself comes from `setPosition`.
+    @discardableResult
+    public func setVelocity(_ velocity: Vector3, at time: EngineTime? = nil) throws(EngineError) -> ScheduledCommandID? {
+        try change(.velocity(velocity), at: time)
+    }
+
+    /// Turns the source's cone to face `direction` (zero: omnidirectional) over `ramp` seconds.
+    @discardableResult
+    public func setDirection(_ direction: Vector3, at time: EngineTime? = nil, ramp: Double? = nil) throws(EngineError)
+        -> ScheduledCommandID? {
+        try change(.direction(direction, ramp: ramp), at: time)
     }
 
     /// Sets the playback speed, 0.5…2. A change takes effect at the next rendered block (or exactly at `time`)
@@ -499,6 +536,7 @@ public final class Track: @unchecked Sendable {
             setup.preservePitch = s.rateMode == .preservePitch && sound.stream == nil
             setup.baseStep = step(rate: 1)
             setup.resampler = s.resampler
+            setup.spatial = s.spatial
             if let region = s.loopRegion, s.loops != 0 {
                 setup.loopStart = region.start
                 setup.loopEnd = region.end

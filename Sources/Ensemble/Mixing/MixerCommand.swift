@@ -37,6 +37,8 @@ struct VoiceSetup: BitwiseCopyable, Sendable {
     var priority: UInt8 = 128
     /// The kernel used when the step is not exactly one frame.
     var resampler = ResamplerQuality.sinc
+    /// Where the voice is in 3D; nil for a 2D voice (its `pan` applies).
+    var spatial: SpatialSource?
 }
 
 /// A request from the control side to the render side. Each names the slot it acts on and the slot's
@@ -59,6 +61,15 @@ enum MixerCommand: BitwiseCopyable, Sendable {
     case setMetering(slot: Int32, generation: UInt32, enabled: Bool)
     /// Bus settings and effect chains (see `BusRack`).
     case bus(BusCommand)
+    /// Replaces the voice's 3D placement (nil: 2D again, its pan applies).
+    case setSpatial(slot: Int32, generation: UInt32, SpatialSource?)
+    /// Moves a voice (a 2D one becomes positioned with OpenAL's defaults) along a straight line over `rampFrames`.
+    case setPosition(slot: Int32, generation: UInt32, Vector3, rampFrames: Int)
+    case setVelocity(slot: Int32, generation: UInt32, Vector3)
+    case setDirection(slot: Int32, generation: UInt32, Vector3, rampFrames: Int)
+    /// The listener, its position and orientation moving along straight lines over `rampFrames`.
+    case listener(Listener, rampFrames: Int)
+    case spatialSettings(SpatialSettings)
     /// Moves a voice to another bus, crossfading over `rampFrames` if it is sounding.
     case route(slot: Int32, generation: UInt32, bus: Int32, rampFrames: Int)
     /// Timed command marker: the command that follows it in the same batch waits in the render side's pending
@@ -82,7 +93,10 @@ extension MixerCommand {
             case let .pause(slot, generation, _), let .seek(slot, generation, _), let .setRate(slot, generation, _),
                  let .setLoops(slot, generation, _), let .setMetering(slot, generation, _):
                 return (slot, generation)
-            case .start, .bus, .schedule, .cancelScheduled:
+            case let .setSpatial(slot, generation, _), let .setPosition(slot, generation, _, _),
+                 let .setVelocity(slot, generation, _), let .setDirection(slot, generation, _, _):
+                return (slot, generation)
+            case .start, .bus, .schedule, .cancelScheduled, .listener, .spatialSettings:
                 return nil
             }
         }

@@ -71,7 +71,9 @@ struct VoiceUpdate {
             guard let s = pool.live(slot, generation) else { return }
             pool[s].metering = enabled
             if !enabled { reports.telemetry.meters[s].clear() }
-        case .bus, .schedule, .cancelScheduled:
+        case .setSpatial, .setPosition, .setVelocity, .setDirection:
+            break // TODO(spatial mixer): apply to the voice's 3D state
+        case .bus, .schedule, .cancelScheduled, .listener, .spatialSettings:
             break // not voice commands: the mixer handles them
         }
     }

@@ -1,0 +1,18 @@
+// Render thread: the few libm functions the spatial mixer needs, as static inline C so that Swift's
+// `@_noLocks` checker accepts them (Swift's own math overlays are opaque calls into another module). libm's
+// float functions take no locks and allocate nothing; they are deterministic on one machine, so offline and
+// real-time renders get the same bits.
+#ifndef ENSEMBLE_RENDER_MATH_H
+#define ENSEMBLE_RENDER_MATH_H
+
+#include <math.h>
+
+static inline float ensemble_sqrtf(float x) { return __builtin_sqrtf(x); }
+static inline float ensemble_powf(float x, float y) { return powf(x, y); }
+static inline float ensemble_expf(float x) { return expf(x); }
+static inline float ensemble_atan2f(float y, float x) { return atan2f(y, x); }
+static inline float ensemble_acosf(float x) { return acosf(x); }
+static inline float ensemble_cosf(float x) { return cosf(x); }
+static inline float ensemble_sinf(float x) { return sinf(x); }
+
+#endif
