@@ -1,0 +1,96 @@
+import XCTest
+@testable import Ensemble
+
+/// Doppler pitch (OpenAL 1.1 §3.5.2): f' = f·(SS − DF·vls)/(SS − DF·vss), velocities projected on the
+/// source→listener axis, with the specification's clamps as OpenAL Soft 1.19 reads them. Values by hand.
+final class SpatialDopplerTests: XCTestCase {
+    /// Source at (0, 0, −10) in front of the listener at the origin: source→listener is +z.
+    private let axis = Vector3(0, 0, 1)
+    private let ss: Float = 343.3
+
+    private func pitch(source: Vector3 = .zero, listener: Vector3 = .zero, factor: Float = 1,
+                       speed: Float = 343.3) -> Float {
+        Doppler.pitch(sourceVelocity: source, listenerVelocity: listener, sourceToListener: axis, factor: factor,
+                      speedOfSound: speed)
+    }
+
+    func testStillIsOne() {
+        XCTAssertEqual(pitch(), 1)
+    }
+
+    /// Source approaching at a tenth of the speed of sound: 343.3 / (343.3 − 34.33) = 1/0.9.
+    func testApproachingSourceRaisesPitch() {
+        XCTAssertEqual(pitch(source: Vector3(0, 0, 34.33)), 1 / 0.9, accuracy: 1e-5)
+    }
+
+    /// Source receding at 34.33: 343.3 / 377.63 = 1/1.1.
+    func testRecedingSourceLowersPitch() {
+        XCTAssertEqual(pitch(source: Vector3(0, 0, -34.33)), 1 / 1.1, accuracy: 1e-5)
+    }
+
+    /// Listener approaching (moving −z, toward the source) at 34.33: vls = −34.33, (343.3 + 34.33)/343.3 = 1.1.
+    func testApproachingListenerRaisesPitch() {
+        XCTAssertEqual(pitch(listener: Vector3(0, 0, -34.33)), 1.1, accuracy: 1e-5)
+    }
+
+    /// Listener receding at 34.33: 0.9.
+    func testRecedingListenerLowersPitch() {
+        XCTAssertEqual(pitch(listener: Vector3(0, 0, 34.33)), 0.9, accuracy: 1e-5)
+    }
+
+    /// Both approaching at 34.33: 1.1 / 0.9.
+    func testBothMoving() {
+        XCTAssertEqual(pitch(source: Vector3(0, 0, 34.33), listener: Vector3(0, 0, -34.33)), 1.1 / 0.9,
+                       accuracy: 1e-5)
+        // Moving together in the same direction at the same speed: (SS − v)/(SS − v) = 1.
+        XCTAssertEqual(pitch(source: Vector3(0, 0, 50), listener: Vector3(0, 0, 50)), 1, accuracy: 1e-6)
+    }
+
+    /// Only the component along the axis counts: velocity (30, 0, 34.33) shifts like (0, 0, 34.33), and a
+    /// purely sideways one not at all.
+    func testOnlyTheAxialComponentCounts() {
+        XCTAssertEqual(pitch(source: Vector3(30, -7, 34.33)), 1 / 0.9, accuracy: 1e-5)
+        XCTAssertEqual(pitch(source: Vector3(50, 20, 0)), 1)
+    }
+
+    /// Doppler factor 2 doubles the effective speeds: 343.3 / (343.3 − 68.66) = 1.25.
+    func testDopplerFactorTwo() {
+        XCTAssertEqual(pitch(source: Vector3(0, 0, 34.33), factor: 2), 1.25, accuracy: 1e-5)
+        XCTAssertEqual(pitch(listener: Vector3(0, 0, 34.33), factor: 2), 0.8, accuracy: 1e-5)
+    }
+
+    /// Doppler factor 0 turns it off.
+    func testDopplerFactorZeroIsOne() {
+        XCTAssertEqual(pitch(source: Vector3(0, 0, 300), listener: Vector3(0, 0, -100), factor: 0), 1)
+    }
+
+    /// The speed of sound sets the scale: 100 / (100 − 10) with SS 100.
+    func testSpeedOfSound() {
+        XCTAssertEqual(pitch(source: Vector3(0, 0, 10), speed: 100), 100.0 / 90, accuracy: 1e-5)
+    }
+
+    /// Source at or beyond the speed of sound toward the listener: the denominator reaches 0 (the
+    /// specification's clamp vss = SS/DF), the highest pitch.
+    func testSourceAtTheSpeedOfSoundIsClampedHigh() {
+        XCTAssertEqual(pitch(source: Vector3(0, 0, 343.3)), Doppler.maximumPitch)
+        XCTAssertEqual(pitch(source: Vector3(0, 0, 1000)), Doppler.maximumPitch)
+        // With factor 2 the clamp is at SS/2.
+        XCTAssertEqual(pitch(source: Vector3(0, 0, 171.65), factor: 2), Doppler.maximumPitch)
+        // Just below it is finite and large: 343.3 / 3.3 ≈ 104.
+        XCTAssertEqual(pitch(source: Vector3(0, 0, 340)), 343.3 / 3.3, accuracy: 0.05)
+    }
+
+    /// Listener receding at the speed of sound or faster: the numerator reaches 0, the lowest pitch; and when
+    /// the source approaches supersonically at the same time, the listener wins (OpenAL Soft's order).
+    func testListenerOutrunningTheSoundIsClampedLow() {
+        XCTAssertEqual(pitch(listener: Vector3(0, 0, 343.3)), Doppler.minimumPitch)
+        XCTAssertEqual(pitch(listener: Vector3(0, 0, 500)), Doppler.minimumPitch)
+        XCTAssertEqual(pitch(source: Vector3(0, 0, 500), listener: Vector3(0, 0, 500)), Doppler.minimumPitch)
+    }
+
+    /// Source and listener at one point: no axis, no shift.
+    func testNoAxisNoShift() {
+        XCTAssertEqual(Doppler.pitch(sourceVelocity: Vector3(0, 0, 100), listenerVelocity: Vector3(3, 0, 0),
+                                     sourceToListener: .zero, factor: 1, speedOfSound: ss), 1)
+    }
+}
