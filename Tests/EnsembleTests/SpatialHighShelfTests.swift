@@ -65,6 +65,36 @@ final class SpatialHighShelfTests: XCTestCase {
         XCTAssertEqual(measuredGain(shelf(0.5), at: 15000), 0.25, accuracy: 0.0015)
     }
 
+    /// At a fixed gain the SVF is the same filter as OpenAL Soft's: sample for sample, the output equals Soft's
+    /// transposed-direct-form biquad with `BiquadFilter_setParams`' high-shelf coefficients (written out here
+    /// from the cookbook in Double), both starting from rest.
+    func testSameSamplesAsSoftsBiquad() {
+        var noise = SplitMix(seed: 11)
+        var input = [Float](repeating: 0, count: 3000)
+        for n in 1..<input.count { input[n] = noise.nextSigned() }  // from rest: the first sample is 0
+        for g in [0.7, 0.3, 0.02] {
+            let w0 = 2 * Double.pi * 5000 / rate, c = cos(w0), alpha = sin(w0) / 2 * 2.0.squareRoot()
+            let sa = 2 * g.squareRoot() * alpha
+            let a0 = (g + 1) - (g - 1) * c + sa
+            let b0 = g * ((g + 1) + (g - 1) * c + sa) / a0, b1 = -2 * g * ((g - 1) + (g + 1) * c) / a0
+            let b2 = g * ((g + 1) + (g - 1) * c - sa) / a0
+            let a1 = 2 * ((g - 1) - (g + 1) * c) / a0, a2 = ((g + 1) - (g - 1) * c - sa) / a0
+            var z1 = 0.0, z2 = 0.0
+            var expected = [Double]()
+            for x in input.map(Double.init) {
+                let y = x * b0 + z1
+                z1 = x * b1 - y * a1 + z2
+                z2 = x * b2 - y * a2
+                expected.append(y)
+            }
+            var output = input
+            var f = shelf(Float(g))
+            output.withUnsafeMutableBufferPointer { f.process($0.baseAddress!, count: $0.count) }
+            let worst = zip(output, expected).map { abs(Double($0) - $1) }.max()!
+            XCTAssertLessThan(worst, 1e-5, "gain \(g)")
+        }
+    }
+
     func testGainOneIsIdentical() {
         var samples = [Float]()
         for n in 0..<1000 {
