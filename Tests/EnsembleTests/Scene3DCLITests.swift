@@ -90,4 +90,27 @@ final class Scene3DCLITests: XCTestCase {
             XCTAssertEqual(audio.frameCount, 480, "\(json) \(flag)")
         }
     }
+
+    func testTheBundled3DDemoRendersWithItsEventsAndTheSameBytesForAnyBlockSize() throws {
+        let path = packageRoot.appendingPathComponent("Assets/demo-3d.json").path
+        var files: [Data] = []
+        for (block, threads) in [(64, 1), (1000, 2)] {
+            let out = dir.file("demo-\(block).wav"), events = dir.file("demo-\(block).jsonl")
+            let result = try runProcess(try ensembleExecutable(), ["render", path, "-o", out, "--events", events,
+                                                                   "--block-size", "\(block)", "--threads", "\(threads)"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            files.append(try Data(contentsOf: URL(fileURLWithPath: out)))
+            let audio = try AudioFile.decode(path: out)
+            XCTAssertEqual(audio.channelCount, 2)
+            XCTAssertEqual(audio.frameCount, 12 * 48000)
+            let decoded = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
+                .map { try JSONDecoder().decode(SceneEvent.self, from: Data($0.utf8)) }
+            // The car's move starts with the scene; the listener turns at 9 s; sixteen footsteps end.
+            XCTAssertTrue(decoded.contains(SceneEvent(event: .commandApplied, name: "car", frame: 0, command: "set position", timeline: 0)))
+            XCTAssertTrue(decoded.contains(SceneEvent(event: .commandApplied, name: "listener", frame: 9 * 48000,
+                                                      command: "set listener", timeline: 1)))
+            XCTAssertEqual(decoded.filter { $0.event == .effectCompleted && $0.name == "step" }.count, 16)
+        }
+        XCTAssertEqual(files[0], files[1])
+    }
 }
