@@ -165,6 +165,7 @@ extension SceneFile {
             return value
         }
         let trackNames = Set(scene.tracks.map(\.name))
+        let positionedTracks = Set(scene.tracks.filter { $0.spatial != nil }.map(\.name))
         for (i, entry) in (timeline ?? []).enumerated() {
             let key = "timeline[\(i)]"
             guard let at = try check(entry.at, "\(key).at", 0...86400, "0…86400 s") else { throw fail("\(key).at: missing") }
@@ -237,7 +238,7 @@ extension SceneFile {
                 if case let .track(name) = target {
                     // A 2D track keeps its pan; moving it would silently turn it into a 3D one with OpenAL's
                     // defaults, and a positioned track's pan is unused: both are mistakes worth naming.
-                    let positioned = scene.tracks.first { $0.name == name }?.spatial != nil
+                    let positioned = positionedTracks.contains(name)
                     let spatialKey = set.position != nil ? "position" : set.velocity != nil ? "velocity"
                         : set.direction != nil ? "direction" : nil
                     if let spatialKey, !positioned {
