@@ -15,7 +15,8 @@ struct PlayCommand: ParsableCommand {
         is a terminal, it shows the position and live meters (average and peak in dB, per track and for the \
         master, ten times a second); otherwise a progress bar is shown when stderr is a terminal. Ctrl-C fades \
         out over 20 ms, shuts the device down and exits with code 130; a scene that plays to its end exits with \
-        0. Device problems end with exit 1 and one line. \
+        0. Device problems end with exit 1 and one line. The scene's "channels" (or --channels) choose stereo, \
+        5.1 or 7.1 output through OpenAL's multichannel formats. \
         A device lost while playing (unplugged, server gone) is reopened by default: the scene goes on where it \
         stood, on the same --device or the default one; with --on-device-loss stop, playback ends with exit 1.
         """
@@ -35,6 +36,9 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Output latency in milliseconds: the length of the buffer ring (5…2000).")
     var latency = 20.0
 
+    @Option(help: "Output channels instead of the scene's: 2 (stereo), 6 (5.1) or 8 (7.1).")
+    var channels: Int?
+
     @Option(help: "When the device is lost: reopen it (or the default device) and go on where the scene stood, or stop with exit 1.")
     var onDeviceLoss: DeviceLossChoice = .reopen
 
@@ -44,7 +48,7 @@ struct PlayCommand: ParsableCommand {
             guard latency.isFinite, latency >= 5, latency <= 2000 else {
                 throw SceneError(path: scene, "--latency \(latency): expected 5…2000 ms")
             }
-            let prepared = try PreparedScene(path: scene)
+            let prepared = try PreparedScene(path: scene, channels: channels)
             let engine = prepared.engine, playback = prepared.playback
             // A device that fails to write (the wave writer at a file-size limit, a closed pipe) must become a
             // device loss, not kill the process.

@@ -6,12 +6,13 @@ import Foundation
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Mix a scene offline, as fast as the machine allows, into a stereo WAV file.",
+        abstract: "Mix a scene offline, as fast as the machine allows, into a WAV file (stereo, 5.1 or 7.1).",
         discussion: """
         The scene is a JSON file of tracks (start, offset, volume, pan, rate, loops, fades) and one-shot \
         effects; see the README. The output is 32-bit float by default; with --bit-depth 16 samples beyond \
         full scale are clipped and counted. The voices are mixed on --threads threads (default: one per core); \
-        the file has the same bytes for any thread count.
+        the file has the same bytes for any thread count. The file has the scene's "channels" (2 by default, \
+        6 for 5.1, 8 for 7.1, in WAVE channel order), or --channels.
         """
     )
 
@@ -33,6 +34,9 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Render at this rate instead of the scene's.")
     var sampleRate: Int?
 
+    @Option(help: "Output channels instead of the scene's: 2 (stereo), 6 (5.1) or 8 (7.1).")
+    var channels: Int?
+
     @Option(help: "Frames per render block (the result does not depend on it).")
     var blockSize = 1024
 
@@ -53,20 +57,22 @@ struct RenderCommand: ParsableCommand {
             guard (1...Engine.Configuration.maxRenderThreads).contains(threads) else {
                 throw SceneError(path: scene, "--threads \(threads): expected 1…\(Engine.Configuration.maxRenderThreads)")
             }
-            let prepared = try PreparedScene(path: scene, sampleRate: sampleRate, renderThreads: threads)
+            let prepared = try PreparedScene(path: scene, sampleRate: sampleRate, channels: channels, renderThreads: threads)
             let description = prepared.scene, engine = prepared.engine, playback = prepared.playback
             try playback.schedule()
+            // The engine's layout decides the blocks' and the file's channels (the scene's, or --channels).
+            let channelCount = engine.speakerLayout.channelCount
 
-            try DiskSpace.check(output: output, scene: scene, frames: playback.frameCount, channels: 2,
+            try DiskSpace.check(output: output, scene: scene, frames: playback.frameCount, channels: channelCount,
                                 bytesPerSample: bitDepth / 8, sampleRate: description.sampleRate)
             let format = OutputFormat(container: .wav, codec: bitDepth == 16 ? .pcm16 : .float32)
             let writer = try AudioFileSink(path: output, format: format, sampleRate: Int(description.sampleRate),
-                                                 channelCount: 2)
+                                                 channelCount: channelCount)
             let progress = ProgressBar(total: playback.frameCount)
             let started = Date()
             // Gathered block by block when a plot is wanted: the mix itself is never kept.
             var overview = plot.map { _ in
-                WaveformOverview(columns: MixPlot.waveformColumns, frameCount: playback.frameCount)
+                WaveformOverview(columns: MixPlot.waveformColumns, frameCount: playback.frameCount, channelCount: channelCount)
             }
             do {
                 // Returns once every event of the mix has been delivered, so `playback.events()` is complete.

@@ -203,6 +203,7 @@ extension MixPlot {
         case .track: "#4c78a8"
         case .effect: "#e8871e"
         case .bus: "#8e6bb8"
+        case .listener: "#2a9d8f"
         }
     }
 

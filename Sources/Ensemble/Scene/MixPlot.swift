@@ -40,6 +40,8 @@ public struct MixPlot: Sendable {
             case effect
             /// A bus that timeline entries change (commands only, no spans).
             case bus
+            /// The listener, when timeline entries move it (commands only, no spans).
+            case listener
         }
         /// What the lane shows.
         public var kind: Kind
@@ -61,7 +63,8 @@ public struct MixPlot: Sendable {
     public var frameCount: Int64
     /// The output channels' overview, drawn above the lanes.
     public var waveform: WaveformOverview
-    /// Tracks in scene order, then effects (one lane per name, in order of first appearance), then buses.
+    /// Tracks in scene order, then effects (one lane per name, in order of first appearance), then buses, then the
+    /// listener.
     public var lanes: [Lane]
 
     /// Builds the plot of `playback` after it was rendered (call `engine.waitForEvents()` first), with the
@@ -150,6 +153,15 @@ public struct MixPlot: Sendable {
             if !marks.isEmpty {
                 lanes.append(Lane(kind: .bus, name: bus.name, detail: "bus", spans: [], marks: marks))
             }
+        }
+        // The listener appears only when the timeline moves it.
+        let listenerMarks = events.compactMap { event -> Mark? in
+            guard event.event == .commandApplied || event.event == .commandDropped,
+                  let t = event.timeline, t < scene.timeline.count, scene.timeline[t].target == .listener else { return nil }
+            return Mark(frame: event.frame, label: event.command ?? "set listener", dropped: event.event == .commandDropped)
+        }
+        if !listenerMarks.isEmpty {
+            lanes.append(Lane(kind: .listener, name: "listener", detail: "listener", spans: [], marks: listenerMarks))
         }
         self.lanes = lanes
     }

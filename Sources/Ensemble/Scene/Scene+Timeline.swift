@@ -9,8 +9,13 @@
 ///   { "at": 7.0, "track": "drums", "resume": {} },
 ///   { "at": 8.0, "track": "music", "stop": { "fade": 1.0 } },
 ///   { "at": 10.0, "track": "music", "play": { "offset": 2.0 } },
-///   { "at": 2.0, "bus": "music", "set": { "volume": 0.3 }, "ramp": 1.0 } ]
+///   { "at": 2.0, "bus": "music", "set": { "volume": 0.3 }, "ramp": 1.0 },
+///   { "at": 0.0, "track": "car", "set": { "position": [60, 0, -5], "velocity": [20, 0, 0] }, "ramp": 6.0 },
+///   { "at": 1.0, "listener": { "position": [0, 0, 4], "at": [1, 0, 0] }, "ramp": 2.0 } ]
 /// ```
+/// `position`, `velocity` and `direction` apply to positioned tracks (with a 3D key in their entry); a
+/// `listener` entry changes the keys it gives and keeps the others, and glides position and orientation over
+/// `ramp` seconds (OpenAL 1.1 §4.2 listener, `Engine.setListener(_:at:ramp:)`).
 extension Scene {
     /// One entry of the scene's `timeline`: an action on a named track or bus at a time on the scene's timeline.
     public struct TimedChange: Sendable, Equatable {
@@ -20,13 +25,20 @@ extension Scene {
             case track(String)
             /// The bus with this name; only `set` with a volume applies to a bus.
             case bus(String)
+            /// The listener of positioned sources; only the `listener` action applies to it.
+            case listener
         }
 
         /// What the change does; each case is one key of a timeline entry (`set`, `stop`, `pause`, …).
         public enum Action: Sendable, Equatable {
-            /// Any of volume, pan, rate, loops; applied on the same frame in that order. `ramp` (seconds) smooths
-            /// volume and pan (nil: the engine's smoothing time, 0: a step).
-            case set(volume: Float?, pan: Float?, rate: Float?, loops: Int?, ramp: Double?)
+            /// Any of volume, pan, rate, loops, position, velocity, direction; applied on the same frame in that
+            /// order. `ramp` (seconds) smooths volume, pan, position and direction (nil: the engine's smoothing
+            /// time, 0: a step).
+            case set(volume: Float?, pan: Float?, rate: Float?, loops: Int?, position: Vector3? = nil,
+                     velocity: Vector3? = nil, direction: Vector3? = nil, ramp: Double?)
+            /// Moves or turns the listener: the members given change, the others keep the values they have then;
+            /// position and orientation glide over `ramp` seconds (nil: the smoothing time, 0: a jump).
+            case listener(ListenerChange, ramp: Double?)
             /// Fade (seconds) starting at `at`; nil: the track's `fadeOut`, or the smoothing time without one.
             case stop(fade: Double?)
             /// Fade (seconds) starting at `at`; nil: the smoothing time.
@@ -62,6 +74,7 @@ extension Scene {
             case .resume: "resume"
             case .seek: "seek"
             case .play: "play"
+            case .listener: "listener"
             }
         }
     }
@@ -71,6 +84,7 @@ extension SceneFile {
     struct TimelineEntry: Decodable {
         var at: Double?
         var track, bus: String?
+        var listener: ListenerEntry?
         var set: SetEntry?
         var ramp: Double?
         var stop, pause, resume: FadeEntry?
@@ -78,7 +92,7 @@ extension SceneFile {
         var play: PlayEntry?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case at, track, bus, set, ramp, stop, pause, resume, seek, play
+            case at, track, bus, listener, set, ramp, stop, pause, resume, seek, play
         }
 
         init(from decoder: Decoder) throws {
@@ -86,6 +100,7 @@ extension SceneFile {
             at = try c.decodeIfPresent(Double.self, forKey: .at)
             track = try c.decodeIfPresent(String.self, forKey: .track)
             bus = try c.decodeIfPresent(String.self, forKey: .bus)
+            listener = try c.decodeIfPresent(ListenerEntry.self, forKey: .listener)
             set = try c.decodeIfPresent(SetEntry.self, forKey: .set)
             ramp = try c.decodeIfPresent(Double.self, forKey: .ramp)
             stop = try c.decodeIfPresent(FadeEntry.self, forKey: .stop)
@@ -111,9 +126,10 @@ extension SceneFile {
 
     struct SetEntry: Decodable {
         var volume, pan, rate, loops: Double?
+        var position, velocity, direction: [Double]?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case volume, pan, rate, loops
+            case volume, pan, rate, loops, position, velocity, direction
         }
 
         init(from decoder: Decoder) throws {
@@ -122,6 +138,9 @@ extension SceneFile {
             pan = try c.decodeIfPresent(Double.self, forKey: .pan)
             rate = try c.decodeIfPresent(Double.self, forKey: .rate)
             loops = try c.decodeIfPresent(Double.self, forKey: .loops)
+            position = try c.decodeIfPresent([Double].self, forKey: .position)
+            velocity = try c.decodeIfPresent([Double].self, forKey: .velocity)
+            direction = try c.decodeIfPresent([Double].self, forKey: .direction)
         }
     }
 
@@ -146,10 +165,29 @@ extension SceneFile {
             return value
         }
         let trackNames = Set(scene.tracks.map(\.name))
+        let positionedTracks = Set(scene.tracks.filter { $0.spatial != nil }.map(\.name))
         for (i, entry) in (timeline ?? []).enumerated() {
             let key = "timeline[\(i)]"
             guard let at = try check(entry.at, "\(key).at", 0...86400, "0…86400 s") else { throw fail("\(key).at: missing") }
             try checkBeforeEnd(at, "\(key).at", scene, path: path)
+            if entry.listener != nil {
+                guard entry.track == nil, entry.bus == nil else {
+                    throw fail("\(key).listener: give one of track, bus or listener")
+                }
+                let others = [entry.set != nil ? "set" : nil, entry.stop != nil ? "stop" : nil,
+                              entry.pause != nil ? "pause" : nil, entry.resume != nil ? "resume" : nil,
+                              entry.seek != nil ? "seek" : nil, entry.play != nil ? "play" : nil].compactMap { $0 }
+                if let other = others.first {
+                    throw fail("\(key).\(other): a listener entry takes only its listener object and ramp")
+                }
+                let change = try entry.listener!.change("\(key).listener", path: path)
+                guard !change.isEmpty else {
+                    throw fail("\(key).listener: empty (give position, at, up, velocity or gain)")
+                }
+                let ramp = try check(entry.ramp, "\(key).ramp", 0...86400, "0…86400 s")
+                scene.timeline.append(Scene.TimedChange(at: at, target: .listener, action: .listener(change, ramp: ramp)))
+                continue
+            }
             let target: Scene.TimedChange.Target
             switch (entry.track, entry.bus) {
             case let (name?, nil):
@@ -167,7 +205,7 @@ extension SceneFile {
             case (_?, _?):
                 throw fail("\(key): give either track or bus, not both")
             case (nil, nil):
-                throw fail("\(key): missing track or bus")
+                throw fail("\(key): missing track, bus or listener")
             }
             let given = [entry.set != nil ? "set" : nil, entry.stop != nil ? "stop" : nil,
                          entry.pause != nil ? "pause" : nil, entry.resume != nil ? "resume" : nil,
@@ -176,9 +214,10 @@ extension SceneFile {
                 throw fail(given.isEmpty ? "\(key): missing an action (set, stop, pause, resume, seek or play)"
                                          : "\(key): one action per entry, got \(given.joined(separator: ", "))")
             }
-            if entry.ramp != nil && entry.set == nil { throw fail("\(key).ramp: only allowed with set") }
+            if entry.ramp != nil && entry.set == nil { throw fail("\(key).ramp: only allowed with set or listener") }
             let ramp = try check(entry.ramp, "\(key).ramp", 0...86400, "0…86400 s")
-            if case .bus = target, entry.set == nil || entry.set?.pan != nil || entry.set?.rate != nil || entry.set?.loops != nil {
+            if case .bus = target, entry.set == nil || entry.set?.pan != nil || entry.set?.rate != nil || entry.set?.loops != nil
+                || entry.set?.position != nil || entry.set?.velocity != nil || entry.set?.direction != nil {
                 throw fail("\(key): a bus takes only set.volume")
             }
             let action: Scene.TimedChange.Action
@@ -188,11 +227,31 @@ extension SceneFile {
                 let rate = try check(set.rate, "\(key).set.rate", 0.5...2, "0.5…2")
                 let loops = try check(set.loops, "\(key).set.loops", -1...1_000_000, "−1…1000000")
                 if let loops, loops != loops.rounded() { throw fail("\(key).set.loops: \(loops) is not a whole number") }
-                guard volume != nil || pan != nil || rate != nil || loops != nil else {
-                    throw fail("\(key).set: empty (give volume, pan, rate or loops)")
+                let vectors = SpatialCheck(path: path)
+                let position = try vectors.vector(set.position, "\(key).set.position")
+                let velocity = try vectors.vector(set.velocity, "\(key).set.velocity")
+                let direction = try vectors.vector(set.direction, "\(key).set.direction")
+                guard volume != nil || pan != nil || rate != nil || loops != nil || position != nil || velocity != nil
+                      || direction != nil else {
+                    throw fail("\(key).set: empty (give volume, pan, rate, loops, position, velocity or direction)")
+                }
+                if case let .track(name) = target {
+                    // A 2D track keeps its pan; moving it would silently turn it into a 3D one with OpenAL's
+                    // defaults, and a positioned track's pan is unused: both are mistakes worth naming.
+                    let positioned = positionedTracks.contains(name)
+                    let spatialKey = set.position != nil ? "position" : set.velocity != nil ? "velocity"
+                        : set.direction != nil ? "direction" : nil
+                    if let spatialKey, !positioned {
+                        throw fail("\(key).set.\(spatialKey): track \"\(name)\" is 2D (give its entry a position "
+                                   + "or another 3D key to place it)")
+                    }
+                    if pan != nil && positioned {
+                        throw fail("\(key).set.pan: track \"\(name)\" is positioned, so its pan is unused")
+                    }
                 }
                 action = .set(volume: volume.map { Float($0) }, pan: pan.map { Float($0) }, rate: rate.map { Float($0) },
-                              loops: loops.map { Int($0) }, ramp: ramp)
+                              loops: loops.map { Int($0) }, position: position, velocity: velocity,
+                              direction: direction, ramp: ramp)
             } else if let stop = entry.stop {
                 action = .stop(fade: try check(stop.fade, "\(key).stop.fade", 0...86400, "0…86400 s"))
             } else if let pause = entry.pause {
@@ -206,5 +265,22 @@ extension SceneFile {
             }
             scene.timeline.append(Scene.TimedChange(at: at, target: target, action: action))
         }
+        // Each listener change keeps the members it does not give, so the listener it leaves must have a usable
+        // orientation: check them in the order they take effect.
+        var listener = scene.listener
+        for (index, change) in scene.listenerChangesInTimeOrder {
+            listener = try SpatialCheck(path: path).listener(change.applied(to: listener), "timeline[\(index)].listener")
+        }
+    }
+}
+
+extension Scene {
+    /// The timeline's `listener` entries with their indices, in the order they take effect (time, then array order).
+    var listenerChangesInTimeOrder: [(index: Int, change: ListenerChange)] {
+        var changes: [(index: Int, at: Double, change: ListenerChange)] = []
+        for (i, c) in timeline.enumerated() {
+            if case let .listener(change, _) = c.action { changes.append((i, c.at, change)) }
+        }
+        return changes.sorted { $0.at != $1.at ? $0.at < $1.at : $0.index < $1.index }.map { ($0.index, $0.change) }
     }
 }

@@ -13,6 +13,21 @@ import Foundation
 /// effect's name is its file name without extension. `duration` defaults to the end of the last track or
 /// effect, and is required when a track loops forever (`loops: -1`). Unknown keys, keys given twice and
 /// out-of-range values are errors naming the key.
+///
+/// 3D sound (see "3D sound" in the README): a track or effect with any of `position`, `velocity`, `direction`,
+/// `relative`, `referenceDistance`, `maxDistance`, `rolloff`, `coneInnerAngle`, `coneOuterAngle`,
+/// `coneOuterGain`, `coneOuterGainHF`, `airAbsorption`, `minGain`, `maxGain` or `distanceModel` is positioned
+/// (a `SpatialSource`, OpenAL's defaults for the keys not given) and takes no `pan`. Top-level keys `listener`
+/// (`position`, `at`, `up`, `velocity`, `gain`), `distanceModel`, `dopplerFactor`, `speedOfSound` and `channels`
+/// (2, 6 or 8) set the listener, the engine's `SpatialSettings` and its `SpeakerLayout`. Vectors are lists of
+/// three numbers `[x, y, z]` in OpenAL's coordinates.
+///
+/// ```json
+/// { "channels": 6, "distanceModel": "inverseClamped", "dopplerFactor": 1, "speedOfSound": 343.3,
+///   "listener": { "position": [0, 0, 0], "at": [0, 0, -1], "up": [0, 1, 0], "gain": 1 },
+///   "tracks": [ { "file": "car.wav", "loops": -1, "position": [-60, 0, -5], "velocity": [20, 0, 0],
+///                 "referenceDistance": 5, "rolloff": 1 } ] }
+/// ```
 public struct Scene: Sendable, Equatable {
     /// The description of one scene track (its `Track` is made when the scene is loaded onto an engine).
     public struct TrackEntry: Sendable, Equatable {
@@ -52,6 +67,9 @@ public struct Scene: Sendable, Equatable {
         public var rateMode = RateMode.varispeed
         /// How the track is resampled; nil for the scene's `resampler`.
         public var resampler: ResamplerQuality?
+        /// Where the track is in 3D (any of the 3D keys `position`, `velocity`, `direction`, `relative`,
+        /// `referenceDistance`, … given; OpenAL's defaults for the others); nil for a 2D track heard at its `pan`.
+        public var spatial: SpatialSource?
 
         /// A track playing `file` (an absolute path) once from its start at time 0, with every other member at its default.
         public init(name: String, file: String) {
@@ -78,6 +96,8 @@ public struct Scene: Sendable, Equatable {
         public var priority = 128
         /// How the effect is resampled; nil for the scene's `resampler`.
         public var resampler: ResamplerQuality?
+        /// Where the firing is heard from in 3D (the same keys as a track's); nil for a 2D firing heard at its `pan`.
+        public var spatial: SpatialSource?
 
         /// A firing of `file` (an absolute path) at time 0, with every other member at its default.
         public init(name: String, file: String) {
@@ -122,6 +142,15 @@ public struct Scene: Sendable, Equatable {
     public var maxVoices: Int?
     /// How tracks and effects without their own `resampler` are resampled.
     public var resampler = ResamplerQuality.sinc
+    /// The listener at the scene's start (the `listener` key; OpenAL's default listener without it). The
+    /// timeline moves it with `listener` entries.
+    public var listener = Listener()
+    /// The distance model, doppler factor and speed of sound (the `distanceModel`, `dopplerFactor` and
+    /// `speedOfSound` keys; OpenAL's defaults without them).
+    public var spatialSettings = SpatialSettings()
+    /// The output's channels (the `channels` key: 2, 6 or 8; stereo without it). `ensemble render` and
+    /// `ensemble play` make their engine with it unless `--channels` says otherwise.
+    public var speakerLayout = SpeakerLayout.stereo
 
     /// An empty scene at 48 kHz: no tracks, effects, buses or timeline.
     public init() {}

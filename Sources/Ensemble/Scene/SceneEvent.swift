@@ -16,7 +16,7 @@ public struct SceneEvent: Sendable, Equatable, Codable {
 
     /// What happened.
     public var event: Kind
-    /// The scene name of the track, effect or bus concerned.
+    /// The scene name of the track, effect or bus concerned (`listener` for a timeline `listener` entry).
     public var name: String
     /// First sample for `trackStarted`; the frame after the last sample for the others.
     public var frame: Int64

@@ -12,6 +12,11 @@ struct SceneFile: Decodable {
     var timeline: [TimelineEntry]?
     var maxVoices: Double?
     var resampler: String?
+    var listener: ListenerEntry?
+    var distanceModel: String?
+    var dopplerFactor, speedOfSound: Double?
+    /// Decoded as a number: 2, 6 or 8 is checked later, naming the key.
+    var channels: Double?
 
     struct TrackEntry: Decodable {
         var name: String?
@@ -27,6 +32,8 @@ struct SceneFile: Decodable {
         var priority: Double?
         var rateMode: String?
         var resampler: String?
+        /// The 3D keys, decoded from the same object.
+        var spatial: SpatialEntry
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case name, file, start, offset, volume, pan, rate, loops, fadeIn, fadeOut, bus, stream, loopStart, loopEnd,
@@ -34,7 +41,8 @@ struct SceneFile: Decodable {
         }
 
         init(from decoder: Decoder) throws {
-            let c = try strictContainer(decoder, CodingKeys.self)
+            let c = try strictContainer(decoder, CodingKeys.self, alsoKnown: SpatialEntry.CodingKeys.self)
+            spatial = try SpatialEntry(from: decoder)
             name = try c.decodeIfPresent(String.self, forKey: .name)
             file = try c.decodeIfPresent(String.self, forKey: .file)
             start = try c.decodeIfPresent(Double.self, forKey: .start)
@@ -62,13 +70,16 @@ struct SceneFile: Decodable {
         var bus: String?
         var priority: Double?
         var resampler: String?
+        /// The 3D keys, decoded from the same object.
+        var spatial: SpatialEntry
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case name, file, at, volume, pan, bus, priority, resampler
         }
 
         init(from decoder: Decoder) throws {
-            let c = try strictContainer(decoder, CodingKeys.self)
+            let c = try strictContainer(decoder, CodingKeys.self, alsoKnown: SpatialEntry.CodingKeys.self)
+            spatial = try SpatialEntry(from: decoder)
             name = try c.decodeIfPresent(String.self, forKey: .name)
             file = try c.decodeIfPresent(String.self, forKey: .file)
             at = try c.decodeIfPresent(Double.self, forKey: .at)
@@ -81,7 +92,8 @@ struct SceneFile: Decodable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case sampleRate, duration, tracks, effects, buses, master, timeline, maxVoices, resampler
+        case sampleRate, duration, tracks, effects, buses, master, timeline, maxVoices, resampler, listener,
+             distanceModel, dopplerFactor, speedOfSound, channels
     }
 
     init(from decoder: Decoder) throws {
@@ -95,6 +107,11 @@ struct SceneFile: Decodable {
         timeline = try c.decodeIfPresent([TimelineEntry].self, forKey: .timeline)
         maxVoices = try c.decodeIfPresent(Double.self, forKey: .maxVoices)
         resampler = try c.decodeIfPresent(String.self, forKey: .resampler)
+        listener = try c.decodeIfPresent(ListenerEntry.self, forKey: .listener)
+        distanceModel = try c.decodeIfPresent(String.self, forKey: .distanceModel)
+        dopplerFactor = try c.decodeIfPresent(Double.self, forKey: .dopplerFactor)
+        speedOfSound = try c.decodeIfPresent(Double.self, forKey: .speedOfSound)
+        channels = try c.decodeIfPresent(Double.self, forKey: .channels)
     }
 
     /// Names a decoding failure by its key path, e.g. `tracks[0].volume: expected a number`.
@@ -145,7 +162,22 @@ struct SceneKeyError: Error {
 func strictContainer<Keys: CodingKey & CaseIterable>(
     _ decoder: Decoder, _ keys: Keys.Type
 ) throws -> KeyedDecodingContainer<Keys> {
-    let known = Set(Keys.allCases.map(\.stringValue))
+    try strictContainer(decoder, keys, alsoKnownNames: [])
+}
+
+/// A keyed container that rejects keys listed neither by `Keys` nor by `Others` (keys another type decodes
+/// from the same object, like a track's 3D keys).
+func strictContainer<Keys: CodingKey & CaseIterable, Others: CodingKey & CaseIterable>(
+    _ decoder: Decoder, _ keys: Keys.Type, alsoKnown others: Others.Type
+) throws -> KeyedDecodingContainer<Keys> {
+    try strictContainer(decoder, keys, alsoKnownNames: Others.allCases.map(\.stringValue))
+}
+
+private func strictContainer<Keys: CodingKey & CaseIterable>(
+    _ decoder: Decoder, _ keys: Keys.Type, alsoKnownNames others: [String]
+) throws -> KeyedDecodingContainer<Keys> {
+    let names = Keys.allCases.map(\.stringValue) + others
+    let known = Set(names)
     let any = try decoder.container(keyedBy: AnyKey.self)
     for key in any.allKeys where !known.contains(key.stringValue) {
         var prefix = ""
@@ -153,7 +185,7 @@ func strictContainer<Keys: CodingKey & CaseIterable>(
             if let i = k.intValue { prefix += "[\(i)]" } else { prefix += prefix.isEmpty ? k.stringValue : ".\(k.stringValue)" }
         }
         let name = prefix.isEmpty ? key.stringValue : "\(prefix).\(key.stringValue)"
-        throw SceneKeyError(message: "\(name): unknown key (known: \(Keys.allCases.map(\.stringValue).joined(separator: ", ")))")
+        throw SceneKeyError(message: "\(name): unknown key (known: \(names.joined(separator: ", ")))")
     }
     return try decoder.container(keyedBy: Keys.self)
 }
@@ -195,6 +227,7 @@ extension SceneFile {
             scene.duration = d
         }
         try validateBuses(into: &scene, path: path)
+        try validateSpatial(into: &scene, path: path)
         if let cap = try check(maxVoices, "maxVoices", 1...1_000_000, "1…1000000") {
             guard cap == cap.rounded() else { throw fail("maxVoices: \(cap) is not a whole number") }
             scene.maxVoices = Int(cap)
@@ -241,6 +274,7 @@ extension SceneFile {
             t.stream = entry.stream
             if let p = try priorityValue(entry.priority, "\(key).priority") { t.priority = p }
             t.resampler = try resamplerValue(entry.resampler, "\(key).resampler")
+            t.spatial = try entry.spatial.source(key, hasPan: entry.pan != nil, path: path)
             t.loopStart = try check(entry.loopStart, "\(key).loopStart", 0...86400, "0…86400 s")
             t.loopEnd = try check(entry.loopEnd, "\(key).loopEnd", 0...86400, "0…86400 s")
             if let a = t.loopStart, let b = t.loopEnd, a >= b {
@@ -288,6 +322,7 @@ extension SceneFile {
             e.bus = try busName(entry.bus, "\(key).bus", scene, path: path)
             if let p = try priorityValue(entry.priority, "\(key).priority") { e.priority = p }
             e.resampler = try resamplerValue(entry.resampler, "\(key).resampler")
+            e.spatial = try entry.spatial.source(key, hasPan: entry.pan != nil, path: path)
             scene.effects.append(e)
         }
         try validateTimeline(into: &scene, path: path)

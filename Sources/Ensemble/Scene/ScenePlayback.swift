@@ -54,6 +54,12 @@ public final class ScenePlayback: @unchecked Sendable {
             do { try engine.setEffects(scene.masterEffects, on: .master) } catch { throw fail("master", error) }
         }
         self.busIndex = busIndex
+        // The 3D model's settings and the listener are in place before the first block; the listener jumps
+        // there (ramp 0) rather than gliding from OpenAL's default.
+        do {
+            try engine.setSpatialSettings(scene.spatialSettings)
+            try engine.setListener(scene.listener, ramp: 0)
+        } catch { throw fail("listener", error) }
         var streamed: [String: Sound] = [:]
         /// The track's sound, streamed when the scene says so, or by default when the file is longer than
         /// `Scene.streamingThreshold` in a format that streams (others are decoded into memory).
@@ -109,6 +115,7 @@ public final class ScenePlayback: @unchecked Sendable {
                 try track.setCurrentTime(Double(offsetFrames) / s.sampleRate)
                 try track.setBus(spec.bus.flatMap { busIndex[$0] } ?? .master)
                 try track.setPriority(spec.priority)
+                if let spatial = spec.spatial { try track.setSpatial(spatial) }
             } catch { throw fail(key, error) }
             if spec.loopStart != nil || spec.loopEnd != nil {
                 let start = spec.loopStart ?? Double(s.loopPoints?.start ?? 0) / s.sampleRate
@@ -199,7 +206,7 @@ public final class ScenePlayback: @unchecked Sendable {
                 try engine.fire(effect, volume: spec.volume, pan: spec.pan,
                                 at: engine.time(frame: origin + Int64((spec.at * rate).rounded())),
                                 bus: spec.bus.flatMap { busIndex[$0] } ?? .master, priority: spec.priority,
-                                resampler: spec.resampler ?? scene.resampler) { [log] done in
+                                resampler: spec.resampler ?? scene.resampler, spatial: spec.spatial) { [log] done in
                     log.append(SceneEvent(event: .effectCompleted, name: name, frame: done.time.frame - origin, reason: done.reason))
                     log.appendEffectEnd(index, frame: done.time.frame - origin, reason: done.reason)
                 }
@@ -211,7 +218,7 @@ public final class ScenePlayback: @unchecked Sendable {
 
     /// Sends every `timeline` entry as timed commands (after the tracks were started, so each has its voice).
     /// An entry with several `set` keys sends one command per key, on the same frame, in the order volume, pan,
-    /// rate, loops. Each applied command is logged as a `commandApplied` event, each one that could not act (its
+    /// rate, loops, position, velocity, direction. A `listener` entry sends the whole listener as it stands then. Each applied command is logged as a `commandApplied` event, each one that could not act (its
     /// voice had ended) as `commandDropped`. Entries are sent in time order (array order on one frame), so that
     /// changes after a `play` act on the voice it starts.
     private func scheduleTimeline(origin: Int64, end: Int64) throws(EngineError) {
@@ -219,6 +226,9 @@ public final class ScenePlayback: @unchecked Sendable {
         let ordered = scene.timeline.enumerated().sorted { a, b in
             a.element.at != b.element.at ? a.element.at < b.element.at : a.offset < b.offset
         }
+        // A listener entry changes only the members it gives: the listener it sets is the one left by the
+        // entries before it in time order (the order `ordered` sends them in).
+        var listener = scene.listener
         for (index, change) in ordered {
             let frame = origin + Int64((change.at * rate).rounded())
             let time = engine.time(frame: frame)
@@ -236,8 +246,13 @@ public final class ScenePlayback: @unchecked Sendable {
                 }
             }
             switch change.target {
+            case .listener:
+                guard case let .listener(listenerChange, ramp) = change.action else { continue }
+                listener = listenerChange.applied(to: listener)
+                try engine.scheduleListener(listener, at: time, ramp: ramp, onApplied: logged("set listener", "listener"),
+                                            onDropped: loggedDrop("set listener", "listener"))
             case let .bus(name):
-                guard case let .set(volume?, _, _, _, ramp) = change.action, let bus = busIndex[name] else { continue }
+                guard case let .set(volume?, _, _, _, _, _, _, ramp) = change.action, let bus = busIndex[name] else { continue }
                 try engine.scheduleVolume(volume, on: bus, at: time, ramp: ramp,
                                           onApplied: logged("set volume", name), onDropped: loggedDrop("set volume", name))
             case let .track(name):
@@ -254,29 +269,40 @@ public final class ScenePlayback: @unchecked Sendable {
                     }
                     continue
                 }
-                var changes: [(TrackChange, String)] = []
-                switch change.action {
-                case let .set(volume, pan, rateValue, loops, ramp):
-                    if let volume { changes.append((.volume(volume, ramp: ramp), "set volume")) }
-                    if let pan { changes.append((.pan(pan, ramp: ramp), "set pan")) }
-                    if let rateValue { changes.append((.rate(rateValue), "set rate")) }
-                    if let loops { changes.append((.loops(loops), "set loops")) }
-                case let .stop(fade):
-                    changes.append((.stop(fade: fade ?? (spec.fadeOut > 0 ? spec.fadeOut : nil)), "stop"))
-                case let .pause(fade):
-                    changes.append((.pause(fade: fade), "pause"))
-                case let .resume(fade):
-                    changes.append((.resume(fade: fade), "resume"))
-                case let .seek(seconds):
-                    changes.append((.seek(to: seconds), "seek"))
-                case .play:
-                    break
-                }
+                let changes = Self.trackChanges(for: change.action, fadeOut: spec.fadeOut)
                 for (c, what) in changes {
                     try track.schedule(c, at: time, onApplied: logged(what, name), onDropped: loggedDrop(what, name))
                 }
             }
         }
+    }
+
+    /// The track changes a timeline action on a track sends, with their names for `--events`, in the order they
+    /// are sent on their frame; `fadeOut` is the track's own, the fade of a `stop` without one. A `play` (sent
+    /// as `schedulePlay`) and a `listener` action (not a track's) give none.
+    static func trackChanges(for action: Scene.TimedChange.Action, fadeOut: Double) -> [(TrackChange, String)] {
+        var changes: [(TrackChange, String)] = []
+        switch action {
+        case let .set(volume, pan, rateValue, loops, position, velocity, direction, ramp):
+            if let volume { changes.append((.volume(volume, ramp: ramp), "set volume")) }
+            if let pan { changes.append((.pan(pan, ramp: ramp), "set pan")) }
+            if let rateValue { changes.append((.rate(rateValue), "set rate")) }
+            if let loops { changes.append((.loops(loops), "set loops")) }
+            if let position { changes.append((.position(position, ramp: ramp), "set position")) }
+            if let velocity { changes.append((.velocity(velocity), "set velocity")) }
+            if let direction { changes.append((.direction(direction, ramp: ramp), "set direction")) }
+        case let .stop(fade):
+            changes.append((.stop(fade: fade ?? (fadeOut > 0 ? fadeOut : nil)), "stop"))
+        case let .pause(fade):
+            changes.append((.pause(fade: fade), "pause"))
+        case let .resume(fade):
+            changes.append((.resume(fade: fade), "resume"))
+        case let .seek(seconds):
+            changes.append((.seek(to: seconds), "seek"))
+        case .play, .listener:
+            break
+        }
+        return changes
     }
 
     /// Each scene track's name and its engine track, in scene order (for meters and the like).
