@@ -4,7 +4,9 @@
 /// `AL_GAIN` on the listener): where the ears are, how fast they move (for doppler), which way they face
 /// (`at`) with which way is up (`up`), and a master gain applied to every positioned source.
 public struct Listener: Sendable, Hashable, BitwiseCopyable {
+    /// Where the listener is.
     public var position: Vector3
+    /// Units per second, for doppler only.
     public var velocity: Vector3
     /// The direction the listener faces (OpenAL's "at" vector); need not be unit length, must not be zero.
     public var at: Vector3

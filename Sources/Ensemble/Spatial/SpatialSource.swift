@@ -6,6 +6,7 @@
 /// its position, its own pan unused. A stereo sound on a positioned source is mixed down to mono first (the
 /// average of its two channels), as OpenAL Soft does for 3D sources.
 public struct SpatialSource: Sendable, Hashable, BitwiseCopyable {
+    /// Where the source is (in listener coordinates when `relative`).
     public var position: Vector3
     /// Units per second, for doppler only (motion comes from `position` changes).
     public var velocity: Vector3
@@ -31,8 +32,9 @@ public struct SpatialSource: Sendable, Hashable, BitwiseCopyable {
     public var coneOuterGainHF: Float
     /// Multiplies the air's high-frequency loss per unit of distance, 0…10 (EFX `AL_AIR_ABSORPTION_FACTOR`).
     public var airAbsorption: Float
-    /// Lower and upper clamp of the source's attenuated gain, 0…1 (`AL_MIN_GAIN`, `AL_MAX_GAIN`).
+    /// Lower clamp of the source's attenuated gain, 0…1 (`AL_MIN_GAIN`; `maxGain` is `AL_MAX_GAIN`).
     public var minGain: Float
+    /// Upper clamp of the attenuated gain (see `minGain`).
     public var maxGain: Float
     /// The source's own distance model; nil uses the engine's (`SpatialSettings.distanceModel`).
     public var distanceModel: DistanceModel?

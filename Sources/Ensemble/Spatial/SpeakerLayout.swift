@@ -6,6 +6,7 @@
 /// Channel order is WAVE's (and OpenAL's `AL_EXT_MCFORMATS`): front left, front right, front centre, LFE,
 /// then back left/right, then (7.1) side left/right.
 public enum SpeakerLayout: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Front left, front right.
     case stereo
     /// FL, FR, FC, LFE, BL, BR.
     case surround51
@@ -14,10 +15,12 @@ public enum SpeakerLayout: String, Sendable, Hashable, CaseIterable, Codable {
 
     /// Channels per frame: 2, 6 or 8.
     public var channelCount: Int {
-        switch self {
-        case .stereo: 2
-        case .surround51: 6
-        case .surround71: 8
+        @_noLocks get {
+            switch self {
+            case .stereo: 2
+            case .surround51: 6
+            case .surround71: 8
+            }
         }
     }
 

@@ -5,10 +5,14 @@
 /// `referenceDistance`/`maxDistance`, velocities with `SpatialSettings.speedOfSound` (units per second), and
 /// air absorption counts the units as metres (OpenAL Soft's `AL_METERS_PER_UNIT` of 1).
 public struct Vector3: Sendable, Hashable, BitwiseCopyable, CustomStringConvertible {
+    /// Rightward component (listener space: towards the right ear).
     public var x: Float
+    /// Upward component.
     public var y: Float
+    /// Backward component (a default listener faces −z).
     public var z: Float
 
+    /// The vector (x, y, z).
     @_noLocks
     public init(_ x: Float, _ y: Float, _ z: Float) {
         self.x = x
@@ -19,15 +23,19 @@ public struct Vector3: Sendable, Hashable, BitwiseCopyable, CustomStringConverti
     /// (0, 0, 0).
     public static var zero: Vector3 { @_noLocks get { Vector3(0, 0, 0) } }
 
+    /// "(x, y, z)".
     public var description: String { "(\(x), \(y), \(z))" }
 
     /// True when no component is NaN or infinite.
     public var isFinite: Bool { @_noLocks get { x.isFinite && y.isFinite && z.isFinite } }
 
+    /// Component-wise sum.
     @inline(__always) @_noLocks
     public static func + (a: Vector3, b: Vector3) -> Vector3 { Vector3(a.x + b.x, a.y + b.y, a.z + b.z) }
+    /// Component-wise difference.
     @inline(__always) @_noLocks
     public static func - (a: Vector3, b: Vector3) -> Vector3 { Vector3(a.x - b.x, a.y - b.y, a.z - b.z) }
+    /// The vector scaled by `s`.
     @inline(__always) @_noLocks
     public static func * (a: Vector3, s: Float) -> Vector3 { Vector3(a.x * s, a.y * s, a.z * s) }
 
