@@ -117,7 +117,8 @@ extension Engine {
         control.buses.withLock { buses in
             drainRetiredChains()
             buses[bus].effects = effects
-            let chain = EffectChain.make(effects, sampleRate: sampleRate)
+            let chain = EffectChain.make(effects, sampleRate: sampleRate,
+                                         pairs: configuration.speakerLayout.channelCount / 2)
             if chain != nil { control.liveChains.add(1, ordering: .relaxed) }
             var batch: [MixerCommand] = []
             if bus > 0 && !buses[bus].configured {
@@ -148,5 +149,17 @@ extension Engine {
     /// The effect chain last set on `bus`.
     public func effects(on bus: Bus) -> [EffectSpec] {
         mixer.busControl.buses.withLock { $0[bus.index].effects }
+    }
+}
+
+extension Engine {
+    /// Checks a master or bus meter channel: 0…1 on stereo output, 0..<`speakerLayout.channelCount` on surround.
+    func checkOutput(channel: Int) throws(EngineError) {
+        let count = configuration.speakerLayout.channelCount
+        if count == 2 { return try Self.check(channel: channel) }
+        guard channel >= 0, channel < count else {
+            throw .invalidParameter(name: "channel", value: Double(channel),
+                                    expected: "0…\(count - 1) (\(configuration.speakerLayout) channels in SpeakerLayout order)")
+        }
     }
 }
