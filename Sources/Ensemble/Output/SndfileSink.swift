@@ -62,7 +62,9 @@ final class SndfileSink {
             // header when the file is closed.
             var map = map
             let accepted = sf_command(file, Int32(SFC_SET_CHANNEL_MAP_INFO), &map, Int32(map.count * MemoryLayout<Int32>.size))
-            guard accepted == SF_TRUE else {
+            // WAVEX always takes it. CAF takes it where libsndfile has a Core Audio layout tag for the order (5.1:
+            // MPEG_5_1_A, L R C LFE Ls Rs); for 7.1 it has none, and the file is written without a `chan` chunk.
+            guard accepted == SF_TRUE || format.container != .wav else {
                 sf_close(file)
                 output.discard()
                 throw AudioFileError(.unsupported, path: path, "libsndfile cannot record the \(layout) channel layout in \(format)")
