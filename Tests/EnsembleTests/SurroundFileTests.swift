@@ -98,6 +98,35 @@ final class SurroundFileTests: XCTestCase {
         }
     }
 
+    /// CAF: a 5.1 file carries a channel layout chunk with Core Audio's MPEG_5_1_A tag (L R C LFE Ls Rs, our order);
+    /// libsndfile has no tag for our 7.1 order, and that file has none (its channels are still in order).
+    func testCAFChannelLayoutChunk() throws {
+        let dir = try TemporaryDirectory()
+        for (layout, tag) in [(SpeakerLayout.surround51, UInt32(121 << 16 | 6)), (.surround71, nil)] {
+            let path = dir.file("\(layout).caf")
+            let reference = try render(layout, to: path, format: OutputFormat(container: .caf, codec: .float32))
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            XCTAssertEqual(Array(bytes[0..<4]), Array("caff".utf8))
+            // Chunks after the 8-byte file header: type (4), size (8, big-endian), data.
+            var at = 8, found: UInt32?
+            while at + 12 <= bytes.count {
+                let size = (0..<8).reduce(0) { $0 << 8 | Int(bytes[at + 4 + $1]) }
+                if Array(bytes[at..<(at + 4)]) == Array("chan".utf8) {
+                    found = (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[at + 12 + $1]) }
+                }
+                if size < 0 || Array(bytes[at..<(at + 4)]) == Array("data".utf8) { break }
+                at += 12 + size
+            }
+            XCTAssertEqual(found, tag, "\(layout) chan chunk tag")
+            let decoded = try AudioFile.decode(path: path)
+            XCTAssertEqual(decoded.channelCount, layout.channelCount)
+            let n = layout.channelCount
+            for c in 0..<n {
+                assertSamplesEqual(decoded.channels[c], stride(from: c, to: reference.count, by: n).map { reference[$0] }, "\(layout) CAF channel \(c)")
+            }
+        }
+    }
+
     /// A stereo layout writes exactly the bytes of a 2-channel sink (plain WAVE format, no mask).
     func testStereoLayoutFilesAreUnchanged() throws {
         let dir = try TemporaryDirectory()
