@@ -52,17 +52,29 @@ enum EffectUnit: BitwiseCopyable {
 
 /// A bus's chain of processors, allocated on the control side, installed by a command carrying its pointer,
 /// run in place on the render side, and handed back (through `RetiredChains`) to be freed on the control side.
+///
+/// Every processor is a stereo one (the limiter links its two channels). On surround output the chain holds one
+/// instance of the whole list per channel pair (`pairs`: front left/right, centre/LFE, back left/right, side
+/// left/right), each with the same settings and state of its own, so every channel is filtered, delayed and
+/// limited as the front pair is (a master limiter keeps every channel under its ceiling; the pairs are limited
+/// independently of one another). Stereo output has one pair: the chain is exactly what it always was.
 struct EffectChain {
+    /// `count` units per pair, pair p's at `units + p · count`.
     var units: UnsafeMutablePointer<EffectUnit>
     var count: Int
+    /// Channel pairs the chain processes (1 for stereo, 3 for 5.1, 4 for 7.1).
+    var pairs: Int = 1
     /// Links a retired chain into `RetiredChains`' overflow list while the ring back is full.
     var next: UnsafeMutablePointer<EffectChain>?
 
-    /// Allocates and initialises the chain (all state zeroed). An empty list gives nil: "no chain".
-    static func make(_ specs: [EffectSpec], sampleRate: Double) -> UnsafeMutablePointer<EffectChain>? {
+    /// Allocates and initialises the chain (all state zeroed), with `pairs` instances of the list (one per
+    /// output channel pair). An empty list gives nil: "no chain".
+    static func make(_ specs: [EffectSpec], sampleRate: Double, pairs: Int = 1) -> UnsafeMutablePointer<EffectChain>? {
         guard !specs.isEmpty else { return nil }
-        let units = UnsafeMutablePointer<EffectUnit>.allocate(capacity: specs.count)
-        for (i, spec) in specs.enumerated() {
+        let pairs = max(pairs, 1)
+        let units = UnsafeMutablePointer<EffectUnit>.allocate(capacity: specs.count * pairs)
+        // Pair after pair, each the whole list in order.
+        for (i, spec) in Array(repeating: specs, count: pairs).joined().enumerated() {
             let unit: EffectUnit
             switch spec {
             case let .filter(shape, frequency, q, gainDB):
@@ -90,14 +102,14 @@ struct EffectChain {
             (units + i).initialize(to: unit)
         }
         let chain = UnsafeMutablePointer<EffectChain>.allocate(capacity: 1)
-        chain.initialize(to: EffectChain(units: units, count: specs.count, next: nil))
+        chain.initialize(to: EffectChain(units: units, count: specs.count, pairs: pairs, next: nil))
         return chain
     }
 
     /// Frees a chain made by `make` (control side only).
     static func free(_ chain: UnsafeMutablePointer<EffectChain>) {
         let c = chain.pointee
-        for i in 0..<c.count {
+        for i in 0..<(c.count * c.pairs) {
             switch c.units[i] {
             case let .biquads(s, _): s.deallocate()
             case let .delay(d):
@@ -112,11 +124,13 @@ struct EffectChain {
         chain.deallocate()
     }
 
-    /// Runs every processor in order over `n` frames, in place.
+    /// Runs every processor of pair `pair`'s instance in order over `n` frames of that pair, in place.
     @_noLocks
     static func process(_ chain: UnsafeMutablePointer<EffectChain>,
-                        _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {
-        let units = chain.pointee.units, count = chain.pointee.count
+                        _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int, pair: Int = 0) {
+        let count = chain.pointee.count
+        guard pair < chain.pointee.pairs else { return }
+        let units = chain.pointee.units + pair * count
         for i in 0..<count {
             switch units[i] {
             case let .biquads(s, sections):

@@ -3,11 +3,13 @@ import Synchronization
 /// A bus's mixing-desk settings, checked when given to `Engine.setBus(_:settings:)` (volume and pan finite and
 /// in range).
 public struct BusSettings: Sendable, Equatable {
-    /// Gain, 0…1.
+    /// Gain, 0…1; on surround output (`Engine.Configuration.speakerLayout`) it scales every channel.
     public var volume: Float = 1
     /// Equal-power balance of the bus's stereo signal, −1…1 (the stereo law of `PanMatrix`; 0 passes it untouched).
+    /// A stereo notion: on surround output it balances the front pair only, and the other channels pass at the
+    /// bus's gain.
     public var pan: Float = 0
-    /// Silences the bus (its volume is kept for when it is unmuted).
+    /// Silences the bus, every channel of it (its volume is kept for when it is unmuted).
     public var mute = false
     /// While any bus is soloed, every bus that is not is silent (sounds routed straight to master are not
     /// part of the solo system).
@@ -100,7 +102,10 @@ extension Engine {
         bus.isMaster || mixer.busControl.buses.withLock { $0[bus.index].configured }
     }
 
-    /// Replaces the effect chain of `bus` (the master included), setting a submix bus up if it was not. The new chain starts with silent state and the
+    /// Replaces the effect chain of `bus` (the master included), setting a submix bus up if it was not. The
+    /// effects are stereo processors: on surround output every channel pair (front, centre/LFE, back, side) gets an
+    /// instance of the whole chain with the same settings (so a master limiter holds every channel under its
+    /// ceiling, each pair limited on its own). The new chain starts with silent state and the
     /// output crossfades from the old chain's to the new one's over the smoothing time (no crossfade before the
     /// first rendered block). The old chain keeps running during the crossfade, so its tail fades rather than
     /// stops; it is freed on the control side afterwards. An empty list removes the chain. Throws naming the first
@@ -117,7 +122,8 @@ extension Engine {
         control.buses.withLock { buses in
             drainRetiredChains()
             buses[bus].effects = effects
-            let chain = EffectChain.make(effects, sampleRate: sampleRate)
+            let chain = EffectChain.make(effects, sampleRate: sampleRate,
+                                         pairs: configuration.speakerLayout.channelCount / 2)
             if chain != nil { control.liveChains.add(1, ordering: .relaxed) }
             var batch: [MixerCommand] = []
             if bus > 0 && !buses[bus].configured {
@@ -148,5 +154,17 @@ extension Engine {
     /// The effect chain last set on `bus`.
     public func effects(on bus: Bus) -> [EffectSpec] {
         mixer.busControl.buses.withLock { $0[bus.index].effects }
+    }
+}
+
+extension Engine {
+    /// Checks a master or bus meter channel: 0…1 on stereo output, 0..<`speakerLayout.channelCount` on surround.
+    func checkOutput(channel: Int) throws(EngineError) {
+        let count = configuration.speakerLayout.channelCount
+        if count == 2 { return try Self.check(channel: channel) }
+        guard channel >= 0, channel < count else {
+            throw .invalidParameter(name: "channel", value: Double(channel),
+                                    expected: "0…\(count - 1) (\(configuration.speakerLayout) channels in SpeakerLayout order)")
+        }
     }
 }

@@ -73,6 +73,9 @@ public final class Engine: @unchecked Sendable {
         /// The output's channels: stereo (the default), 5.1 or 7.1. Positioned sources are panned over the
         /// speakers; 2D tracks play on front left/right.
         public var speakerLayout = SpeakerLayout.stereo
+        /// Test hook: a signal on every output channel written through the lanes' surround planes, standing in
+        /// for positioned voices (nil: none).
+        @_spi(Testing) public var planeTestSignal: PlaneTestSignal?
         /// Test hook: each render worker thread calls this once when it starts (the allocation tests enrol
         /// the thread in their counter with it).
         @_spi(Testing) public var renderThreadStartHook: (@convention(c) () -> Void)?
@@ -169,7 +172,9 @@ public final class Engine: @unchecked Sendable {
         let mixer = Mixer(sampleRate: c.sampleRate, maxBlockFrames: c.maxBlockFrames, capacity: c.maxVoices,
                           effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames(c),
                           commandCapacity: c.commandCapacity, eventCapacity: c.eventCapacity,
-                          soundingCap: c.maxSoundingVoices, commandLogCapacity: c.commandLogCapacity)
+                          soundingCap: c.maxSoundingVoices, commandLogCapacity: c.commandLogCapacity,
+                          channelCount: c.speakerLayout.channelCount)
+        mixer.testSignal = c.planeTestSignal
         if c.renderThreads > 1 {
             mixer.parallelLanes = ParallelLanes(mixer: mixer, threads: c.renderThreads,
                                                 onThreadStart: c.renderThreadStartHook)
@@ -264,10 +269,11 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Average (RMS) power of `bus` (the master by default; a submix after its chain, volume and pan) between the
-    /// last two `updateMeters()` calls, in dB full scale (−160 for silence). Channel 0 is left, 1 is right;
-    /// throws for another channel or a bus never set up.
+    /// last two `updateMeters()` calls, in dB full scale (−160 for silence). Channel 0 is (front) left, 1 is
+    /// (front) right; on surround output channels 2…5 (5.1) or 2…7 (7.1) are the others in `SpeakerLayout` order
+    /// (FC, LFE, BL, BR, SL, SR). Throws for another channel or a bus never set up.
     public func averagePower(forChannel channel: Int, on bus: Bus = .master) throws(EngineError) -> Float {
-        try Self.check(channel: channel)
+        try checkOutput(channel: channel)
         try checkRoutable(bus)
         return bus.isMaster ? mixer.masterMeter.averagePower(channel: channel)
             : mixer.buses.meters[bus.index].averagePower(channel: channel)
@@ -276,7 +282,7 @@ public final class Engine: @unchecked Sendable {
     /// Peak power of `bus` (the master by default) between the last two `updateMeters()` calls, in dB full
     /// scale (−160 for silence). Throws like `averagePower(forChannel:on:)`.
     public func peakPower(forChannel channel: Int, on bus: Bus = .master) throws(EngineError) -> Float {
-        try Self.check(channel: channel)
+        try checkOutput(channel: channel)
         try checkRoutable(bus)
         return bus.isMaster ? mixer.masterMeter.peakPower(channel: channel)
             : mixer.buses.meters[bus.index].peakPower(channel: channel)
@@ -329,13 +335,25 @@ public final class Engine: @unchecked Sendable {
 
     // MARK: Render side
 
-    /// Renders the next `frames` frames into two planar buffers. Call from the one render thread only.
+    /// Renders the next `frames` frames into two planar buffers: the output, or on surround output its front
+    /// pair (the other channels are rendered and dropped: use `render(planes:frames:)`). Call from the one render
+    /// thread only.
     @_noLocks
     public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
         renderer._withUnsafeGuaranteedRef { $0.render(left: left, right: right, frames: frames) }
     }
 
-    /// Renders the next `frames` frames interleaved (L R L R …). Call from the one render thread only.
+    /// Renders the next `frames` frames into `speakerLayout.channelCount` planar buffers, `planes[c]` for channel
+    /// c in `SpeakerLayout` order (FL FR [FC LFE BL BR [SL SR]]), each room for `frames` floats. Call from the one
+    /// render thread only.
+    @_noLocks
+    public func render(planes: UnsafePointer<UnsafeMutablePointer<Float>>, frames: Int) {
+        renderer._withUnsafeGuaranteedRef { $0.render(planes: planes, frames: frames) }
+    }
+
+    /// Renders the next `frames` frames interleaved, `speakerLayout.channelCount` samples a frame (L R L R … for
+    /// stereo, FL FR FC LFE BL BR [SL SR] … for surround): `frames × channelCount` floats. Call from the one
+    /// render thread only.
     @_noLocks
     public func render(interleaved: UnsafeMutablePointer<Float>, frames: Int) {
         renderer._withUnsafeGuaranteedRef { $0.render(interleaved: interleaved, frames: frames) }

@@ -39,9 +39,13 @@ struct BusState: BitwiseCopyable {
 }
 
 /// The render side's buses: bus 0 is the master (its chain runs on the final mix), buses 1…16 each collect
-/// the voices routed to them in a preallocated stereo buffer, run their chain, apply their gain and pan
-/// (smoothed like a track's, with the same constant/ramping bit-identity) and add into the master, in bus
+/// the voices routed to them in preallocated planes (one per output channel), run their chain, apply their gain
+/// and pan (smoothed like a track's, with the same constant/ramping bit-identity) and add into the master, in bus
 /// order. Voices on bus 0 are summed straight into the output exactly as without buses.
+///
+/// Surround output (`channelCount` 6 or 8): a bus's gain (volume, mute, solo, with their ramps) applies to every
+/// channel; its pan is a stereo balance and applies to the front pair only (the other channels pass at the bus
+/// gain). Effect chains process every channel pair with an instance of their own (`EffectChain.pairs`).
 struct BusRack: @unchecked Sendable {
     // Render-side constants are computed properties, not `static let`: a stored static is a lazily initialised
     // global (`swift_once`, which may lock), and whether `@_noLocks` sees it folded to a constant depends on how
@@ -49,32 +53,32 @@ struct BusRack: @unchecked Sendable {
     static var count: Int { @_noLocks get { 17 } }
 
     let states: UnsafeMutablePointer<BusState>
-    let left: UnsafeMutablePointer<Float>
-    let right: UnsafeMutablePointer<Float>
-    let scratchL: UnsafeMutablePointer<Float>
-    let scratchR: UnsafeMutablePointer<Float>
+    /// Bus b's plane c at `(b · channelCount + c) · maxBlockFrames` (bus 0's are unused: the master is the output).
+    let planes: UnsafeMutablePointer<Float>
+    /// Copies of a bus's planes for a chain crossfade.
+    let scratch: UnsafeMutablePointer<Float>
     let meters: UnsafeMutablePointer<MeterReadout>
     let retired = RetiredChains()
     let maxBlockFrames: Int
+    /// Output channels (`SpeakerLayout.channelCount`).
+    let channelCount: Int
     /// Set once any bus is configured or any chain installed: until then the rack costs nothing per block.
     /// Behind a pointer so the rack itself is immutable (the control side reads `meters` and `retired`).
     private let activeFlag: UnsafeMutablePointer<Bool>
     var active: Bool { @_noLocks get { activeFlag.pointee } }
 
-    init(maxBlockFrames: Int) {
+    init(maxBlockFrames: Int, channelCount: Int = 2) {
         self.maxBlockFrames = maxBlockFrames
+        self.channelCount = channelCount
         states = .allocate(capacity: Self.count)
         states.initialize(repeating: BusState(), count: Self.count)
-        left = .allocate(capacity: Self.count * maxBlockFrames)
-        right = .allocate(capacity: Self.count * maxBlockFrames)
-        left.initialize(repeating: 0, count: Self.count * maxBlockFrames)
-        right.initialize(repeating: 0, count: Self.count * maxBlockFrames)
-        scratchL = .allocate(capacity: maxBlockFrames)
-        scratchR = .allocate(capacity: maxBlockFrames)
+        planes = .allocate(capacity: Self.count * channelCount * maxBlockFrames)
+        planes.initialize(repeating: 0, count: Self.count * channelCount * maxBlockFrames)
+        scratch = .allocate(capacity: channelCount * maxBlockFrames)
         activeFlag = .allocate(capacity: 1)
         activeFlag.initialize(to: false)
         meters = .allocate(capacity: Self.count)
-        for i in 0..<Self.count { (meters + i).initialize(to: MeterReadout()) }
+        for i in 0..<Self.count { (meters + i).initialize(to: MeterReadout(channelCount: channelCount)) }
     }
 
     func deallocate() {
@@ -84,7 +88,7 @@ struct BusRack: @unchecked Sendable {
             meters[b].deallocate()
         }
         retired.deallocate()
-        for p in [left, right, scratchL, scratchR] { p.deallocate() }
+        for p in [planes, scratch] { p.deallocate() }
         states.deallocate()
         meters.deallocate()
         activeFlag.deallocate()
@@ -98,70 +102,87 @@ struct BusRack: @unchecked Sendable {
         return b > 0 && b < Self.count && states[b].configured
     }
 
-    /// Where a voice routed to `bus` is summed: the bus's buffer, or the output for the master (and for a bus
-    /// that was never configured).
+    /// Every plane of bus `b`'s input.
+    @inline(__always)
+    @_noLocks
+    func planes(of b: Int) -> ChannelPlanes {
+        ChannelPlanes(base: planes + b * channelCount * maxBlockFrames, stride: maxBlockFrames, count: channelCount)
+    }
+
+    /// Where a voice routed to `bus` is summed: the bus's front pair, or the output's for the master (and for a
+    /// bus that was never configured).
     @inline(__always)
     @_noLocks
     func destination(_ bus: Int32, _ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>)
         -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
         guard isConfigured(bus) else { return (outL, outR) }
-        let b = Int(bus)
-        return (left + b * maxBlockFrames, right + b * maxBlockFrames)
+        let l = planes + Int(bus) * channelCount * maxBlockFrames
+        return (l, l + maxBlockFrames)
+    }
+
+    /// `destination` with every channel: the bus's planes, or `output` for the master.
+    @inline(__always)
+    @_noLocks
+    func destination(_ bus: Int32, _ output: ChannelPlanes) -> ChannelPlanes {
+        guard isConfigured(bus) else { return output }
+        return planes(of: Int(bus))
     }
 
     @_noLocks
     func beginBlock(_ n: Int) {
         guard active else { return }
         retired.flush()
-        for b in 1..<Self.count where states[b].configured {
-            let l = left + b * maxBlockFrames, r = right + b * maxBlockFrames
-            for j in 0..<n {
-                l[j] = 0
-                r[j] = 0
-            }
-        }
+        for b in 1..<Self.count where states[b].configured { planes(of: b).clear(n) }
     }
 
     /// Runs every configured bus's chain, mixes it into the output, then runs the master chain on the output.
     @_noLocks
-    func finishBlock(_ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, _ n: Int, _ t0: Int64) {
+    func finishBlock(_ output: ChannelPlanes, _ n: Int, _ t0: Int64) {
         guard active else { return }
         for b in 1..<Self.count where states[b].configured {
-            let l = left + b * maxBlockFrames, r = right + b * maxBlockFrames
-            runChain(b, l, r, n, t0)
+            let bus = planes(of: b)
+            runChain(b, bus, n, t0)
             var meter = MeterAccumulator()
-            mixDown(b, l, r, into: outL, outR, n, t0, &meter)
+            mixDown(b, bus.p0, bus.p1, into: output.p0, output.p1, n, t0, &meter)
             meters[b].publish(meter)
+            if channelCount > 2 { mixDownOthers(b, bus, into: output, n, t0) }
         }
-        runChain(0, outL, outR, n, t0)
+        runChain(0, output, n, t0)
     }
 
     @_noLocks
-    private func runChain(_ b: Int, _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>,
-                          _ n: Int, _ t0: Int64) {
+    private func runChain(_ b: Int, _ x: ChannelPlanes, _ n: Int, _ t0: Int64) {
         let s = states[b]
+        let pairs = channelCount / 2
         if !s.crossfading {
-            if let c = s.chain.pointer { EffectChain.process(c, l, r, n) }
+            if let c = s.chain.pointer {
+                for p in 0..<pairs { EffectChain.process(c, x[2 * p], x[2 * p + 1], n, pair: p) }
+            }
             return
         }
         // Old chain on the buffer, new chain on a copy, then a linear crossfade old → new.
-        let xl = scratchL, xr = scratchR
-        for j in 0..<n {
-            xl[j] = l[j]
-            xr[j] = r[j]
+        let copy = ChannelPlanes(base: scratch, stride: maxBlockFrames, count: channelCount)
+        for ch in 0..<channelCount {
+            let from = x[ch], to = copy[ch]
+            for j in 0..<n { to[j] = from[j] }
         }
-        if let c = s.previous.pointer { EffectChain.process(c, l, r, n) }
-        if let c = s.chain.pointer { EffectChain.process(c, xl, xr, n) }
+        if let c = s.previous.pointer {
+            for p in 0..<pairs { EffectChain.process(c, x[2 * p], x[2 * p + 1], n, pair: p) }
+        }
+        if let c = s.chain.pointer {
+            for p in 0..<pairs { EffectChain.process(c, copy[2 * p], copy[2 * p + 1], n, pair: p) }
+        }
         let fade = s.fade
-        for j in 0..<n {
-            let t = fade.value(at: t0 + Int64(j))
-            if t >= 1 {
-                // Past the fade: exactly the new chain, as a block without a crossfade gives it.
-                l[j] = xl[j]
-                r[j] = xr[j]
-            } else {
-                l[j] += (xl[j] - l[j]) * t
-                r[j] += (xr[j] - r[j]) * t
+        for ch in 0..<channelCount {
+            let y = x[ch], z = copy[ch]
+            for j in 0..<n {
+                let t = fade.value(at: t0 + Int64(j))
+                if t >= 1 {
+                    // Past the fade: exactly the new chain, as a block without a crossfade gives it.
+                    y[j] = z[j]
+                } else {
+                    y[j] += (z[j] - y[j]) * t
+                }
             }
         }
         if t0 + Int64(n) >= fade.startFrame + Int64(fade.length) {
@@ -201,6 +222,29 @@ struct BusRack: @unchecked Sendable {
             outL[j] += ol
             outR[j] += or
             meter.add(ol, or)
+        }
+    }
+
+    /// Surround: out[c] += g(t)·bus[c] for the channels past the front pair (the pan is the front pair's only),
+    /// metered pair by pair.
+    @_noLocks
+    private func mixDownOthers(_ b: Int, _ bus: ChannelPlanes, into output: ChannelPlanes, _ n: Int, _ t0: Int64) {
+        let gain = states[b].gain
+        let constant = !gain.varies(in: t0, t0 + Int64(n))
+        let g0 = gain.value(at: t0)
+        var p = 1
+        while 2 * p + 1 < channelCount {
+            let l = bus[2 * p], r = bus[2 * p + 1], outL = output[2 * p], outR = output[2 * p + 1]
+            var meter = MeterAccumulator()
+            for j in 0..<n {
+                let g = constant ? g0 : gain.value(at: t0 + Int64(j))
+                let ol = g * l[j], or = g * r[j]
+                outL[j] += ol
+                outR[j] += or
+                meter.add(ol, or)
+            }
+            meters[b].publish(meter, pair: p)
+            p += 1
         }
     }
 

@@ -20,6 +20,63 @@ struct ChannelPlanes: BitwiseCopyable {
         p1 = right
     }
 
+    /// `count` (2…8) planes laid out one after the other in one allocation: plane c at `base + c · stride`.
+    @_noLocks
+    init(base: UnsafeMutablePointer<Float>, stride: Int, count: Int) {
+        self.count = count
+        p0 = base
+        p1 = base + stride
+        if count > 2 {
+            p2 = base + 2 * stride
+            p3 = base + 3 * stride
+            p4 = base + 4 * stride
+            p5 = base + 5 * stride
+        }
+        if count > 6 {
+            p6 = base + 6 * stride
+            p7 = base + 7 * stride
+        }
+    }
+
+    /// Front left and right (`SpeakerLayout` planes 0 and 1), where 2D voices and the stereo pan go.
+    @_noLocks
+    init(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+         extra base: UnsafeMutablePointer<Float>?, stride: Int, count: Int) {
+        self.count = count
+        p0 = left
+        p1 = right
+        if count > 2, let base {
+            p2 = base
+            p3 = base + stride
+            p4 = base + 2 * stride
+            p5 = base + 3 * stride
+            if count > 6 {
+                p6 = base + 4 * stride
+                p7 = base + 5 * stride
+            }
+        }
+    }
+
+    /// Sets `frames` frames of every plane to 0.
+    @_noLocks
+    func clear(_ frames: Int) {
+        for c in 0..<count {
+            let p = self[c]
+            for j in 0..<frames { p[j] = 0 }
+        }
+    }
+
+    /// Sets `frames` frames of planes `first..<count` to 0.
+    @_noLocks
+    func clear(from first: Int, _ frames: Int) {
+        var c = first
+        while c < count {
+            let p = self[c]
+            for j in 0..<frames { p[j] = 0 }
+            c += 1
+        }
+    }
+
     /// Plane `channel` (0..<count).
     subscript(_ channel: Int) -> UnsafeMutablePointer<Float> {
         @inline(__always) @_noLocks get {
@@ -52,13 +109,3 @@ struct ChannelPlanes: BitwiseCopyable {
     }
 }
 
-extension MixLane {
-    /// Every output channel of this lane's destination for `bus` in the span (the stereo pair for stereo
-    /// output). Provisional: stereo only until the mixer carries surround channels.
-    @inline(__always)
-    @_noLocks
-    func planes(_ bus: Int32, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) -> ChannelPlanes {
-        let (l, r) = destination(bus, span, rack, accumulators)
-        return ChannelPlanes(left: l, right: r)
-    }
-}

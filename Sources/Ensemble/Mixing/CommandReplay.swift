@@ -30,7 +30,7 @@ public final class CommandReplay {
     /// Events the replayed render side could not report or queue (should stay 0, like the live engine's).
     public var droppedEvents: Int { mixer.droppedEvents.load(ordering: .relaxed) }
 
-    /// Renders the next `frames` frames interleaved into `output`, in blocks of `blockFrames`, giving each
+    /// Renders the next `frames` frames interleaved (the configuration's channels a frame) into `output`, in blocks of `blockFrames`, giving each
     /// entry of `log` to the mixer just before the block that starts on its frame, in log order. `chainSpecs`
     /// is asked, once per chain change in the log and in log order, for the effects of the new chain on that
     /// bus (what `setEffects` was given). Returns false, rendering nothing, unless every entry's frame lies in
@@ -54,7 +54,7 @@ public final class CommandReplay {
                 next += 1
             }
             let n = min(blockFrames, frames - done)
-            mixer.render(interleaved: output + 2 * done, frames: n)
+            mixer.render(interleaved: output + mixer.channelCount * done, frames: n)
             mixer.buses.retired.drain()
             countEvents()
             done += n
@@ -67,7 +67,7 @@ public final class CommandReplay {
     private func freshChain(_ command: MixerCommand, _ chainSpecs: (Int) -> [EffectSpec]) -> MixerCommand {
         if case let .bus(.configure(bus)) = command { mixer.prepareBus(Int(bus)) }
         guard case let .bus(.chain(bus, _, fadeFrames)) = command else { return command }
-        let chain = EffectChain.make(chainSpecs(Int(bus)), sampleRate: sampleRate)
+        let chain = EffectChain.make(chainSpecs(Int(bus)), sampleRate: sampleRate, pairs: mixer.channelCount / 2)
         return .bus(.chain(bus: bus, chain: ChainHandle(pointer: chain), fadeFrames: fadeFrames))
     }
 

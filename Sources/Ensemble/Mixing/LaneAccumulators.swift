@@ -2,23 +2,27 @@
 // and read by the mixer's serial phases on the render thread.
 
 /// The bus accumulators of lanes 1…L−1 (lane 0 mixes straight into the bus rack's inputs, see `MixLane`): per
-/// bus, one block of (L − 1) stereo buffers of `maxBlockFrames`, allocated only for buses that exist — the master
-/// at once, bus 1…16 when it is first configured. 16 unused buses cost nothing, where a rack-like layout would
-/// cost L × 17 stereo blocks.
+/// bus, one block of (L − 1) × `channelCount` planes of `maxBlockFrames` (2 for stereo output, 6 or 8 for
+/// surround), allocated only for buses that exist — the master at once, bus 1…16 when it is first configured.
+/// 16 unused buses cost nothing, where a rack-like layout would cost L × 17 blocks.
 ///
 /// The table is written by the control side only before the configure command that makes the bus reachable is
 /// sent (the command ring orders the write before the render side's first read), and never changes afterwards.
 struct LaneAccumulators: @unchecked Sendable {
-    /// Per bus: the lanes' buffers, lane k ≥ 1 at `(k − 1) · 2 · maxBlockFrames` (left, then right), or nil.
+    /// Per bus: the lanes' buffers, lane k ≥ 1 at `(k − 1) · channelCount · maxBlockFrames` (front left, front
+    /// right, then the other channels in `SpeakerLayout` order), or nil.
     private let blocks: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
     let laneCount: Int
     let maxBlockFrames: Int
+    /// Output channels (`SpeakerLayout.channelCount`).
+    let channelCount: Int
     /// `BusRack.count`, kept here: the render side cannot read a global.
     private let busCount: Int
 
-    init(laneCount: Int, maxBlockFrames: Int) {
+    init(laneCount: Int, maxBlockFrames: Int, channelCount: Int = 2) {
         self.laneCount = laneCount
         self.maxBlockFrames = maxBlockFrames
+        self.channelCount = channelCount
         busCount = BusRack.count
         blocks = .allocate(capacity: BusRack.count)
         blocks.initialize(repeating: nil, count: BusRack.count)
@@ -35,7 +39,7 @@ struct LaneAccumulators: @unchecked Sendable {
     /// writes to it in a span.
     func prepare(bus: Int) {
         guard bus >= 0, bus < BusRack.count, blocks[bus] == nil, laneCount > 1 else { return }
-        blocks[bus] = .allocate(capacity: (laneCount - 1) * 2 * maxBlockFrames)
+        blocks[bus] = .allocate(capacity: (laneCount - 1) * channelCount * maxBlockFrames)
     }
 
     /// Render side: whether bus `bus` has its lane buffers (the mixer configures no bus that has not).
@@ -46,11 +50,19 @@ struct LaneAccumulators: @unchecked Sendable {
         return false
     }
 
-    /// Render side: lane `lane`'s (≥ 1) buffers for bus `bus`, which must have been prepared.
+    /// Render side: lane `lane`'s (≥ 1) front pair for bus `bus`, which must have been prepared.
     @inline(__always)
     @_noLocks
     func buffers(lane: Int, bus: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
-        let left = blocks[bus].unsafelyUnwrapped + (lane - 1) * 2 * maxBlockFrames
+        let left = blocks[bus].unsafelyUnwrapped + (lane - 1) * channelCount * maxBlockFrames
         return (left, left + maxBlockFrames)
+    }
+
+    /// Render side: every plane of lane `lane`'s (≥ 1) buffers for bus `bus`, which must have been prepared.
+    @inline(__always)
+    @_noLocks
+    func planes(lane: Int, bus: Int) -> ChannelPlanes {
+        let base = blocks[bus].unsafelyUnwrapped + (lane - 1) * channelCount * maxBlockFrames
+        return ChannelPlanes(base: base, stride: maxBlockFrames, count: channelCount)
     }
 }

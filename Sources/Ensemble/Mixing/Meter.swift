@@ -35,6 +35,18 @@ struct MeterAccumulator {
     mutating func add(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, count: Int) {
         for j in 0..<count { add(left[j], right[j]) }
     }
+
+    /// Measures every pair of `planes` over `count` frames into `readout` (pair by pair, as `publish(_:pair:)`).
+    @_noLocks
+    static func publish(_ planes: ChannelPlanes, count: Int, to readout: MeterReadout) {
+        var p = 0
+        while 2 * p + 1 < planes.count {
+            var m = MeterAccumulator()
+            m.add(left: planes[2 * p], right: planes[2 * p + 1], count: count)
+            readout.publish(m, pair: p)
+            p += 1
+        }
+    }
 }
 
 /// A meter in the model of `AVAudioPlayer`: the render side accumulates, `update(clock:)` takes a reading, and
@@ -48,29 +60,42 @@ struct MeterAccumulator {
 /// the previous reading (a one-frame spike is never missed); average: RMS over those frames, silence included.
 /// A span published while the reader exchanges may land in the next reading, never in none.
 struct MeterReadout: @unchecked Sendable {
-    /// Accumulated: peakL, peakR (Float bits), sumL, sumR (Double bits). Reading: peakL, peakR, rmsL, rmsR
-    /// (Float bits), and the clock of the last reading.
+    /// Per channel pair p, 8 cells from 8p: accumulated peakL, peakR (Float bits), sumL, sumR (Double bits);
+    /// reading peakL, peakR, rmsL, rmsR (Float bits). Then the clock of the last reading.
     private let cells: UnsafeMutablePointer<Atomic<UInt64>>
-    private static var count: Int { @_noLocks get { 9 } }
+    /// Channels measured: 2 (tracks, stereo output), 6 or 8 (the master and buses on surround output).
+    let channelCount: Int
+    private var pairs: Int { @_noLocks get { channelCount / 2 } }
+    private var count: Int { @_noLocks get { 8 * pairs + 1 } }
 
-    init() {
-        cells = .allocate(capacity: Self.count)
-        for i in 0..<Self.count { (cells + i).initialize(to: Atomic(0)) }
+    init(channelCount: Int = 2) {
+        self.channelCount = max(2, channelCount & ~1)
+        let count = 8 * (self.channelCount / 2) + 1
+        cells = .allocate(capacity: count)
+        for i in 0..<count { (cells + i).initialize(to: Atomic(0)) }
     }
 
     func deallocate() {
-        cells.deinitialize(count: Self.count)
+        cells.deinitialize(count: count)
         cells.deallocate()
     }
 
-    /// Adds a span's accumulation.
+    /// Adds a span's accumulation of the front pair (channels 0 and 1).
     @inline(__always)
     @_noLocks
     func publish(_ m: MeterAccumulator) {
-        cells[0].max(UInt64(m.peakL.bitPattern), ordering: .relaxed)
-        cells[1].max(UInt64(m.peakR.bitPattern), ordering: .relaxed)
-        add(m.sumL, to: 2)
-        add(m.sumR, to: 3)
+        publish(m, pair: 0)
+    }
+
+    /// Adds a span's accumulation of channels 2·pair and 2·pair + 1.
+    @inline(__always)
+    @_noLocks
+    func publish(_ m: MeterAccumulator, pair: Int) {
+        let base = 8 * pair
+        cells[base].max(UInt64(m.peakL.bitPattern), ordering: .relaxed)
+        cells[base + 1].max(UInt64(m.peakR.bitPattern), ordering: .relaxed)
+        add(m.sumL, to: base + 2)
+        add(m.sumR, to: base + 3)
     }
 
     @inline(__always)
@@ -88,27 +113,37 @@ struct MeterReadout: @unchecked Sendable {
 
     /// Forgets what was accumulated (metering switched off).
     @_noLocks
-    func clear() { for i in 0..<4 { cells[i].store(0, ordering: .relaxed) } }
-
-    /// Takes a reading: peak and RMS since the previous one; `clock` is the engine's output frame count now.
-    func update(clock: Int64) {
-        let last = Int64(bitPattern: cells[8].exchange(UInt64(bitPattern: clock), ordering: .relaxed))
-        let frames = Double(max(clock - last, 1))
-        for channel in 0..<2 {
-            let peak = UInt32(truncatingIfNeeded: cells[channel].exchange(0, ordering: .relaxed))
-            let sum = Double(bitPattern: cells[2 + channel].exchange(0, ordering: .relaxed))
-            cells[4 + channel].store(UInt64(peak), ordering: .relaxed)
-            cells[6 + channel].store(UInt64(Float((sum / frames).squareRoot()).bitPattern), ordering: .relaxed)
+    func clear() {
+        for p in 0..<pairs {
+            for i in 0..<4 { cells[8 * p + i].store(0, ordering: .relaxed) }
         }
     }
 
-    /// Peak power of `channel` (0 left, 1 right) at the last reading, in dB full scale, −160 for silence.
-    func peakPower(channel: Int) -> Float { reading(4 + (channel == 0 ? 0 : 1)) }
-    /// Average (RMS) power of `channel` at the last reading, in dB full scale, −160 for silence.
-    func averagePower(channel: Int) -> Float { reading(6 + (channel == 0 ? 0 : 1)) }
+    /// Takes a reading: peak and RMS since the previous one; `clock` is the engine's output frame count now.
+    func update(clock: Int64) {
+        let last = Int64(bitPattern: cells[8 * pairs].exchange(UInt64(bitPattern: clock), ordering: .relaxed))
+        let frames = Double(max(clock - last, 1))
+        for p in 0..<pairs {
+            let base = 8 * p
+            for channel in 0..<2 {
+                let peak = UInt32(truncatingIfNeeded: cells[base + channel].exchange(0, ordering: .relaxed))
+                let sum = Double(bitPattern: cells[base + 2 + channel].exchange(0, ordering: .relaxed))
+                cells[base + 4 + channel].store(UInt64(peak), ordering: .relaxed)
+                cells[base + 6 + channel].store(UInt64(Float((sum / frames).squareRoot()).bitPattern), ordering: .relaxed)
+            }
+        }
+    }
 
-    private func reading(_ cell: Int) -> Float {
-        Self.decibels(Float(bitPattern: UInt32(truncatingIfNeeded: cells[cell].load(ordering: .relaxed))))
+    /// Peak power of `channel` (0 left, 1 right, then the other channels in `SpeakerLayout` order; channels past
+    /// the last read as the last) at the last reading, in dB full scale, −160 for silence.
+    func peakPower(channel: Int) -> Float { reading(channel, 4) }
+    /// Average (RMS) power of `channel` at the last reading, in dB full scale, −160 for silence.
+    func averagePower(channel: Int) -> Float { reading(channel, 6) }
+
+    private func reading(_ channel: Int, _ offset: Int) -> Float {
+        let c = min(max(channel, 0), channelCount - 1)
+        let cell = 8 * (c / 2) + offset + c % 2
+        return Self.decibels(Float(bitPattern: UInt32(truncatingIfNeeded: cells[cell].load(ordering: .relaxed))))
     }
 
     /// 20·log10(x), floored at −160 dB as AVAudioPlayer's meters are. Values above 0 dB are kept: they mean

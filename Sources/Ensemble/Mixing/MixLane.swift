@@ -23,7 +23,10 @@
 ///      that ended in it),
 ///    - its accumulators: lane 0 mixes straight into the bus rack's inputs (the span's output for the master,
 ///      the rack's bus buffers for buses 1…16), which no other lane touches; lanes k ≥ 1 into their own
-///      buffers in `LaneAccumulators`, cleared when the lane first writes to them in the span (`touched`),
+///      buffers in `LaneAccumulators`, cleared when the lane first writes to them in the span (`touched`).
+///      2D voices write the front pair (`destination`), positioned voices every output channel (`planes`):
+///      a lane k ≥ 1 clears the front pair on first use and the other channels the first time `planes` asks
+///      for them, so 2D voices on surround output cost what they cost on stereo,
 ///    - the pool entries of its own voices (cursor, grain state, a release after a stream failure),
 ///    - the meters of its own voices, and its voices' stream cells (their positions are published by the serial
 ///      phase after the lanes: the packed telemetry words would be shared between cores).
@@ -34,9 +37,11 @@
 ///    (a block's events are then sorted by frame, stably, so this decides only the order of ends on one frame),
 ///    and dropped from the active list; then the
 ///    accumulators of lanes 1…L−1 are added into the rack's inputs in lane order, for each bus the lane
-///    touched (a lane that touched nothing costs nothing); then the bus rack runs (chains, bus mixdown, master).
+///    touched and for each channel it wrote (a lane that touched nothing costs nothing); then the bus rack runs
+///    (chains, bus mixdown, master).
 ///
-/// The float sums therefore run in a fixed order: within a lane in active order, then lane 0 + lane 1 + … .
+/// The float sums therefore run in a fixed order, on every channel: within a lane in active order, then
+/// lane 0 + lane 1 + … .
 struct MixLane {
     /// Lanes of a mixer unless configured otherwise: enough for 8 worker threads. Fixed, like every input of
     /// the summation order: never derived from the number of threads or cores.
@@ -61,8 +66,17 @@ struct MixLane {
     let streamWindowRight: UnsafeMutablePointer<Float>
     /// The shared kernel tables with this lane's own buffers for taps gathered at file edges.
     let tables: ResamplerTables
-    /// Per bus: whether the lane has written into its accumulator in the current span (lanes k ≥ 1).
-    let touched: UnsafeMutablePointer<Bool>
+    /// Per bus: what the lane has cleared of its accumulator in the current span (lanes k ≥ 1): `untouched`,
+    /// `frontTouched` (the front pair, for 2D voices) or `allTouched` (every channel).
+    let touched: UnsafeMutablePointer<UInt8>
+    static var untouched: UInt8 { @_noLocks get { 0 } }
+    static var frontTouched: UInt8 { @_noLocks get { 1 } }
+    static var allTouched: UInt8 { @_noLocks get { 2 } }
+    /// Output channels (`SpeakerLayout.channelCount`).
+    let channelCount: Int
+    /// The channels past the front pair of the route buffers (surround output only, else nil).
+    let routeOthers: UnsafeMutablePointer<Float>?
+    let maxBlockFrames: Int
     /// `BusRack.count`, kept here: the render side cannot read a global.
     let busCount: Int
     /// This span's voices (slots), in active order (`Mixer.assignLanes`).
@@ -72,8 +86,11 @@ struct MixLane {
     let ends: UnsafeMutablePointer<End>
     var endCount = 0
 
-    init(index: Int, maxBlockFrames: Int, capacity: Int, cubic: UnsafePointer<Float>) {
+    init(index: Int, maxBlockFrames: Int, capacity: Int, cubic: UnsafePointer<Float>, channelCount: Int = 2) {
         self.index = index
+        self.channelCount = channelCount
+        self.maxBlockFrames = maxBlockFrames
+        routeOthers = channelCount > 2 ? .allocate(capacity: (channelCount - 2) * maxBlockFrames) : nil
         scratchLeft = .allocate(capacity: maxBlockFrames)
         scratchRight = .allocate(capacity: maxBlockFrames)
         scratchGain = .allocate(capacity: maxBlockFrames)
@@ -86,7 +103,7 @@ struct MixLane {
                                  edgeRight: .allocate(capacity: SincBank.maxTaps))
         busCount = BusRack.count
         touched = .allocate(capacity: busCount)
-        touched.initialize(repeating: false, count: busCount)
+        touched.initialize(repeating: Self.untouched, count: busCount)
         voices = .allocate(capacity: max(capacity, 1))
         ends = .allocate(capacity: max(capacity, 1))
     }
@@ -95,12 +112,14 @@ struct MixLane {
         for p in [scratchLeft, scratchRight, scratchGain, routeLeft, routeRight, streamWindowLeft, streamWindowRight,
                   tables.edgeLeft, tables.edgeRight] { p.deallocate() }
         touched.deallocate()
+        routeOthers?.deallocate()
         voices.deallocate()
         ends.deallocate()
     }
 
-    /// Where this lane sums a voice on `bus` in the span: for lane 0 the rack's input (`BusRack.destination`),
-    /// for the others the lane's own accumulator of the same bus, cleared on first use in the span.
+    /// Where this lane sums a 2D voice on `bus` in the span (the front pair): for lane 0 the rack's input
+    /// (`BusRack.destination`), for the others the lane's own accumulator of the same bus, cleared on first use
+    /// in the span.
     @inline(__always)
     @_noLocks
     func destination(_ bus: Int32, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators)
@@ -108,14 +127,33 @@ struct MixLane {
         if index == 0 { return rack.destination(bus, span.left, span.right) }
         let b = rack.isConfigured(bus) ? Int(bus) : 0
         let (l, r) = accumulators.buffers(lane: index, bus: b)
-        if !touched[b] {
-            touched[b] = true
+        if touched[b] == Self.untouched {
+            touched[b] = Self.frontTouched
             for j in 0..<span.frames {
                 l[j] = 0
                 r[j] = 0
             }
         }
         return (l, r)
+    }
+
+    /// Every output channel of this lane's destination for `bus` in the span (`channelCount` planes, the front
+    /// pair first), where a positioned voice adds its channels: for lane 0 the rack's input (the span's output
+    /// for the master), for the others the lane's own accumulator of the bus, each plane cleared the first time
+    /// the lane uses it in the span. The lane's accumulators are added into the rack's inputs after the lanes,
+    /// in lane order, plane by plane (`addInto`).
+    @inline(__always)
+    @_noLocks
+    func planes(_ bus: Int32, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) -> ChannelPlanes {
+        if index == 0 { return rack.destination(bus, span.output) }
+        let b = rack.isConfigured(bus) ? Int(bus) : 0
+        let planes = accumulators.planes(lane: index, bus: b)
+        let state = touched[b]
+        if state != Self.allTouched {
+            touched[b] = Self.allTouched
+            planes.clear(from: state == Self.untouched ? 0 : 2, span.frames)
+        }
+        return planes
     }
 
     /// Clears the route buffers for a voice that is moving between buses in this span.
@@ -126,6 +164,16 @@ struct MixLane {
             routeRight[j] = 0
         }
         return (routeLeft, routeRight)
+    }
+
+    /// Every channel of the route buffers, cleared, for a positioned voice moving between buses in this span
+    /// (then `splitPlanes`).
+    @_noLocks
+    func beginRoutePlanes(_ n: Int) -> ChannelPlanes {
+        let planes = ChannelPlanes(left: routeLeft, right: routeRight, extra: routeOthers, stride: maxBlockFrames,
+                                   count: channelCount)
+        planes.clear(n)
+        return planes
     }
 
     /// Splits the routed voice between its previous bus (1 − f) and its new one (f), f rising over the move.
@@ -145,6 +193,24 @@ struct MixLane {
         }
     }
 
+    /// `split` for every channel of the route buffers (`beginRoutePlanes`).
+    @_noLocks
+    func splitPlanes(_ voice: Voice, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) {
+        let from = planes(voice.previousBus, span, rack, accumulators)
+        let to = planes(voice.bus, span, rack, accumulators)
+        let route = ChannelPlanes(left: routeLeft, right: routeRight, extra: routeOthers, stride: maxBlockFrames,
+                                  count: channelCount)
+        let fade = voice.busFade
+        for c in 0..<channelCount {
+            let x = route[c], a = from[c], b = to[c]
+            for j in 0..<span.frames {
+                let f = fade.value(at: span.start + Int64(j))
+                a[j] += x[j] * (1 - f)
+                b[j] += x[j] * f
+            }
+        }
+    }
+
     /// The lane of `voice` among `count`: its sequence modulo the count, the same for the voice's whole life.
     @inline(__always)
     @_noLocks
@@ -155,7 +221,7 @@ struct MixLane {
     /// Serial phase: forgets the previous span (no voices, nothing touched, nothing ended).
     @_noLocks
     mutating func begin() {
-        for b in 0..<busCount { touched[b] = false }
+        for b in 0..<busCount { touched[b] = Self.untouched }
         voiceCount = 0
         endCount = 0
     }
@@ -173,17 +239,26 @@ struct MixLane {
         endCount += 1
     }
 
-    /// Serial phase: adds this lane's accumulators (lanes k ≥ 1) into the rack's inputs, bus by bus.
+    /// Serial phase: adds this lane's accumulators (lanes k ≥ 1) into the rack's inputs, bus by bus: the front
+    /// pair of every bus it touched, the other channels of those `planes` gave out.
     @_noLocks
     func addInto(_ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) {
         guard index > 0 else { return }
         let n = span.frames
-        for b in 0..<busCount where touched[b] {
+        for b in 0..<busCount where touched[b] != Self.untouched {
             let (l, r) = accumulators.buffers(lane: index, bus: b)
             let (toL, toR) = rack.destination(Int32(b), span.left, span.right)
             for j in 0..<n {
                 toL[j] += l[j]
                 toR[j] += r[j]
+            }
+            if touched[b] == Self.allTouched && channelCount > 2 {
+                let from = accumulators.planes(lane: index, bus: b)
+                let to = rack.destination(Int32(b), span.output)
+                for c in 2..<channelCount {
+                    let x = from[c], y = to[c]
+                    for j in 0..<n { y[j] += x[j] }
+                }
             }
         }
     }

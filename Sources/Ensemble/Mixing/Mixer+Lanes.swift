@@ -2,18 +2,18 @@
 
 /// The span loop of the block: the serial phase before the lanes, the lanes, the serial phase after them.
 extension Mixer {
-    /// Renders output frames [t0, t1) of every voice and bus into `outL`/`outR` (which start at frame t0): the
-    /// serial phase before the lanes, the lanes, the serial phase after them (see `MixLane` for the contract).
+    /// Renders output frames [t0, t1) of every voice and bus into `output` (every channel, starting at frame
+    /// t0): the serial phase before the lanes, the lanes, the serial phase after them (see `MixLane` for the
+    /// contract).
     @_noLocks
-    func renderSpan(_ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>,
-                    _ t0: Int64, _ t1: Int64) {
-        let span = MixSpan(start: t0, end: t1, left: outL, right: outR)
+    func renderSpan(_ output: ChannelPlanes, _ t0: Int64, _ t1: Int64) {
+        let span = MixSpan(start: t0, end: t1, output: output)
         activateStarts(before: t1)
         assignLanes()
         buses.beginBlock(span.frames)
         runLanes(span)
         finishLanes(span)
-        buses.finishBlock(outL, outR, span.frames, t0)
+        buses.finishBlock(output, span.frames, t0)
     }
 
     /// Runs every lane of the span: on the render worker pool when there is one (`ParallelLanes`) and enough
@@ -63,6 +63,9 @@ extension Mixer {
                 keep = voiceRender.render(voice, slot: slot, from: t0, to: t1, into: toL, toR, lane: me.pointee)
             }
             if !keep { me.pointee.recordEnd(slot: slot, frame: voice.pointee.stopFrame) }
+        }
+        if let signal = testSignal, signal.lane == lane {
+            signal.add(into: me.pointee.planes(signal.bus, span, rack, accumulators), span)
         }
     }
 

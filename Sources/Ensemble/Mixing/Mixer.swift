@@ -23,7 +23,7 @@ final class Mixer: @unchecked Sendable {
     let commands: CommandQueue
     let events: EventQueue
     let telemetry: VoiceTelemetry
-    let masterMeter = MeterReadout()
+    let masterMeter: MeterReadout
     /// Buses and effect chains (render side) and their settings (control side).
     let buses: BusRack
     let busControl = BusControl()
@@ -74,9 +74,14 @@ final class Mixer: @unchecked Sendable {
     /// (`TimeStretch`), shared read-only by the lanes.
     private let weights: UnsafeMutablePointer<Float>
     private let stretchWindow: UnsafeMutablePointer<Float>
-    /// The block before it is interleaved (`render(interleaved:frames:)`).
-    private let planarLeft: UnsafeMutablePointer<Float>
-    private let planarRight: UnsafeMutablePointer<Float>
+    /// Output channels: 2 for stereo, 6 for 5.1, 8 for 7.1 (`SpeakerLayout` order), fixed for the mixer's life.
+    let channelCount: Int
+    /// The block before it is interleaved (`render(interleaved:frames:)`): `channelCount` planes of
+    /// `maxBlockFrames`. `render(left:right:)` on surround output also renders the channels past the front pair
+    /// here (and drops them).
+    private let planar: UnsafeMutablePointer<Float>
+    /// Test hook: a stand-in for positioned voices, written by the lanes into every channel (nil: none).
+    var testSignal: PlaneTestSignal?
 
     /// - Parameters:
     ///   - stealRampFrames: the fade given to a stolen voice, a late start, a pause and the smoothing of a
@@ -86,8 +91,10 @@ final class Mixer: @unchecked Sendable {
     ///     the number of threads.
     init(sampleRate: Double, maxBlockFrames: Int, capacity: Int, effectPolyphony: Int, stealRampFrames: Int,
          commandCapacity: Int, eventCapacity: Int, soundingCap: Int = 0, commandLogCapacity: Int = 0,
-         laneCount: Int = MixLane.defaultCount) {
+         laneCount: Int = MixLane.defaultCount, channelCount: Int = 2) {
         commandLog = CommandLog(capacity: commandLogCapacity)
+        self.channelCount = channelCount
+        masterMeter = MeterReadout(channelCount: channelCount)
         self.sampleRate = sampleRate
         self.maxBlockFrames = maxBlockFrames
         self.capacity = capacity
@@ -102,8 +109,7 @@ final class Mixer: @unchecked Sendable {
         stealing = VoiceStealing(effectPolyphony: effectPolyphony, soundingCap: soundingCap,
                                  rampFrames: stealRampFrames)
         timed = TimedCommands(capacity: commandCapacity)
-        planarLeft = .allocate(capacity: maxBlockFrames)
-        planarRight = .allocate(capacity: maxBlockFrames)
+        planar = .allocate(capacity: channelCount * maxBlockFrames)
         let weights = Resampler.makeWeightTable()
         self.weights = weights
         let laneCount = max(laneCount, 1)
@@ -111,13 +117,14 @@ final class Mixer: @unchecked Sendable {
         lanes = .allocate(capacity: laneCount)
         for k in 0..<laneCount {
             (lanes + k).initialize(to: MixLane(index: k, maxBlockFrames: maxBlockFrames, capacity: capacity,
-                                               cubic: weights))
+                                               cubic: weights, channelCount: channelCount))
         }
-        laneAccumulators = LaneAccumulators(laneCount: laneCount, maxBlockFrames: maxBlockFrames)
+        laneAccumulators = LaneAccumulators(laneCount: laneCount, maxBlockFrames: maxBlockFrames,
+                                            channelCount: channelCount)
         let stretchHop = max(Int((sampleRate * 0.01).rounded()), 16)
         stretchWindow = TimeStretch.makeWindow(hop: stretchHop)
         voiceRender = VoiceRender(telemetry: telemetry, stretchHop: stretchHop, stretchWindow: stretchWindow)
-        buses = BusRack(maxBlockFrames: maxBlockFrames)
+        buses = BusRack(maxBlockFrames: maxBlockFrames, channelCount: channelCount)
         interruption = Interruption(ramp: stealRampFrames)
     }
 
@@ -131,7 +138,7 @@ final class Mixer: @unchecked Sendable {
         outbox.deallocate()
         starts.deallocate()
         timed.deallocate()
-        for p in [planarLeft, planarRight, weights, stretchWindow] { p.deallocate() }
+        for p in [planar, weights, stretchWindow] { p.deallocate() }
         for k in 0..<laneCount { lanes[k].deallocate() }
         lanes.deallocate()
         laneAccumulators.deallocate()
@@ -146,7 +153,9 @@ final class Mixer: @unchecked Sendable {
 
     // MARK: Rendering
 
-    /// Renders `frames` frames of the mix into two planar buffers (overwriting them).
+    /// Renders `frames` frames of the mix into two planar buffers (overwriting them): the front pair. On surround
+    /// output the other channels are rendered too (into the mixer's own planes) and dropped; use
+    /// `render(planes:frames:)` for every channel.
     ///
     /// Both render calls run with flush-to-zero and denormals-are-zero on (`FlushToZero`), whatever thread
     /// calls them, so a decaying tail costs what silence costs and offline and real-time renders give the same
@@ -158,36 +167,72 @@ final class Mixer: @unchecked Sendable {
         var done = 0
         while done < frames {
             let n = min(maxBlockFrames, frames - done)
-            renderBlock(left + done, right + done, n)
+            let output = ChannelPlanes(left: left + done, right: right + done, extra: planar + 2 * maxBlockFrames,
+                                       stride: maxBlockFrames, count: channelCount)
+            renderBlock(output, n)
             done += n
         }
     }
 
-    /// Renders `frames` frames interleaved L R L R … (overwriting `output`), as files and OpenAL want them.
+    /// Renders `frames` frames into `channelCount` planar buffers (`planes[c]` for channel c, `SpeakerLayout`
+    /// order), overwriting them.
     @_noLocks
-    func render(interleaved output: UnsafeMutablePointer<Float>, frames: Int) {
+    func render(planes: UnsafePointer<UnsafeMutablePointer<Float>>, frames: Int) {
         let mode = FlushToZero.enter()
         defer { FlushToZero.leave(mode) }
         var done = 0
         while done < frames {
             let n = min(maxBlockFrames, frames - done)
-            renderBlock(planarLeft, planarRight, n)
-            let out = output + 2 * done
-            for j in 0..<n {
-                out[2 * j] = planarLeft[j]
-                out[2 * j + 1] = planarRight[j]
+            var output = ChannelPlanes(left: planes[0] + done, right: planes[1] + done)
+            output.count = channelCount
+            if channelCount > 2 {
+                output.p2 = planes[2] + done
+                output.p3 = planes[3] + done
+                output.p4 = planes[4] + done
+                output.p5 = planes[5] + done
+            }
+            if channelCount > 6 {
+                output.p6 = planes[6] + done
+                output.p7 = planes[7] + done
+            }
+            renderBlock(output, n)
+            done += n
+        }
+    }
+
+    /// Renders `frames` frames interleaved, `channelCount` samples a frame (L R L R … for stereo; FL FR FC LFE
+    /// BL BR [SL SR] for surround), overwriting `output`, as files and OpenAL want them.
+    @_noLocks
+    func render(interleaved output: UnsafeMutablePointer<Float>, frames: Int) {
+        let mode = FlushToZero.enter()
+        defer { FlushToZero.leave(mode) }
+        let channels = channelCount
+        let planes = ChannelPlanes(base: planar, stride: maxBlockFrames, count: channels)
+        var done = 0
+        while done < frames {
+            let n = min(maxBlockFrames, frames - done)
+            renderBlock(planes, n)
+            let out = output + channels * done
+            if channels == 2 {
+                let l = planes.p0, r = planes.p1
+                for j in 0..<n {
+                    out[2 * j] = l[j]
+                    out[2 * j + 1] = r[j]
+                }
+            } else {
+                for c in 0..<channels {
+                    let p = planes[c]
+                    for j in 0..<n { out[channels * j + c] = p[j] }
+                }
             }
             done += n
         }
     }
 
     @_noLocks
-    private func renderBlock(_ outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, _ n: Int) {
+    private func renderBlock(_ output: ChannelPlanes, _ n: Int) {
         let t0 = now, t1 = now + Int64(n)
-        for j in 0..<n {
-            outL[j] = 0
-            outR[j] = 0
-        }
+        output.clear(n)
         let firstEvent = outbox.count
         while let command = commands.pop() {
             commandLog.record(command, frame: t0)
@@ -208,12 +253,11 @@ final class Mixer: @unchecked Sendable {
             applyDueCommands(at: t)
             let next = min(min(timed.nextFrame, t1), interruption.freezeFrame)
             let offset = Int(t - t0)
-            renderSpan(outL + offset, outR + offset, t, next)
+            renderSpan(output.advanced(by: offset), t, next)
             if interruption.ramps(t, next) {
-                for j in 0..<Int(next - t) {
-                    let g = interruption.gain(at: t + Int64(j))
-                    outL[offset + j] *= g
-                    outR[offset + j] *= g
+                for c in 0..<output.count {
+                    let out = output[c]
+                    for j in 0..<Int(next - t) { out[offset + j] *= interruption.gain(at: t + Int64(j)) }
                 }
             }
             t = next
@@ -221,9 +265,7 @@ final class Mixer: @unchecked Sendable {
         }
         let end = t
 
-        var master = MeterAccumulator()
-        master.add(left: outL, right: outR, count: n)
-        masterMeter.publish(master)
+        MeterAccumulator.publish(output, count: n, to: masterMeter)
 
         outbox.sort(from: firstEvent)
         outbox.flush()

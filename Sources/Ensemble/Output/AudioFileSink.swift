@@ -13,6 +13,8 @@ public final class AudioFileSink {
     public let sampleRate: Int
     /// Channels per frame; `write(interleaved:)` takes whole frames of this many samples.
     public let channelCount: Int
+    /// The speakers the channels feed, when the sink was made for a layout (`init(path:format:sampleRate:layout:)`).
+    public let layout: SpeakerLayout?
     private let sink: SndfileSink
 
     /// Opens a temporary file next to `path`. Any format except IMA4 is accepted; the render normally
@@ -23,7 +25,35 @@ public final class AudioFileSink {
         self.format = format
         self.sampleRate = sampleRate
         self.channelCount = channelCount
+        layout = nil
         sink = try SndfileSink(path: path, format: format, sampleRate: Double(sampleRate), channelCount: channelCount)
+    }
+
+    /// Opens a temporary file next to `path` for an engine's output in `layout` (`Engine.speakerLayout`):
+    /// `layout.channelCount` channels, in `SpeakerLayout` order. Stereo is written exactly as
+    /// `init(path:format:sampleRate:channelCount:)` writes 2 channels. Surround records the layout where the
+    /// container can:
+    /// - WAV: `WAVE_FORMAT_EXTENSIBLE` with the channel mask (5.1: 0x3F, FL FR FC LFE BL BR; 7.1: 0x63F, plus
+    ///   SL SR), as Microsoft's multichannel WAVE documents it;
+    /// - CAF: a channel layout chunk (`chan`) naming the same speakers;
+    /// - FLAC: nothing is written, and nothing is needed: the FLAC format assigns 6 channels to FL FR FC LFE BL BR
+    ///   and 8 to FL FR FC LFE BL BR SL SR, which is this order;
+    /// - AIFF/AIFC: the channels in this order without a layout (libsndfile writes none).
+    public convenience init(path: String, format: OutputFormat = OutputFormat(container: .wav, codec: .float32),
+                            sampleRate: Int, layout: SpeakerLayout) throws(AudioFileError) {
+        try self.init(path: path, format: format, sampleRate: sampleRate, channelCount: layout.channelCount,
+                      layout: layout)
+    }
+
+    private init(path: String, format: OutputFormat, sampleRate: Int, channelCount: Int,
+                 layout: SpeakerLayout) throws(AudioFileError) {
+        self.path = path
+        self.format = format
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.layout = layout
+        sink = try SndfileSink(path: path, format: format, sampleRate: Double(sampleRate), channelCount: channelCount,
+                               layout: layout)
     }
 
     /// Samples written so far whose magnitude exceeded 1 (or were NaN), for integer formats; always 0 for float.

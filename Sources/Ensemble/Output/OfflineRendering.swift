@@ -15,8 +15,9 @@ public struct OfflineRenderProgress: Sendable, Equatable {
 }
 
 extension Engine {
-    /// Renders the next `frames` frames of the mix, faster than real time, handing each block (interleaved
-    /// stereo, L R L R …, at most `blockFrames` frames) to `consume`: the one call for offline work, like
+    /// Renders the next `frames` frames of the mix, faster than real time, handing each block (interleaved,
+    /// `speakerLayout.channelCount` samples a frame: L R L R … for stereo, FL FR FC LFE BL BR [SL SR] … for
+    /// surround; at most `blockFrames` frames) to `consume`: the one call for offline work, like
     /// `AVAudioEngine`'s manual rendering mode.
     ///
     /// The calling thread is the engine's render thread until the call returns (no other thread may render
@@ -31,14 +32,15 @@ extension Engine {
                                         progress: ((OfflineRenderProgress) -> Void)? = nil,
                                         into consume: (UnsafeBufferPointer<Float>) throws(E) -> Void) throws(E) {
         let block = max(1, blockFrames)
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
+        let channels = configuration.speakerLayout.channelCount
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: channels * block)
         defer { buffer.deallocate() }
         let total = max(frames, 0)
         var done: Int64 = 0
         while done < total {
             let n = Int(min(Int64(block), total - done))
             renderOfflineBlock(into: buffer, frames: n)
-            try consume(UnsafeBufferPointer(start: buffer, count: 2 * n))
+            try consume(UnsafeBufferPointer(start: buffer, count: channels * n))
             done += Int64(n)
             progress?(OfflineRenderProgress(framesRendered: done, totalFrames: total))
         }
@@ -46,28 +48,36 @@ extension Engine {
     }
 
     /// `renderOffline(frames:blockFrames:progress:into:)` into a file: appends the next `frames` frames to
-    /// `sink` (stereo, at the engine's rate). Does not finish the sink: call `finish()` to put the file in place,
-    /// or `abort()` after an error.
+    /// `sink` (`speakerLayout.channelCount` channels at the engine's rate: make it with
+    /// `AudioFileSink(path:format:sampleRate:layout:)` and `speakerLayout`, which also records the layout in the
+    /// file). Does not finish the sink: call `finish()` to put the file in place, or `abort()` after an error.
+    /// Throws `.unsupported` (writing nothing) when the sink's channel count is not the engine's.
     public func renderOffline(frames: Int64, blockFrames: Int = 1024, to sink: AudioFileSink,
                               progress: ((OfflineRenderProgress) -> Void)? = nil) throws(AudioFileError) {
+        let channels = configuration.speakerLayout.channelCount
+        guard sink.channelCount == channels else {
+            throw AudioFileError(.unsupported, path: sink.path,
+                                 "the sink takes \(sink.channelCount) channels; the engine renders \(channels) (\(configuration.speakerLayout))")
+        }
         try renderOffline(frames: frames, blockFrames: blockFrames, progress: progress) { (block) throws(AudioFileError) in
             try sink.write(interleaved: block)
         }
     }
 
     /// `renderOffline(frames:blockFrames:progress:into:)` into memory: the next `frames` frames, interleaved
-    /// L R L R ….
+    /// (`speakerLayout.channelCount` samples a frame: L R L R … for stereo).
     public func renderOffline(frames: Int, blockFrames: Int = 1024,
                               progress: ((OfflineRenderProgress) -> Void)? = nil) -> [Float] {
         let total = max(frames, 0)
-        var output = [Float](repeating: 0, count: 2 * total)
+        let channels = configuration.speakerLayout.channelCount
+        var output = [Float](repeating: 0, count: channels * total)
         output.withUnsafeMutableBufferPointer { out in
             guard let base = out.baseAddress else { return }
             let block = max(1, blockFrames)
             var done = 0
             while done < total {
                 let n = min(block, total - done)
-                renderOfflineBlock(into: base + 2 * done, frames: n)
+                renderOfflineBlock(into: base + channels * done, frames: n)
                 done += n
                 progress?(OfflineRenderProgress(framesRendered: Int64(done), totalFrames: Int64(total)))
             }

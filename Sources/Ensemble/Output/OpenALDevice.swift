@@ -50,7 +50,12 @@ public final class OpenALDevice: @unchecked Sendable {
     /// Opens the named playback device (nil: the default one) and creates a context at `sampleRate` with
     /// HRTF and the output limiter off (a mix is passed through, not processed). `periodFrames`, if given,
     /// asks the device for that update period (`ALC_REFRESH`); backends may round it or ignore it.
-    public convenience init(name requested: String? = nil, sampleRate: Int, periodFrames requestedPeriod: Int? = nil) throws(OutputError) {
+    ///
+    /// `layout` asks for that speaker layout where OpenAL lets a playback device be asked (`ALC_SOFT_output_mode`,
+    /// OpenAL Soft 1.22 and later, `ALC_OUTPUT_MODE_SOFT`). OpenAL Soft 1.19 has no such request: there the
+    /// device's channels come from its configuration (`channels=` in alsoft.conf: `surround51` or `surround71`).
+    public convenience init(name requested: String? = nil, sampleRate: Int, periodFrames requestedPeriod: Int? = nil,
+                            layout: SpeakerLayout = .stereo) throws(OutputError) {
         guard (8000...384_000).contains(sampleRate) else {
             throw .invalidParameter(name: "sampleRate", value: Double(sampleRate), expected: "8000…384000")
         }
@@ -63,6 +68,11 @@ public final class OpenALDevice: @unchecked Sendable {
         if let requestedPeriod, requestedPeriod > 0 {
             attributes += [ALC_REFRESH, ALCint(max(1, sampleRate / requestedPeriod))]
         }
+        if layout != .stereo, alcIsExtensionPresent(device, "ALC_SOFT_output_mode") != 0 {
+            let mode = alcGetEnumValue(device, "ALC_OUTPUT_MODE_SOFT")
+            let value = alcGetEnumValue(device, layout == .surround51 ? "ALC_SURROUND_5_1_SOFT" : "ALC_SURROUND_7_1_SOFT")
+            if mode != 0, value != 0 { attributes += [mode, value] }
+        }
         attributes += Self.transparentAttributes(device)
         attributes.append(0)
         guard let context = alcCreateContext(device, attributes) else {
@@ -73,8 +83,9 @@ public final class OpenALDevice: @unchecked Sendable {
         try self.init(device: device, context: context, name: name, loopback: false)
     }
 
-    /// Opens an `ALC_SOFT_loopback` device rendering stereo float32 at `sampleRate` (see `OpenALLoopback`).
-    static func loopback(sampleRate: Int) throws(OutputError) -> OpenALDevice {
+    /// Opens an `ALC_SOFT_loopback` device rendering float32 at `sampleRate` with `layout`'s channels
+    /// (`ALC_STEREO_SOFT`, `ALC_5POINT1_SOFT`, `ALC_7POINT1_SOFT`; see `OpenALLoopback`).
+    static func loopback(sampleRate: Int, layout: SpeakerLayout = .stereo) throws(OutputError) -> OpenALDevice {
         guard (8000...384_000).contains(sampleRate) else {
             throw .invalidParameter(name: "sampleRate", value: Double(sampleRate), expected: "8000…384000")
         }
@@ -82,11 +93,17 @@ public final class OpenALDevice: @unchecked Sendable {
               let open = ALExtensions.loopbackOpenDevice, let supported = ALExtensions.isRenderFormatSupported
         else { throw .unsupported(feature: "ALC_SOFT_loopback", device: "loopback") }
         guard let device = open(nil) else { throw .noDevice(detail: "alcLoopbackOpenDeviceSOFT failed") }
-        guard supported(device, ALCsizei(sampleRate), ALC_STEREO_SOFT, ALC_FLOAT_SOFT) != 0 else {
-            alcCloseDevice(device)
-            throw .unsupported(feature: "stereo float32 loopback rendering at \(sampleRate) Hz", device: "loopback")
+        let channels: ALCint
+        switch layout {
+        case .stereo: channels = ALC_STEREO_SOFT
+        case .surround51: channels = ALC_5POINT1_SOFT
+        case .surround71: channels = ALC_7POINT1_SOFT
         }
-        var attributes: [ALCint] = [ALC_FREQUENCY, ALCint(sampleRate), ALC_FORMAT_CHANNELS_SOFT, ALC_STEREO_SOFT,
+        guard supported(device, ALCsizei(sampleRate), channels, ALC_FLOAT_SOFT) != 0 else {
+            alcCloseDevice(device)
+            throw .unsupported(feature: "\(layout) float32 loopback rendering at \(sampleRate) Hz", device: "loopback")
+        }
+        var attributes: [ALCint] = [ALC_FREQUENCY, ALCint(sampleRate), ALC_FORMAT_CHANNELS_SOFT, channels,
                                     ALC_FORMAT_TYPE_SOFT, ALC_FLOAT_SOFT]
         attributes += transparentAttributes(device)
         attributes.append(0)

@@ -1,7 +1,8 @@
 import COpenAL
 
 /// The OpenAL route without a device thread: an `ALC_SOFT_loopback` device with the same streaming source
-/// setup as `OpenALOutput` (a ring of stereo float32 buffers on one direct-channels source), rendered by
+/// setup as `OpenALOutput` (a ring of float32 buffers with the engine's channels on one direct-channels source;
+/// the device renders the same channels: `ALC_STEREO_SOFT`, `ALC_5POINT1_SOFT` or `ALC_7POINT1_SOFT`), rendered by
 /// pulling `alcRenderSamplesSOFT` as fast as the machine allows. For benchmarks of the whole OpenAL path and
 /// for checking that OpenAL passes the mix through untouched.
 ///
@@ -38,7 +39,7 @@ public final class OpenALLoopback: @unchecked Sendable {
             throw .engineBusy
         }
         do {
-            device = try OpenALDevice.loopback(sampleRate: Int(rate))
+            device = try OpenALDevice.loopback(sampleRate: Int(rate), layout: engine.speakerLayout)
         } catch {
             engine.deviceClock.attached.store(false, ordering: .releasing)
             throw error
@@ -60,7 +61,12 @@ public final class OpenALLoopback: @unchecked Sendable {
     /// Times the source ran dry (stays 0: `render` refills between pulls).
     public var underrunCount: Int { stream.underruns.load(ordering: .relaxed) }
 
-    /// Renders the next `frames` frames of OpenAL's output, interleaved L R L R …, into `output`: pulls
+    /// Channels per frame of `render`'s output: the engine's (`Engine.speakerLayout`).
+    public var channelCount: Int { engine.speakerLayout.channelCount }
+
+    /// Renders the next `frames` frames of OpenAL's output, interleaved (`channelCount` samples a frame: L R L R
+    /// … for stereo; for 5.1, OpenAL Soft's FL FR FC LFE SL SR, which carry `SpeakerLayout`'s channels in place),
+    /// into `output`: pulls
     /// `alcRenderSamplesSOFT` in slices of at most `bufferFrames`, refilling played buffers between slices.
     /// Call from one thread at a time (it is the engine's render thread meanwhile).
     public func render(into output: UnsafeMutablePointer<Float>, frames: Int) {
@@ -73,7 +79,7 @@ public final class OpenALLoopback: @unchecked Sendable {
         var done = 0
         while done < frames {
             let n = min(bufferFrames, frames - done)
-            renderSamples(device.device, output + 2 * done, ALCsizei(n))
+            renderSamples(device.device, output + channelCount * done, ALCsizei(n))
             stream.service()
             done += n
         }
@@ -81,7 +87,7 @@ public final class OpenALLoopback: @unchecked Sendable {
 
     /// Renders the next `frames` frames into a new array (interleaved).
     public func render(frames: Int) -> [Float] {
-        var out = [Float](repeating: 0, count: 2 * max(frames, 0))
+        var out = [Float](repeating: 0, count: channelCount * max(frames, 0))
         out.withUnsafeMutableBufferPointer { p in
             if let base = p.baseAddress { render(into: base, frames: frames) }
         }

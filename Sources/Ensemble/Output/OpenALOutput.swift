@@ -129,7 +129,7 @@ public final class OpenALOutput: @unchecked Sendable {
     private static func openStream(engine: Engine, deviceName: String?, configuration: Configuration,
                                    carrying previous: OpenALStream?) throws(OutputError) -> OpenALStream {
         let device = try OpenALDevice(name: deviceName, sampleRate: Int(engine.sampleRate),
-                                      periodFrames: configuration.bufferFrames)
+                                      periodFrames: configuration.bufferFrames, layout: engine.speakerLayout)
         // The device mixes a whole period at a time, so the ring must hold more than a period or the source
         // runs dry at every update: add buffers until it holds a period plus two buffers.
         let period = device.periodFrames, frames = configuration.bufferFrames

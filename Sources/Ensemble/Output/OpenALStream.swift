@@ -9,9 +9,16 @@ import Glibc
 /// Shared by the real-time output (`OpenALOutput`, serviced by its render thread) and the loopback renderer
 /// (`OpenALLoopback`, serviced between `alcRenderSamplesSOFT` pulls).
 ///
-/// Buffers are stereo float32 (`AL_EXT_FLOAT32`) at the engine's rate and the source has
-/// `AL_DIRECT_CHANNELS_SOFT` on, gain 1, pitch 1, no spatialisation, so OpenAL Soft copies the samples to
-/// the output untouched. `service` runs on the render thread only: our code there uses preallocated memory
+/// Buffers are float32 at the engine's rate with the engine's channels: stereo (`AL_EXT_FLOAT32`), or for 5.1
+/// and 7.1 output `AL_FORMAT_51CHN32` / `AL_FORMAT_71CHN32` (`AL_EXT_MCFORMATS`: FL FR FC LFE, then the
+/// surround pairs, `SpeakerLayout`'s order). The source has `AL_DIRECT_CHANNELS_SOFT` on, gain 1, pitch 1, no
+/// spatialisation, so OpenAL Soft copies each buffer channel to the output channel of the same name untouched
+/// (and drops a channel the device does not have: a stereo device plays a 5.1 stream's front pair only).
+///
+/// OpenAL Soft 1.19 names the 5.1 buffer's last two channels *side* left/right (its `X51Map`), so on a
+/// 5.1 device they play only when the device is its "5.1" (`channels=surround51`: FL FR FC LFE SL SR), not
+/// "5.1 rear" (`surround51rear`), where they are dropped; either way they sit in channels 5 and 6 of the
+/// device's frame, where `SpeakerLayout`'s back pair is. 7.1 buffers match a 7.1 device channel for channel. `service` runs on the render thread only: our code there uses preallocated memory
 /// and never allocates or locks; the OpenAL calls it makes are OpenAL Soft's, which lock inside (and 1.19's
 /// `alSourceQueueBuffers` allocates a queue entry that `alSourceUnqueueBuffers` frees).
 ///
@@ -36,6 +43,10 @@ final class OpenALStream: @unchecked Sendable {
     let bufferCount: Int
     let bufferFrames: Int
     let sampleRate: Double
+    /// Channels per frame: the engine's (`Engine.speakerLayout`).
+    let channelCount: Int
+    /// The buffers' OpenAL format (`AL_FORMAT_STEREO_FLOAT32`, `AL_FORMAT_51CHN32` or `AL_FORMAT_71CHN32`).
+    private let format: ALenum
 
     private let renderer: Unmanaged<Engine>
     /// The engine's mixer, for its render clock (the timeline frame the next render starts on).
@@ -106,12 +117,14 @@ final class OpenALStream: @unchecked Sendable {
         self.bufferCount = bufferCount
         self.bufferFrames = bufferFrames
         sampleRate = engine.sampleRate
+        channelCount = engine.speakerLayout.channelCount
         renderer = Unmanaged.passUnretained(engine)
         mixer = Unmanaged.passUnretained(engine.mixer)
         clock = Unmanaged.passUnretained(engine.deviceClock)
         alcDevice = device.device
         device.makeCurrent()
         _ = alGetError()
+        format = try Self.bufferFormat(engine.speakerLayout, device: device.name)
         var s: ALuint = 0
         alGenSources(1, &s)
         if let e = Self.check() { throw .openAL(call: "alGenSources", code: e) }
@@ -124,8 +137,8 @@ final class OpenALStream: @unchecked Sendable {
             buffers.deallocate()
             throw .openAL(call: "alGenBuffers", code: e)
         }
-        copies = .allocate(capacity: 2 * bufferFrames * bufferCount)
-        copies.initialize(repeating: 0, count: 2 * bufferFrames * bufferCount)
+        copies = .allocate(capacity: channelCount * bufferFrames * bufferCount)
+        copies.initialize(repeating: 0, count: channelCount * bufferFrames * bufferCount)
         historyCount = bufferCount + 1024
         timeline = .allocate(capacity: 2 * historyCount)
         timeline.initialize(repeating: engine.renderedFrame, count: 2 * historyCount)
@@ -144,18 +157,23 @@ final class OpenALStream: @unchecked Sendable {
         alListenerf(AL_GAIN, 1)
         if alIsExtensionPresent("AL_SOFT_direct_channels") != 0 {
             alSourcei(source, AL_DIRECT_CHANNELS_SOFT, AL_TRUE)
+        } else if channelCount > 2 {
+            // Without it OpenAL would pan each surround channel onto its own speaker layout: not our mix.
+            dispose()
+            throw .unsupported(feature: "AL_SOFT_direct_channels (surround channels played as they are)",
+                               device: device.name)
         }
         if let e = Self.check() {
             dispose()
             throw .openAL(call: "source setup", code: e)
         }
         // Check the float format once, with a silent buffer, before anything is queued.
-        let silence = [Float](repeating: 0, count: 2 * bufferFrames)
-        alBufferData(buffers[0], AL_FORMAT_STEREO_FLOAT32, silence, ALsizei(8 * bufferFrames), ALsizei(sampleRate))
+        let silence = [Float](repeating: 0, count: channelCount * bufferFrames)
+        alBufferData(buffers[0], format, silence, ALsizei(4 * channelCount * bufferFrames), ALsizei(sampleRate))
         if let e = Self.check() {
             dispose()
             throw e == AL_INVALID_ENUM || e == AL_INVALID_VALUE
-                ? .unsupported(feature: "AL_FORMAT_STEREO_FLOAT32 buffers", device: device.name)
+                ? .unsupported(feature: "\(Self.formatName(engine.speakerLayout)) buffers", device: device.name)
                 : .openAL(call: "alBufferData", code: e)
         }
         if previous == nil {
@@ -166,12 +184,37 @@ final class OpenALStream: @unchecked Sendable {
         }
     }
 
+    /// The OpenAL name of the buffer format for `layout`.
+    static func formatName(_ layout: SpeakerLayout) -> String {
+        switch layout {
+        case .stereo: "AL_FORMAT_STEREO_FLOAT32"
+        case .surround51: "AL_FORMAT_51CHN32"
+        case .surround71: "AL_FORMAT_71CHN32"
+        }
+    }
+
+    /// The buffer format for `layout` (the current context's): stereo float32, or the `AL_EXT_MCFORMATS` float
+    /// format, looked up by name (`alGetEnumValue`) as the extension asks. Throws `.unsupported` when the
+    /// extension or the format is missing.
+    static func bufferFormat(_ layout: SpeakerLayout, device: String) throws(OutputError) -> ALenum {
+        if layout == .stereo { return AL_FORMAT_STEREO_FLOAT32 }
+        let name = formatName(layout)
+        guard alIsExtensionPresent("AL_EXT_MCFORMATS") != 0 else {
+            throw .unsupported(feature: "AL_EXT_MCFORMATS (\(layout) output, \(name))", device: device)
+        }
+        let value = alGetEnumValue(name)
+        _ = alGetError()
+        guard value != 0, value != -1 else { throw .unsupported(feature: "\(name) (\(layout) output)", device: device) }
+        return value
+    }
+
     /// Takes over the buffers `previous` rendered but had not seen played, in order, with their timeline
     /// frames, and its counters.
     private func carry(_ previous: OpenALStream) {
         let first = previous.unqueuedBuffers, count = previous.renderedBuffers - first
         precondition(count <= Int64(bufferCount), "a new stream must hold every carried buffer")
-        let frameFloats = 2 * bufferFrames
+        precondition(previous.channelCount == channelCount, "one engine, one channel count")
+        let frameFloats = channelCount * bufferFrames
         for k in 0..<Int(count) {
             let n = first + Int64(k)
             (copies + k * frameFloats).update(from: previous.copy(of: n), count: frameFloats)
@@ -211,7 +254,7 @@ final class OpenALStream: @unchecked Sendable {
     /// The samples of buffer `n` (which must be queued or just rendered).
     @_noLocks
     private func copy(of n: Int64) -> UnsafeMutablePointer<Float> {
-        copies + Int(n % Int64(bufferCount)) * 2 * bufferFrames
+        copies + Int(n % Int64(bufferCount)) * channelCount * bufferFrames
     }
 
     /// Where buffer `n` starts on the timeline; for the buffer after the last rendered one, where that ended.
@@ -263,10 +306,10 @@ final class OpenALStream: @unchecked Sendable {
         }
         renderedBuffers = number + 1
         var b = buffer
-        let rate = ALsizei(sampleRate), s = source
+        let rate = ALsizei(sampleRate), s = source, format = self.format, bytes = ALsizei(4 * channelCount * n)
         // OpenAL calls: OpenAL Soft locks (and, for the queue entry, allocates) inside; accepted.
         _unsafePerformance {
-            alBufferData(b, AL_FORMAT_STEREO_FLOAT32, data, ALsizei(8 * n), rate)
+            alBufferData(b, format, data, bytes, rate)
             alSourceQueueBuffers(s, 1, &b)
         }
     }
@@ -285,11 +328,11 @@ final class OpenALStream: @unchecked Sendable {
         }
         if fadeStart == .max { return }
         let end = fadeStart + fadeLength
+        let channels = channelCount
         for j in 0..<n {
             let t = first + Int64(j)
             let g: Float = t >= end ? 0 : Float(end - t) / Float(max(fadeLength, 1))
-            data[2 * j] *= g
-            data[2 * j + 1] *= g
+            for c in 0..<channels { data[channels * j + c] *= g }
         }
     }
 

@@ -19,7 +19,11 @@ final class SndfileSink {
     private var shorts: [Int16] = []
     private var ints: [Int32] = []
 
-    init(path: String, format: OutputFormat, sampleRate: Double, channelCount: Int) throws(AudioFileError) {
+    /// - Parameter layout: the speakers the channels feed, recorded in the file where the container can say it
+    ///   (nil: none said, as for stereo, and for files whose layout Ensemble does not know). See
+    ///   `AudioFileSink.init(path:format:sampleRate:layout:)`.
+    init(path: String, format: OutputFormat, sampleRate: Double, channelCount: Int,
+         layout: SpeakerLayout? = nil) throws(AudioFileError) {
         try format.validate(path: path)
         guard format.codec != .ima4 else {
             throw AudioFileError(.unsupported, path: path, "IMA4 is written by the IMA4 encoder, not libsndfile")
@@ -33,7 +37,10 @@ final class SndfileSink {
         var info = SF_INFO()
         info.samplerate = rate
         info.channels = Int32(channelCount)
-        info.format = Int32(Self.majorFormat(format.container) | Self.subFormat(format.codec))
+        let surround = layout.map { $0 != .stereo && $0.channelCount == channelCount } ?? false
+        // A surround WAV is WAVE_FORMAT_EXTENSIBLE, the WAV that has a channel mask (libsndfile's WAVEX).
+        let major = surround && format.container == .wav ? SF_FORMAT_WAVEX : Self.majorFormat(format.container)
+        info.format = Int32(major | Self.subFormat(format.codec))
         guard sf_format_check(&info) != 0 else {
             throw AudioFileError(.unsupported, path: path, "libsndfile cannot write \(format) at \(rate) Hz × \(channelCount)")
         }
@@ -50,6 +57,19 @@ final class SndfileSink {
         // libsndfile adds a PEAK chunk with a wall-clock timestamp to float files; without it the same
         // render gives the same bytes every time. Must precede the first write.
         sf_command(file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
+        if surround, let layout, let map = Self.channelMap(layout, format.container) {
+            // WAVEX: the dwChannelMask (5.1: 0x3F, 7.1: 0x63F); CAF: a `chan` chunk. libsndfile writes it with the
+            // header when the file is closed.
+            var map = map
+            let accepted = sf_command(file, Int32(SFC_SET_CHANNEL_MAP_INFO), &map, Int32(map.count * MemoryLayout<Int32>.size))
+            // WAVEX always takes it. CAF takes it where libsndfile has a Core Audio layout tag for the order (5.1:
+            // MPEG_5_1_A, L R C LFE Ls Rs); for 7.1 it has none, and the file is written without a `chan` chunk.
+            guard accepted == SF_TRUE || format.container != .wav else {
+                sf_close(file)
+                output.discard()
+                throw AudioFileError(.unsupported, path: path, "libsndfile cannot record the \(layout) channel layout in \(format)")
+            }
+        }
         self.format = format
         self.channelCount = channelCount
         self.output = output
@@ -129,6 +149,24 @@ final class SndfileSink {
         if scaled >= Float(max) { return max }
         if scaled <= -scale { return Int32(-scale) }
         return Int32(scaled)
+    }
+
+    /// libsndfile's channel map for `layout` in `container`, or nil where Ensemble writes none: FLAC (whose
+    /// format fixes the order by channel count: 6 is FL FR FC LFE BL BR, 8 adds SL SR, exactly `SpeakerLayout`'s;
+    /// libsndfile has no way to write FLAC's WAVEFORMATEXTENSIBLE_CHANNEL_MASK tag) and AIFF (libsndfile's AIFF
+    /// writer ignores channel maps).
+    static func channelMap(_ layout: SpeakerLayout, _ container: OutputFormat.Container) -> [Int32]? {
+        switch container {
+        case .wav, .caf: break
+        case .flac, .aiff, .aifc: return nil
+        }
+        let front = [SF_CHANNEL_MAP_LEFT, SF_CHANNEL_MAP_RIGHT, SF_CHANNEL_MAP_CENTER, SF_CHANNEL_MAP_LFE,
+                     SF_CHANNEL_MAP_REAR_LEFT, SF_CHANNEL_MAP_REAR_RIGHT]
+        switch layout {
+        case .stereo: return nil
+        case .surround51: return front.map { Int32($0) }
+        case .surround71: return (front + [SF_CHANNEL_MAP_SIDE_LEFT, SF_CHANNEL_MAP_SIDE_RIGHT]).map { Int32($0) }
+        }
     }
 
     private static func majorFormat(_ container: OutputFormat.Container) -> Int {
