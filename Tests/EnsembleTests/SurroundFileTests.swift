@@ -44,7 +44,7 @@ final class SurroundFileTests: XCTestCase {
         let dir = try TemporaryDirectory()
         // Microsoft's WAVEFORMATEXTENSIBLE speaker bits: FL 0x1, FR 0x2, FC 0x4, LFE 0x8, BL 0x10, BR 0x20,
         // SL 0x200, SR 0x400.
-        for (layout, mask) in [(SpeakerLayout.surround51, 0x3F), (.surround71, 0x63F)] {
+        for (layout, mask) in [(SpeakerLayout.surround51, 0x60F), (.surround71, 0x63F)] {
             for codec in [OutputFormat.Codec.float32, .pcm16, .pcm24] {
                 let path = dir.file("\(layout)-\(codec).wav")
                 let reference = try render(layout, to: path, format: OutputFormat(container: .wav, codec: codec))
@@ -74,11 +74,11 @@ final class SurroundFileTests: XCTestCase {
     func testFFprobeAndSoxiSeeTheLayout() throws {
         let ffprobe = try requireTool("ffprobe")
         let dir = try TemporaryDirectory()
-        // ffmpeg's names: "5.1" is FL FR FC LFE BL BR ("5.1(side)" would be SL SR), "7.1" is FL FR FC LFE BL BR SL SR.
+        // ffmpeg's names: "5.1(side)" is FL FR FC LFE SL SR ("5.1" would be BL BR), "7.1" is FL FR FC LFE BL BR SL SR.
         // FLAC has no mask: ffmpeg 5.1 reads 6 FLAC channels as its "5.1(side)" (the FLAC format says "back/surround
         // left/right"); the order is ours either way. ffmpeg 5.1 reads no CAF channel layout chunk ("unknown").
         let cases: [(SpeakerLayout, OutputFormat.Container, OutputFormat.Codec, String?)] = [
-            (.surround51, .wav, .float32, "5.1"), (.surround71, .wav, .pcm24, "7.1"), (.surround51, .wav, .pcm16, "5.1"),
+            (.surround51, .wav, .float32, "5.1(side)"), (.surround71, .wav, .pcm24, "7.1"), (.surround51, .wav, .pcm16, "5.1(side)"),
             (.surround51, .flac, .pcm16, "5.1(side)"), (.surround71, .flac, .pcm24, "7.1"),
             (.surround51, .caf, .float32, nil), (.surround71, .caf, .float32, nil),
         ]

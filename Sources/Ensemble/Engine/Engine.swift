@@ -344,7 +344,7 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Renders the next `frames` frames into `speakerLayout.channelCount` planar buffers, `planes[c]` for channel
-    /// c in `SpeakerLayout` order (FL FR [FC LFE BL BR [SL SR]]), each room for `frames` floats. Call from the one
+    /// c in `SpeakerLayout` order (FL FR, then FC LFE SL SR for 5.1 or FC LFE BL BR SL SR for 7.1), each room for `frames` floats. Call from the one
     /// render thread only.
     @_noLocks
     public func render(planes: UnsafePointer<UnsafeMutablePointer<Float>>, frames: Int) {
@@ -352,7 +352,7 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Renders the next `frames` frames interleaved, `speakerLayout.channelCount` samples a frame (L R L R … for
-    /// stereo, FL FR FC LFE BL BR [SL SR] … for surround): `frames × channelCount` floats. Call from the one
+    /// stereo, the `SpeakerLayout` order … for surround): `frames × channelCount` floats. Call from the one
     /// render thread only.
     @_noLocks
     public func render(interleaved: UnsafeMutablePointer<Float>, frames: Int) {

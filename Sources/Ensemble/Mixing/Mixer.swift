@@ -201,7 +201,7 @@ final class Mixer: @unchecked Sendable {
     }
 
     /// Renders `frames` frames interleaved, `channelCount` samples a frame (L R L R … for stereo; FL FR FC LFE
-    /// BL BR [SL SR] for surround), overwriting `output`, as files and OpenAL want them.
+    /// the rest of the `SpeakerLayout` order for surround), overwriting `output`, as files and OpenAL want them.
     @_noLocks
     func render(interleaved output: UnsafeMutablePointer<Float>, frames: Int) {
         let mode = FlushToZero.enter()

@@ -33,11 +33,11 @@ public final class AudioFileSink {
     /// `layout.channelCount` channels, in `SpeakerLayout` order. Stereo is written exactly as
     /// `init(path:format:sampleRate:channelCount:)` writes 2 channels. Surround records the layout where the
     /// container can:
-    /// - WAV: `WAVE_FORMAT_EXTENSIBLE` with the channel mask (5.1: 0x3F, FL FR FC LFE BL BR; 7.1: 0x63F, plus
-    ///   SL SR), as Microsoft's multichannel WAVE documents it;
+    /// - WAV: `WAVE_FORMAT_EXTENSIBLE` with the channel mask (5.1: 0x60F, FL FR FC LFE SL SR; 7.1: 0x63F,
+    ///   FL FR FC LFE BL BR SL SR), as Microsoft's multichannel WAVE documents it;
     /// - CAF: a channel layout chunk (`chan`) naming the same speakers;
-    /// - FLAC: nothing is written, and nothing is needed: the FLAC format assigns 6 channels to FL FR FC LFE BL BR
-    ///   and 8 to FL FR FC LFE BL BR SL SR, which is this order;
+    /// - FLAC: nothing is written, and nothing is needed: the FLAC format assigns 6 channels to front left/right,
+    ///   centre, LFE and the surround pair, and 8 to FL FR FC LFE BL BR SL SR, which is this order;
     /// - AIFF/AIFC: the channels in this order without a layout (libsndfile writes none).
     public convenience init(path: String, format: OutputFormat = OutputFormat(container: .wav, codec: .float32),
                             sampleRate: Int, layout: SpeakerLayout) throws(AudioFileError) {

@@ -16,7 +16,7 @@ public struct OfflineRenderProgress: Sendable, Equatable {
 
 extension Engine {
     /// Renders the next `frames` frames of the mix, faster than real time, handing each block (interleaved,
-    /// `speakerLayout.channelCount` samples a frame: L R L R … for stereo, FL FR FC LFE BL BR [SL SR] … for
+    /// `speakerLayout.channelCount` samples a frame: L R L R … for stereo, FL FR FC LFE SL SR (5.1) or FL FR FC LFE BL BR SL SR (7.1) … for
     /// surround; at most `blockFrames` frames) to `consume`: the one call for offline work, like
     /// `AVAudioEngine`'s manual rendering mode.
     ///

@@ -18,7 +18,7 @@ import Glibc
 /// OpenAL Soft 1.19 names the 5.1 buffer's last two channels *side* left/right (its `X51Map`), so on a
 /// 5.1 device they play only when the device is its "5.1" (`channels=surround51`: FL FR FC LFE SL SR), not
 /// "5.1 rear" (`surround51rear`), where they are dropped; either way they sit in channels 5 and 6 of the
-/// device's frame, where `SpeakerLayout`'s back pair is. 7.1 buffers match a 7.1 device channel for channel. `service` runs on the render thread only: our code there uses preallocated memory
+/// device's frame, where `SpeakerLayout`'s surround pair is (also labelled side left/right). 7.1 buffers match a 7.1 device channel for channel. `service` runs on the render thread only: our code there uses preallocated memory
 /// and never allocates or locks; the OpenAL calls it makes are OpenAL Soft's, which lock inside (and 1.19's
 /// `alSourceQueueBuffers` allocates a queue entry that `alSourceUnqueueBuffers` frees).
 ///

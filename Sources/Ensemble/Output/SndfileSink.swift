@@ -58,7 +58,7 @@ final class SndfileSink {
         // render gives the same bytes every time. Must precede the first write.
         sf_command(file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
         if surround, let layout, let map = Self.channelMap(layout, format.container) {
-            // WAVEX: the dwChannelMask (5.1: 0x3F, 7.1: 0x63F); CAF: a `chan` chunk. libsndfile writes it with the
+            // WAVEX: the dwChannelMask (5.1: 0x60F, 7.1: 0x63F); CAF: a `chan` chunk. libsndfile writes it with the
             // header when the file is closed.
             var map = map
             let accepted = sf_command(file, Int32(SFC_SET_CHANNEL_MAP_INFO), &map, Int32(map.count * MemoryLayout<Int32>.size))
@@ -152,7 +152,8 @@ final class SndfileSink {
     }
 
     /// libsndfile's channel map for `layout` in `container`, or nil where Ensemble writes none: FLAC (whose
-    /// format fixes the order by channel count: 6 is FL FR FC LFE BL BR, 8 adds SL SR, exactly `SpeakerLayout`'s;
+    /// format fixes the order by channel count: 6 is FL FR FC LFE and the surround pair, 8 is FL FR FC LFE BL BR SL SR,
+    /// exactly `SpeakerLayout`'s;
     /// libsndfile has no way to write FLAC's WAVEFORMATEXTENSIBLE_CHANNEL_MASK tag) and AIFF (libsndfile's AIFF
     /// writer ignores channel maps).
     static func channelMap(_ layout: SpeakerLayout, _ container: OutputFormat.Container) -> [Int32]? {
@@ -160,12 +161,13 @@ final class SndfileSink {
         case .wav, .caf: break
         case .flac, .aiff, .aifc: return nil
         }
-        let front = [SF_CHANNEL_MAP_LEFT, SF_CHANNEL_MAP_RIGHT, SF_CHANNEL_MAP_CENTER, SF_CHANNEL_MAP_LFE,
-                     SF_CHANNEL_MAP_REAR_LEFT, SF_CHANNEL_MAP_REAR_RIGHT]
+        let front = [SF_CHANNEL_MAP_LEFT, SF_CHANNEL_MAP_RIGHT, SF_CHANNEL_MAP_CENTER, SF_CHANNEL_MAP_LFE]
         switch layout {
         case .stereo: return nil
-        case .surround51: return front.map { Int32($0) }
-        case .surround71: return (front + [SF_CHANNEL_MAP_SIDE_LEFT, SF_CHANNEL_MAP_SIDE_RIGHT]).map { Int32($0) }
+        case .surround51: return (front + [SF_CHANNEL_MAP_SIDE_LEFT, SF_CHANNEL_MAP_SIDE_RIGHT]).map { Int32($0) }
+        case .surround71:
+            return (front + [SF_CHANNEL_MAP_REAR_LEFT, SF_CHANNEL_MAP_REAR_RIGHT, SF_CHANNEL_MAP_SIDE_LEFT,
+                             SF_CHANNEL_MAP_SIDE_RIGHT]).map { Int32($0) }
         }
     }
 

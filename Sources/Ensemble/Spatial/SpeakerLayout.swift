@@ -4,11 +4,12 @@
 /// pairwise constant-power panning, while 2D tracks play on front left/right.
 ///
 /// Channel order is WAVE's (and OpenAL's `AL_EXT_MCFORMATS`): front left, front right, front centre, LFE,
-/// then back left/right, then (7.1) side left/right.
+/// then the surround pair — for 5.1 the ITU surrounds at ±110°, labelled *side* left/right as OpenAL Soft
+/// and ffmpeg's "5.1(side)" label them; for 7.1 back left/right (±150°) then side left/right (±90°).
 public enum SpeakerLayout: String, Sendable, Hashable, CaseIterable, Codable {
     /// Front left, front right.
     case stereo
-    /// FL, FR, FC, LFE, BL, BR.
+    /// FL, FR, FC, LFE, SL, SR.
     case surround51
     /// FL, FR, FC, LFE, BL, BR, SL, SR.
     case surround71

@@ -106,7 +106,7 @@ enum SpeakerPanner {
     }
 
     /// The ring's `index`-th speaker clockwise from the front (azimuth in degrees 0…360, positive to the right)
-    /// and its output channel in WAVE order (FL 0, FR 1, FC 2, LFE 3, BL 4, BR 5, SL 6, SR 7).
+    /// and its output channel in WAVE order (FL 0, FR 1, FC 2, LFE 3, then 5.1's SL 4, SR 5 or 7.1's BL 4, BR 5, SL 6, SR 7).
     @_noLocks
     static func ring(_ layout: SpeakerLayout, _ index: Int) -> (azimuth: Float, channel: Int) {
         switch layout {
@@ -116,8 +116,8 @@ enum SpeakerPanner {
             switch index {
             case 0: return (0, 2)     // FC
             case 1: return (30, 1)    // FR
-            case 2: return (110, 5)   // BR (surround right)
-            case 3: return (250, 4)   // BL (surround left, −110°)
+            case 2: return (110, 5)   // SR (surround right)
+            case 3: return (250, 4)   // SL (surround left, −110°)
             default: return (330, 0)  // FL (−30°)
             }
         case .surround71:
