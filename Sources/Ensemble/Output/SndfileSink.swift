@@ -164,7 +164,13 @@ final class SndfileSink {
         let front = [SF_CHANNEL_MAP_LEFT, SF_CHANNEL_MAP_RIGHT, SF_CHANNEL_MAP_CENTER, SF_CHANNEL_MAP_LFE]
         switch layout {
         case .stereo: return nil
-        case .surround51: return (front + [SF_CHANNEL_MAP_SIDE_LEFT, SF_CHANNEL_MAP_SIDE_RIGHT]).map { Int32($0) }
+        case .surround51:
+            // The same two speakers either way: WAVE calls 5.1's surrounds side left/right (mask 0x60F, as OpenAL
+            // Soft and ffmpeg do), Core Audio calls them Ls/Rs, which libsndfile maps from its "rear" pair only
+            // (the MPEG_5_1_A tag; with the side pair it writes no `chan` chunk).
+            let surround = container == .caf ? [SF_CHANNEL_MAP_REAR_LEFT, SF_CHANNEL_MAP_REAR_RIGHT]
+                : [SF_CHANNEL_MAP_SIDE_LEFT, SF_CHANNEL_MAP_SIDE_RIGHT]
+            return (front + surround).map { Int32($0) }
         case .surround71:
             return (front + [SF_CHANNEL_MAP_REAR_LEFT, SF_CHANNEL_MAP_REAR_RIGHT, SF_CHANNEL_MAP_SIDE_LEFT,
                              SF_CHANNEL_MAP_SIDE_RIGHT]).map { Int32($0) }
