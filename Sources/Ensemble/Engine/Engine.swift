@@ -169,7 +169,8 @@ public final class Engine: @unchecked Sendable {
         let mixer = Mixer(sampleRate: c.sampleRate, maxBlockFrames: c.maxBlockFrames, capacity: c.maxVoices,
                           effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames(c),
                           commandCapacity: c.commandCapacity, eventCapacity: c.eventCapacity,
-                          soundingCap: c.maxSoundingVoices, commandLogCapacity: c.commandLogCapacity)
+                          soundingCap: c.maxSoundingVoices, commandLogCapacity: c.commandLogCapacity,
+                          speakerLayout: c.speakerLayout)
         if c.renderThreads > 1 {
             mixer.parallelLanes = ParallelLanes(mixer: mixer, threads: c.renderThreads,
                                                 onThreadStart: c.renderThreadStartHook)
