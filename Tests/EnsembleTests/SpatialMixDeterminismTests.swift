@@ -120,4 +120,48 @@ final class SpatialMixDeterminismTests: XCTestCase {
         tracks[3].updateMeters()
         XCTAssertGreaterThan(try tracks[3].peakPower(forChannel: 0), -160, "the metered voice must be sounding")
     }
+
+    /// A moving, doppler-shifted voice moved to a bus (crossfade), paused and resumed, each change made between
+    /// two render calls at the same frames whatever the block size.
+    static func busAndPauseScene(block: Int, moveToBus: Bool = true) throws -> Mix {
+        let engine = try makeEngine(maxBlockFrames: 1024)
+        try engine.setBus(busNumber(1), settings: BusSettings(volume: 1, pan: 0))
+        let track = try engine.makeTrack(try monoSound(4800) { 0.4 * sin(Double($0) * 0.04) })
+        try track.setNumberOfLoops(-1)
+        try track.setSpatial(SpatialSource(position: Vector3(-4, 0, -3), velocity: Vector3(8, 0, 0)))
+        try track.play(at: engine.time(frame: 100))
+        try track.setPosition(Vector3(4, 0, -3), at: engine.time(frame: 100), ramp: 0.4)
+        var mix = Mix(left: [], right: [])
+        func append(_ frames: Int) {
+            let part = render(engine, frames: frames, block: block)
+            mix.left += part.left
+            mix.right += part.right
+        }
+        append(4800)
+        if moveToBus { try track.setBus(busNumber(1)) }
+        append(4800)
+        track.pause()
+        append(4800)
+        track.play()
+        append(4800)
+        return mix
+    }
+
+    func testBusMovePauseAndResumeGiveTheSameBytesForEveryBlockSize() throws {
+        let reference = try Self.busAndPauseScene(block: 64)
+        for block in [512, 1000] {
+            let mix = try Self.busAndPauseScene(block: block)
+            XCTAssertEqual(mix.left, reference.left, "left, block \(block)")
+            XCTAssertEqual(mix.right, reference.right, "right, block \(block)")
+        }
+        // Through a unity bus the crossfade f·x + (1 − f)·x is the voice itself: the move is inaudible.
+        let stay = try Self.busAndPauseScene(block: 512, moveToBus: false)
+        for i in 0..<9600 {
+            XCTAssertEqual(reference.left[i], stay.left[i], accuracy: 1e-5, "left[\(i)]")
+            XCTAssertEqual(reference.right[i], stay.right[i], accuracy: 1e-5, "right[\(i)]")
+        }
+        // Paused (after its 5 ms fade) it is silent; resumed, it sounds again.
+        XCTAssertEqual(reference.left[9600 + 300..<14400].map { abs($0) }.max(), 0)
+        XCTAssertGreaterThan(reference.right[14400 + 300..<19200].map { abs($0) }.max() ?? 0, 0.01)
+    }
 }

@@ -32,6 +32,19 @@ enum SpatialGainStage {
         }
     }
 
+    /// The hoisted gains of a run over which nothing varies and only the front pair is heard, as the fused kernel
+    /// `Resampler.mix` takes them for a mono sound (a = G0·g, c = G1·g: the products `mix` would use); nil
+    /// otherwise.
+    @_noLocks
+    static func constantPair(_ voice: Voice, frame: Int64, count n: Int, channels: Int) -> Resampler.Gains? {
+        let sp = voice.spatial
+        let end = frame + Int64(n)
+        if sp.gainsVary(in: frame, end, channels: channels) || voice.gainVaries(in: frame, end) { return nil }
+        for c in 2..<max(channels, 2) where sp.gain(c, at: frame) != 0 { return nil }
+        let g = voice.gain(at: frame)
+        return Resampler.Gains(a: sp.gain(0, at: frame) * g, b: 0, c: sp.gain(1, at: frame) * g, d: 0)
+    }
+
     /// Mixes `n` frames of `mono` (output frames from `frame`) into `planes` (which start at `frame`).
     /// `gainScratch` and `fractionScratch` hold `n` floats each.
     @_noLocks

@@ -35,7 +35,11 @@ struct SpatialRender {
         var leftSpatial = false
         while t < min(voice.pointee.stopFrame, t1) {
             if t >= voice.pointee.spatial.nextUpdate {
-                SpatialUpdate.run(&voice.pointee, at: t, scene: scene)
+                if SpatialUpdate.run(&voice.pointee, at: t, scene: scene) {
+                    // Still: so is every update left in the span (only commands and listener changes, applied
+                    // between spans, can change that). One run to the span's end, the same bits as many.
+                    voice.pointee.spatial.nextUpdate = SpatialUpdate.nextGridFrame(after: t1 - 1)
+                }
                 if !voice.pointee.spatial.isOn {
                     leftSpatial = true
                     break
@@ -60,6 +64,19 @@ struct SpatialRender {
         let mono = lane.pointee.scratchLeft, right = lane.pointee.scratchRight
         let source = voice.pointee.source
         let tables = lane.pointee.tables
+        let offset = Int(a - span.start)
+        let bus = voice.pointee.bus
+        if source.channelCount == 1, source.stream == nil, SpatialUpdate.dopplerApplies(voice.pointee),
+           voice.pointee.spatial.shelf == nil, !voice.pointee.metering, !voice.pointee.isRouting(a) {
+            // A still mono source: resample and mix in one pass into the front pair, the other channels' gains
+            // being 0 (the same bits as the scratch path: L += (G0·g)·s, R += (G1·g)·s, adding ±0 changes nothing).
+            let planes = lane.pointee.planes(bus, span, rack, accumulators).advanced(by: offset)
+            if let gains = SpatialGainStage.constantPair(voice.pointee, frame: a, count: n, channels: planes.count) {
+                Resampler.mix(&voice.pointee.cursor, source, tables: tables, gains: gains, into: planes[0], planes[1],
+                              count: n)
+                return
+            }
+        }
         if let stream = source.stream {
             StreamReader.fill(&voice.pointee.cursor, stream, tables: tables, mono, right, count: n,
                               windowLeft: lane.pointee.streamWindowLeft, windowRight: lane.pointee.streamWindowRight,
@@ -82,9 +99,7 @@ struct SpatialRender {
             shelf.process(mono, count: n)
             voice.pointee.spatial.shelf = shelf
         }
-        let offset = Int(a - span.start)
         let gains = lane.pointee.scratchGain, fractions = right
-        let bus = voice.pointee.bus
         if voice.pointee.isRouting(a) {
             let fade = voice.pointee.busFade
             let from = lane.pointee.planes(voice.pointee.previousBus, span, rack, accumulators).advanced(by: offset)

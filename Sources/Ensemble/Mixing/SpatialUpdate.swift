@@ -87,8 +87,12 @@ enum SpatialUpdate {
 
     /// Runs the update of `voice` at output frame `frame`, where its cursor is. May leave the spatial path (a
     /// voice gliding back to 2D that got there): the caller checks `spatial.isOn` afterwards.
+    ///
+    /// Returns true when the voice is still (nothing to recompute, see below): then every update until the next
+    /// command or listener change would be still too, since only those (applied between spans) can change it.
     @_noLocks
-    static func run(_ voice: inout Voice, at frame: Int64, scene: UnsafePointer<SpatialScene>) {
+    @discardableResult
+    static func run(_ voice: inout Voice, at frame: Int64, scene: UnsafePointer<SpatialScene>) -> Bool {
         var sp = voice.spatial
         sp.nextUpdate = nextGridFrame(after: frame)
         let rampDone = frame >= sp.rampStart + Int64(sp.rampLength)
@@ -99,7 +103,7 @@ enum SpatialUpdate {
             sp.shelf = nil
             voice.spatial = sp
             setStep(&voice, SpatialUpdate.step(sp.rateStep, pitch: 1), at: frame, smoothingFrames: scene.pointee.smoothingFrames)
-            return
+            return false
         }
         // A still scene (no command since the last evaluation, every ramp over by then, nothing gliding) would
         // compute exactly what it computed last time: skip it. The bits are the same either way.
@@ -108,7 +112,7 @@ enum SpatialUpdate {
            sp.position.isStill(from: sp.evaluatedAt), sp.direction.isStill(from: sp.evaluatedAt),
            scene.pointee.isStill(from: sp.evaluatedAt) {
             voice.spatial.nextUpdate = sp.nextUpdate
-            return
+            return true
         }
 
         var target: ChannelGains
@@ -166,6 +170,7 @@ enum SpatialUpdate {
         voice.spatial = sp
         let step = dopplerApplies(voice) ? SpatialUpdate.step(sp.rateStep, pitch: sp.pitch) : sp.rateStep
         setStep(&voice, step, at: frame, smoothingFrames: scene.pointee.smoothingFrames)
+        return false
     }
 
     /// Sets the cursor's step at `frame`, moving the natural end (and a fade-out under way) with it.
