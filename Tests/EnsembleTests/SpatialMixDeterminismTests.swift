@@ -7,7 +7,7 @@ import XCTest
 /// and the listener move (every spatial update is a function of absolute frames), and no allocation.
 final class SpatialMixDeterminismTests: XCTestCase {
     /// 20 positioned voices (enough for the lanes to go to the worker pool with 2 threads) circling, with
-    /// doppler, HF-free cones, a listener that moves and turns, a change of settings, a voice that leaves 3D and
+    /// doppler, cones with an outer HF gain, air absorption, a listener that moves and turns, a change of settings, a voice that leaves 3D and
     /// one that enters it; every change timed, so the scene is the same whatever the blocks.
     static func movingScene(block: Int, threads: Int = 1, frames: Int = 24000) throws -> Mix {
         var c = Engine.Configuration()
@@ -23,9 +23,15 @@ final class SpatialMixDeterminismTests: XCTestCase {
             try t.setRate(0.8 + 0.02 * Float(i))
             let a = Float(i) * 0.7
             if i != 19 {
+                // Every fourth voice faces the origin's +x side through a cone that dulls its outside (HF gain
+                // 0.3) and absorbs highs in the air: the shelf runs, and glides as the voice turns in and out.
+                let coned = i % 4 == 1
                 try t.setSpatial(SpatialSource(position: Vector3(3 * cos(a), 0.5, 3 * sin(a)),
                                                velocity: Vector3(-10 * sin(a), 0, 10 * cos(a)),
-                                               rolloff: 1 + Float(i % 4) * 0.5))
+                                               direction: coned ? Vector3(1, 0, 0) : .zero,
+                                               rolloff: 1 + Float(i % 4) * 0.5, coneInnerAngle: coned ? 60 : 360,
+                                               coneOuterAngle: coned ? 150 : 360, coneOuterGain: coned ? 0.5 : 0,
+                                               coneOuterGainHF: coned ? 0.3 : 1, airAbsorption: coned ? 3 : 0))
             }
             try t.play(at: engine.time(frame: Int64(i * 37)))
             tracks.append(t)

@@ -56,6 +56,28 @@ final class SpatialMixTests: XCTestCase {
         assertChannel(mix.right, { _ in (0.6 + 0.2) / 2 * Self.inverseClamped(3) }, 0..<4800, "right")
     }
 
+    func testConeOuterHFGainFiltersTheHighsOnly() throws {
+        // A source 2 m ahead with a cone whose outside keeps the full gain but an HF gain of 0.1 (EFX's
+        // AL_CONE_OUTER_GAINHF): turned away from the listener, a 15 kHz tone loses most of its level through the
+        // high shelf, a 200 Hz tone keeps it; turned towards the listener, both are untouched.
+        func level(_ frequency: Double, away: Bool) throws -> Double {
+            let engine = try makeEngine(maxBlockFrames: 1000)
+            let track = try engine.makeTrack(try monoSound(4800) { 0.5 * sin(2 * .pi * frequency * Double($0) / 48000) })
+            try track.setNumberOfLoops(-1)
+            try track.setSpatial(SpatialSource(position: Vector3(0, 0, -2), direction: Vector3(0, 0, away ? -1 : 1),
+                                               coneInnerAngle: 30, coneOuterAngle: 90, coneOuterGain: 1,
+                                               coneOuterGainHF: 0.1))
+            track.play()
+            let mix = render(engine, frames: 14400, block: 1000)
+            return sqrt((4800..<14400).map { Double(mix.left[$0]) * Double(mix.left[$0]) }.reduce(0, +) / 9600)
+        }
+        let high = try level(15000, away: true) / level(15000, away: false)
+        let low = try level(200, away: true) / level(200, away: false)
+        XCTAssertLessThan(high, 0.3, "15 kHz outside the cone")
+        XCTAssertGreaterThan(low, 0.9, "200 Hz outside the cone")
+        XCTAssertLessThan(low, 1.1, "200 Hz outside the cone")
+    }
+
     func testReturningTo2DGivesThe2DBitsBack() throws {
         func scene(positioned: Bool) throws -> Mix {
             let engine = try makeEngine(maxBlockFrames: 512)
