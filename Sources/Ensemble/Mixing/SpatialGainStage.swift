@@ -36,29 +36,34 @@ enum SpatialGainStage {
     /// `Resampler.mix` takes them for a mono sound (a = G0·g, c = G1·g: the products `mix` would use); nil
     /// otherwise.
     @_noLocks
-    static func constantPair(_ voice: Voice, frame: Int64, count n: Int, channels: Int) -> Resampler.Gains? {
-        let sp = voice.spatial
+    static func constantPair(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int, channels: Int)
+        -> Resampler.Gains? {
         let end = frame + Int64(n)
-        if sp.gainsVary(in: frame, end, channels: channels) || voice.gainVaries(in: frame, end) { return nil }
-        for c in 2..<max(channels, 2) where sp.gain(c, at: frame) != 0 { return nil }
-        let g = voice.gain(at: frame)
-        return Resampler.Gains(a: sp.gain(0, at: frame) * g, b: 0, c: sp.gain(1, at: frame) * g, d: 0)
+        if voice.pointee.spatial.gainsVary(in: frame, end, channels: channels) || voice.pointee.gainVaries(in: frame, end) {
+            return nil
+        }
+        for c in 2..<max(channels, 2) where voice.pointee.spatial.gain(c, at: frame) != 0 { return nil }
+        let g = voice.pointee.gain(at: frame)
+        return Resampler.Gains(a: voice.pointee.spatial.gain(0, at: frame) * g, b: 0,
+                               c: voice.pointee.spatial.gain(1, at: frame) * g, d: 0)
     }
 
     /// Mixes `n` frames of `mono` (output frames from `frame`) into `planes` (which start at `frame`).
-    /// `gainScratch` and `fractionScratch` hold `n` floats each.
+    /// `gainScratch` and `fractionScratch` hold `n` floats each. (The voice is read in place: it is large.)
     @_noLocks
-    static func mix(_ voice: Voice, frame: Int64, count n: Int, mono: UnsafeMutablePointer<Float>,
+    static func mix(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int, mono: UnsafeMutablePointer<Float>,
                     gainScratch: UnsafeMutablePointer<Float>, fractionScratch: UnsafeMutablePointer<Float>,
                     into planes: ChannelPlanes, share: Share) {
-        let sp = voice.spatial
         let end = frame + Int64(n)
         let channels = planes.count
-        let gainsVary = sp.gainsVary(in: frame, end, channels: channels)
-        if !gainsVary && !voice.gainVaries(in: frame, end) && !share.varies(in: frame, end) {
-            let g = share.weight(voice.gain(at: frame), at: frame)
+        let rampStart = voice.pointee.spatial.rampStart, rampLength = voice.pointee.spatial.rampLength
+        let rampEnd = rampStart + Int64(rampLength)
+        let gainsVary = voice.pointee.spatial.gainsVary(in: frame, end, channels: channels)
+        let scalarVaries = voice.pointee.gainVaries(in: frame, end) || share.varies(in: frame, end)
+        if !gainsVary && !scalarVaries {
+            let g = share.weight(voice.pointee.gain(at: frame), at: frame)
             for c in 0..<channels {
-                let k = sp.gain(c, at: frame) * g
+                let k = voice.pointee.spatial.gain(c, at: frame) * g
                 // Adding k·s = ±0 leaves every sum as it was (a sum that starts at +0 is never −0).
                 if k == 0 { continue }
                 let out = planes[c]
@@ -67,29 +72,38 @@ enum SpatialGainStage {
             return
         }
         let gs = gainScratch
-        for j in 0..<n {
-            let t = frame + Int64(j)
-            gs[j] = share.weight(voice.gain(at: t), at: t)
+        if scalarVaries {
+            for j in 0..<n {
+                let t = frame + Int64(j)
+                gs[j] = share.weight(voice.pointee.gain(at: t), at: t)
+            }
+        } else {
+            // A moving source at a steady volume (the usual case): g hoisted, the same value per frame.
+            let g = share.weight(voice.pointee.gain(at: frame), at: frame)
+            for j in 0..<n { gs[j] = g }
         }
         // Inside the gains' ramp (every update starts one that outlasts the run to the next update), the
-        // fraction of the ramp per frame is shared by all channels: from + (to − from)·q is `SpatialVoice.gain`.
-        let inside = gainsVary && frame >= sp.rampStart && end <= sp.rampStart + Int64(sp.rampLength)
+        // fraction of the ramp per frame is shared by all channels: from + (to − from)·q is `SpatialVoice.ramp`.
+        let inside = gainsVary && frame >= rampStart && end <= rampEnd
         if inside {
-            let length = Float(sp.rampLength)
-            for j in 0..<n { fractionScratch[j] = Float(frame + Int64(j) - sp.rampStart) / length }
+            let q = fractionScratch, first = frame - rampStart
+            for j in 0..<n { q[j] = SpatialVoice.fraction(first + Int64(j), length: rampLength) }
         }
         for c in 0..<channels {
             let out = planes[c]
-            let from = sp.gainsFrom[c], to = sp.gainsTo[c]
-            if !gainsVary || from == to || (frame >= sp.rampStart + Int64(sp.rampLength)) {
-                let k = sp.gain(c, at: frame)
+            let from = voice.pointee.spatial.gainsFrom[c], to = voice.pointee.spatial.gainsTo[c]
+            if !gainsVary || from == to || frame >= rampEnd {
+                let k = SpatialVoice.ramp(from: from, to: to, start: rampStart, length: rampLength, at: frame)
                 if k == 0 { continue }
                 for j in 0..<n { out[j] += (k * gs[j]) * mono[j] }
             } else if inside {
-                let d = to - from
-                for j in 0..<n { out[j] += ((from + d * fractionScratch[j]) * gs[j]) * mono[j] }
+                let d = to - from, q = fractionScratch
+                for j in 0..<n { out[j] += ((from + d * q[j]) * gs[j]) * mono[j] }
             } else {
-                for j in 0..<n { out[j] += (sp.gain(c, at: frame + Int64(j)) * gs[j]) * mono[j] }
+                for j in 0..<n {
+                    let k = SpatialVoice.ramp(from: from, to: to, start: rampStart, length: rampLength, at: frame + Int64(j))
+                    out[j] += (k * gs[j]) * mono[j]
+                }
             }
         }
     }
@@ -97,9 +111,9 @@ enum SpatialGainStage {
     /// Meters what the voice adds to the front pair (output channels 0 and 1: left/right in stereo, front
     /// left/right in 5.1 and 7.1), the pair the voice meters of `Track` report.
     @_noLocks
-    static func meter(_ voice: Voice, frame: Int64, count n: Int, mono: UnsafeMutablePointer<Float>,
+    static func meter(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int, mono: UnsafeMutablePointer<Float>,
                       into meter: inout MeterAccumulator) {
-        let sp = voice.spatial
+        let voice = voice.pointee, sp = voice.spatial
         let end = frame + Int64(n)
         if !sp.gainsVary(in: frame, end, channels: 2) && !voice.gainVaries(in: frame, end) {
             let g = voice.gain(at: frame)

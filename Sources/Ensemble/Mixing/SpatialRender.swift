@@ -71,7 +71,7 @@ struct SpatialRender {
             // A still mono source: resample and mix in one pass into the front pair, the other channels' gains
             // being 0 (the same bits as the scratch path: L += (G0·g)·s, R += (G1·g)·s, adding ±0 changes nothing).
             let planes = lane.pointee.planes(bus, span, rack, accumulators).advanced(by: offset)
-            if let gains = SpatialGainStage.constantPair(voice.pointee, frame: a, count: n, channels: planes.count) {
+            if let gains = SpatialGainStage.constantPair(voice, frame: a, count: n, channels: planes.count) {
                 Resampler.mix(&voice.pointee.cursor, source, tables: tables, gains: gains, into: planes[0], planes[1],
                               count: n)
                 return
@@ -103,17 +103,17 @@ struct SpatialRender {
         if voice.pointee.isRouting(a) {
             let fade = voice.pointee.busFade
             let from = lane.pointee.planes(voice.pointee.previousBus, span, rack, accumulators).advanced(by: offset)
-            SpatialGainStage.mix(voice.pointee, frame: a, count: n, mono: mono, gainScratch: gains,
+            SpatialGainStage.mix(voice, frame: a, count: n, mono: mono, gainScratch: gains,
                                  fractionScratch: fractions, into: from, share: .leaving(fade))
             let to = lane.pointee.planes(bus, span, rack, accumulators).advanced(by: offset)
-            SpatialGainStage.mix(voice.pointee, frame: a, count: n, mono: mono, gainScratch: gains,
+            SpatialGainStage.mix(voice, frame: a, count: n, mono: mono, gainScratch: gains,
                                  fractionScratch: fractions, into: to, share: .arriving(fade))
         } else {
             let to = lane.pointee.planes(bus, span, rack, accumulators).advanced(by: offset)
-            SpatialGainStage.mix(voice.pointee, frame: a, count: n, mono: mono, gainScratch: gains,
+            SpatialGainStage.mix(voice, frame: a, count: n, mono: mono, gainScratch: gains,
                                  fractionScratch: fractions, into: to, share: .whole)
         }
-        if voice.pointee.metering { SpatialGainStage.meter(voice.pointee, frame: a, count: n, mono: mono, into: &meter) }
+        if voice.pointee.metering { SpatialGainStage.meter(voice, frame: a, count: n, mono: mono, into: &meter) }
     }
 
     /// The rest of the span, from `frame`, on the 2D path (`VoiceRender`), as the lane renders a 2D voice.

@@ -80,15 +80,30 @@ struct SpatialVoice: BitwiseCopyable {
         isDirty = true
     }
 
-    /// The spatial gain of output channel `channel` at `frame`: the same arithmetic as `LinearRamp.value`.
+    /// The spatial gain of output channel `channel` at `frame` (`ramp(from:to:start:length:at:)`).
     @inline(__always)
     @_noLocks
     func gain(_ channel: Int, at frame: Int64) -> Float {
-        let to = gainsTo[channel]
-        if frame >= rampStart + Int64(rampLength) { return to }
-        let from = gainsFrom[channel]
-        if frame <= rampStart { return from }
-        return from + (to - from) * (Float(frame - rampStart) / Float(rampLength))
+        Self.ramp(from: gainsFrom[channel], to: gainsTo[channel], start: rampStart, length: rampLength, at: frame)
+    }
+
+    /// A gain ramping from `from` at `start` to `to` `length` frames later: from + (to − from)·q with q the
+    /// fraction of the ramp, `fraction(_:length:)` (what `SpatialGainStage` computes per run and frame: the same
+    /// bits).
+    @inline(__always)
+    @_noLocks
+    static func ramp(from: Float, to: Float, start: Int64, length: Int, at frame: Int64) -> Float {
+        if frame >= start + Int64(length) { return to }
+        if frame <= start { return from }
+        return from + (to - from) * fraction(frame - start, length: length)
+    }
+
+    /// How far `offset` frames are into a ramp of `length` frames, 0…1: offset × (1 / length), a multiplication
+    /// (exact for the power-of-two `SpatialUpdate.interval`, like a division) so the per-frame loop divides nothing.
+    @inline(__always)
+    @_noLocks
+    static func fraction(_ offset: Int64, length: Int) -> Float {
+        Float(offset) * (1 / Float(length))
     }
 
     /// True when some channel's gain changes inside [start, end).
