@@ -77,6 +77,24 @@ final class SpatialMixMotionTests: XCTestCase {
         }
     }
 
+    func testDopplerMovesTheNaturalEnd() throws {
+        // 24000 frames of DC played once on a source coming at a tenth of the speed of sound: the cursor runs
+        // 343.3 / (343.3 − 34.33) times as fast, so the sound lasts 24000 / that frames (21600), and the track's end
+        // is reported there, not where the unshifted sound would end (24000), nor after the resampler's tail.
+        let engine = try makeEngine(maxBlockFrames: 512)
+        let length = 24000
+        let track = try engine.makeTrack(try monoSound(length) { _ in 0.5 })
+        try track.setSpatial(SpatialSource(position: Vector3(0, 0, -10), velocity: Vector3(0, 0, 34.33)))
+        let ended = Recorder<Int64>()
+        track.onFinish = { ended.append($0.time.frame) }
+        try track.play(at: engine.time(frame: 0))
+        let mix = render(engine, frames: 36000, block: 512)
+        let expected = Double(length) * (343.3 - 34.33) / 343.3
+        XCTAssertEqual(Double(mix.endOfSound), expected, accuracy: 1.5)
+        for _ in 0..<200 where ended.values.isEmpty { usleep(10_000) }
+        XCTAssertEqual(ended.values, [Int64(mix.endOfSound)])
+    }
+
     /// A 200 Hz tone on a source that a 60 Hz game loop moves back and forth between 1.5 m and 6 m on the right
     /// (so only its distance gain changes, 1/d), either by jumps (`ramp: 0`, the usual game loop) or by
     /// straight-line ramps to the next point (a continuous motion).
