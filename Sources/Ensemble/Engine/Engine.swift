@@ -173,7 +173,7 @@ public final class Engine: @unchecked Sendable {
                           effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames(c),
                           commandCapacity: c.commandCapacity, eventCapacity: c.eventCapacity,
                           soundingCap: c.maxSoundingVoices, commandLogCapacity: c.commandLogCapacity,
-                          channelCount: c.speakerLayout.channelCount)
+                          speakerLayout: c.speakerLayout)
         mixer.testSignal = c.planeTestSignal
         if c.renderThreads > 1 {
             mixer.parallelLanes = ParallelLanes(mixer: mixer, threads: c.renderThreads,

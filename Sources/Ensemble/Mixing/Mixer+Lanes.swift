@@ -54,7 +54,9 @@ extension Mixer {
             let slot = Int(me.pointee.voices[i])
             let voice = pool + slot
             let keep: Bool
-            if voice.pointee.isRouting(t0) {
+            if voice.pointee.spatial.isOn {
+                keep = spatialRender.render(voice, slot: slot, span, lane: me, rack, accumulators)
+            } else if voice.pointee.isRouting(t0) {
                 let (routeL, routeR) = me.pointee.beginRoute(span.frames)
                 keep = voiceRender.render(voice, slot: slot, from: t0, to: t1, into: routeL, routeR, lane: me.pointee)
                 me.pointee.split(voice.pointee, span, rack, accumulators)

@@ -61,6 +61,10 @@ final class Mixer: @unchecked Sendable {
     let lanes: UnsafeMutablePointer<MixLane>
     let laneAccumulators: LaneAccumulators
     let voiceRender: VoiceRender
+    /// The listener and the engine's 3D settings (`SpatialScene`): written by commands between spans, read by the
+    /// lanes' spatial updates; and the path of positioned voices (`SpatialRender`).
+    let scene: UnsafeMutablePointer<SpatialScene>
+    let spatialRender: SpatialRender
     /// Test hook: runs a span's lanes last to first, to show that they share no state.
     var lanesInReverseForTesting = false
     /// The worker threads that run the lanes when `Engine.Configuration.renderThreads` > 1 (set by
@@ -89,9 +93,11 @@ final class Mixer: @unchecked Sendable {
     ///   - soundingCap: most voices sounding at once (tracks and effects together), 0 for no cap.
     ///   - laneCount: lanes of the voice mix (`MixLane`); part of what decides the bytes, so never derived from
     ///     the number of threads.
+    ///   - speakerLayout: the output channels positioned voices are panned onto (`SpatialMath`).
     init(sampleRate: Double, maxBlockFrames: Int, capacity: Int, effectPolyphony: Int, stealRampFrames: Int,
          commandCapacity: Int, eventCapacity: Int, soundingCap: Int = 0, commandLogCapacity: Int = 0,
-         laneCount: Int = MixLane.defaultCount, channelCount: Int = 2) {
+         laneCount: Int = MixLane.defaultCount, speakerLayout: SpeakerLayout = .stereo) {
+        let channelCount = speakerLayout.channelCount
         commandLog = CommandLog(capacity: commandLogCapacity)
         self.channelCount = channelCount
         masterMeter = MeterReadout(channelCount: channelCount)
@@ -104,7 +110,8 @@ final class Mixer: @unchecked Sendable {
         voices = VoicePool(capacity: capacity, sampleRate: sampleRate)
         outbox = EventOutbox(events: events, capacity: 4 * capacity + 1024)
         reports = VoiceReports(telemetry: telemetry, outbox: outbox)
-        update = VoiceUpdate(pool: voices, reports: reports, smoothingFrames: stealRampFrames)
+        update = VoiceUpdate(pool: voices, reports: reports, smoothingFrames: stealRampFrames,
+                             spatialDefaults: SpatialSource())
         starts = VoiceStarts(capacity: capacity, attackFrames: stealRampFrames)
         stealing = VoiceStealing(effectPolyphony: effectPolyphony, soundingCap: soundingCap,
                                  rampFrames: stealRampFrames)
@@ -124,6 +131,11 @@ final class Mixer: @unchecked Sendable {
         let stretchHop = max(Int((sampleRate * 0.01).rounded()), 16)
         stretchWindow = TimeStretch.makeWindow(hop: stretchHop)
         voiceRender = VoiceRender(telemetry: telemetry, stretchHop: stretchHop, stretchWindow: stretchWindow)
+        scene = .allocate(capacity: 1)
+        scene.initialize(to: SpatialScene(sampleRate: sampleRate, smoothingFrames: stealRampFrames,
+                                          layout: speakerLayout))
+        spatialRender = SpatialRender(telemetry: telemetry, stretchHop: stretchHop, stretchWindow: stretchWindow,
+                                      scene: UnsafePointer(scene), flat: voiceRender)
         buses = BusRack(maxBlockFrames: maxBlockFrames, channelCount: channelCount)
         interruption = Interruption(ramp: stealRampFrames)
     }
@@ -141,6 +153,8 @@ final class Mixer: @unchecked Sendable {
         for p in [planar, weights, stretchWindow] { p.deallocate() }
         for k in 0..<laneCount { lanes[k].deallocate() }
         lanes.deallocate()
+        scene.deinitialize(count: 1)
+        scene.deallocate()
         laneAccumulators.deallocate()
         buses.deallocate()
     }
@@ -311,7 +325,14 @@ final class Mixer: @unchecked Sendable {
             buses.apply(command, now: now)
             return
         }
-        update.apply(command, now: now, starts: &starts)
+        switch command {
+        case let .listener(listener, rampFrames):
+            scene.pointee.apply(listener, rampFrames: rampFrames, now: now)
+        case let .spatialSettings(settings):
+            scene.pointee.apply(settings)
+        default:
+            update.apply(command, now: now, starts: &starts)
+        }
     }
 
     /// Serial phase before the lanes: starts the voices due before `end`.

@@ -52,6 +52,8 @@ struct Voice: BitwiseCopyable {
     var bus: Int32 = 0
     var previousBus: Int32 = 0
     var busFade = LinearRamp.constant(1)
+    /// The voice's 3D state (`isOn` false: a 2D voice, and nothing in it is read).
+    var spatial = SpatialVoice(rateStep: 0)
 
     // Pattern matches rather than `==`: the synthesized Equatable goes through generic code that the
     // render path's @_noLocks check rejects in debug builds.

@@ -9,6 +9,9 @@ struct VoiceUpdate {
     let reports: VoiceReports
     /// The smoothing ramp for a seek or a rate, loop or stream change that moves the voice's end.
     let smoothingFrames: Int
+    /// OpenAL's default source properties (`SpatialSource()`, made on the control side): what a 2D voice given a
+    /// position, velocity or direction takes for the rest.
+    let spatialDefaults: SpatialSource
 
     /// Applies a command for one voice (not a bus command, not a `.schedule` marker) at frame `now`; a command
     /// for a voice that is not live (ended, or replaced by a newer generation) does nothing.
@@ -50,7 +53,10 @@ struct VoiceUpdate {
             pool[s].pan.retarget(matrix, at: max(now, pool[s].startFrame), rampFrames: rampFrames)
         case let .setRate(slot, generation, step):
             guard let s = pool.live(slot, generation) else { return }
-            pool[s].cursor.step = step
+            // A positioned voice keeps its doppler pitch on top of the new rate (`SpatialUpdate`).
+            pool[s].spatial.rateStep = step
+            pool[s].cursor.step = pool[s].spatial.isOn && SpatialUpdate.dopplerApplies(pool[s])
+                ? SpatialUpdate.step(step, pitch: pool[s].spatial.pitch) : step
             pool[s].moveNaturalEnd(now: now, smoothingFrames: smoothingFrames)
         case let .setLoops(slot, generation, loops):
             guard let s = pool.live(slot, generation) else { return }
@@ -72,7 +78,7 @@ struct VoiceUpdate {
             pool[s].metering = enabled
             if !enabled { reports.telemetry.meters[s].clear() }
         case .setSpatial, .setPosition, .setVelocity, .setDirection:
-            break // TODO(spatial mixer): apply to the voice's 3D state
+            applySpatial(command, now: now)
         case .bus, .schedule, .cancelScheduled, .listener, .spatialSettings:
             break // not voice commands: the mixer handles them
         }
@@ -121,6 +127,7 @@ struct VoiceUpdate {
         v.bus = setup.bus
         v.preservePitch = setup.preservePitch && setup.source.stream == nil
         v.baseStep = setup.baseStep
+        v.spatial = SpatialVoice(setup.spatial, rateStep: setup.step)
         pool[slot] = v
         pool[slot].updateNaturalEnd(now: startFrame)
         reports.telemetry.publish(slot: slot, generation: generation, phase: .scheduled, position: v.cursor.position)
@@ -188,6 +195,10 @@ struct VoiceUpdate {
             pool[s].state = .scheduled
             pool[s].startFrame = at
             pool[s].attack = EdgeFade(zeroFrame: at, length: rampFrames, direction: 1)
+            // A positioned voice resumes at its spatial gains for the frame it comes back on (no glide: the
+            // attack fades it in), evaluated then.
+            pool[s].spatial.onset = .atTarget
+            pool[s].spatial.nextUpdate = .min
             pool[s].updateNaturalEnd(now: at)
             reports.telemetry.publish(slot: s, generation: pool[s].generation, phase: .scheduled,
                                       position: pool[s].cursor.position)

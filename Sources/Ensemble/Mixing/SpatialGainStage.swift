@@ -1,0 +1,129 @@
+// Render thread (the lanes).
+
+/// Adds a positioned voice's mono signal into every output channel: channel c gets `(G_c(t) · g(t)) · s`, with
+/// G_c the spatial gain ramping between updates (`SpatialVoice.gain`) and g the voice's scalar gain (volume ·
+/// fades · attack · release, `Voice.gain(at:)`, times the bus crossfade's weight while it moves between buses).
+/// The same product in the same order whether it is hoisted (nothing varies over the run: a still source, the
+/// common case) or computed per sample, so the bits do not depend on where runs are split.
+enum SpatialGainStage {
+    /// Which share of a bus move a destination gets: all of it, the new bus's f(t), or the old bus's 1 − f(t).
+    enum Share: BitwiseCopyable {
+        case whole
+        case arriving(LinearRamp)
+        case leaving(LinearRamp)
+
+        @inline(__always)
+        @_noLocks
+        func weight(_ g: Float, at frame: Int64) -> Float {
+            switch self {
+            case .whole: g
+            case let .arriving(fade): g * fade.value(at: frame)
+            case let .leaving(fade): g * (1 - fade.value(at: frame))
+            }
+        }
+
+        @inline(__always)
+        @_noLocks
+        func varies(in start: Int64, _ end: Int64) -> Bool {
+            switch self {
+            case .whole: false
+            case let .arriving(fade), let .leaving(fade): fade.varies(in: start, end)
+            }
+        }
+    }
+
+    /// The hoisted gains of a run over which nothing varies and only the front pair is heard, as the fused kernel
+    /// `Resampler.mix` takes them for a mono sound (a = G0·g, c = G1·g: the products `mix` would use); nil
+    /// otherwise.
+    @_noLocks
+    static func constantPair(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int, channels: Int)
+        -> Resampler.Gains? {
+        let end = frame + Int64(n)
+        if voice.pointee.spatial.gainsVary(in: frame, end, channels: channels) || voice.pointee.gainVaries(in: frame, end) {
+            return nil
+        }
+        for c in 2..<max(channels, 2) where voice.pointee.spatial.gain(c, at: frame) != 0 { return nil }
+        let g = voice.pointee.gain(at: frame)
+        return Resampler.Gains(a: voice.pointee.spatial.gain(0, at: frame) * g, b: 0,
+                               c: voice.pointee.spatial.gain(1, at: frame) * g, d: 0)
+    }
+
+    /// Mixes `n` frames of `mono` (output frames from `frame`) into `planes` (which start at `frame`).
+    /// `gainScratch` and `fractionScratch` hold `n` floats each. (The voice is read in place: it is large.)
+    @_noLocks
+    static func mix(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int, mono: UnsafeMutablePointer<Float>,
+                    gainScratch: UnsafeMutablePointer<Float>, fractionScratch: UnsafeMutablePointer<Float>,
+                    into planes: ChannelPlanes, share: Share) {
+        let end = frame + Int64(n)
+        let channels = planes.count
+        let rampStart = voice.pointee.spatial.rampStart, rampLength = voice.pointee.spatial.rampLength
+        let rampEnd = rampStart + Int64(rampLength)
+        let gainsVary = voice.pointee.spatial.gainsVary(in: frame, end, channels: channels)
+        let scalarVaries = voice.pointee.gainVaries(in: frame, end) || share.varies(in: frame, end)
+        if !gainsVary && !scalarVaries {
+            let g = share.weight(voice.pointee.gain(at: frame), at: frame)
+            for c in 0..<channels {
+                let k = voice.pointee.spatial.gain(c, at: frame) * g
+                // Adding k·s = ±0 leaves every sum as it was (a sum that starts at +0 is never −0).
+                if k == 0 { continue }
+                let out = planes[c]
+                for j in 0..<n { out[j] += k * mono[j] }
+            }
+            return
+        }
+        let gs = gainScratch
+        if scalarVaries {
+            for j in 0..<n {
+                let t = frame + Int64(j)
+                gs[j] = share.weight(voice.pointee.gain(at: t), at: t)
+            }
+        } else {
+            // A moving source at a steady volume (the usual case): g hoisted, the same value per frame.
+            let g = share.weight(voice.pointee.gain(at: frame), at: frame)
+            for j in 0..<n { gs[j] = g }
+        }
+        // Inside the gains' ramp (every update starts one that outlasts the run to the next update), the
+        // fraction of the ramp per frame is shared by all channels: from + (to − from)·q is `SpatialVoice.ramp`.
+        let inside = gainsVary && frame >= rampStart && end <= rampEnd
+        if inside {
+            let q = fractionScratch, first = frame - rampStart
+            for j in 0..<n { q[j] = SpatialVoice.fraction(first + Int64(j), length: rampLength) }
+        }
+        for c in 0..<channels {
+            let out = planes[c]
+            let from = voice.pointee.spatial.gainsFrom[c], to = voice.pointee.spatial.gainsTo[c]
+            if !gainsVary || from == to || frame >= rampEnd {
+                let k = SpatialVoice.ramp(from: from, to: to, start: rampStart, length: rampLength, at: frame)
+                if k == 0 { continue }
+                for j in 0..<n { out[j] += (k * gs[j]) * mono[j] }
+            } else if inside {
+                let d = to - from, q = fractionScratch
+                for j in 0..<n { out[j] += ((from + d * q[j]) * gs[j]) * mono[j] }
+            } else {
+                for j in 0..<n {
+                    let k = SpatialVoice.ramp(from: from, to: to, start: rampStart, length: rampLength, at: frame + Int64(j))
+                    out[j] += (k * gs[j]) * mono[j]
+                }
+            }
+        }
+    }
+
+    /// Meters what the voice adds to the front pair (output channels 0 and 1: left/right in stereo, front
+    /// left/right in 5.1 and 7.1), the pair the voice meters of `Track` report.
+    @_noLocks
+    static func meter(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int, mono: UnsafeMutablePointer<Float>,
+                      into meter: inout MeterAccumulator) {
+        let voice = voice.pointee, sp = voice.spatial
+        let end = frame + Int64(n)
+        if !sp.gainsVary(in: frame, end, channels: 2) && !voice.gainVaries(in: frame, end) {
+            let g = voice.gain(at: frame)
+            meter.addMono(mono, n, sp.gain(0, at: frame) * g, sp.gain(1, at: frame) * g)
+            return
+        }
+        for j in 0..<n {
+            let t = frame + Int64(j)
+            let g = voice.gain(at: t)
+            meter.add((sp.gain(0, at: t) * g) * mono[j], (sp.gain(1, at: t) * g) * mono[j])
+        }
+    }
+}

@@ -1,0 +1,136 @@
+// Render thread (or an offline render worker running one lane): a positioned voice's path through one span.
+
+/// A positioned voice through one span, after OpenAL Soft's `core/voice.cpp`: in runs that end on the voice's
+/// spatial updates (`SpatialUpdate`), read the cursor into mono scratch (the resampler, the stream's ring, or
+/// WSOLA grains), downmix a stereo sound ((L + R) / 2, as OpenAL Soft does for 3D sources), run the high shelf
+/// while the HF gain is below 1, and add the result into every output channel of its bus (`ChannelPlanes`,
+/// `SpatialGainStage`), split between two buses while it moves between them.
+///
+/// Like `VoiceRender`, it writes only the voice, its meter, its stream's cells, the lane's scratch and the lane's
+/// destinations, so voices of different lanes can run at once; the listener (`SpatialScene`) is read-only here.
+/// A voice gliding back to 2D that gets there mid-span continues on `VoiceRender`'s path from that frame.
+struct SpatialRender {
+    let telemetry: VoiceTelemetry
+    let stretchHop: Int
+    let stretchWindow: UnsafePointer<Float>
+    let scene: UnsafePointer<SpatialScene>
+    /// The 2D path, for the rest of a span after the voice left the spatial path.
+    let flat: VoiceRender
+
+    /// Mixes the positioned voice at `voice` (slot `slot`) over the span into lane `lane`'s destinations. Returns
+    /// false when the voice stops sounding in the span (it ends or pauses at `voice.stopFrame`).
+    @_noLocks
+    func render(_ voice: UnsafeMutablePointer<Voice>, slot: Int, _ span: MixSpan, lane: UnsafeMutablePointer<MixLane>,
+                _ rack: BusRack, _ accumulators: LaneAccumulators) -> Bool {
+        let t0 = span.start, t1 = span.end
+        let begin = max(voice.pointee.startFrame, t0)
+        if begin >= t1 { return true }
+        if let stream = voice.pointee.source.stream { StreamFailure.endIfFailed(&voice.pointee, stream, at: begin) }
+        // Grains restart whenever the voice plays unstretched in between.
+        if !voice.pointee.preservePitch || voice.pointee.spatial.rateStep == voice.pointee.baseStep {
+            voice.pointee.stretch.active = false
+        }
+        var meter = MeterAccumulator()
+        var t = begin
+        var leftSpatial = false
+        while t < min(voice.pointee.stopFrame, t1) {
+            if t >= voice.pointee.spatial.nextUpdate {
+                if SpatialUpdate.run(&voice.pointee, at: t, scene: scene) {
+                    // Still: so is every update left in the span (only commands and listener changes, applied
+                    // between spans, can change that). One run to the span's end, the same bits as many.
+                    voice.pointee.spatial.nextUpdate = SpatialUpdate.nextGridFrame(after: t1 - 1)
+                }
+                if !voice.pointee.spatial.isOn {
+                    leftSpatial = true
+                    break
+                }
+                continue // the update may have moved the natural end
+            }
+            let end = min(min(voice.pointee.stopFrame, t1), voice.pointee.spatial.nextUpdate)
+            run(voice, from: t, to: end, span, lane: lane, rack, accumulators, meter: &meter)
+            t = end
+        }
+        if voice.pointee.metering { telemetry.meters[slot].publish(meter) }
+        if leftSpatial { return renderFlat(voice, slot: slot, from: t, span, lane: lane, rack, accumulators) }
+        return voice.pointee.stopFrame > t1
+    }
+
+    /// Output frames [a, b), all between two updates: fill, downmix, shelf, mix (and meter).
+    @_noLocks
+    private func run(_ voice: UnsafeMutablePointer<Voice>, from a: Int64, to b: Int64, _ span: MixSpan,
+                     lane: UnsafeMutablePointer<MixLane>, _ rack: BusRack, _ accumulators: LaneAccumulators,
+                     meter: inout MeterAccumulator) {
+        let n = Int(b - a)
+        let mono = lane.pointee.scratchLeft, right = lane.pointee.scratchRight
+        let source = voice.pointee.source
+        let tables = lane.pointee.tables
+        let offset = Int(a - span.start)
+        let bus = voice.pointee.bus
+        if source.channelCount == 1, source.stream == nil, SpatialUpdate.dopplerApplies(voice.pointee),
+           voice.pointee.spatial.shelf == nil, !voice.pointee.metering, !voice.pointee.isRouting(a) {
+            // A still mono source: resample and mix in one pass into the front pair, the other channels' gains
+            // being 0 (the same bits as the scratch path: L += (G0·g)·s, R += (G1·g)·s, adding ±0 changes nothing).
+            let planes = lane.pointee.planes(bus, span, rack, accumulators).advanced(by: offset)
+            if let gains = SpatialGainStage.constantPair(voice, frame: a, count: n, channels: planes.count) {
+                Resampler.mix(&voice.pointee.cursor, source, tables: tables, gains: gains, into: planes[0], planes[1],
+                              count: n)
+                return
+            }
+        }
+        if let stream = source.stream {
+            StreamReader.fill(&voice.pointee.cursor, stream, tables: tables, mono, right, count: n,
+                              windowLeft: lane.pointee.streamWindowLeft, windowRight: lane.pointee.streamWindowRight,
+                              windowCapacity: MixLane.streamWindowFrames)
+        } else if voice.pointee.preservePitch, voice.pointee.spatial.rateStep != voice.pointee.baseStep {
+            let phase = TimeStretch.grainPhase(sequence: voice.pointee.sequence, hop: stretchHop)
+            let ratio = Double(voice.pointee.baseStep) * 0x1p-32
+            var cursor = voice.pointee.cursor, stretch = voice.pointee.stretch
+            TimeStretch.fill(&cursor, &stretch, source, window: stretchWindow, hop: stretchHop, search: stretchHop,
+                             ratio: ratio, phase: phase, frame: a, tables: tables, mono, right, count: n)
+            voice.pointee.cursor = cursor
+            voice.pointee.stretch = stretch
+        } else {
+            Resampler.fill(&voice.pointee.cursor, source, tables: tables, mono, right, count: n)
+        }
+        if source.channelCount == 2 {
+            for j in 0..<n { mono[j] = (mono[j] + right[j]) * 0.5 }
+        }
+        if var shelf = voice.pointee.spatial.shelf {
+            shelf.process(mono, count: n)
+            voice.pointee.spatial.shelf = shelf
+        }
+        let gains = lane.pointee.scratchGain, fractions = right
+        if voice.pointee.isRouting(a) {
+            let fade = voice.pointee.busFade
+            let from = lane.pointee.planes(voice.pointee.previousBus, span, rack, accumulators).advanced(by: offset)
+            SpatialGainStage.mix(voice, frame: a, count: n, mono: mono, gainScratch: gains,
+                                 fractionScratch: fractions, into: from, share: .leaving(fade))
+            let to = lane.pointee.planes(bus, span, rack, accumulators).advanced(by: offset)
+            SpatialGainStage.mix(voice, frame: a, count: n, mono: mono, gainScratch: gains,
+                                 fractionScratch: fractions, into: to, share: .arriving(fade))
+        } else {
+            let to = lane.pointee.planes(bus, span, rack, accumulators).advanced(by: offset)
+            SpatialGainStage.mix(voice, frame: a, count: n, mono: mono, gainScratch: gains,
+                                 fractionScratch: fractions, into: to, share: .whole)
+        }
+        if voice.pointee.metering { SpatialGainStage.meter(voice, frame: a, count: n, mono: mono, into: &meter) }
+    }
+
+    /// The rest of the span, from `frame`, on the 2D path (`VoiceRender`), as the lane renders a 2D voice.
+    @_noLocks
+    private func renderFlat(_ voice: UnsafeMutablePointer<Voice>, slot: Int, from frame: Int64, _ span: MixSpan,
+                            lane: UnsafeMutablePointer<MixLane>, _ rack: BusRack,
+                            _ accumulators: LaneAccumulators) -> Bool {
+        let offset = Int(frame - span.start)
+        if voice.pointee.isRouting(span.start) {
+            let (routeL, routeR) = lane.pointee.beginRoute(span.frames)
+            let keep = flat.render(voice, slot: slot, from: frame, to: span.end, into: routeL + offset, routeR + offset,
+                                   lane: lane.pointee)
+            lane.pointee.split(voice.pointee, span, rack, accumulators)
+            return keep
+        }
+        let (toL, toR) = lane.pointee.destination(voice.pointee.bus, span, rack, accumulators)
+        return flat.render(voice, slot: slot, from: frame, to: span.end, into: toL + offset, toR + offset,
+                           lane: lane.pointee)
+    }
+}

@@ -1,0 +1,184 @@
+// Render thread: run by a positioned voice's own lane (`SpatialRender`), on the frames listed below.
+
+/// The spatial update, after OpenAL Soft's `alu.cpp` (`CalcSourceParams`: source and listener properties turned
+/// into voice parameters once per update, never per sample): on the update grid, evaluates `SpatialMath` with the
+/// positions on their ramps at that frame and sets the voice's targets; between updates the gains ramp linearly
+/// and the applied pitch and HF gain stay put.
+///
+/// Updates run at absolute frames that are multiples of `interval`, at a voice's first rendered frame (its start
+/// or resume), and on the frame a spatial command for it applies. Everything an update does is a function of
+/// that frame and of the commands applied before it, so the bytes do not depend on block sizes, lanes or threads.
+///
+/// - Gains ramp from where they are to the new target over `interval` frames (at a voice's start they begin at
+///   their target: its attack or fade-in hides the onset).
+/// - Doppler: the cursor's step is the step at the track's rate × the applied pitch; the applied pitch glides
+///   towards the target with a one-pole per update whose time constant is the smoothing time, snapped to it
+///   within 1e-6, so a velocity change bends the pitch instead of stepping it. The natural end follows the step.
+/// - HF gain (cones, air absorption) glides the same way; the shelf runs while it or its target is below 1.
+enum SpatialUpdate {
+    /// Output frames between updates (OpenAL Soft's update size at 48 kHz is about the same order).
+    static var interval: Int { @_noLocks get { 64 } }
+    /// The doppler pitch is kept within 1/16…4: 4 is the widest step the sinc bank filters without aliasing
+    /// (`SincBank`, s ≤ 4), and below 1/16 a source receding near the speed of sound is inaudible anyway.
+    static var minPitch: Float { @_noLocks get { 0.0625 } }
+    static var maxPitch: Float { @_noLocks get { 4 } }
+    /// Doppler never lifts the cursor's step above 4 source frames per output frame (`SincBank`'s last
+    /// alias-free table), unless the track's own rate is already there.
+    static var maxStep: UInt64 { @_noLocks get { 4 << 32 } }
+    /// How close the applied pitch or HF gain must come to its target to snap onto it.
+    static var snap: Float { @_noLocks get { 1e-6 } }
+
+    /// The first grid frame after `frame`.
+    @inline(__always)
+    @_noLocks
+    static func nextGridFrame(after frame: Int64) -> Int64 {
+        let k = Int64(interval)
+        let q = frame >= 0 ? frame / k : (frame - k + 1) / k
+        return (q + 1) * k
+    }
+
+    /// The cursor step for `rateStep` at doppler pitch `pitch`: exactly `rateStep` at pitch 1.
+    @_noLocks
+    static func step(_ rateStep: UInt64, pitch: Float) -> UInt64 {
+        if pitch == 1 { return rateStep }
+        let s = Double(rateStep) * Double(pitch) + 0.5 // rounded to nearest by the conversion's truncation
+        let cap = Double(max(rateStep, maxStep))
+        return UInt64(min(max(s, 1), cap))
+    }
+
+    /// The 2D pan's gains as spatial gains of the downmixed signal: L and R of a mono sound; for a stereo sound
+    /// the sums of each output's two inputs (what the pan gives a centred, correlated signal).
+    @_noLocks
+    static func panGains(_ voice: Voice, at frame: Int64) -> ChannelGains {
+        let m = voice.pan.matrix(at: frame)
+        var g = ChannelGains()
+        if voice.source.channelCount == 2 {
+            g[0] = m.leftFromLeft + m.leftFromRight
+            g[1] = m.rightFromLeft + m.rightFromRight
+        } else {
+            g[0] = m.leftFromLeft
+            g[1] = m.rightFromLeft
+        }
+        return g
+    }
+
+    @inline(__always)
+    @_noLocks
+    static func same(_ a: ChannelGains, _ b: ChannelGains) -> Bool {
+        a.g0 == b.g0 && a.g1 == b.g1 && a.g2 == b.g2 && a.g3 == b.g3
+            && a.g4 == b.g4 && a.g5 == b.g5 && a.g6 == b.g6 && a.g7 == b.g7
+    }
+
+    /// One step of the per-update glide of `value` towards `target`.
+    @inline(__always)
+    @_noLocks
+    static func glide(_ value: Float, to target: Float, _ coefficient: Float) -> Float {
+        let v = value + (target - value) * coefficient
+        return (target - v).magnitude <= snap ? target : v
+    }
+
+    /// Doppler applies through the cursor's step, except on a pitch-preserving voice playing off rate 1 (its
+    /// WSOLA grains keep the pitch: doppler is not applied there).
+    @inline(__always)
+    @_noLocks
+    static func dopplerApplies(_ voice: Voice) -> Bool {
+        !(voice.preservePitch && voice.spatial.rateStep != voice.baseStep)
+    }
+
+    /// Runs the update of `voice` at output frame `frame`, where its cursor is. May leave the spatial path (a
+    /// voice gliding back to 2D that got there): the caller checks `spatial.isOn` afterwards.
+    ///
+    /// Returns true when the voice is still (nothing to recompute, see below): then every update until the next
+    /// command or listener change would be still too, since only those (applied between spans) can change it.
+    @_noLocks
+    @discardableResult
+    static func run(_ voice: inout Voice, at frame: Int64, scene: UnsafePointer<SpatialScene>) -> Bool {
+        var sp = voice.spatial
+        sp.nextUpdate = nextGridFrame(after: frame)
+        let rampDone = frame >= sp.rampStart + Int64(sp.rampLength)
+        if sp.isLeaving, rampDone, sp.pitch == 1, sp.gainHF == 1, same(sp.gainsTo, panGains(voice, at: frame)) {
+            // Back at the pan's gains: the 2D path takes over from this frame, with the same gains.
+            sp.isOn = false
+            sp.isLeaving = false
+            sp.shelf = nil
+            voice.spatial = sp
+            setStep(&voice, SpatialUpdate.step(sp.rateStep, pitch: 1), at: frame, smoothingFrames: scene.pointee.smoothingFrames)
+            return false
+        }
+        // A still scene (no command since the last evaluation, every ramp over by then, nothing gliding) would
+        // compute exactly what it computed last time: skip it. The bits are the same either way.
+        if !sp.isDirty, !sp.isLeaving, case .ramp = sp.onset, rampDone, sp.sceneEpoch == scene.pointee.epoch,
+           sp.pitch == sp.targetPitch, sp.gainHF == sp.targetHF,
+           sp.position.isStill(from: sp.evaluatedAt), sp.direction.isStill(from: sp.evaluatedAt),
+           scene.pointee.isStill(from: sp.evaluatedAt) {
+            voice.spatial.nextUpdate = sp.nextUpdate
+            return true
+        }
+
+        var target: ChannelGains
+        if sp.isLeaving {
+            target = panGains(voice, at: frame)
+            sp.targetPitch = 1
+            sp.targetHF = 1
+        } else if let source = sp.source {
+            let outcome = SpatialMath.evaluate(source: source, position: sp.position.value(at: frame),
+                                               direction: sp.direction.value(at: frame), velocity: source.velocity,
+                                               listener: scene.pointee.listener(at: frame),
+                                               settings: scene.pointee.settings, layout: scene.pointee.layout)
+            target = outcome.gains
+            let pitch = outcome.pitch
+            sp.targetPitch = dopplerApplies(voice) ? (pitch > 0 ? min(max(pitch, minPitch), maxPitch) : minPitch) : 1
+            let hf = outcome.gainHF
+            sp.targetHF = hf >= 0 ? min(hf, 1) : 0
+            sp.audibility = outcome.audibility
+            sp.evaluatedAt = frame
+            sp.sceneEpoch = scene.pointee.epoch
+            sp.isDirty = false
+        } else {
+            target = sp.gainsTo // not reached: a positioned voice always has its properties
+        }
+
+        switch sp.onset {
+        case .atTarget:
+            sp.gainsFrom = target
+            sp.pitch = sp.targetPitch
+            sp.gainHF = sp.targetHF
+        case .fromPan:
+            sp.gainsFrom = panGains(voice, at: frame)
+            sp.pitch = glide(sp.pitch, to: sp.targetPitch, scene.pointee.glide)
+            sp.gainHF = glide(sp.gainHF, to: sp.targetHF, scene.pointee.glide)
+        case .ramp:
+            var from = ChannelGains()
+            for c in 0..<ChannelGains.capacity { from[c] = sp.gain(c, at: frame) }
+            sp.gainsFrom = from
+            sp.pitch = glide(sp.pitch, to: sp.targetPitch, scene.pointee.glide)
+            sp.gainHF = glide(sp.gainHF, to: sp.targetHF, scene.pointee.glide)
+        }
+        sp.onset = .ramp
+        sp.gainsTo = target
+        sp.rampStart = frame
+        sp.rampLength = interval
+
+        if sp.gainHF < 1 || sp.targetHF < 1 {
+            var shelf = scene.pointee.shelf
+            if let running = sp.shelf { shelf = running }
+            shelf.setGain(sp.gainHF)
+            sp.shelf = shelf
+        } else {
+            sp.shelf = nil
+        }
+        voice.spatial = sp
+        let step = dopplerApplies(voice) ? SpatialUpdate.step(sp.rateStep, pitch: sp.pitch) : sp.rateStep
+        setStep(&voice, step, at: frame, smoothingFrames: scene.pointee.smoothingFrames)
+        return false
+    }
+
+    /// Sets the cursor's step at `frame`, moving the natural end (and a fade-out under way) with it.
+    @inline(__always)
+    @_noLocks
+    static func setStep(_ voice: inout Voice, _ step: UInt64, at frame: Int64, smoothingFrames: Int) {
+        if voice.cursor.step == step { return }
+        voice.cursor.step = step
+        voice.moveNaturalEnd(now: frame, smoothingFrames: smoothingFrames)
+    }
+}
