@@ -73,6 +73,9 @@ final class OpenAL3DPanningTests: XCTestCase {
             let front = try Self.leftShare({ try renderEnsemble($0, frames: levelFrames) }, azimuth: a)
             let back = try Self.leftShare({ try renderEnsemble($0, frames: levelFrames) }, azimuth: 180 - a)
             XCTAssertEqual(back, front, accuracy: 1e-3, "\(180 - a)° behind sounds as \(a)° in front")
+            if a != 0 {
+                XCTAssertGreaterThan(abs(front - 0.5), 0.05, "\(a)° is off centre (the source is panned at all)")
+            }
         }
     }
 }
