@@ -47,8 +47,14 @@ enum Spatial3D {
     static func monoSource(_ i: Int) -> Int { i % 8 }
 
     struct Timing {
+        /// Wall seconds of the whole loop (updates and render).
         var wall: Double
+        /// Wall seconds of the loop spent in the property calls (the game's side of an update; both engines
+        /// apply the new properties inside their render).
+        var updates: Double = 0
         var allocations: UInt64 = 0
+        /// The loop without the property calls.
+        var render: Double { wall - updates }
     }
 
     // MARK: Ensemble
@@ -77,17 +83,19 @@ enum Spatial3D {
         let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * blockFrames)
         defer { out.deallocate() }
         let total = Int(seconds * 48000)
-        var allocations: UInt64 = 0
+        var allocations: UInt64 = 0, updates = 0.0
         let t0 = now()
         var done = 0
         while done < total {
             if moving {
+                let u0 = now()
                 let t = Double(done) / 48000
                 for (i, track) in tracks.enumerated() {
                     try track.setPosition(motions[i].position(t))
                     try track.setVelocity(motions[i].velocity(t))
                 }
                 engine.pumpCommands()
+                updates += now() - u0
             }
             let k = min(blockFrames, total - done)
             allocation_counter_start()
@@ -97,7 +105,7 @@ enum Spatial3D {
         }
         let wall = now() - t0
         withExtendedLifetime(tracks) {}
-        return Timing(wall: wall, allocations: allocations)
+        return Timing(wall: wall, updates: updates, allocations: allocations)
     }
 
     // MARK: OpenAL Soft
@@ -149,34 +157,37 @@ enum Spatial3D {
         let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * blockFrames)
         defer { out.deallocate() }
         let total = Int(seconds * 48000)
+        var updates = 0.0
         let t0 = now()
         var done = 0
         while done < total {
             if moving {
+                let u0 = now()
                 let t = Double(done) / 48000
                 for i in 0..<n {
                     let p = motions[i].position(t), v = motions[i].velocity(t)
                     alSource3f(sources[i], AL_POSITION, p.x, p.y, p.z)
                     alSource3f(sources[i], AL_VELOCITY, v.x, v.y, v.z)
                 }
+                updates += now() - u0
             }
             let k = min(blockFrames, total - done)
             fn.render(device, out, ALCsizei(k))
             done += k
         }
-        return Timing(wall: now() - t0)
+        return Timing(wall: now() - t0, updates: updates)
     }
 
     // MARK: Report
 
+    /// One scene's best run (by wall time of the loop) per engine and resampler.
     struct Row {
         var voices: Int
         var doppler: Bool
-        var ensembleSinc: Double
-        var ensembleCubic: Double
-        var openALLinear: Double?
-        var openALCubic: Double?
-        var allocations: UInt64
+        var ensembleSinc: Timing
+        var ensembleCubic: Timing
+        var openALLinear: Timing?
+        var openALCubic: Timing?
     }
 
     /// Runs and prints section 9; returns its JSON and any failures (render allocations only: speeds are
@@ -188,79 +199,105 @@ enum Spatial3D {
         let inputs = InputSet(sampleRate: 48000, seconds: quick ? 1 : 10)
         let sounds = try inputs.sounds(prefix: "s3d-")
         let openALAvailable = useOpenAL && OpenALPeer.functions != nil
+        if useOpenAL && !openALAvailable { print("note: OpenAL Soft's ALC_SOFT_loopback is not available; OpenAL columns skipped") }
         var failures: [String] = []
 
-        func best(_ run: () throws -> Timing?) rethrows -> (wall: Double?, allocations: UInt64) {
-            var wall = Double.infinity, allocations: UInt64 = 0
+        /// The best of `reps` runs; allocations summed over all of them.
+        func best(_ run: () throws -> Timing?) rethrows -> Timing? {
+            var kept: Timing?, allocations: UInt64 = 0
             for _ in 0..<reps {
-                guard let t = try run() else { return (nil, 0) }
-                wall = min(wall, t.wall)
+                guard let t = try run() else { return nil }
+                if kept == nil || t.wall < kept!.wall { kept = t }
                 allocations += t.allocations
             }
-            return (wall, allocations)
+            kept?.allocations = allocations
+            return kept
         }
+
+        var rows: [Row] = []
+        for n in counts {
+            for doppler in [false, true] {
+                let sinc = try best { try ensemble(sounds: sounds, voices: n, doppler: doppler, resampler: .sinc, seconds: secs) }!
+                let cubic = try best { try ensemble(sounds: sounds, voices: n, doppler: doppler, resampler: .cubic, seconds: secs) }!
+                let linearAL = openALAvailable ? best { openAL(inputs: inputs, voices: n, doppler: doppler, resampler: nil, seconds: secs) } : nil
+                let cubicAL = openALAvailable ? best { openAL(inputs: inputs, voices: n, doppler: doppler, resampler: .cubic, seconds: secs) } : nil
+                let row = Row(voices: n, doppler: doppler, ensembleSinc: sinc, ensembleCubic: cubic, openALLinear: linearAL,
+                              openALCubic: cubicAL)
+                rows.append(row)
+                let allocations = sinc.allocations + cubic.allocations
+                if allocations != 0 {
+                    failures.append("\(allocations) render allocations with \(n) moving 3D voices (doppler \(doppler ? "on" : "off"))")
+                }
+            }
+        }
+        func vx(_ n: Int, _ w: Double?) -> Double? { w.map { Double(n) * secs / $0 } }
+        func ratio(_ a: Double?, _ b: Double?) -> Double? { a.flatMap { a in b.map { b in b / a } } } // wall b / wall a
 
         print("\n## 9. Moving 3D voices (voice_x = voices × seconds / wall s of the loop: 60 position + velocity updates per "
               + "second per voice and the render, 800-frame blocks, 48 kHz stereo float, best of \(reps); mono sources on circles)\n")
         print("| voices | doppler | Ensemble sinc | Ensemble cubic | OpenAL linear (default) | OpenAL cubic "
               + "| Ensemble sinc / OpenAL linear | Ensemble cubic / OpenAL cubic | render allocations |")
         print("|---|---|---|---|---|---|---|---|---|")
-        var rows: [Row] = []
-        for n in counts {
-            for doppler in [false, true] {
-                let sinc = try best { try ensemble(sounds: sounds, voices: n, doppler: doppler, resampler: .sinc, seconds: secs) }
-                let cubic = try best { try ensemble(sounds: sounds, voices: n, doppler: doppler, resampler: .cubic, seconds: secs) }
-                let linearAL = openALAvailable ? best { openAL(inputs: inputs, voices: n, doppler: doppler, resampler: nil, seconds: secs) }.wall : nil
-                let cubicAL = openALAvailable ? best { openAL(inputs: inputs, voices: n, doppler: doppler, resampler: .cubic, seconds: secs) }.wall : nil
-                let vx = { (w: Double?) -> Double? in w.map { Double(n) * secs / $0 } }
-                let row = Row(voices: n, doppler: doppler, ensembleSinc: vx(sinc.wall)!, ensembleCubic: vx(cubic.wall)!,
-                              openALLinear: vx(linearAL), openALCubic: vx(cubicAL), allocations: sinc.allocations + cubic.allocations)
-                rows.append(row)
-                if row.allocations != 0 {
-                    failures.append("\(row.allocations) render allocations with \(n) moving 3D voices (doppler \(doppler ? "on" : "off"))")
-                }
-                print("| \(n) | \(doppler ? "on" : "off") | \(fmt(row.ensembleSinc)) | \(fmt(row.ensembleCubic)) "
-                      + "| \(fmt(row.openALLinear)) | \(fmt(row.openALCubic)) "
-                      + "| \(fmt(row.openALLinear.map { row.ensembleSinc / $0 }, 2)) | \(fmt(row.openALCubic.map { row.ensembleCubic / $0 }, 2)) "
-                      + "| \(row.allocations) |")
-            }
+        for r in rows {
+            print("| \(r.voices) | \(r.doppler ? "on" : "off") | \(fmt(vx(r.voices, r.ensembleSinc.wall))) | \(fmt(vx(r.voices, r.ensembleCubic.wall))) "
+                  + "| \(fmt(vx(r.voices, r.openALLinear?.wall))) | \(fmt(vx(r.voices, r.openALCubic?.wall))) "
+                  + "| \(fmt(ratio(r.ensembleSinc.wall, r.openALLinear?.wall), 2)) | \(fmt(ratio(r.ensembleCubic.wall, r.openALCubic?.wall), 2)) "
+                  + "| \(r.ensembleSinc.allocations + r.ensembleCubic.allocations) |")
         }
         print("Goals (issue 14): Ensemble ≥ 2× OpenAL Soft with doppler off, ≥ 1.5× with doppler on (reported, not asserted). "
               + "Doppler off: factor 0, every rate is 1 and neither engine resamples; on: Ensemble resamples every voice with "
               + "the resampler named, OpenAL Soft with its default (linear) or cubic.")
 
+        // The same runs split: the property calls (control side) and the rest of the loop (the render, which in
+        // both engines also applies the new properties).
+        print("\n| voices | doppler | render only: Ensemble sinc | OpenAL linear | Ensemble sinc / OpenAL linear "
+              + "| Ensemble cubic / OpenAL cubic | µs per voice update (position + velocity): Ensemble | OpenAL |")
+        print("|---|---|---|---|---|---|---|---|")
+        let updatesPerRun = { (n: Int) -> Double in Double(n) * (secs * 48000 / Double(blockFrames)).rounded(.up) }
+        for r in rows {
+            print("| \(r.voices) | \(r.doppler ? "on" : "off") | \(fmt(vx(r.voices, r.ensembleSinc.render))) "
+                  + "| \(fmt(vx(r.voices, r.openALLinear?.render))) | \(fmt(ratio(r.ensembleSinc.render, r.openALLinear?.render), 2)) "
+                  + "| \(fmt(ratio(r.ensembleCubic.render, r.openALCubic?.render), 2)) "
+                  + "| \(fmt(r.ensembleSinc.updates / updatesPerRun(r.voices) * 1e6, 2)) "
+                  + "| \(fmt(r.openALLinear.map { $0.updates / updatesPerRun(r.voices) * 1e6 }, 2)) |")
+        }
+
         // The cost of one positioned voice relative to a 2D one: static voices, rate 1, no updates.
         let staticVoices = quick ? 16 : counts.max() ?? 256
         let flat = try best { try ensemble(sounds: sounds, voices: staticVoices, doppler: false, resampler: .sinc,
-                                           seconds: secs, moving: false, positioned: false) }
+                                           seconds: secs, moving: false, positioned: false) }!
         let placed = try best { try ensemble(sounds: sounds, voices: staticVoices, doppler: true, resampler: .sinc,
-                                             seconds: secs, moving: false) }
+                                             seconds: secs, moving: false) }!
         let placedAL = openALAvailable ? best { openAL(inputs: inputs, voices: staticVoices, doppler: true, resampler: nil,
-                                                       seconds: secs, moving: false) }.wall : nil
+                                                       seconds: secs, moving: false) } : nil
         let staticAllocations = flat.allocations + placed.allocations
         if staticAllocations != 0 { failures.append("\(staticAllocations) render allocations with static 3D or 2D voices") }
-        let vx = { (w: Double?) -> Double? in w.map { Double(staticVoices) * secs / $0 } }
+        let ns = { (w: Double?) -> String in fmt(w.map { $0 * 1e9 / (Double(staticVoices) * secs * 48000) }, 2) }
         print("\n| \(staticVoices) static voices, rate 1 | voice_x | ns per voice per frame | render allocations |")
         print("|---|---|---|---|")
-        print("| Ensemble 2D (pan) | \(fmt(vx(flat.wall))) | \(fmt(flat.wall.map { $0 * 1e9 / (Double(staticVoices) * secs * 48000) }, 2)) | \(flat.allocations) |")
-        print("| Ensemble positioned (3D, still) | \(fmt(vx(placed.wall))) | \(fmt(placed.wall.map { $0 * 1e9 / (Double(staticVoices) * secs * 48000) }, 2)) | \(placed.allocations) |")
-        print("| OpenAL Soft 3D source (still) | \(fmt(vx(placedAL))) | \(fmt(placedAL.map { $0 * 1e9 / (Double(staticVoices) * secs * 48000) }, 2)) | — |")
-        let costRatio = placed.wall.flatMap { p in flat.wall.map { p / $0 } }
+        print("| Ensemble 2D (pan) | \(fmt(vx(staticVoices, flat.wall))) | \(ns(flat.wall)) | \(flat.allocations) |")
+        print("| Ensemble positioned (3D, still) | \(fmt(vx(staticVoices, placed.wall))) | \(ns(placed.wall)) | \(placed.allocations) |")
+        print("| OpenAL Soft 3D source (still) | \(fmt(vx(staticVoices, placedAL?.wall))) | \(ns(placedAL?.wall)) | — |")
+        let costRatio = placed.wall / flat.wall
         print("cost of a positioned voice / a 2D voice (Ensemble): \(fmt(costRatio, 2))")
 
+        func timingJSON(_ t: Timing?, _ n: Int) -> [String: Any] {
+            guard let t else { return [:] }
+            return ["voice_x": vx(n, t.wall)!, "render_only_voice_x": vx(n, t.render)!,
+                    "update_us_per_voice": t.updates / updatesPerRun(n) * 1e6]
+        }
         var json: [String: Any] = [:]
         json["spatial3d"] = [
             "seconds_per_run": secs, "block_frames": blockFrames,
             "moving": rows.map { r -> [String: Any] in
-                var d: [String: Any] = ["voices": r.voices, "doppler": r.doppler, "ensemble_sinc_voice_x": r.ensembleSinc,
-                                        "ensemble_cubic_voice_x": r.ensembleCubic, "render_allocations": r.allocations]
-                if let l = r.openALLinear { d["openal_linear_voice_x"] = l; d["ratio_sinc_vs_openal_linear"] = r.ensembleSinc / l }
-                if let c = r.openALCubic { d["openal_cubic_voice_x"] = c; d["ratio_cubic_vs_openal_cubic"] = r.ensembleCubic / c }
-                return d
+                ["voices": r.voices, "doppler": r.doppler,
+                 "render_allocations": r.ensembleSinc.allocations + r.ensembleCubic.allocations,
+                 "ensemble_sinc": timingJSON(r.ensembleSinc, r.voices), "ensemble_cubic": timingJSON(r.ensembleCubic, r.voices),
+                 "openal_linear": timingJSON(r.openALLinear, r.voices), "openal_cubic": timingJSON(r.openALCubic, r.voices)]
             },
             "static_voices": staticVoices,
-            "static_2d_voice_x": vx(flat.wall) ?? 0, "static_3d_voice_x": vx(placed.wall) ?? 0,
-            "positioned_over_2d_cost": costRatio ?? 0, "openal_static_3d_voice_x": vx(placedAL) ?? 0,
+            "static_2d_voice_x": vx(staticVoices, flat.wall)!, "static_3d_voice_x": vx(staticVoices, placed.wall)!,
+            "positioned_over_2d_cost": costRatio, "openal_static_3d_voice_x": vx(staticVoices, placedAL?.wall) ?? 0,
         ] as [String: Any]
         return (json, failures)
     }
