@@ -1,11 +1,11 @@
-// Benchmark thread (the program's main thread is control and render thread at once): section 9, moving 3D
+// Benchmark thread (the program's main thread is control and render thread at once): section 10, moving 3D
 // voices in Ensemble against OpenAL Soft's 3D sources on the same scene, and the cost of a positioned voice.
 import CAllocationCounter
 import COpenAL
 @_spi(Testing) import Ensemble
 import Foundation
 
-/// Section 9 (issue 14): N mono voices moving on circles around a listener at the origin, their positions (and
+/// Section 10 (issue 14): N mono voices moving on circles around a listener at the origin, their positions (and
 /// velocities) set once per game frame of 1/60 s = 800 output frames, with doppler off (factor 0) and on
 /// (factor 1). Ensemble (`Track.setPosition`/`setVelocity`, default ramp) and OpenAL Soft (`AL_POSITION`/
 /// `AL_VELOCITY` on non-relative sources, ALC_SOFT_loopback) render the same scene in the same 800-frame blocks,
@@ -190,7 +190,7 @@ enum Spatial3D {
         var openALCubic: Timing?
     }
 
-    /// Runs and prints section 9; returns its JSON and any failures (render allocations only: speeds are
+    /// Runs and prints section 10; returns its JSON and any failures (render allocations only: speeds are
     /// reported, never asserted). `quick`: 16 voices, 0.1 s, one run.
     static func report(quick: Bool, seconds: Double, repeats: Int, voices: [Int], openAL useOpenAL: Bool)
         throws -> (json: [String: Any], failures: [String]) {
@@ -233,7 +233,7 @@ enum Spatial3D {
         func vx(_ n: Int, _ w: Double?) -> Double? { w.map { Double(n) * secs / $0 } }
         func ratio(_ a: Double?, _ b: Double?) -> Double? { a.flatMap { a in b.map { b in b / a } } } // wall b / wall a
 
-        print("\n## 9. Moving 3D voices (voice_x = voices × seconds / wall s of the loop: 60 position + velocity updates per "
+        print("\n## 10. Moving 3D voices (voice_x = voices × seconds / wall s of the loop: 60 position + velocity updates per "
               + "second per voice and the render, 800-frame blocks, 48 kHz stereo float, best of \(reps); mono sources on circles)\n")
         print("| voices | doppler | Ensemble sinc | Ensemble cubic | OpenAL linear (default) | OpenAL cubic "
               + "| Ensemble sinc / OpenAL linear | Ensemble cubic / OpenAL cubic | render allocations |")

@@ -5,7 +5,7 @@
 //   swift build -c release && swift run -c release ensemble-bench [--quick] [--json FILE] [--seconds S]
 //       [--repeats R] [--voices 16,64,256,1024] [--no-openal] [--no-mixdown] [--resamplers]
 //   --resamplers runs only section 1b (the resampler table) and exits.
-//   --spatial [--quick] [SECONDS] [REPEATS] runs only section 9 (moving 3D voices against OpenAL Soft) and exits.
+//   --spatial [--quick] [SECONDS] [REPEATS] runs only section 10 (moving 3D voices against OpenAL Soft) and exits.
 //   --threads runs only section 1c (one and more render threads; with section 1's rate 1.0 and spread rows at
 //   256 voices for the OpenAL column) and exits.
 //   swift run -c release ensemble-bench --soak MINUTES [SEED] [--real-time]   (random multi-threaded traffic, checked)
@@ -85,7 +85,7 @@ if arguments.first == "--tail-and-burst" {
 }
 
 if arguments.first == "--spatial" {
-    // Section 9 alone (moving 3D voices against OpenAL Soft): `ensemble-bench --spatial [--quick] [SECONDS] [REPEATS]`.
+    // Section 10 alone (moving 3D voices against OpenAL Soft): `ensemble-bench --spatial [--quick] [SECONDS] [REPEATS]`.
     let quickSpatial = arguments.contains("--quick")
     let numbers = arguments.dropFirst().filter { $0 != "--quick" }
     do {
@@ -459,7 +459,7 @@ json["chain_cost"] = chainRows.map { ["chain": $0.name, "ns_per_frame": $0.nsPer
 
 json.merge(try TailAndBurst.report(sounds: sounds48, quick: quick, repeats: reps)) { $1 }
 
-// MARK: 9. Moving 3D voices
+// MARK: 10. Moving 3D voices
 
 let spatial = try Spatial3D.report(quick: quick, seconds: secs, repeats: reps, voices: voiceList ?? [16, 64, 256], openAL: useOpenAL)
 json.merge(spatial.json) { $1 }
