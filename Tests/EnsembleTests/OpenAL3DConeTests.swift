@@ -63,6 +63,8 @@ final class OpenAL3DConeTests: XCTestCase {
         let al = try OpenALReference()
         let reference = try Self.measure { try al.render($0, frames: levelFrames) }
         let ours = try Self.measure { try renderEnsemble($0, frames: levelFrames) }
+        print("OpenAL3D cone: \(ours.count) cases, worst |Ensemble − OpenAL Soft| = "
+              + String(format: "%.4f dB", zip(ours, reference).map { abs($0.0.measuredDB - $0.1.measuredDB) }.max() ?? 0))
         for (e, a) in zip(ours, reference) {
             XCTAssertEqual(e.measuredDB, a.measuredDB, accuracy: 0.1,
                            "\(a.what): Ensemble \(e.measuredDB) dB, OpenAL Soft \(a.measuredDB) dB")

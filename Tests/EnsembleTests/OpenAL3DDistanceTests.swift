@@ -135,6 +135,9 @@ final class OpenAL3DDistanceTests: XCTestCase {
 
     private func assertMatch(_ ours: [Row], _ reference: [Row], file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(ours.count, reference.count, file: file, line: line)
+        let audible = zip(ours, reference).filter { $0.1.measuredDB.isFinite }
+        print("OpenAL3D distance: \(ours.count) cases, worst |Ensemble − OpenAL Soft| = "
+              + String(format: "%.4f dB", audible.map { abs($0.0.measuredDB - $0.1.measuredDB) }.max() ?? 0))
         for (e, a) in zip(ours, reference) {
             let what = "\(a.model) rolloff \(a.rolloff) at \(a.distance) m: Ensemble \(e.measuredDB) dB, OpenAL Soft \(a.measuredDB) dB"
             if a.measuredDB == -.infinity {
