@@ -5,6 +5,7 @@
 //   swift build -c release && swift run -c release ensemble-bench [--quick] [--json FILE] [--seconds S]
 //       [--repeats R] [--voices 16,64,256,1024] [--no-openal] [--no-mixdown] [--resamplers]
 //   --resamplers runs only section 1b (the resampler table) and exits.
+//   --spatial [--quick] [SECONDS] [REPEATS] runs only section 10 (moving 3D voices against OpenAL Soft) and exits.
 //   --threads runs only section 1c (one and more render threads; with section 1's rate 1.0 and spread rows at
 //   256 voices for the OpenAL column) and exits.
 //   swift run -c release ensemble-bench --soak MINUTES [SEED] [--real-time]   (random multi-threaded traffic, checked)
@@ -79,6 +80,21 @@ if arguments.first == "--tail-and-burst" {
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("tail-and-burst: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
+if arguments.first == "--spatial" {
+    // Section 10 alone (moving 3D voices against OpenAL Soft): `ensemble-bench --spatial [--quick] [SECONDS] [REPEATS]`.
+    let quickSpatial = arguments.contains("--quick")
+    let numbers = arguments.dropFirst().filter { $0 != "--quick" }
+    do {
+        let r = try Spatial3D.report(quick: quickSpatial, seconds: numbers.first.flatMap(Double.init) ?? 10,
+                                     repeats: numbers.dropFirst().first.flatMap(Int.init) ?? 3, voices: [16, 64, 256], openAL: true)
+        if !r.failures.isEmpty { print("\nFAILED: " + r.failures.joined(separator: "; ")) }
+        exit(r.failures.isEmpty ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write(Data("spatial: \(error)\n".utf8))
         exit(1)
     }
 }
@@ -442,6 +458,12 @@ json["chain_cost"] = chainRows.map { ["chain": $0.name, "ns_per_frame": $0.nsPer
 // MARK: 7 and 8. Decaying effect tail against silence; WSOLA searches per block
 
 json.merge(try TailAndBurst.report(sounds: sounds48, quick: quick, repeats: reps)) { $1 }
+
+// MARK: 10. Moving 3D voices
+
+let spatial = try Spatial3D.report(quick: quick, seconds: secs, repeats: reps, voices: voiceList ?? [16, 64, 256], openAL: useOpenAL)
+json.merge(spatial.json) { $1 }
+failures += spatial.failures
 
 // MARK: Checks
 
