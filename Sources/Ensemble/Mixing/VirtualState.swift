@@ -1,0 +1,42 @@
+// Render thread: part of every `Voice`; written by the serial phases (`VirtualVoices`), read by the lanes.
+
+/// A voice's virtual-voice state (after FMOD's and Wwise's virtual voices): a virtual voice stays in the active
+/// list, its cursor advances exactly as if it were mixed (in its lane, `VoiceRender`), its natural end, stop and
+/// pause happen on the same frames as for a mixed voice, but nothing is resampled or mixed from `silentFrom` on.
+struct VirtualState: BitwiseCopyable {
+    /// Virtual from the frame it was decided on (for the cap, events and `Track.isVirtual`), even while the
+    /// short fade-out before `silentFrom` still plays.
+    var isVirtual = false
+    /// Why: the cap (waiting for a place) rather than inaudibility.
+    var heldByCap = false
+    /// Set during an update (`VirtualVoices.update`) for a virtual voice loud enough to come back.
+    var wantsBack = false
+    /// First output frame not mixed: the end of the fade-out into virtual (`Int64.max` while mixed).
+    var silentFrom: Int64 = .max
+
+    /// Mixed (not virtual).
+    @_noLocks
+    init() {}
+
+    /// Virtual for `heldByCap` (else inaudibility), silent from `silentFrom`.
+    @_noLocks
+    init(heldByCap: Bool, silentFrom: Int64) {
+        isVirtual = true
+        self.heldByCap = heldByCap
+        self.silentFrom = silentFrom
+    }
+
+    /// The reason the events report.
+    var reason: VirtualReason { @_noLocks get { heldByCap ? .voiceCap : .inaudible } }
+}
+
+extension Voice {
+    /// What the virtual-voice rules compare with `Engine.Configuration.virtualThreshold` and rank voices by: the
+    /// scalar gain (volume × fades × attack × release) times the 3D audibility of a positioned voice
+    /// (`spatialAudibility`, 1 for a 2D voice, so that the product is the gain itself, bit for bit).
+    @inline(__always)
+    @_noLocks
+    func audibility(at frame: Int64) -> Float {
+        gain(at: frame) * spatialAudibility
+    }
+}
