@@ -31,12 +31,15 @@ struct VirtualState: BitwiseCopyable {
 }
 
 extension Voice {
-    /// What the virtual-voice rules compare with `Engine.Configuration.virtualThreshold` and rank voices by: the
-    /// scalar gain (volume × fades × attack × release) times the 3D audibility of a positioned voice
-    /// (`spatialAudibility`, 1 for a 2D voice, so that the product is the gain itself, bit for bit).
+    /// What the virtual-voice rules compare with `Engine.Configuration.virtualThreshold` and the cap ranks voices
+    /// by: the scalar gain the voice is meant to have — volume × fade-in × fade-out × release, without `attack`
+    /// (the short fade of a late start, a resume or a virtual change, which says nothing of how loud the voice
+    /// is meant to be: a voice fading back in must not look inaudible) — times the 3D audibility of a positioned
+    /// voice (`spatialAudibility`, 1 for a 2D voice).
     @inline(__always)
     @_noLocks
     func audibility(at frame: Int64) -> Float {
-        gain(at: frame) * spatialAudibility
+        volume.value(at: frame) * fadeIn.value(at: frame) * fadeOut.value(at: frame) * release(at: frame)
+            * spatialAudibility
     }
 }

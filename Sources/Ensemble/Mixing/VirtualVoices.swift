@@ -5,7 +5,7 @@
 /// reached.
 ///
 /// **Audibility.** A voice's audibility is `Voice.audibility(at:)`: its scalar gain (volume × fade-in × fade-out
-/// × attack × release) times, for a positioned voice, its 3D audibility (`Voice.spatialAudibility`, the largest
+/// × release; not the short `attack` fade) times, for a positioned voice, its 3D audibility (`Voice.spatialAudibility`, the largest
 /// speaker gain of the spatial update). Below `threshold` (`Engine.Configuration.virtualThreshold`, a gain:
 /// 0.001 = −60 dB by default; 0 turns the rule off) an audible voice goes virtual; a virtual one comes back once
 /// it reaches `2 × threshold` (hysteresis, so a voice hovering at the threshold does not flap).

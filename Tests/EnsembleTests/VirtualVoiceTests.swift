@@ -1,0 +1,230 @@
+import XCTest
+@_spi(Testing) @testable import Ensemble
+
+/// Virtual voices: a voice held by the cap or below `virtualThreshold` keeps its timeline unmixed and comes back,
+/// faded in over the smoothing time (240 frames here), at the position it would have reached.
+///
+/// The sources are ramps whose sample at file frame i is i / 65536 (exact in Float), played at the output rate:
+/// a mixed voice at full gain and hard left outputs exactly that, so every expectation below is the position the
+/// voice should be at, computed by hand from its start frame (and its loop length).
+final class VirtualVoiceTests: XCTestCase {
+    private static let scale: Float = 65536
+
+    private func engine(cap: Int = 0, threshold: Float = 0.001, block: Int = 4096) throws -> Engine {
+        var c = Engine.Configuration()
+        c.maxSoundingVoices = cap
+        c.virtualThreshold = threshold
+        c.smoothingTime = 0.005 // 240 frames
+        c.maxBlockFrames = block
+        return try Engine(configuration: c)
+    }
+
+    private func ramp(_ frames: Int) throws -> Sound {
+        try monoSound(frames) { Double($0) / Double(Self.scale) }
+    }
+
+    private func constant(_ frames: Int) throws -> Sound {
+        try monoSound(frames) { _ in 0.5 }
+    }
+
+    // MARK: The cap
+
+    /// Cap 2, three tracks: the ramp (left, lowest priority) starts first; the two others (right) start on 1000 and
+    /// take its place; the first of them is silent from 3000 (`stop(at:)`: its fade starts on 2760 and it stops
+    /// counting there), so on the next update (2816) the ramp comes back.
+    private func capScene(cap: Int, block: Int) throws -> (Mix, [EngineEvent], Track, Track, Track) {
+        let e = try engine(cap: cap, block: block)
+        let low = try e.makeTrack(try ramp(20000)), a = try e.makeTrack(try constant(20000))
+        let b = try e.makeTrack(try constant(20000))
+        try low.setPriority(10)
+        try low.setPan(-1)
+        for t in [a, b] {
+            try t.setPan(1)
+            try t.setPriority(200)
+        }
+        let events = e.events()
+        try low.play(at: e.time(frame: 0))
+        try e.play([a, b], at: e.time(frame: 1000))
+        try a.stop(at: e.time(frame: 3000))
+        var virtualMidway = false, virtualAfter = true
+        let mix = render(e, frames: 8000, block: block) { frame in
+            if frame >= 2000 && frame < 2000 + Int64(block) {
+                e.waitForEvents()
+                virtualMidway = low.isVirtual
+            }
+        }
+        e.waitForEvents()
+        virtualAfter = low.isVirtual
+        if block == 512 && cap > 0 {
+            XCTAssertTrue(virtualMidway, "Track.isVirtual while held by the cap")
+            XCTAssertFalse(virtualAfter, "and no longer once back")
+        }
+        return (mix, drainEventsBlocking(events), low, a, b)
+    }
+
+    func testCappedTrackComesBackWhereItWouldBe() throws {
+        let (mix, events, low, a, _) = try capScene(cap: 2, block: 512)
+        // Before the steal and after the fade-in, the ramp's samples are its positions: frame t plays frame t.
+        for t in 0..<1000 { XCTAssertEqual(mix.left[t], Float(t) / Self.scale, "frame \(t)") }
+        XCTAssertEqual(Double(mix.left[1120]), 1120 / 65536 * 0.5, accuracy: 1e-9, "halfway down the fade-out")
+        XCTAssertTrue(mix.left[1240..<2817].allSatisfy { $0 == 0 }, "virtual: not mixed")
+        XCTAssertEqual(Double(mix.left[2936]), 2936 / 65536 * 0.5, accuracy: 1e-9, "halfway up the fade-in")
+        for t in 3056..<8000 { XCTAssertEqual(mix.left[t], Float(t) / Self.scale, "frame \(t)") }
+        // The same frames of an uncapped render are the same samples.
+        let free = try capScene(cap: 0, block: 512).0
+        XCTAssertEqual(Array(mix.left[3056...]), Array(free.left[3056...]))
+        XCTAssertEqual(Array(mix.left[..<1000]), Array(free.left[..<1000]))
+
+        let lines = events.compactMap { event -> String? in
+            switch event {
+            case let .trackStarted(t, at): "start \(t === low ? "low" : "other") \(at.frame)"
+            case let .trackVirtual(t, at, reason): "virtual \(t === low ? "low" : "other") \(at.frame) \(reason)"
+            case let .trackAudible(t, at): "audible \(t === low ? "low" : "other") \(at.frame)"
+            case let .trackEnded(t, at, reason) where t === a: "end a \(at.frame) \(reason)"
+            default: nil
+            }
+        }
+        // On 1000, the second newcomer's admission takes the ramp's place: its virtual event comes between the
+        // two starts. The stopped track stops counting where its fade begins (2760): back on the next update.
+        XCTAssertEqual(lines, ["start low 0", "start other 1000", "virtual low 1000 voiceCap", "start other 1000",
+                               "audible low 2816", "end a 3000 stopped"])
+    }
+
+    func testBlockSizesGiveTheSameBytes() throws {
+        let reference = try capScene(cap: 2, block: 512).0
+        for block in [64, 1000] {
+            let other = try capScene(cap: 2, block: block).0
+            XCTAssertEqual(other.left, reference.left, "block \(block)")
+            XCTAssertEqual(other.right, reference.right, "block \(block)")
+        }
+        let inaudible = try loopScene(block: 512).0
+        for block in [64, 1000] {
+            XCTAssertEqual(try loopScene(block: block).0.left, inaudible.left, "block \(block)")
+        }
+    }
+
+    // MARK: Inaudible voices
+
+    /// A ramp looping over 1000 frames, whose volume drops to 0.0005 (below −60 dB) on 600 and comes back to 1 on
+    /// 2500: virtual from the update on 768, across the loop points on 1000 and 2000, back on the update on 2560.
+    private func loopScene(block: Int, threshold: Float = 0.001) throws -> (Mix, [EngineEvent], Track) {
+        let e = try engine(threshold: threshold, block: block)
+        let t = try e.makeTrack(try ramp(1000))
+        try t.setNumberOfLoops(-1)
+        try t.setPan(-1)
+        let events = e.events()
+        try t.play(at: e.time(frame: 0))
+        try t.setVolume(0.0005, at: e.time(frame: 600), ramp: 0)
+        try t.setVolume(1, at: e.time(frame: 2500), ramp: 0)
+        let mix = render(e, frames: 5000, block: block)
+        e.waitForEvents()
+        return (mix, drainEventsBlocking(events), t)
+    }
+
+    func testLoopingTrackComesBackAtTheRightPass() throws {
+        let (mix, events, _) = try loopScene(block: 512)
+        for t in 0..<600 { XCTAssertEqual(mix.left[t], Float(t) / Self.scale) }
+        XCTAssertEqual(Double(mix.left[700]), 0.0005 * 700 / 65536, accuracy: 1e-12, "quiet, still mixed")
+        XCTAssertTrue(mix.left[1008..<2561].allSatisfy { $0 == 0 }, "virtual from the end of its fade-out")
+        // Back on 2560 in its third pass (2560 = 2 × 1000 + 560), full from 2800.
+        XCTAssertEqual(Double(mix.left[2680]), 680 / 65536 * 0.5, accuracy: 1e-9)
+        for t in 2800..<5000 { XCTAssertEqual(mix.left[t], Float(t % 1000) / Self.scale, "frame \(t)") }
+        let never = try loopScene(block: 512, threshold: 0).0
+        XCTAssertEqual(Array(mix.left[2800...]), Array(never.left[2800...]), "as if it had never gone virtual")
+        let times = events.compactMap { e -> String? in
+            switch e {
+            case let .trackVirtual(_, at, reason): "virtual \(at.frame) \(reason)"
+            case let .trackAudible(_, at): "audible \(at.frame)"
+            default: nil
+            }
+        }
+        XCTAssertEqual(times, ["virtual 768 inaudible", "audible 2560"])
+    }
+
+    func testThresholdHysteresisAndAnInaudibleStart() throws {
+        // Starts at 0.0005: virtual from its first frame. 0.0015 on 1000 (between the threshold and twice it):
+        // stays virtual. 0.0025 on 2000: back on 2048. Then 0.0015 again on 3000: stays mixed. Ends on 4000.
+        let e = try engine(block: 256)
+        let t = try e.makeTrack(try ramp(4000))
+        try t.setPan(-1)
+        try t.setVolume(0.0005)
+        let ends = Recorder<TrackEnd>()
+        t.onFinish = { ends.append($0) }
+        let events = e.events()
+        try t.play(at: e.time(frame: 0))
+        try t.setVolume(0.0015, at: e.time(frame: 1000), ramp: 0)
+        try t.setVolume(0.0025, at: e.time(frame: 2000), ramp: 0)
+        try t.setVolume(0.0015, at: e.time(frame: 3000), ramp: 0)
+        let mix = render(e, frames: 4500, block: 256)
+        e.waitForEvents()
+        XCTAssertTrue(mix.left[..<2049].allSatisfy { $0 == 0 })
+        XCTAssertEqual(mix.left[2400], 0.0025 * 2400 / Self.scale)
+        XCTAssertEqual(mix.left[3999], 0.0015 * 3999 / Self.scale, "still mixed at 0.0015")
+        let times = drainEventsBlocking(events).compactMap { e -> String? in
+            switch e {
+            case let .trackStarted(_, at): "start \(at.frame)"
+            case let .trackVirtual(_, at, reason): "virtual \(at.frame) \(reason)"
+            case let .trackAudible(_, at): "audible \(at.frame)"
+            case let .trackEnded(_, at, reason): "end \(at.frame) \(reason)"
+            default: nil
+            }
+        }
+        XCTAssertEqual(times, ["start 0", "virtual 0 inaudible", "audible 2048", "end 4000 finished"])
+        XCTAssertEqual(ends.values.map(\.time.frame), [4000])
+    }
+
+    func testNaturalEndWhileVirtualIsOnItsFrame() throws {
+        // 1500 frames at rate 1, silenced on 100: virtual from 256, it still ends on 1500, finished.
+        let e = try engine(block: 1000)
+        let t = try e.makeTrack(try ramp(1500))
+        let ends = Recorder<TrackEnd>()
+        t.onFinish = { ends.append($0) }
+        try t.play(at: e.time(frame: 0))
+        try t.setVolume(0, at: e.time(frame: 100), ramp: 0)
+        _ = render(e, frames: 3000, block: 1000)
+        e.waitForEvents()
+        XCTAssertEqual(ends.values.map(\.time.frame), [1500])
+        XCTAssertEqual(ends.values.map(\.reason), [.finished])
+    }
+
+    func testThresholdIsChecked() {
+        for bad: Float in [-0.1, 1.5, .nan, .infinity] {
+            var c = Engine.Configuration()
+            c.virtualThreshold = bad
+            XCTAssertThrowsError(try Engine(configuration: c)) { error in
+                guard case let .invalidParameter(name, _, _) = error as? EngineError else { return XCTFail("\(error)") }
+                XCTAssertEqual(name, "virtualThreshold")
+            }
+        }
+    }
+
+    // MARK: Real time
+
+    func testVirtualVoicesAllocateNothing() throws {
+        let e = try engine(cap: 4, block: 512)
+        let sound = try ramp(48000)
+        var tracks: [Track] = []
+        for k in 0..<12 {
+            let t = try e.makeTrack(sound)
+            try t.setPriority(k * 20)
+            try t.setNumberOfLoops(-1)
+            tracks.append(t)
+        }
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: 512)
+        let right = UnsafeMutablePointer<Float>.allocate(capacity: 1024)
+        defer { left.deallocate(); right.deallocate() }
+        for _ in 0..<2 { e.render(left: left, right: right, frames: 256) }
+        let base = e.currentFrame
+        for (k, t) in tracks.enumerated() {
+            try t.play(at: e.time(frame: base + 10 + Int64(k) * 37))
+            // Quiet, then loud again: inaudible and capped voices going virtual and coming back.
+            try t.setVolume(0.0001, at: e.time(frame: base + 600 + Int64(k) * 90), ramp: 0)
+            try t.setVolume(1, at: e.time(frame: base + 2400 + Int64(k) * 50), ramp: 0)
+            if k % 3 == 0 { try t.stop(at: e.time(frame: base + 3000 + Int64(k) * 40)) }
+        }
+        var total: UInt64 = 0
+        for k in 0..<24 { total += renderCountingAllocations(e, k, left: left, right: right, frames: 256) }
+        XCTAssertEqual(total, 0, "render allocated \(total) times")
+        withExtendedLifetime(tracks) {}
+    }
+}
