@@ -31,14 +31,23 @@ struct VirtualState: BitwiseCopyable {
 }
 
 extension Voice {
-    /// What the virtual-voice rules compare with `Engine.Configuration.virtualThreshold` and the cap ranks voices
-    /// by: the scalar gain the voice is meant to have — volume × fade-in × fade-out × release, without `attack`
-    /// (the short fade of a late start, a resume or a virtual change, which says nothing of how loud the voice
-    /// is meant to be: a voice fading back in must not look inaudible) — times the 3D audibility of a positioned
-    /// voice (`spatialAudibility`, 1 for a 2D voice).
+    /// What `Engine.Configuration.virtualThreshold` is compared with: the level the voice is set to — its volume
+    /// (with its ramps) times the 3D audibility of a positioned voice (`spatialAudibility`, 1 for a 2D voice).
+    /// Fades are left out: a fade-in, the fade-out to the natural end, a stop, pause or steal release and the
+    /// short `attack` fades are passages from or to silence that the voice goes through, not a level it is left
+    /// at, and a voice fading in must not start virtual and miss the start of its fade.
     @inline(__always)
     @_noLocks
     func audibility(at frame: Int64) -> Float {
+        volume.value(at: frame) * spatialAudibility
+    }
+
+    /// What the cap ranks voices by (`VoiceStealing.yields`): the gain the voice has at `frame` — volume ×
+    /// fade-in × fade-out × release, without `attack` (the short fade of a late start, a resume or a virtual
+    /// change: a voice fading back in, or out into virtual, keeps its rank) — times `spatialAudibility`.
+    @inline(__always)
+    @_noLocks
+    func loudness(at frame: Int64) -> Float {
         volume.value(at: frame) * fadeIn.value(at: frame) * fadeOut.value(at: frame) * release(at: frame)
             * spatialAudibility
     }

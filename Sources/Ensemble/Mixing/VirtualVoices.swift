@@ -4,9 +4,9 @@
 /// to another, keeps its timeline without being mixed, and comes back, faded in, at the position it would have
 /// reached.
 ///
-/// **Audibility.** A voice's audibility is `Voice.audibility(at:)`: its scalar gain (volume × fade-in × fade-out
-/// × release; not the short `attack` fade) times, for a positioned voice, its 3D audibility (`Voice.spatialAudibility`, the largest
-/// speaker gain of the spatial update). Below `threshold` (`Engine.Configuration.virtualThreshold`, a gain:
+/// **Audibility.** A voice's audibility is `Voice.audibility(at:)`: its volume (with its ramps) times, for a
+/// positioned voice, its 3D audibility (`Voice.spatialAudibility`, the largest speaker gain of the spatial
+/// update). Fades (fade-in, fade-out, releases) are passages, not levels, and are left out. Below `threshold` (`Engine.Configuration.virtualThreshold`, a gain:
 /// 0.001 = −60 dB by default; 0 turns the rule off) an audible voice goes virtual; a virtual one comes back once
 /// it reaches `2 × threshold` (hysteresis, so a voice hovering at the threshold does not flap).
 ///
@@ -28,10 +28,10 @@
 /// out for a stop, pause or steal. A track it takes goes virtual (reason `.voiceCap`) instead of ending; a
 /// one-shot effect it takes ends with `.stolen`, as before (a late return of a short one-shot is no use: FMOD
 /// steals them too). At every update, virtual voices that want to sound (held by the cap, or back above twice
-/// the threshold) come back best first — the reverse of the stealing order: highest priority, then loudest,
-/// then newest — into free places; with no free place, one displaces the lowest audible voice only if its
-/// priority is higher, or equal with at least twice the audibility (so that two voices of nearly equal
-/// loudness do not swap back and forth). The rest wait, held by the cap.
+/// the threshold) come back best first — the reverse of the stealing order (`VoiceStealing.yields`): highest
+/// priority, then loudest, then newest — into free places; with no free place, one displaces the lowest audible voice only if its
+/// priority is higher, or equal with at least twice the loudness (`Voice.loudness(at:)`, so that two voices of
+/// nearly equal loudness do not swap back and forth). The rest wait, held by the cap.
 struct VirtualVoices {
     /// Frames between two updates: 256 (5.3 ms at 48 kHz), a multiple of the spatial update's 64 frames.
     static var interval: Int64 { @_noLocks get { 256 } }
@@ -210,11 +210,11 @@ struct VirtualVoices {
     }
 
     /// True when virtual voice `a` may take the place of audible voice `b`: higher priority, or the same with at
-    /// least twice the audibility.
+    /// least twice the loudness.
     @_noLocks
     private func displaces(_ a: Voice, _ b: Voice, at frame: Int64) -> Bool {
         if a.priority != b.priority { return a.priority > b.priority }
-        return a.audibility(at: frame) >= 2 * b.audibility(at: frame)
+        return a.loudness(at: frame) >= 2 * b.loudness(at: frame)
     }
 
     // MARK: The lanes

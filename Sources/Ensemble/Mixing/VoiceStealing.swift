@@ -46,7 +46,7 @@ struct VoiceStealing {
 
     /// The global cap on audible voices: when `slot` starts on `frame` and `soundingCap` voices are already
     /// audible there (started, not ended, not fading out, not virtual: `VirtualVoices`), the voice that sorts
-    /// first by (priority, audibility at `frame`, start frame, sequence) — the lowest priority, then the quietest,
+    /// first by (priority, loudness at `frame`, start frame, sequence) — the lowest priority, then the quietest,
     /// then the oldest — gives way. The newcomer competes too. A track that gives way goes virtual, held by the
     /// cap (it comes back when a place frees); a one-shot effect is stolen: it fades out over `rampFrames` and
     /// ends with `.stolen`.
@@ -74,12 +74,12 @@ struct VoiceStealing {
         return .sounds
     }
 
-    /// True when voice `a` gives way before voice `b`: lower priority, else quieter at `frame` (its audibility,
-    /// `Voice.audibility(at:)`), else older.
+    /// True when voice `a` gives way before voice `b`: lower priority, else quieter at `frame` (its loudness,
+    /// `Voice.loudness(at:)`), else older.
     @_noLocks
     static func yields(_ a: Voice, to b: Voice, at frame: Int64) -> Bool {
         if a.priority != b.priority { return a.priority < b.priority }
-        let ga = a.audibility(at: frame), gb = b.audibility(at: frame)
+        let ga = a.loudness(at: frame), gb = b.loudness(at: frame)
         if ga != gb { return ga < gb }
         if a.startFrame != b.startFrame { return a.startFrame < b.startFrame }
         return a.sequence < b.sequence
