@@ -210,7 +210,7 @@ public final class Track: @unchecked Sendable {
     }
 
     /// Sets the stealing priority, 0…255, under `Engine.Configuration.maxSoundingVoices`: when the cap is
-    /// reached, lower priorities are stolen first. Read at `play` (a playing voice keeps the one it started with).
+    /// reached, lower priorities give way first (the track goes virtual), and come back last. Read at `play` (a playing voice keeps the one it started with).
     public func setPriority(_ priority: Int) throws(EngineError) {
         guard priority >= 0, priority <= 255 else {
             throw .invalidParameter(name: "priority", value: Double(priority), expected: "0…255")
