@@ -1,9 +1,10 @@
 import Ensemble
 import Foundation
 
-/// Section 9: what virtual voices cost. 64 audible looping voices alone, then with 4,000 more looping voices that
-/// are inaudible (volume 0.0001, below the default `virtualThreshold` of 0.001: virtual from their first frame),
-/// the same 4,000 mixed anyway (`virtualThreshold` 0), and 4,064 voices at full volume under
+/// Section 9: what virtual voices cost. 64 audible looping voices alone (rates spread over 0.5…2, as 3D voices
+/// under doppler resample; and, the cheapest case, at rate 1, a plain copy), then with 4,000 more looping voices
+/// that are inaudible (volume 0.0001, below the default `virtualThreshold` of 0.001: virtual from their first
+/// frame), the same 4,000 mixed anyway (`virtualThreshold` 0), and 4,064 voices at full volume under
 /// `maxSoundingVoices` = 64 (4,000 held by the cap). ns per 1024-frame block, best of `repeats`.
 enum VirtualVoiceBench {
     struct Row {
@@ -28,8 +29,8 @@ enum VirtualVoiceBench {
 
     /// `audible` looping voices at their `VoiceParams` volume and pan, plus `quiet` looping voices at `quietVolume`
     /// (rates spread over 0.5…2, so that mixing them would resample), rendered for `seconds`.
-    static func run(sounds: [Sound], audible: Int, quiet: Int, quietVolume: Float, threshold: Float, cap: Int,
-                    seconds: Double) throws -> RenderResult {
+    static func run(sounds: [Sound], audible: Int, spread: Bool, quiet: Int, quietVolume: Float, threshold: Float,
+                    cap: Int, seconds: Double) throws -> RenderResult {
         let engine = try engine(voices: audible + quiet, threshold: threshold, cap: cap)
         var tracks: [Track] = []
         tracks.reserveCapacity(audible + quiet)
@@ -38,6 +39,7 @@ enum VirtualVoiceBench {
             try t.setPan(VoiceParams.pan(i))
             if i < audible {
                 try t.setVolume(VoiceParams.gain(i))
+                if spread { try t.setRate(VoiceParams.rate(i)) }
                 // The audible voices rank first under the cap.
                 try t.setPriority(200)
             } else {
@@ -60,35 +62,56 @@ enum VirtualVoiceBench {
     static func report(sounds: [Sound], quick: Bool, repeats: Int) throws -> [String: Any] {
         let seconds = quick ? 0.25 : 5.0
         print("\n## 9. Virtual voices (64 audible looping voices; + 4,000 more; ns per 1024-frame block, best of \(repeats))\n")
-        print("| scene | voices | ns per block | × 64 audible alone | render allocations |")
+        print("| scene | voices | ns per block | × its 64 audible alone | render allocations |")
         print("|---|---|---|---|---|")
-        let scenes: [(String, Int, Float, Float, Int, Double)] = [
-            ("64 audible alone", 0, 0, 0.001, 0, seconds),
-            ("+ 4,000 inaudible, virtual (threshold 0.001)", 4000, 0.0001, 0.001, 0, seconds),
-            ("+ 4,000 inaudible, mixed (threshold 0)", 4000, 0.0001, 0, 0, seconds / 5),
-            ("+ 4,000 at full volume, held by the cap (64)", 4000, 1, 0.001, 64, seconds),
+        struct Scene {
+            var name: String
+            var spread: Bool
+            var quiet: Int
+            var volume: Float = 0.0001
+            var threshold: Float = 0.001
+            var cap = 0
+            var seconds: Double
+            /// The row this one is compared with.
+            var base: Int
+        }
+        let scenes = [
+            Scene(name: "64 audible, rates 0.5…2, alone", spread: true, quiet: 0, seconds: seconds, base: 0),
+            Scene(name: "+ 4,000 inaudible, virtual (threshold 0.001)", spread: true, quiet: 4000, seconds: seconds, base: 0),
+            Scene(name: "+ 4,000 inaudible, mixed (threshold 0)", spread: true, quiet: 4000, threshold: 0,
+                  seconds: seconds / 10, base: 0),
+            Scene(name: "+ 4,000 at full volume, held by the cap (64)", spread: true, quiet: 4000, volume: 1, cap: 64,
+                  seconds: seconds, base: 0),
+            Scene(name: "64 audible, rate 1 (a copy), alone", spread: false, quiet: 0, seconds: seconds, base: 4),
+            Scene(name: "+ 4,000 inaudible, virtual (threshold 0.001)", spread: false, quiet: 4000, seconds: seconds, base: 4),
         ]
         var rows: [Row] = []
-        for (name, quiet, volume, threshold, cap, secs) in scenes {
+        for scene in scenes {
             var best = Double.infinity
             var allocations: UInt64 = 0
             for _ in 0..<repeats {
-                let r = try run(sounds: sounds, audible: 64, quiet: quiet, quietVolume: volume, threshold: threshold,
-                                cap: cap, seconds: secs)
+                let r = try run(sounds: sounds, audible: 64, spread: scene.spread, quiet: scene.quiet,
+                                quietVolume: scene.volume, threshold: scene.threshold, cap: scene.cap,
+                                seconds: scene.seconds)
                 best = min(best, r.wall)
                 allocations += r.allocations
             }
-            let blocks = (secs * 48000 / Double(block)).rounded(.up)
-            rows.append(Row(name: name, voices: 64 + quiet, nsPerBlock: best * 1e9 / blocks, allocations: allocations))
+            let blocks = scene.seconds * 48000 / Double(block)
+            rows.append(Row(name: scene.name, voices: 64 + scene.quiet, nsPerBlock: best * 1e9 / blocks,
+                            allocations: allocations))
         }
-        let base = rows[0].nsPerBlock
-        for r in rows {
-            print("| \(r.name) | \(r.voices) | \(fmt(r.nsPerBlock)) | \(fmt(r.nsPerBlock / base, 2)) | \(r.allocations) |")
+        var ratios: [Double] = []
+        for (r, scene) in zip(rows, scenes) {
+            let ratio = r.nsPerBlock / rows[scene.base].nsPerBlock
+            ratios.append(ratio)
+            print("| \(r.name) | \(r.voices) | \(fmt(r.nsPerBlock)) | \(fmt(ratio, 2)) | \(r.allocations) |")
         }
         if rows.contains(where: { $0.allocations > 0 }) {
             FileHandle.standardError.write(Data("virtual voices: the render thread allocated\n".utf8))
         }
-        return ["virtual_voices": rows.map { ["scene": $0.name, "voices": $0.voices, "ns_per_block": $0.nsPerBlock,
-                                              "ratio": $0.nsPerBlock / base, "allocations": $0.allocations] as [String: Any] }]
+        return ["virtual_voices": zip(rows, ratios).map { r, ratio in
+            ["scene": r.name, "voices": r.voices, "ns_per_block": r.nsPerBlock, "ratio": ratio,
+             "allocations": r.allocations] as [String: Any]
+        }]
     }
 }

@@ -6,7 +6,8 @@ import XCTest
 /// as a render where it never went virtual once its fade-in is over.
 final class VirtualVoiceStreamTests: XCTestCase {
     /// 3 s of the streaming tests' signal at 44.1 kHz (resampled to 48 kHz), looping, silenced on 20,000 and
-    /// back on 100,000 (virtual from the update on 20,224, back on the update on 100,096, full from 100,336).
+    /// back on 100,000 (virtual from the update on 20,480, silent from 20,720, back on the update on 100,352, full
+    /// from 100,592).
     private func render(_ path: String, streamed: Bool, threshold: Float) throws -> [Float] {
         var c = Engine.Configuration()
         c.maxBlockFrames = 1000
@@ -44,8 +45,8 @@ final class VirtualVoiceStreamTests: XCTestCase {
         let memory = try render(path, streamed: false, threshold: 0.001)
         let never = try render(path, streamed: false, threshold: 0)
         XCTAssertEqual(streamed.map(\.bitPattern), memory.map(\.bitPattern), "streamed and in memory")
-        XCTAssertTrue(streamed[(2 * 20464)..<(2 * 100_096)].allSatisfy { $0 == 0 }, "virtual, not mixed")
-        let back = 2 * 100_336
+        XCTAssertTrue(streamed[(2 * 20720)..<(2 * 100_352)].allSatisfy { $0 == 0 }, "virtual, not mixed")
+        let back = 2 * 100_592
         XCTAssertEqual(Array(streamed[back...]), Array(never[back...]), "back where it would have been")
         XCTAssertGreaterThan(streamed[back...].map { abs($0) }.max() ?? 0, 0.1, "sounding")
     }

@@ -31,7 +31,7 @@ final class VirtualVoiceTests: XCTestCase {
 
     /// Cap 2, three tracks: the ramp (left, lowest priority) starts first; the two others (right) start on 1000 and
     /// take its place; the first of them is silent from 3000 (`stop(at:)`: its fade starts on 2760 and it stops
-    /// counting there), so on the next update (2816) the ramp comes back.
+    /// counting there), so on the next update (3072 = 3 × 1024) the ramp comes back.
     private func capScene(cap: Int, block: Int) throws -> (Mix, [EngineEvent], Track, Track, Track) {
         let e = try engine(cap: cap, block: block)
         let low = try e.makeTrack(try ramp(20000)), a = try e.makeTrack(try constant(20000))
@@ -67,12 +67,12 @@ final class VirtualVoiceTests: XCTestCase {
         // Before the steal and after the fade-in, the ramp's samples are its positions: frame t plays frame t.
         for t in 0..<1000 { XCTAssertEqual(mix.left[t], Float(t) / Self.scale, "frame \(t)") }
         XCTAssertEqual(Double(mix.left[1120]), 1120 / 65536 * 0.5, accuracy: 1e-9, "halfway down the fade-out")
-        XCTAssertTrue(mix.left[1240..<2817].allSatisfy { $0 == 0 }, "virtual: not mixed")
-        XCTAssertEqual(Double(mix.left[2936]), 2936 / 65536 * 0.5, accuracy: 1e-9, "halfway up the fade-in")
-        for t in 3056..<8000 { XCTAssertEqual(mix.left[t], Float(t) / Self.scale, "frame \(t)") }
+        XCTAssertTrue(mix.left[1240..<3073].allSatisfy { $0 == 0 }, "virtual: not mixed")
+        XCTAssertEqual(Double(mix.left[3192]), 3192 / 65536 * 0.5, accuracy: 1e-9, "halfway up the fade-in")
+        for t in 3312..<8000 { XCTAssertEqual(mix.left[t], Float(t) / Self.scale, "frame \(t)") }
         // The same frames of an uncapped render are the same samples.
         let free = try capScene(cap: 0, block: 512).0
-        XCTAssertEqual(Array(mix.left[3056...]), Array(free.left[3056...]))
+        XCTAssertEqual(Array(mix.left[3312...]), Array(free.left[3312...]))
         XCTAssertEqual(Array(mix.left[..<1000]), Array(free.left[..<1000]))
 
         let lines = events.compactMap { event -> String? in
@@ -87,7 +87,50 @@ final class VirtualVoiceTests: XCTestCase {
         // On 1000, the second newcomer's admission takes the ramp's place: its virtual event comes between the
         // two starts. The stopped track stops counting where its fade begins (2760): back on the next update.
         XCTAssertEqual(lines, ["start low 0", "start other 1000", "virtual low 1000 voiceCap", "start other 1000",
-                               "audible low 2816", "end a 3000 stopped"])
+                               "end a 3000 stopped", "audible low 3072"])
+    }
+
+    /// Cap 1: A (right, priority 100) sounds; B (left ramp, priority 200) starts inaudible. B's volume rises on
+    /// 1500: on the update on 2048 it wants back and, of higher priority, takes A's place (A held by the cap).
+    /// B's volume falls on 3500: on the update on 4096 B goes virtual again and A comes back in the place it frees.
+    private func displacementScene(block: Int) throws -> (Mix, [String]) {
+        let e = try engine(cap: 1, block: block)
+        let a = try e.makeTrack(try constant(20000)), b = try e.makeTrack(try ramp(20000))
+        try a.setPriority(100)
+        try a.setPan(1)
+        try b.setPriority(200)
+        try b.setPan(-1)
+        try b.setVolume(0.0001)
+        let events = e.events()
+        try e.play([a, b], at: e.time(frame: 0))
+        try b.setVolume(1, at: e.time(frame: 1500), ramp: 0)
+        try b.setVolume(0.0001, at: e.time(frame: 3500), ramp: 0)
+        let mix = render(e, frames: 6000, block: block)
+        e.waitForEvents()
+        let lines = drainEventsBlocking(events).compactMap { event -> String? in
+            switch event {
+            case let .trackStarted(t, at): "start \(t === a ? "A" : "B") \(at.frame)"
+            case let .trackVirtual(t, at, reason): "virtual \(t === a ? "A" : "B") \(at.frame) \(reason)"
+            case let .trackAudible(t, at): "audible \(t === a ? "A" : "B") \(at.frame)"
+            default: nil
+            }
+        }
+        return (mix, lines)
+    }
+
+    func testAVoiceComingBackDisplacesALowerPriorityOne() throws {
+        let (mix, lines) = try displacementScene(block: 512)
+        XCTAssertEqual(lines, ["start A 0", "start B 0", "virtual B 0 inaudible", "virtual A 2048 voiceCap",
+                               "audible B 2048", "virtual B 4096 inaudible", "audible A 4096"])
+        XCTAssertTrue(mix.left[..<2049].allSatisfy { $0 == 0 }, "B virtual from its start")
+        for t in 2288..<3500 { XCTAssertEqual(mix.left[t], Float(t) / Self.scale, "B at its position, frame \(t)") }
+        XCTAssertEqual(mix.right[2047], 0.5)
+        XCTAssertEqual(Double(mix.right[2168]), 0.25, accuracy: 1e-6, "A halfway down its fade-out")
+        XCTAssertTrue(mix.right[2288..<4097].allSatisfy { $0 == 0 }, "A held by the cap")
+        XCTAssertEqual(Double(mix.right[4216]), 0.25, accuracy: 1e-6, "A halfway up its fade-in")
+        XCTAssertTrue(mix.right[4336...].allSatisfy { $0 == 0.5 }, "A back")
+        XCTAssertEqual(try displacementScene(block: 1000).0.right, mix.right)
+        XCTAssertEqual(try displacementScene(block: 64).0.left, mix.left)
     }
 
     func testBlockSizesGiveTheSameBytes() throws {
@@ -106,7 +149,8 @@ final class VirtualVoiceTests: XCTestCase {
     // MARK: Inaudible voices
 
     /// A ramp looping over 1000 frames, whose volume drops to 0.0005 (below −60 dB) on 600 and comes back to 1 on
-    /// 2500: virtual from the update on 768, across the loop points on 1000 and 2000, back on the update on 2560.
+    /// 2500: virtual from the update on 1024 (silent from 1264), across the loop points on 2000 and 3000, back on
+    /// the update on 3072.
     private func loopScene(block: Int, threshold: Float = 0.001) throws -> (Mix, [EngineEvent], Track) {
         let e = try engine(threshold: threshold, block: block)
         let t = try e.makeTrack(try ramp(1000))
@@ -125,12 +169,13 @@ final class VirtualVoiceTests: XCTestCase {
         let (mix, events, _) = try loopScene(block: 512)
         for t in 0..<600 { XCTAssertEqual(mix.left[t], Float(t) / Self.scale) }
         XCTAssertEqual(Double(mix.left[700]), 0.0005 * 700 / 65536, accuracy: 1e-12, "quiet, still mixed")
-        XCTAssertTrue(mix.left[1008..<2561].allSatisfy { $0 == 0 }, "virtual from the end of its fade-out")
-        // Back on 2560 in its third pass (2560 = 2 × 1000 + 560), full from 2800.
-        XCTAssertEqual(Double(mix.left[2680]), 680 / 65536 * 0.5, accuracy: 1e-9)
-        for t in 2800..<5000 { XCTAssertEqual(mix.left[t], Float(t % 1000) / Self.scale, "frame \(t)") }
+        XCTAssertEqual(Double(mix.left[1144]), 0.0005 * 144 / 65536 * 0.5, accuracy: 1e-12, "halfway down, pass 2")
+        XCTAssertTrue(mix.left[1264..<3073].allSatisfy { $0 == 0 }, "virtual from the end of its fade-out")
+        // Back on 3072 in its fourth pass (3072 = 3 × 1000 + 72), full from 3312.
+        XCTAssertEqual(Double(mix.left[3192]), 192 / 65536 * 0.5, accuracy: 1e-9)
+        for t in 3312..<5000 { XCTAssertEqual(mix.left[t], Float(t % 1000) / Self.scale, "frame \(t)") }
         let never = try loopScene(block: 512, threshold: 0).0
-        XCTAssertEqual(Array(mix.left[2800...]), Array(never.left[2800...]), "as if it had never gone virtual")
+        XCTAssertEqual(Array(mix.left[3312...]), Array(never.left[3312...]), "as if it had never gone virtual")
         let times = events.compactMap { e -> String? in
             switch e {
             case let .trackVirtual(_, at, reason): "virtual \(at.frame) \(reason)"
@@ -138,7 +183,7 @@ final class VirtualVoiceTests: XCTestCase {
             default: nil
             }
         }
-        XCTAssertEqual(times, ["virtual 768 inaudible", "audible 2560"])
+        XCTAssertEqual(times, ["virtual 1024 inaudible", "audible 3072"])
     }
 
     func testThresholdHysteresisAndAnInaudibleStart() throws {
@@ -174,7 +219,7 @@ final class VirtualVoiceTests: XCTestCase {
     }
 
     func testNaturalEndWhileVirtualIsOnItsFrame() throws {
-        // 1500 frames at rate 1, silenced on 100: virtual from 256, it still ends on 1500, finished.
+        // 1500 frames at rate 1, silenced on 100: virtual from 1024, it still ends on 1500, finished.
         let e = try engine(block: 1000)
         let t = try e.makeTrack(try ramp(1500))
         let ends = Recorder<TrackEnd>()

@@ -83,7 +83,7 @@ final class VoiceCapTests: XCTestCase {
 
     func testNewcomerWithTheLowestPriorityStartsVirtualUntilAPlaceFrees() throws {
         // B starts held by the cap on 300; A's end on 5000 frees the place, and B comes back on the next
-        // virtual-voice update (5120 = 20 × 256), fading in over 240 frames, until its own end on 5300.
+        // virtual-voice update (5120 = 5 × 1024), fading in over 240 frames, until its own end on 5300.
         let (mix, ends, _) = try run(cap: 1, [Spec(priority: 200, start: 0), Spec(priority: 10, start: 300, pan: -1)])
         XCTAssertEqual(ends[1].map(\.time.frame), [5300])
         XCTAssertEqual(ends[1].map(\.reason), [.finished])

@@ -48,14 +48,14 @@ public final class Engine: @unchecked Sendable {
         /// quietest, then oldest voice (the newcomer included) gives way: a track goes virtual (it fades out over
         /// the smoothing time, keeps its timeline unmixed, and comes back, faded in at the position it would have
         /// reached, when a place frees: `EngineEvent.trackVirtual`/`.trackAudible`, `Track.isVirtual`); a one-shot
-        /// effect fades out and ends with reason `stolen`. Places are re-examined every 256 frames: virtual voices
+        /// effect fades out and ends with reason `stolen`. Places are re-examined every 1024 frames: virtual voices
         /// come back best first (highest priority, loudest, newest) into free places, or displace the lowest
         /// audible voice when their priority is higher (or equal with twice its loudness).
         public var maxSoundingVoices = 0
         /// The audibility below which a voice goes virtual, as a gain (0.001 = −60 dB, the default; 0: never for
         /// being quiet). A voice's audibility is its volume (with its ramps) × the 3D gain of a positioned source
         /// (its loudest speaker); fades in and out and stop fades are passages to or from silence, left out.
-        /// Checked every 256 output frames (at frames that are multiples of 256, so the output does not depend on
+        /// Checked every 1024 output frames (at frames that are multiples of 1024, so the output does not depend on
         /// the block size) and when a voice starts: below the threshold the voice fades out over
         /// the smoothing time and goes virtual — its cursor, passes and natural end go on exactly, nothing is
         /// resampled or mixed — and it comes back, faded in over the smoothing time at the position it would have

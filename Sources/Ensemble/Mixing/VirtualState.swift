@@ -9,8 +9,6 @@ struct VirtualState: BitwiseCopyable {
     var isVirtual = false
     /// Why: the cap (waiting for a place) rather than inaudibility.
     var heldByCap = false
-    /// Set during an update (`VirtualVoices.update`) for a virtual voice loud enough to come back.
-    var wantsBack = false
     /// First output frame not mixed: the end of the fade-out into virtual (`Int64.max` while mixed).
     var silentFrom: Int64 = .max
 

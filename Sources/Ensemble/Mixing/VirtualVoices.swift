@@ -31,10 +31,14 @@
 /// the threshold) come back best first — the reverse of the stealing order (`VoiceStealing.yields`): highest
 /// priority, then loudest, then newest — into free places; with no free place, one displaces the lowest audible voice only if its
 /// priority is higher, or equal with at least twice the loudness (`Voice.loudness(at:)`, so that two voices of
-/// nearly equal loudness do not swap back and forth). The rest wait, held by the cap.
+/// nearly equal loudness do not swap back and forth). The rest wait: those held by the cap for a place, those
+/// that were inaudible as they were (they try again at the next update).
 struct VirtualVoices {
-    /// Frames between two updates: 256 (5.3 ms at 48 kHz), a multiple of the spatial update's 64 frames.
-    static var interval: Int64 { @_noLocks get { 256 } }
+    /// Frames between two updates: 1024 (21 ms at 48 kHz, about FMOD's update once per game frame), a multiple
+    /// of the spatial update's 64 frames. Every update ends a span, and every span costs each active voice, virtual
+    /// or not, a few tens of ns (listed in its lane, its cursor advanced, its position published): 1024 keeps
+    /// thousands of virtual voices cheap (benchmark section 9) and adds no span to 1024-frame blocks.
+    static var interval: Int64 { @_noLocks get { 1024 } }
 
     /// Below this audibility a voice goes virtual; 0: never for inaudibility.
     let threshold: Float
@@ -75,11 +79,12 @@ struct VirtualVoices {
     // MARK: Decisions (serial phase)
 
     /// The update at `frame` (an update frame, at a span's start): voices below the threshold go virtual,
-    /// virtual voices loud enough come back under the cap, best first.
+    /// virtual voices that want to sound (`wantsToSound`) come back under the cap, best first. One pass over the
+    /// active voices when nothing comes back (the usual case with many virtual voices); the rare returns under a
+    /// full cap search again.
     @_noLocks
     func update(at frame: Int64, pool: VoicePool, reports: VoiceReports) {
-        let back = threshold * 2
-        var audible = 0, wanting = 0
+        var audible = 0, wanting = 0, best = -1, lowest = -1
         for k in 0..<pool.activeCount {
             let s = Int(pool.active[k])
             let v = pool[s]
@@ -87,48 +92,55 @@ struct VirtualVoices {
             guard v.startFrame <= frame, v.stopFrame > frame, v.releaseStart > frame else { continue }
             let a = v.audibility(at: frame)
             if v.virtual.isVirtual {
-                if threshold > 0 && a < threshold {
+                if v.virtual.heldByCap && threshold > 0 && a < threshold {
                     pool[s].virtual.heldByCap = false // inaudible now: it no longer waits for a place
-                } else if v.virtual.heldByCap || threshold == 0 || a >= back {
-                    pool[s].virtual.wantsBack = true
-                    wanting += 1
+                    continue
                 }
+                guard wantsToSound(v, audibility: a) else { continue }
+                wanting += 1
+                if best < 0 || VoiceStealing.yields(pool[best], to: v, at: frame) { best = s }
             } else if threshold > 0 && a < threshold {
                 depart(s, at: frame, heldByCap: false, pool: pool, reports: reports)
             } else {
                 audible += 1
+                if cap > 0 && (lowest < 0 || VoiceStealing.yields(v, to: pool[lowest], at: frame)) { lowest = s }
             }
         }
         guard wanting > 0 else { return }
         if cap == 0 {
-            for k in 0..<pool.activeCount where pool[Int(pool.active[k])].virtual.wantsBack {
-                comeBack(Int(pool.active[k]), at: frame, pool: pool, reports: reports)
+            for k in 0..<pool.activeCount {
+                let s = Int(pool.active[k])
+                let v = pool[s]
+                guard v.virtual.isVirtual, v.startFrame <= frame, v.stopFrame > frame, v.releaseStart > frame,
+                      wantsToSound(v, audibility: v.audibility(at: frame)) else { continue }
+                comeBack(s, at: frame, pool: pool, reports: reports)
             }
             return
         }
-        while wanting > 0 {
+        // A full cap that the best candidate cannot break into keeps every candidate out (they all rank lower).
+        if audible >= cap, lowest < 0 || !displaces(pool[best], pool[lowest], at: frame) { return }
+        while true {
             let best = bestWanting(at: frame, pool: pool)
-            pool[best].virtual.wantsBack = false
-            wanting -= 1
+            if best < 0 { return }
             if audible < cap {
                 comeBack(best, at: frame, pool: pool, reports: reports)
                 audible += 1
                 continue
             }
             let lowest = lowestAudible(at: frame, pool: pool)
-            guard lowest >= 0, displaces(pool[best], pool[lowest], at: frame) else {
-                // No place, and nothing it may displace: it and every voice ranking below it wait for a place.
-                pool[best].virtual.heldByCap = true
-                for k in 0..<pool.activeCount where pool[Int(pool.active[k])].virtual.wantsBack {
-                    let s = Int(pool.active[k])
-                    pool[s].virtual.wantsBack = false
-                    pool[s].virtual.heldByCap = true
-                }
-                return
-            }
+            guard lowest >= 0, displaces(pool[best], pool[lowest], at: frame) else { return }
             yieldPlace(lowest, at: frame, pool: pool, reports: reports)
             comeBack(best, at: frame, pool: pool, reports: reports)
         }
+    }
+
+    /// True when the virtual voice `voice`, of audibility `a`, wants to sound: held by the cap and not below the
+    /// threshold (checked by the caller), or back at twice the threshold (any level when the rule is off). One
+    /// held out for inaudibility that finds no place keeps that reason and tries again at the next update.
+    @inline(__always)
+    @_noLocks
+    private func wantsToSound(_ voice: Voice, audibility a: Float) -> Bool {
+        voice.virtual.heldByCap || threshold == 0 || a >= threshold * 2
     }
 
     /// The voice in `slot` leaves its place under the cap at `frame`: a track (or an effect found by an update)
@@ -197,14 +209,21 @@ struct VirtualVoices {
         return lowest
     }
 
-    /// The best voice that wants to come back: the one stolen last (highest priority, loudest, newest).
+    /// The best virtual voice that wants to sound at `frame`: the one stolen last (highest priority, loudest,
+    /// newest); −1 for none.
     @_noLocks
     private func bestWanting(at frame: Int64, pool: VoicePool) -> Int {
         var best = -1
         for k in 0..<pool.activeCount {
             let s = Int(pool.active[k])
-            guard pool[s].virtual.wantsBack else { continue }
-            if best < 0 || VoiceStealing.yields(pool[best], to: pool[s], at: frame) { best = s }
+            let v = pool[s]
+            guard v.virtual.isVirtual, v.startFrame <= frame, v.stopFrame > frame, v.releaseStart > frame else {
+                continue
+            }
+            let a = v.audibility(at: frame)
+            if threshold > 0 && a < threshold { continue }
+            guard wantsToSound(v, audibility: a) else { continue }
+            if best < 0 || VoiceStealing.yields(pool[best], to: v, at: frame) { best = s }
         }
         return best
     }
