@@ -75,7 +75,7 @@ if arguments.first == "--soak", arguments.count >= 2, let minutes = Double(argum
 if arguments.first == "--virtual-voices" {
     // Section 9 alone (no input files): `ensemble-bench --virtual-voices [REPEATS] [--quick]`.
     do {
-        let reps = arguments.count > 1 ? Int(arguments[1]) ?? 3 : 3
+        let reps = arguments.count > 1 ? Int(arguments[1]) ?? 5 : 5
         _ = try VirtualVoiceBench.report(sounds: TailAndBurst.tones(), quick: arguments.contains("--quick"), repeats: reps)
         exit(0)
     } catch {

@@ -6,9 +6,10 @@
 ///
 /// **Audibility.** A voice's audibility is `Voice.audibility(at:)`: its volume (with its ramps) times, for a
 /// positioned voice, its 3D audibility (`Voice.spatialAudibility`, the largest speaker gain of the spatial
-/// update). Fades (fade-in, fade-out, releases) are passages, not levels, and are left out. Below `threshold` (`Engine.Configuration.virtualThreshold`, a gain:
-/// 0.001 = −60 dB by default; 0 turns the rule off) an audible voice goes virtual; a virtual one comes back once
-/// it reaches `2 × threshold` (hysteresis, so a voice hovering at the threshold does not flap).
+/// update). Fades (fade-in, fade-out, releases) are passages, not levels, and are left out. Below `threshold`
+/// (`Engine.Configuration.virtualThreshold`, a gain: 0.001 = −60 dB by default; 0 turns the rule off) an audible
+/// voice goes virtual; a virtual one comes back once it reaches `2 × threshold` (hysteresis, so a voice hovering
+/// at the threshold does not flap).
 ///
 /// **When.** Decisions are taken at update frames, the multiples of `interval` (a multiple of the spatial update's
 /// 64 frames), in the serial phase before the lanes: the mixer ends its spans there (`nextUpdate`), and a split
@@ -29,9 +30,9 @@
 /// one-shot effect it takes ends with `.stolen`, as before (a late return of a short one-shot is no use: FMOD
 /// steals them too). At every update, virtual voices that want to sound (held by the cap, or back above twice
 /// the threshold) come back best first — the reverse of the stealing order (`VoiceStealing.yields`): highest
-/// priority, then loudest, then newest — into free places; with no free place, one displaces the lowest audible voice only if its
-/// priority is higher, or equal with at least twice the loudness (`Voice.loudness(at:)`, so that two voices of
-/// nearly equal loudness do not swap back and forth). The rest wait: those held by the cap for a place, those
+/// priority, then loudest, then newest — into free places; with no free place, one displaces the lowest audible
+/// voice only if its priority is higher, or equal with at least twice the loudness (`Voice.loudness(at:)`, so
+/// that two voices of nearly equal loudness do not swap back and forth). The rest wait: those held by the cap for a place, those
 /// that were inaudible as they were (they try again at the next update).
 struct VirtualVoices {
     /// Frames between two updates: 1024 (21 ms at 48 kHz, about FMOD's update once per game frame), a multiple
