@@ -232,6 +232,60 @@ final class VirtualVoiceTests: XCTestCase {
         XCTAssertEqual(ends.values.map(\.reason), [.finished])
     }
 
+    func testPausedWhileVirtualResumesWhereItStopped() throws {
+        // Virtual from its start (volume 0.0001); paused on 1500 (its 240-frame pause fade ends on 1740, cursor
+        // there), turned up, and played again on 3000: it resumes audible from file frame 1740, faded in.
+        let e = try engine(block: 500)
+        let t = try e.makeTrack(try ramp(20000))
+        try t.setPan(-1)
+        try t.setVolume(0.0001)
+        let events = e.events()
+        try t.play(at: e.time(frame: 0))
+        let mix = render(e, frames: 5000, block: 500) { frame in
+            if frame == 1500 { t.pause() }
+            if frame == 2500 { try? t.setVolume(1) }
+            if frame == 3000 { t.play() }
+        }
+        e.waitForEvents()
+        XCTAssertTrue(mix.left[..<3000].allSatisfy { $0 == 0 })
+        XCTAssertEqual(Double(mix.left[3120]), (1740 + 120) / 65536 * 0.5, accuracy: 1e-9, "halfway up the resume fade")
+        for f in 3240..<5000 { XCTAssertEqual(mix.left[f], Float(1740 + f - 3000) / Self.scale, "frame \(f)") }
+        XCTAssertFalse(t.isVirtual)
+        let lines = drainEventsBlocking(events).compactMap { event -> String? in
+            switch event {
+            case let .trackStarted(_, at): "start \(at.frame)"
+            case let .trackPaused(_, at): "pause \(at.frame)"
+            case let .trackVirtual(_, at, reason): "virtual \(at.frame) \(reason)"
+            case let .trackAudible(_, at): "audible \(at.frame)"
+            default: nil
+            }
+        }
+        XCTAssertEqual(lines, ["start 0", "virtual 0 inaudible", "pause 1740", "start 3000"])
+    }
+
+    func testInaudibleEffectGoesVirtualAndCompletesOnItsEnd() throws {
+        let e = try engine(block: 512)
+        let fx = try e.registerEffect(try ramp(3000))
+        let events = e.events()
+        let done = Recorder<EffectCompletion>()
+        try e.fire(fx, volume: 0.0001, at: e.time(frame: 100)) { done.append($0) }
+        let mix = render(e, frames: 4000, block: 512)
+        e.waitForEvents()
+        XCTAssertTrue(mix.left.allSatisfy { $0 == 0 } && mix.right.allSatisfy { $0 == 0 }, "never mixed")
+        XCTAssertEqual(done.values.map(\.time.frame), [3100])
+        XCTAssertEqual(done.values.map(\.reason), [.finished])
+        let lines = drainEventsBlocking(events).compactMap { event -> String? in
+            switch event {
+            case let .effectStarted(_, at): "start \(at.frame)"
+            case let .effectVirtual(_, at, reason): "virtual \(at.frame) \(reason)"
+            case let .effectAudible(_, at): "audible \(at.frame)"
+            case let .effectEnded(_, at, reason): "end \(at.frame) \(reason)"
+            default: nil
+            }
+        }
+        XCTAssertEqual(lines, ["start 100", "virtual 100 inaudible", "end 3100 finished"])
+    }
+
     func testThresholdIsChecked() {
         for bad: Float in [-0.1, 1.5, .nan, .infinity] {
             var c = Engine.Configuration()
