@@ -9,6 +9,7 @@
 //   --threads runs only section 1c (one and more render threads; with section 1's rate 1.0 and spread rows at
 //   256 voices for the OpenAL column) and exits.
 //   swift run -c release ensemble-bench --soak MINUTES [SEED] [--real-time]   (random multi-threaded traffic, checked)
+//   swift run -c release ensemble-bench --virtual-voices [REPEATS] [--quick]   (section 9 alone: virtual voices)
 import Ensemble
 import EnsembleSoak
 import Foundation
@@ -69,6 +70,17 @@ if arguments.first == "--soak", arguments.count >= 2, let minutes = Double(argum
         exit(report.failures.isEmpty ? 0 : 1)
     } catch {
         FileHandle.standardError.write(Data("soak: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.first == "--virtual-voices" {
+    // Section 9 alone (no input files): `ensemble-bench --virtual-voices [REPEATS] [--quick]`.
+    do {
+        let reps = arguments.count > 1 ? Int(arguments[1]) ?? 5 : 5
+        _ = try VirtualVoiceBench.report(sounds: TailAndBurst.tones(), quick: arguments.contains("--quick"), repeats: reps)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("virtual-voices: \(error)\n".utf8))
         exit(1)
     }
 }

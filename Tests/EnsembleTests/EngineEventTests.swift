@@ -23,7 +23,8 @@ final class EngineEventTests: XCTestCase {
         case let .effectEnded(e, at, reason): return Line(what: "end " + e.effect.name, frame: at.frame, detail: reason.rawValue)
         case let .commandApplied(id, at): return Line(what: "applied \(id)", frame: at.frame)
         case let .commandDropped(id, at, reason): return Line(what: "dropped \(id)", frame: at.frame, detail: reason.rawValue)
-        case .trackPaused, .streamStarved, .deviceLost, .deviceReopened, .missed: return nil
+        case .trackPaused, .streamStarved, .deviceLost, .deviceReopened, .missed, .trackVirtual, .trackAudible,
+             .effectVirtual, .effectAudible: return nil
         }
     }
 
@@ -140,14 +141,15 @@ final class EngineEventTests: XCTestCase {
         XCTAssertEqual(s.time.frame, 1800)
         XCTAssertEqual(s.reason, .stopped)
 
-        // Cap 1: the thief's start on 3000 steals the victim (equal priority, the older goes), fading 240 frames.
+        // Cap 1: the thief's start on 3000 takes the victim's place (equal priority, the older goes): a track goes
+        // virtual, so the victim still ends on its natural end (2700 + 1000), before the thief frees the place.
         try victim.play(at: engine.time(frame: 2700))
         try thief.play(at: engine.time(frame: 3000))
         let stolen = Task { try await victim.finished }
         _ = engine.renderOffline(frames: 2000, blockFrames: 512)
         let v = try await stolen.value
-        XCTAssertEqual(v.time.frame, 3240)
-        XCTAssertEqual(v.reason, .stolen)
+        XCTAssertEqual(v.time.frame, 3700)
+        XCTAssertEqual(v.reason, .finished)
         let t = try await thief.finished
         XCTAssertEqual(t.time.frame, 4000)
         XCTAssertEqual(t.reason, .finished)

@@ -110,9 +110,9 @@ final class MixPlotTests: XCTestCase {
                        ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0", "1.2", "1.4", "1.6", "1.8", "2.0"])
     }
 
-    /// Under a voice cap of 1, a low-priority track starting while a higher one plays never sounds: its lane shows
-    /// an instant on its start frame, labelled `stolen`.
-    func testVoiceStolenOnItsFirstFrameIsAnInstantLabelledStolen() throws {
+    /// Under a voice cap of 1, a low-priority track starting while a higher one plays starts virtual (held by the
+    /// cap) and comes back when the keeper ends: its lane shows one span from its start to its natural end.
+    func testTrackHeldByTheCapOnItsFirstFrameKeepsItsSpan() throws {
         _ = try dir.write(WAVBuilder.float32([Float](repeating: 0.1, count: 48000), rate: 48000).bytes, to: "a.wav")
         let scene = try dir.write(Array("""
         { "maxVoices": 1,
@@ -125,8 +125,8 @@ final class MixPlotTests: XCTestCase {
         let elements = try parseSVG(dir.file("plot.svg"))
         let spans = elements.filter { $0.attributes["class"] == "span" }
         XCTAssertEqual(spans.map { $0.attributes["data-start-frame"] }, ["0", "12000"])
-        XCTAssertEqual(spans.map { $0.attributes["data-end-frame"] }, ["48000", "12000"])
-        XCTAssertEqual(elements.filter { $0.attributes["class"] == "reason" }.map(\.text), ["finished", "stolen"])
+        XCTAssertEqual(spans.map { $0.attributes["data-end-frame"] }, ["48000", "60000"])
+        XCTAssertEqual(elements.filter { $0.attributes["class"] == "reason" }.map(\.text), ["finished", "finished"])
     }
 
     /// A full-scale stereo square wave (±1, pan 0 passes stereo through unchanged) draws each channel's

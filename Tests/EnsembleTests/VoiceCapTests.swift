@@ -1,8 +1,9 @@
 import XCTest
 @testable import Ensemble
 
-/// The global sounding-voice cap: which voice is stolen (lowest priority, then quietest, then oldest, the
-/// newcomer included), its fade, and exactly one completion with reason `stolen`.
+/// The global sounding-voice cap: which voice gives way (lowest priority, then quietest, then oldest, the
+/// newcomer included), its fade; a track that gives way goes virtual (it ends on its natural end, `.finished`,
+/// unless a place frees first), an effect is stolen: exactly one completion with reason `stolen`.
 final class VoiceCapTests: XCTestCase {
     private func engine(cap: Int, block: Int = 4096) throws -> Engine {
         var c = Engine.Configuration()
@@ -43,17 +44,19 @@ final class VoiceCapTests: XCTestCase {
         return (mix, recorders.map(\.values), e)
     }
 
-    func testLowestPriorityIsStolenWithAFade() throws {
-        // A (left only) has the lowest priority: C's start at 1000 takes A's voice.
+    func testLowestPriorityGivesWayWithAFade() throws {
+        // A (left only) has the lowest priority: C's start at 1000 takes A's place. A track goes virtual rather
+        // than ending: silent from the end of its fade, it still ends on its natural end (5000), before B's end
+        // (5100) would free a place for it.
         let specs = [Spec(priority: 100, start: 0, pan: -1), Spec(priority: 200, start: 100), Spec(priority: 150, start: 1000)]
         let (mix, ends, _) = try run(cap: 2, specs)
-        XCTAssertEqual(ends[0].map(\.time.frame), [1240])
-        XCTAssertEqual(ends[0].map(\.reason), [.stolen])
+        XCTAssertEqual(ends[0].map(\.time.frame), [5000])
+        XCTAssertEqual(ends[0].map(\.reason), [.finished])
         XCTAssertEqual(ends[1].map(\.reason), [.finished])
         XCTAssertEqual(ends[2].map(\.reason), [.finished])
         XCTAssertEqual(mix.left[999], 0.5)
         XCTAssertEqual(Double(mix.left[1120]), 0.25, accuracy: 1e-6, "halfway down the 240-frame fade")
-        XCTAssertEqual(mix.left[1240], 0)
+        XCTAssertTrue(mix.left[1240...].allSatisfy { $0 == 0 }, "virtual until its end")
         for block in [64, 1000] {
             let other = try run(cap: 2, specs, block: block).0
             XCTAssertEqual(other.left, mix.left)
@@ -62,23 +65,32 @@ final class VoiceCapTests: XCTestCase {
     }
 
     func testQuietestThenOldestAmongEqualPriorities() throws {
-        let quiet = try run(cap: 2, [Spec(priority: 128, volume: 0.8, start: 0), Spec(priority: 128, volume: 0.3, start: 10),
-                                     Spec(priority: 128, start: 500)]).1
-        XCTAssertEqual(quiet[1].map(\.reason), [.stolen])
+        // All right only (pan 1): which voice is left out shows in the sum once the 240-frame fade is over.
+        let (quietMix, quiet, _) = try run(cap: 2, [Spec(priority: 128, volume: 0.8, start: 0),
+                                                    Spec(priority: 128, volume: 0.3, start: 10),
+                                                    Spec(priority: 128, start: 500)])
+        XCTAssertEqual(Double(quietMix.right[1000]), 0.5 * 0.8 + 0.5, accuracy: 1e-6, "the quietest (0.3) went virtual")
+        XCTAssertEqual(quiet[1].map(\.reason), [.finished], "a virtual track ends on its natural end")
+        XCTAssertEqual(quiet[1].map(\.time.frame), [5010])
         XCTAssertEqual(quiet[0].map(\.reason), [.finished])
-        let old = try run(cap: 2, [Spec(priority: 128, start: 20), Spec(priority: 128, start: 10),
-                                   Spec(priority: 128, start: 500)]).1
-        XCTAssertEqual(old[1].map(\.reason), [.stolen], "the oldest of equals goes")
-        XCTAssertEqual(old[1].map(\.time.frame), [740])
+        let (oldMix, old, _) = try run(cap: 2, [Spec(priority: 128, start: 20), Spec(priority: 128, start: 10),
+                                                Spec(priority: 128, start: 500)])
+        XCTAssertEqual(Double(oldMix.right[739]), 1 + 0.5 / 240, accuracy: 1e-6, "the oldest fades from 500 to 740")
+        XCTAssertEqual(oldMix.right[740], 1, "the oldest of equals (started on 10) goes")
+        XCTAssertEqual(old[1].map(\.time.frame), [5010])
         XCTAssertEqual(old[0].map(\.reason), [.finished])
     }
 
-    func testNewcomerWithTheLowestPriorityNeverSounds() throws {
+    func testNewcomerWithTheLowestPriorityStartsVirtualUntilAPlaceFrees() throws {
+        // B starts held by the cap on 300; A's end on 5000 frees the place, and B comes back on the next
+        // virtual-voice update (5120 = 5 × 1024), fading in over 240 frames, until its own end on 5300.
         let (mix, ends, _) = try run(cap: 1, [Spec(priority: 200, start: 0), Spec(priority: 10, start: 300, pan: -1)])
-        XCTAssertEqual(ends[1].map(\.time.frame), [300])
-        XCTAssertEqual(ends[1].map(\.reason), [.stolen])
+        XCTAssertEqual(ends[1].map(\.time.frame), [5300])
+        XCTAssertEqual(ends[1].map(\.reason), [.finished])
         XCTAssertEqual(ends[0].map(\.reason), [.finished])
-        XCTAssertTrue(mix.left.allSatisfy { $0 == 0 }, "the refused voice never sounds")
+        XCTAssertTrue(mix.left[..<5121].allSatisfy { $0 == 0 }, "silent until it comes back")
+        XCTAssertEqual(Double(mix.left[5180]), 0.5 * 60 / 240, accuracy: 1e-6)
+        XCTAssertEqual(Double(mix.left[5299]), 0.5 * 179 / 240, accuracy: 1e-6, "ends during its fade-in")
     }
 
     func testEffectsCompeteUnderTheCapAndEndOnce() throws {
@@ -136,7 +148,8 @@ final class VoiceCapTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         let lines = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
         let decoded = try lines.map { try JSONDecoder().decode(SceneEvent.self, from: Data($0.utf8)) }
-        XCTAssertTrue(decoded.contains(SceneEvent(event: .trackFinished, name: "bed", frame: 480, reason: .stolen)), "\(decoded)")
+        // The bed gives way to the lead on 240 and goes virtual; it ends on its own end, 960.
+        XCTAssertTrue(decoded.contains(SceneEvent(event: .trackFinished, name: "bed", frame: 960, reason: .finished)), "\(decoded)")
         XCTAssertTrue(decoded.contains(SceneEvent(event: .effectCompleted, name: "blip", frame: 480, reason: .stolen)))
         XCTAssertTrue(decoded.contains(SceneEvent(event: .trackFinished, name: "lead", frame: 1200, reason: .finished)))
 

@@ -28,7 +28,7 @@ extension Engine {
     /// Plays `effect` once, as soon as possible (`time` nil) or starting exactly on `time`, at `volume` (0…1)
     /// and `pan` (−1…1) into `bus` (the master by default; a submix must be set up), resampled (when its sample
     /// rate differs from the engine's) with `resampler`, or the configuration's. `priority` (0…255) decides which
-    /// voice is stolen first under `Configuration.maxSoundingVoices` (0 first). `completion` runs on the event
+    /// voice gives way first under `Configuration.maxSoundingVoices` (0 first; an effect is then stolen). `completion` runs on the event
     /// thread when the firing ends. With `spatial`, the effect is heard from that 3D placement instead of `pan`
     /// (move it with `setPosition(_:of:at:ramp:)`). Throws (firing nothing) for an out-of-range or non-finite value, a time at
     /// another rate, a bus not set up, an unregistered effect, or when every voice slot is taken.

@@ -16,7 +16,8 @@ extension Engine {
         broadcast.publish(event())
     }
 
-    /// Event thread: a track reported a start, pause or end of one of its voices (its callbacks have run).
+    /// Event thread: a track reported a start, pause, end or virtual-voice change of one of its voices (its
+    /// callbacks have run).
     func trackReported(_ track: Track, _ reported: Track.Reported, _ event: MixerEvent) {
         switch reported {
         case .started:
@@ -26,10 +27,15 @@ extension Engine {
         case let .ended(end):
             track.endWaiters.report(key: event.generation, value: end)
             publish(.trackEnded(track, at: time(frame: event.frame), reason: end.reason))
+        case let .virtual(reason):
+            publish(.trackVirtual(track, at: time(frame: event.frame), reason: reason))
+        case .audible:
+            publish(.trackAudible(track, at: time(frame: event.frame)))
         }
     }
 
-    /// Event thread: a fired effect started or ended: runs its completion, resumes `completed` waiters, publishes.
+    /// Event thread: a fired effect started, ended or changed virtual state: runs its completion, resumes
+    /// `completed` waiters, publishes.
     func effectReported(_ fired: ControlState.FiredEffect, _ event: MixerEvent) {
         switch event.kind {
         case .started:
@@ -40,6 +46,11 @@ extension Engine {
             fired.completion?(completion)
             fired.instance.outcome.report(key: fired.instance.generation, value: completion)
             publish(.effectEnded(fired.instance, at: time(frame: event.frame), reason: reason))
+        case .virtual:
+            guard let reason = event.virtualReason else { return }
+            publish(.effectVirtual(fired.instance, at: time(frame: event.frame), reason: reason))
+        case .audible:
+            publish(.effectAudible(fired.instance, at: time(frame: event.frame)))
         case .paused, .commandApplied, .commandDropped:
             break
         }

@@ -43,10 +43,25 @@ public final class Engine: @unchecked Sendable {
         public var maxVoices = 4096
         /// One-shot effects that may sound at once; a new one beyond this steals the oldest (this limit never steals tracks; `maxSoundingVoices` may).
         public var effectPolyphony = 32
-        /// Most voices (tracks and effects together) sounding at once; 0 = no cap. When a voice starts with the
-        /// cap reached, the lowest-priority, then quietest, then oldest voice (the newcomer included) is stolen:
-        /// it fades out over the smoothing time and ends with reason `stolen`.
+        /// Most audible voices (tracks and effects together) at once; 0 = no cap. Virtual voices (see
+        /// `virtualThreshold`) do not count. When a voice starts with the cap reached, the lowest-priority, then
+        /// quietest, then oldest voice (the newcomer included) gives way: a track goes virtual (it fades out over
+        /// the smoothing time, keeps its timeline unmixed, and comes back, faded in at the position it would have
+        /// reached, when a place frees: `EngineEvent.trackVirtual`/`.trackAudible`, `Track.isVirtual`); a one-shot
+        /// effect fades out and ends with reason `stolen`. Places are re-examined every 1024 frames: virtual voices
+        /// come back best first (highest priority, loudest, newest) into free places, or displace the lowest
+        /// audible voice when their priority is higher (or equal with twice its loudness).
         public var maxSoundingVoices = 0
+        /// The audibility below which a voice goes virtual, as a gain (0.001 = −60 dB, the default; 0: never for
+        /// being quiet). A voice's audibility is its volume (with its ramps) × the 3D gain of a positioned source
+        /// (its loudest speaker); fades in and out and stop fades are passages to or from silence, left out.
+        /// Checked every 1024 output frames (at frames that are multiples of 1024, so the output does not depend on
+        /// the block size) and when a voice starts: below the threshold the voice fades out over
+        /// the smoothing time and goes virtual — its cursor, passes and natural end go on exactly, nothing is
+        /// resampled or mixed — and it comes back, faded in over the smoothing time at the position it would have
+        /// reached, once its audibility reaches twice the threshold (−54 dB by default; the gap keeps a voice
+        /// hovering at the threshold from flapping). 0…1.
+        public var virtualThreshold: Float = 0.001
         /// Ramp length for parameter changes, pauses, stops without a fade, and steals.
         public var smoothingTime = 0.005
         /// Commands the render side's command ring holds (64…2²⁰); more wait on the control side.
@@ -132,6 +147,9 @@ public final class Engine: @unchecked Sendable {
         guard c.maxSoundingVoices >= 0 else {
             throw .invalidParameter(name: "maxSoundingVoices", value: Double(c.maxSoundingVoices), expected: "0 (no cap) or more")
         }
+        guard c.virtualThreshold.isFinite, c.virtualThreshold >= 0, c.virtualThreshold <= 1 else {
+            throw .invalidParameter(name: "virtualThreshold", value: Double(c.virtualThreshold), expected: "0…1")
+        }
         guard c.smoothingTime.isFinite, c.smoothingTime >= 0, c.smoothingTime <= 1 else {
             throw .invalidParameter(name: "smoothingTime", value: c.smoothingTime, expected: "0…1 s")
         }
@@ -172,8 +190,8 @@ public final class Engine: @unchecked Sendable {
         let mixer = Mixer(sampleRate: c.sampleRate, maxBlockFrames: c.maxBlockFrames, capacity: c.maxVoices,
                           effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames(c),
                           commandCapacity: c.commandCapacity, eventCapacity: c.eventCapacity,
-                          soundingCap: c.maxSoundingVoices, commandLogCapacity: c.commandLogCapacity,
-                          speakerLayout: c.speakerLayout)
+                          soundingCap: c.maxSoundingVoices, virtualThreshold: c.virtualThreshold,
+                          commandLogCapacity: c.commandLogCapacity, speakerLayout: c.speakerLayout)
         mixer.testSignal = c.planeTestSignal
         if c.renderThreads > 1 {
             mixer.parallelLanes = ParallelLanes(mixer: mixer, threads: c.renderThreads,
@@ -437,7 +455,8 @@ public final class Engine: @unchecked Sendable {
                 if event.kind == .ended { state.release(slot) }
                 return .effect(fired)
             case .released:
-                if event.kind != .started { state.release(slot) }
+                // Released on the voice's end or pause, not on a virtual-voice change (the voice goes on).
+                if event.kind == .ended || event.kind == .paused { state.release(slot) }
                 return .none
             }
         }

@@ -18,6 +18,15 @@ public enum EngineEvent: Sendable {
     case effectStarted(EffectInstance, at: EngineTime)
     /// A fired effect stopped sounding, and why (its completion callback, `EffectInstance.completed`).
     case effectEnded(EffectInstance, at: EngineTime, reason: EndReason)
+    /// A track's voice went virtual at `at`: it goes on unmixed, keeping its timeline (`Track.isVirtual`;
+    /// `Engine.Configuration.virtualThreshold`, `maxSoundingVoices`).
+    case trackVirtual(Track, at: EngineTime, reason: VirtualReason)
+    /// A track's virtual voice is mixed again from `at`, faded in at the position it had reached.
+    case trackAudible(Track, at: EngineTime)
+    /// A fired effect went virtual at `at` (it still ends on its natural end, with its completion).
+    case effectVirtual(EffectInstance, at: EngineTime, reason: VirtualReason)
+    /// A fired effect's virtual voice is mixed again from `at`.
+    case effectAudible(EffectInstance, at: EngineTime)
     /// A timed command took effect (`Engine.onCommandApplied`).
     case commandApplied(ScheduledCommandID, at: EngineTime)
     /// A timed command did not take effect, and why (`Engine.onCommandDropped`).
@@ -39,6 +48,7 @@ public enum EngineEvent: Sendable {
         switch self {
         case let .trackStarted(_, t), let .trackPaused(_, t), let .trackEnded(_, t, _), let .effectStarted(_, t),
              let .effectEnded(_, t, _), let .commandApplied(_, t), let .commandDropped(_, t, _),
+             let .trackVirtual(_, t, _), let .trackAudible(_, t), let .effectVirtual(_, t, _), let .effectAudible(_, t),
              let .streamStarved(_, _, t), let .deviceLost(_, t), let .deviceReopened(_, t):
             return t
         case .missed:

@@ -47,6 +47,8 @@ public final class Track: @unchecked Sendable {
         /// The generation whose end was last reported (so a voice that ended before a new `play`, with its end
         /// still on the way, is reported too).
         var reportedEnd: UInt32 = 0
+        /// The current voice went virtual and has not come back (from its events).
+        var isVirtual = false
         var onStart: (@Sendable (EngineTime) -> Void)?
         var onFinish: (@Sendable (TrackEnd) -> Void)?
     }
@@ -208,7 +210,7 @@ public final class Track: @unchecked Sendable {
     }
 
     /// Sets the stealing priority, 0…255, under `Engine.Configuration.maxSoundingVoices`: when the cap is
-    /// reached, lower priorities are stolen first. Read at `play` (a playing voice keeps the one it started with).
+    /// reached, lower priorities give way first (the track goes virtual), and come back last. Read at `play` (a playing voice keeps the one it started with).
     public func setPriority(_ priority: Int) throws(EngineError) {
         guard priority >= 0, priority <= 255 else {
             throw .invalidParameter(name: "priority", value: Double(priority), expected: "0…255")
@@ -279,6 +281,14 @@ public final class Track: @unchecked Sendable {
             let phase = engine.mixer.telemetry.phase(slot: Int(slot), generation: s.generation)
             return phase != .ended && phase != .paused
         }
+    }
+
+    /// True while the track's voice is virtual: inaudible (below `Engine.Configuration.virtualThreshold`) or
+    /// held by the cap (`maxSoundingVoices`), it keeps its timeline (`currentTime` moves on) without being mixed,
+    /// and comes back faded in. Follows the events (`EngineEvent.trackVirtual`/`.trackAudible`): it changes on
+    /// the event thread when they are delivered, just before they are published.
+    public var isVirtual: Bool {
+        state.withLock { $0.isVirtual }
     }
 
     /// The position being heard, in seconds into the sound (within the current pass), like
@@ -550,6 +560,8 @@ public final class Track: @unchecked Sendable {
         case started
         case paused
         case ended(TrackEnd)
+        case virtual(VirtualReason)
+        case audible
     }
 
     /// Called on the event thread for events of this track's slot. Returns what it reported (to `onStart`,
@@ -572,17 +584,26 @@ public final class Track: @unchecked Sendable {
                     let end = TrackEnd(time: time, reason: reason)
                     guard let onFinish = s.onFinish else { return (nil, .ended(end)) }
                     return ({ onFinish(end) }, .ended(end))
-                case .paused, .commandApplied, .commandDropped:
+                case .paused, .commandApplied, .commandDropped, .virtual, .audible:
                     return (nil, nil)
                 }
             }
             guard event.generation == s.generation else { return (nil, nil) }
             switch event.kind {
             case .started:
+                s.isVirtual = false
                 guard let onStart = s.onStart else { return (nil, .started) }
                 return ({ onStart(time) }, .started)
             case .paused:
+                s.isVirtual = false
                 return (nil, .paused)
+            case .virtual:
+                guard let reason = event.virtualReason else { return (nil, nil) }
+                s.isVirtual = true
+                return (nil, .virtual(reason))
+            case .audible:
+                s.isVirtual = false
+                return (nil, .audible)
             case .commandApplied, .commandDropped:
                 return (nil, nil)
             case .ended:
@@ -590,6 +611,7 @@ public final class Track: @unchecked Sendable {
                 // to resume (and a release must then free the slot at once, with no end left to wait for).
                 s.phase = .idle
                 s.stopPending = false
+                s.isVirtual = false
                 s.reportedEnd = event.generation
                 s.startPosition = 0
                 guard let reason = event.endReason else { return (nil, nil) }

@@ -44,6 +44,8 @@ final class Mixer: @unchecked Sendable {
     private let update: VoiceUpdate
     private var starts: VoiceStarts
     private let stealing: VoiceStealing
+    /// Virtual voices: inaudible or held by the cap, their timeline kept unmixed (`VirtualVoices`).
+    let virtualVoices: VirtualVoices
     private var timed: TimedCommands
     /// The frame the next span starts on.
     private var now: Int64 = 0
@@ -90,13 +92,14 @@ final class Mixer: @unchecked Sendable {
     /// - Parameters:
     ///   - stealRampFrames: the fade given to a stolen voice, a late start, a pause and the smoothing of a
     ///     change that moves a voice's end.
-    ///   - soundingCap: most voices sounding at once (tracks and effects together), 0 for no cap.
+    ///   - soundingCap: most audible voices at once (tracks and effects together), 0 for no cap.
+    ///   - virtualThreshold: the audibility below which a voice goes virtual, 0 for never (`VirtualVoices`).
     ///   - laneCount: lanes of the voice mix (`MixLane`); part of what decides the bytes, so never derived from
     ///     the number of threads.
     ///   - speakerLayout: the output channels positioned voices are panned onto (`SpatialMath`).
     init(sampleRate: Double, maxBlockFrames: Int, capacity: Int, effectPolyphony: Int, stealRampFrames: Int,
-         commandCapacity: Int, eventCapacity: Int, soundingCap: Int = 0, commandLogCapacity: Int = 0,
-         laneCount: Int = MixLane.defaultCount, speakerLayout: SpeakerLayout = .stereo) {
+         commandCapacity: Int, eventCapacity: Int, soundingCap: Int = 0, virtualThreshold: Float = 0,
+         commandLogCapacity: Int = 0, laneCount: Int = MixLane.defaultCount, speakerLayout: SpeakerLayout = .stereo) {
         let channelCount = speakerLayout.channelCount
         commandLog = CommandLog(capacity: commandLogCapacity)
         self.channelCount = channelCount
@@ -115,6 +118,7 @@ final class Mixer: @unchecked Sendable {
         starts = VoiceStarts(capacity: capacity, attackFrames: stealRampFrames)
         stealing = VoiceStealing(effectPolyphony: effectPolyphony, soundingCap: soundingCap,
                                  rampFrames: stealRampFrames)
+        virtualVoices = VirtualVoices(threshold: virtualThreshold, cap: soundingCap, rampFrames: stealRampFrames)
         timed = TimedCommands(capacity: commandCapacity)
         planar = .allocate(capacity: channelCount * maxBlockFrames)
         let weights = Resampler.makeWeightTable()
@@ -265,7 +269,9 @@ final class Mixer: @unchecked Sendable {
             now = t
             if t == interruption.freezeFrame, interruption.reachFreeze(at: t, runRequested: request == .max) { break }
             applyDueCommands(at: t)
-            let next = min(min(timed.nextFrame, t1), interruption.freezeFrame)
+            // Virtual voices are decided on their update frames, where spans end (`VirtualVoices`).
+            if virtualVoices.isUpdate(t) { virtualVoices.update(at: t, pool: voices, reports: reports) }
+            let next = min(min(timed.nextFrame, t1), min(interruption.freezeFrame, virtualVoices.nextUpdate(after: t)))
             let offset = Int(t - t0)
             renderSpan(output.advanced(by: offset), t, next)
             if interruption.ramps(t, next) {
@@ -338,7 +344,8 @@ final class Mixer: @unchecked Sendable {
     /// Serial phase before the lanes: starts the voices due before `end`.
     @_noLocks
     func activateStarts(before end: Int64) {
-        starts.activate(before: end, now: now, pool: voices, stealing: stealing, reports: reports)
+        starts.activate(before: end, now: now, pool: voices, stealing: stealing, virtual: virtualVoices,
+                        reports: reports)
     }
 
     /// Serial phase after the lanes: ends the voice in `slot` at `frame` (see `VoiceUpdate.finish`).

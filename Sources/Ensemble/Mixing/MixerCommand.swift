@@ -109,8 +109,9 @@ public enum EndReason: String, Sendable, Codable, BitwiseCopyable {
     case finished
     /// `stop` was called (with or without a fade).
     case stopped
-    /// A newer one-shot effect took its place under the polyphony limit, or a voice of higher priority (or
-    /// louder, or newer) took it under the global cap, `Engine.Configuration.maxSoundingVoices`.
+    /// A newer one-shot effect took its place under the polyphony limit, or (for a one-shot effect) a voice of
+    /// higher priority (or louder, or newer) took it under the global cap, `Engine.Configuration.maxSoundingVoices`
+    /// (a track the cap takes goes virtual instead, and does not end).
     case stolen
     /// A streamed track's file could not be read any further (truncated or corrupt while playing).
     case failed

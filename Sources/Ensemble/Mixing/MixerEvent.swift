@@ -3,8 +3,8 @@
 /// A report from the render side, delivered to callbacks on the event thread.
 ///
 /// A plain value of fixed size so the render side can post it without allocating. Only an end carries an
-/// `EndReason` and only a dropped timed command a `CommandDropReason`; other kinds leave those fields nil, so no
-/// reader can mistake a placeholder for a reason.
+/// `EndReason`, only a dropped timed command a `CommandDropReason` and only a virtual-voice change a
+/// `VirtualReason`; other kinds leave those fields nil, so no reader can mistake a placeholder for a reason.
 struct MixerEvent: BitwiseCopyable {
     enum Kind: UInt8, BitwiseCopyable {
         case started, paused, ended
@@ -13,6 +13,10 @@ struct MixerEvent: BitwiseCopyable {
         /// The timed command `command` did not take effect (`dropReason` says why); `frame` is the frame it
         /// was due on (or the block it arrived in, for a full queue).
         case commandDropped
+        /// The voice went virtual on `frame` (`virtualReason` says why): it keeps its timeline unmixed.
+        case virtual
+        /// The virtual voice is mixed again from `frame` (`virtualReason`: why it had gone virtual).
+        case audible
     }
     var kind: Kind
     /// Why the voice ended: set for `.ended` only.
@@ -28,6 +32,8 @@ struct MixerEvent: BitwiseCopyable {
     var command: UInt64 = 0
     /// Why a timed command was dropped: set for `.commandDropped` only.
     var dropReason: CommandDropReason?
+    /// Why the voice went virtual: set for `.virtual` and `.audible` only (`VirtualVoices`).
+    var virtualReason: VirtualReason?
 
     /// `reason` is kept for `.ended` only (whatever a caller passes for another kind is not stored).
     @_noLocks

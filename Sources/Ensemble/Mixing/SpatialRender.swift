@@ -34,11 +34,17 @@ struct SpatialRender {
         var t = begin
         var leftSpatial = false
         while t < min(voice.pointee.stopFrame, t1) {
+            let silentFrom = voice.pointee.virtual.silentFrom
             if t >= voice.pointee.spatial.nextUpdate {
                 if SpatialUpdate.run(&voice.pointee, at: t, scene: scene) {
                     // Still: so is every update left in the span (only commands and listener changes, applied
                     // between spans, can change that). One run to the span's end, the same bits as many.
                     voice.pointee.spatial.nextUpdate = SpatialUpdate.nextGridFrame(after: t1 - 1)
+                } else if t >= silentFrom {
+                    // Virtual: nothing is heard, so one update per `VirtualVoices` decision is enough (its
+                    // audibility, and the doppler step its cursor moves by). Thousands of distant sources then
+                    // cost a cursor step and one evaluation per 1024 frames each.
+                    voice.pointee.spatial.nextUpdate = VirtualVoices.nextFrame(after: t)
                 }
                 if !voice.pointee.spatial.isOn {
                     leftSpatial = true
@@ -46,7 +52,14 @@ struct SpatialRender {
                 }
                 continue // the update may have moved the natural end
             }
-            let end = min(min(voice.pointee.stopFrame, t1), voice.pointee.spatial.nextUpdate)
+            var end = min(min(voice.pointee.stopFrame, t1), voice.pointee.spatial.nextUpdate)
+            if t >= silentFrom {
+                // Virtual (`VirtualVoices`): the cursor moves on as mixing would have moved it; nothing is mixed.
+                VirtualVoices.advance(voice, frames: Int(end - t))
+                t = end
+                continue
+            }
+            end = min(end, silentFrom)
             run(voice, from: t, to: end, span, lane: lane, rack, accumulators, meter: &meter)
             t = end
         }

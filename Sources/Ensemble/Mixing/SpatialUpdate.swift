@@ -102,6 +102,7 @@ enum SpatialUpdate {
             sp.isLeaving = false
             sp.shelf = nil
             voice.spatial = sp
+            voice.spatialAudibility = 1
             setStep(&voice, SpatialUpdate.step(sp.rateStep, pitch: 1), at: frame, smoothingFrames: scene.pointee.smoothingFrames)
             return false
         }
@@ -131,6 +132,8 @@ enum SpatialUpdate {
             let hf = outcome.gainHF
             sp.targetHF = hf >= 0 ? min(hf, 1) : 0
             sp.audibility = outcome.audibility
+            // What `VirtualVoices` weighs at its next update frame.
+            voice.spatialAudibility = outcome.audibility
             sp.evaluatedAt = frame
             sp.sceneEpoch = scene.pointee.epoch
             sp.isDirty = false

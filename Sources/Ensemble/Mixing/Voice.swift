@@ -55,6 +55,14 @@ struct Voice: BitwiseCopyable {
     /// The voice's 3D state (`isOn` false: a 2D voice, and nothing in it is read).
     var spatial = SpatialVoice(rateStep: 0)
 
+    /// Virtual-voice state (`VirtualState`, decided by `VirtualVoices`).
+    var virtual = VirtualState()
+    /// The 3D audibility of a positioned voice (`SpatialOutcome.audibility`: the largest of its speaker gains,
+    /// excluding its own volume and fades), written by the spatial update every `SpatialUpdate.interval` frames,
+    /// also while the voice is virtual (it must hear its source come closer). A 2D voice leaves it at 1.
+    /// `VirtualVoices` reads it at its update frames: the value stored by then is the spatial update before.
+    var spatialAudibility: Float = 1
+
     // Pattern matches rather than `==`: the synthesized Equatable goes through generic code that the
     // render path's @_noLocks check rejects in debug builds.
     var isFree: Bool { @_noLocks get { if case .free = state { true } else { false } } }

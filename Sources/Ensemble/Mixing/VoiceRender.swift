@@ -5,6 +5,9 @@
 /// the resampler when they are constant and nobody meters the voice), and add the result into the span's
 /// destination.
 ///
+/// A virtual voice (`VirtualVoices`) is mixed only up to `VirtualState.silentFrom`; after that its cursor is
+/// advanced without resampling or mixing.
+///
 /// Writes only the voice itself (cursor, grain state, a release after a stream failure), its
 /// meter, its stream's cells, the lane's scratch and `outL`/`outR`: voices of different lanes can run at once.
 /// Ending the voice is left to the caller (`render` returns false), which defers it to the mixer's serial phase.
@@ -28,8 +31,10 @@ struct VoiceRender {
         var meter = MeterAccumulator()
         // Grains restart whenever the voice plays unstretched (rate 1) in between.
         if voice.pointee.cursor.step == voice.pointee.baseStep { voice.pointee.stretch.active = false }
-        if end > begin {
-            let count = Int(end - begin)
+        // A virtual voice is not mixed from `silentFrom` on: its cursor only advances (below), exactly.
+        let mixEnd = min(end, max(voice.pointee.virtual.silentFrom, begin))
+        if mixEnd > begin {
+            let count = Int(mixEnd - begin)
             let offset = Int(begin - t0)
             let source = voice.pointee.source
             let tables = lane.tables
@@ -66,6 +71,11 @@ struct VoiceRender {
                               source: scratchLeft, scratchRight, gainScratch: scratchGain,
                               into: outL + offset, outR + offset, meter: &meter)
             }
+        }
+        if end > mixEnd {
+            // Virtual (`VirtualVoices`): the cursor moves on as mixing would have moved it, and nothing is mixed.
+            // (A positioned voice's spatial update must still run on its grid frames, for `spatialAudibility`.)
+            VirtualVoices.advance(voice, frames: Int(end - mixEnd))
         }
         if voice.pointee.metering { telemetry.meters[slot].publish(meter) }
         // A voice that goes on has its position published by the serial phase after the lanes

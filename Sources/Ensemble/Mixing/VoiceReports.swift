@@ -46,6 +46,17 @@ struct VoiceReports: @unchecked Sendable {
                                frame: frame, position: cursor.position, pass: cursor.pass))
     }
 
+    /// The voice went virtual (`kind` `.virtual`, for `reason`) or came back (`.audible`, `reason` being why it
+    /// had gone) at `frame` (`VirtualVoices`). Events only: the telemetry of a virtual voice stays `.playing`, its
+    /// position advancing as if it were mixed.
+    @_noLocks
+    func virtualChanged(slot: Int, generation: UInt32, kind: MixerEvent.Kind, reason: VirtualReason, frame: Int64) {
+        var event = MixerEvent(kind: kind, slot: Int32(slot), generation: generation, frame: frame, position: 0,
+                               pass: 0)
+        event.virtualReason = reason
+        outbox.post(event)
+    }
+
     /// The outcome of timed command `id` (`.commandApplied` or `.commandDropped`), on `frame`.
     @_noLocks
     func command(_ kind: MixerEvent.Kind, id: UInt64, frame: Int64, reason: CommandDropReason) {

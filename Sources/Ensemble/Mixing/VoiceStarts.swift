@@ -1,7 +1,8 @@
 // Render thread (the serial phase before the lanes, and command handling between spans).
 
 /// Voices waiting to start (`StartQueue`) and their activation when their frame comes: a late start is moved
-/// on to where the sound would be, the stealing policies are applied, and the voice joins the active list.
+/// on to where the sound would be, the stealing policies are applied, and the voice joins the active list
+/// (virtual from its first frame when it starts inaudible or the cap holds it: `VirtualVoices`).
 struct VoiceStarts {
     private var queue: StartQueue
     /// Starts the queue had no room for (each voice also ends at once; `Engine.droppedStarts`).
@@ -35,7 +36,7 @@ struct VoiceStarts {
     /// Starts every queued voice whose start frame is before `end` (`now` is the span's first frame).
     @_noLocks
     mutating func activate(before end: Int64, now: Int64, pool: VoicePool, stealing: VoiceStealing,
-                           reports: VoiceReports) {
+                           virtual: VirtualVoices, reports: VoiceReports) {
         while let entry = queue.top, entry.frame < end {
             queue.removeTop()
             let slot = Int(entry.slot)
@@ -54,10 +55,16 @@ struct VoiceStarts {
                 StreamFailure.retarget(pool[slot])
             }
             pool[slot].updateNaturalEnd(now: pool[slot].startFrame)
+            // A resumed voice starts afresh for the virtual-voice rules (a pause ended any virtual state).
+            pool[slot].virtual = VirtualState()
             let frame = pool[slot].startFrame
             if pool[slot].isEffect { stealing.makeRoomForEffect(at: frame, in: pool) }
-            if !stealing.admit(slot, at: frame, in: pool) {
-                // The newcomer is the voice the cap takes: it never sounds, and ends at once with `.stolen`.
+            // A voice starting below the threshold starts virtual, outside the cap; else the cap decides.
+            let inaudible = virtual.startsInaudible(pool[slot], at: frame)
+            let admission = inaudible ? VoiceStealing.Admission.sounds : stealing.admit(slot, at: frame, in: pool, virtual: virtual,
+                                                                 reports: reports)
+            if case .refused = admission {
+                // The newcomer is the effect the cap takes: it never sounds, and ends at once with `.stolen`.
                 pool[slot].state = .free
                 reports.ended(slot: slot, generation: entry.generation, reason: .stolen, frame: frame,
                               cursor: pool[slot].cursor)
@@ -66,6 +73,11 @@ struct VoiceStarts {
             pool[slot].state = .playing
             pool.insertActive(Int32(slot))
             reports.started(slot: slot, generation: entry.generation, frame: frame, cursor: pool[slot].cursor)
+            if inaudible {
+                virtual.startVirtual(slot, at: frame, heldByCap: false, pool: pool, reports: reports)
+            } else if case .held = admission {
+                virtual.startVirtual(slot, at: frame, heldByCap: true, pool: pool, reports: reports)
+            }
         }
     }
 }

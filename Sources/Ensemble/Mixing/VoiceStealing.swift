@@ -1,16 +1,18 @@
 // Render thread (the serial phase before the lanes, while starts are activated).
 
 /// The two stealing policies, decided from exact frames so the outcome never depends on block boundaries. A
-/// stolen voice fades out over `rampFrames` and ends with `.stolen`.
+/// stolen voice fades out over `rampFrames` and ends with `.stolen`; a track the global cap takes goes virtual
+/// instead (`VirtualVoices`).
 struct VoiceStealing {
     /// Most one-shot effects sounding at once.
     let effectPolyphony: Int
-    /// Most voices sounding at once (tracks and effects together), 0 for no cap.
+    /// Most audible voices at once (tracks and effects together; virtual voices do not count), 0 for no cap.
     let soundingCap: Int
     let rampFrames: Int
 
     /// Polyphony limit for one-shot effects: when a new effect starts on `frame` and `effectPolyphony` effects
     /// are already sounding there, the oldest (earliest start, then earliest fire) is stolen. Tracks never are.
+    /// Virtual effects count here (the limit is on instances, as FMOD's max instances) and are stolen like others.
     @_noLocks
     func makeRoomForEffect(at frame: Int64, in pool: VoicePool) {
         var sounding = 0
@@ -32,33 +34,52 @@ struct VoiceStealing {
         if sounding >= effectPolyphony && oldest >= 0 { steal(oldest, at: frame, in: pool) }
     }
 
-    /// The global cap on sounding voices: when `slot` starts on `frame` and `soundingCap` voices already sound
-    /// there (started, not ended, not fading out), the voice that sorts first by (priority, gain at `frame`,
-    /// start frame, sequence) — the lowest priority, then the quietest, then the oldest — is stolen. The
-    /// newcomer competes too; returns false when it is the one taken (it must then never sound).
+    /// What the cap decided for a voice starting (`admit`).
+    enum Admission {
+        /// It sounds.
+        case sounds
+        /// A track the cap takes on its first frame: it starts virtual, held by the cap (`VirtualVoices`).
+        case held
+        /// An effect the cap takes on its first frame: it never sounds, and ends at once with `.stolen`.
+        case refused
+    }
+
+    /// The global cap on audible voices: when `slot` starts on `frame` and `soundingCap` voices are already
+    /// audible there (started, not ended, not fading out, not virtual: `VirtualVoices`), the voice that sorts
+    /// first by (priority, loudness at `frame`, start frame, sequence) — the lowest priority, then the quietest,
+    /// then the oldest — gives way. The newcomer competes too. A track that gives way goes virtual, held by the
+    /// cap (it comes back when a place frees); a one-shot effect is stolen: it fades out over `rampFrames` and
+    /// ends with `.stolen`.
     @_noLocks
-    func admit(_ slot: Int, at frame: Int64, in pool: VoicePool) -> Bool {
-        guard soundingCap > 0 else { return true }
+    func admit(_ slot: Int, at frame: Int64, in pool: VoicePool, virtual: VirtualVoices,
+               reports: VoiceReports) -> Admission {
+        guard soundingCap > 0 else { return .sounds }
         var sounding = 0
         var victim = slot
         for k in 0..<pool.activeCount {
             let s = Int(pool.active[k])
             let v = pool[s]
-            guard s != slot, v.startFrame <= frame, v.stopFrame > frame, v.releaseStart > frame else { continue }
+            guard s != slot, !v.virtual.isVirtual, v.startFrame <= frame, v.stopFrame > frame,
+                  v.releaseStart > frame else { continue }
             sounding += 1
-            if yields(pool[s], to: pool[victim], at: frame) { victim = s }
+            if Self.yields(pool[s], to: pool[victim], at: frame) { victim = s }
         }
-        if sounding < soundingCap { return true }
-        if victim == slot { return false }
-        steal(victim, at: frame, in: pool)
-        return true
+        if sounding < soundingCap { return .sounds }
+        if victim == slot { return pool[slot].isEffect ? .refused : .held }
+        if pool[victim].isEffect {
+            steal(victim, at: frame, in: pool)
+        } else {
+            virtual.yieldPlace(victim, at: frame, pool: pool, reports: reports)
+        }
+        return .sounds
     }
 
-    /// True when voice `a` is stolen before voice `b`: lower priority, else quieter at `frame`, else older.
+    /// True when voice `a` gives way before voice `b`: lower priority, else quieter at `frame` (its loudness,
+    /// `Voice.loudness(at:)`), else older.
     @_noLocks
-    private func yields(_ a: Voice, to b: Voice, at frame: Int64) -> Bool {
+    static func yields(_ a: Voice, to b: Voice, at frame: Int64) -> Bool {
         if a.priority != b.priority { return a.priority < b.priority }
-        let ga = a.gain(at: frame), gb = b.gain(at: frame)
+        let ga = a.loudness(at: frame), gb = b.loudness(at: frame)
         if ga != gb { return ga < gb }
         if a.startFrame != b.startFrame { return a.startFrame < b.startFrame }
         return a.sequence < b.sequence
