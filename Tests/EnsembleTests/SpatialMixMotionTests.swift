@@ -116,14 +116,14 @@ final class SpatialMixMotionTests: XCTestCase {
     func testGameLoopJumpsDoNotClick() throws {
         let jumps = try Self.gameLoop(jumps: true), ramps = try Self.gameLoop(jumps: false)
         // The largest distance-gain change of one game frame: near 1.5 m, 1/1.5 − 1/x(1) ≈ 0.0091 (× 0.5
-        // amplitude). Hard jumps would put up to that whole change into one sample; the mixer glides it over 64
+        // amplitude). Hard jumps would put up to that whole change into one sample; the mixer glides it over 256
         // frames, so every sample-to-sample step stays within the tone's own largest step (0.5 · 2π · 200/48000 ·
-        // the largest gain 1/1.5) plus 1/64 of the largest jump, and within 2 % of the continuous motion's.
+        // the largest gain 1/1.5) plus 1/256 of the largest jump, and within 2 % of the continuous motion's.
         let x = { (k: Int) in 3.75 - 2.25 * cos(Double(k) * 2 * .pi / 60) }
         let largestJump = (0..<120).map { 0.5 * abs(1 / x($0) - 1 / x($0 + 1)) }.max()!
         let toneStep = 0.5 * 2 * Double.pi * 200 / 48000 / 1.5
         func largestStep(_ s: [Float]) -> Double { (4800..<96000).map { Double(abs(s[$0] - s[$0 - 1])) }.max()! }
-        XCTAssertLessThanOrEqual(largestStep(jumps), toneStep + largestJump / 64 + 1e-6)
+        XCTAssertLessThanOrEqual(largestStep(jumps), toneStep + largestJump / Double(SpatialUpdate.interval) + 1e-6)
         XCTAssertLessThanOrEqual(largestStep(jumps), largestStep(ramps) * 1.02)
         XCTAssertGreaterThan(largestJump, toneStep / 4, "a hard jump would show: the bound is tight enough to tell")
         // Energy above 10 kHz (the 200 Hz tone has none): an unsmoothed step of the gain 60 times a second would

@@ -29,7 +29,7 @@ final class SpatialMixTests: XCTestCase {
 
     func testDistanceGainFollowsTheSourceAndTheListener() throws {
         // Same source, listener moved to 4 m from it (d = 4 → 0.25), then the source moved to 2 m (→ 0.5); jumps
-        // with no ramp: after each, the gains glide over one update interval (64 frames) to the new level.
+        // with no ramp: after each, the gains glide over one update interval (256 frames) to the new level.
         let engine = try makeEngine(maxBlockFrames: 1000)
         let track = try engine.makeTrack(try monoSound(48000) { _ in 0.5 })
         try track.setNumberOfLoops(-1)
@@ -38,13 +38,15 @@ final class SpatialMixTests: XCTestCase {
         try engine.setListener(Listener(position: Vector3(6, 0, 0)), at: engine.time(frame: 4800), ramp: 0)
         try track.setPosition(Vector3(8, 0, 0), at: engine.time(frame: 9600), ramp: 0)
         let mix = render(engine, frames: 14400, block: 1000)
-        assertChannel(mix.right, { _ in 0.5 * Self.inverseClamped(10) }, 0..<4800, "before")
-        // The listener's jump is seen at the next update (frame 4800 is one: a multiple of 64), so the ramp
-        // runs over 4800..<4864.
-        assertChannel(mix.right, { _ in 0.5 * Self.inverseClamped(4) }, 4864..<9600, "listener at 4 m")
-        assertChannel(mix.right, { _ in 0.5 * Self.inverseClamped(2) }, 9664..<14400, "source at 2 m")
-        // Within the glide the level moves monotonically between the two.
-        for i in 4801..<4864 { XCTAssertLessThanOrEqual(mix.right[i - 1], mix.right[i], "glide at \(i)") }
+        // The listener's jump is seen at the next update, the next multiple of 256 (4864), so the ramp runs over
+        // 4864..<5120; the source's own jump updates it on the command's frame, 9600, ramping until 9856.
+        XCTAssertEqual(SpatialUpdate.interval, 256)
+        assertChannel(mix.right, { _ in 0.5 * Self.inverseClamped(10) }, 0..<4864, "before")
+        assertChannel(mix.right, { _ in 0.5 * Self.inverseClamped(4) }, 5120..<9600, "listener at 4 m")
+        assertChannel(mix.right, { _ in 0.5 * Self.inverseClamped(2) }, 9856..<14400, "source at 2 m")
+        // Within the glides the level moves monotonically between the two.
+        for i in 4865..<5120 { XCTAssertLessThanOrEqual(mix.right[i - 1], mix.right[i], "glide at \(i)") }
+        for i in 9601..<9856 { XCTAssertLessThanOrEqual(mix.right[i - 1], mix.right[i], "glide at \(i)") }
     }
 
     func testStereoSoundIsDownmixedToMono() throws {
@@ -102,9 +104,10 @@ final class SpatialMixTests: XCTestCase {
         XCTAssertEqual(Array(flat.left[back...]), Array(moved.left[back...]), "left after the return")
         XCTAssertEqual(Array(flat.right[back...]), Array(moved.right[back...]), "right after the return")
         // And the glide itself is continuous: no step larger than the signal's own largest step (0.4 · 0.05 · 0.9
-        // per frame at rate 0.9) plus the gain's largest change per frame over a 64-frame glide.
+        // per frame at rate 0.9) plus the gain's largest change per frame over a one-update glide.
         for i in 9601..<back {
-            XCTAssertLessThan(abs(moved.left[i] - moved.left[i - 1]), 0.02 + 0.4 / 64, "left step at \(i)")
+            XCTAssertLessThan(abs(moved.left[i] - moved.left[i - 1]), 0.02 + 0.4 / Float(SpatialUpdate.interval),
+                              "left step at \(i)")
         }
     }
 

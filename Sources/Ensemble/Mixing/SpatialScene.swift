@@ -27,6 +27,10 @@ struct SpatialScene {
     let glide: Float
     /// A shelf in its rest state at the output rate, copied into a voice when it starts filtering.
     let shelf: HighShelf
+    /// The listener's coordinate frame once its ramps are over, made once per listener command rather than once
+    /// per voice and update (`space(at:)`).
+    var restingSpace = ListenerSpace(Listener(renderPosition: .zero, velocity: .zero, at: Vector3(0, 0, -1),
+                                              up: Vector3(0, 1, 0), gain: 1))
 
     init(sampleRate: Double, smoothingFrames: Int, layout: SpeakerLayout) {
         self.layout = layout
@@ -47,6 +51,12 @@ struct SpatialScene {
                         gain: listenerGain)
     }
 
+    /// The listener's coordinate frame at `frame`: the resting one once its ramps are over.
+    @_noLocks
+    func space(at frame: Int64) -> ListenerSpace {
+        isStill(from: frame) ? restingSpace : ListenerSpace(listener(at: frame))
+    }
+
     /// True when the listener stays where it is from `frame` on.
     @_noLocks
     func isStill(from frame: Int64) -> Bool {
@@ -62,6 +72,8 @@ struct SpatialScene {
         listenerUp.retarget(listener.up, at: now, rampFrames: rampFrames)
         listenerVelocity = listener.velocity
         listenerGain = listener.gain
+        restingSpace = ListenerSpace(Listener(renderPosition: listener.position, velocity: listener.velocity,
+                                              at: listener.at, up: listener.up, gain: listener.gain))
         epoch &+= 1
     }
 

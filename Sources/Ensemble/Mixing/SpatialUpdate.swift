@@ -16,8 +16,11 @@
 ///   within 1e-6, so a velocity change bends the pitch instead of stepping it. The natural end follows the step.
 /// - HF gain (cones, air absorption) glides the same way; the shelf runs while it or its target is below 1.
 enum SpatialUpdate {
-    /// Output frames between updates (OpenAL Soft's update size at 48 kHz is about the same order).
-    static var interval: Int { @_noLocks get { 64 } }
+    /// Output frames between updates: 256 (5.3 ms at 48 kHz; OpenAL Soft updates once per mixing period, 1024
+    /// frames by default). Every update that evaluates costs a positioned voice about as much as mixing a hundred
+    /// frames, so a shorter grid costs moving sources dearly (benchmark section 10); a longer one would delay
+    /// a change and coarsen the piecewise-linear gain curve of a fast pass-by.
+    static var interval: Int { @_noLocks get { 256 } }
     /// The doppler pitch is kept within 1/16…4: 4 is the widest step the sinc bank filters without aliasing
     /// (`SincBank`, s ≤ 4), and below 1/16 a source receding near the speed of sound is inaudible anyway.
     static var minPitch: Float { @_noLocks get { 0.0625 } }
@@ -106,14 +109,21 @@ enum SpatialUpdate {
             setStep(&voice, SpatialUpdate.step(sp.rateStep, pitch: 1), at: frame, smoothingFrames: scene.pointee.smoothingFrames)
             return false
         }
-        // A still scene (no command since the last evaluation, every ramp over by then, nothing gliding) would
-        // compute exactly what it computed last time: skip it. The bits are the same either way.
-        if !sp.isDirty, !sp.isLeaving, case .ramp = sp.onset, rampDone, sp.sceneEpoch == scene.pointee.epoch,
-           sp.pitch == sp.targetPitch, sp.gainHF == sp.targetHF,
+        // A still scene (no command since the last evaluation, every ramp over by then) would compute exactly
+        // what it computed last time: skip the evaluation. The bits are the same either way.
+        if !sp.isDirty, !sp.isLeaving, case .ramp = sp.onset, sp.sceneEpoch == scene.pointee.epoch,
            sp.position.isStill(from: sp.evaluatedAt), sp.direction.isStill(from: sp.evaluatedAt),
            scene.pointee.isStill(from: sp.evaluatedAt) {
-            voice.spatial.nextUpdate = sp.nextUpdate
-            return true
+            if rampDone, sp.pitch == sp.targetPitch, sp.gainHF == sp.targetHF {
+                voice.spatial.nextUpdate = sp.nextUpdate
+                return true
+            }
+            // Only the doppler pitch and HF gain still glide towards targets that stay put (a velocity change
+            // bends the pitch over several updates): glide them, leave the gains' ramp as it is.
+            sp.pitch = glide(sp.pitch, to: sp.targetPitch, scene.pointee.glide)
+            sp.gainHF = glide(sp.gainHF, to: sp.targetHF, scene.pointee.glide)
+            finish(&voice, sp, at: frame, scene: scene)
+            return false
         }
 
         var target: ChannelGains
@@ -125,6 +135,7 @@ enum SpatialUpdate {
             let outcome = SpatialMath.evaluate(source: source, position: sp.position.value(at: frame),
                                                direction: sp.direction.value(at: frame), velocity: source.velocity,
                                                listener: scene.pointee.listener(at: frame),
+                                               space: scene.pointee.space(at: frame),
                                                settings: scene.pointee.settings, layout: scene.pointee.layout)
             target = outcome.gains
             let pitch = outcome.pitch
@@ -161,7 +172,16 @@ enum SpatialUpdate {
         sp.gainsTo = target
         sp.rampStart = frame
         sp.rampLength = interval
+        finish(&voice, sp, at: frame, scene: scene)
+        return false
+    }
 
+    /// Stores the update's state `sp` in `voice`: the shelf at the applied HF gain, the step at the applied pitch.
+    @inline(__always)
+    @_noLocks
+    private static func finish(_ voice: inout Voice, _ spatial: SpatialVoice, at frame: Int64,
+                               scene: UnsafePointer<SpatialScene>) {
+        var sp = spatial
         if sp.gainHF < 1 || sp.targetHF < 1 {
             var shelf = scene.pointee.shelf
             if let running = sp.shelf { shelf = running }
@@ -173,7 +193,6 @@ enum SpatialUpdate {
         voice.spatial = sp
         let step = dopplerApplies(voice) ? SpatialUpdate.step(sp.rateStep, pitch: sp.pitch) : sp.rateStep
         setStep(&voice, step, at: frame, smoothingFrames: scene.pointee.smoothingFrames)
-        return false
     }
 
     /// Sets the cursor's step at `frame`, moving the natural end (and a fade-out under way) with it.

@@ -43,7 +43,16 @@ enum SpatialMath {
     @_noLocks
     static func evaluate(source: SpatialSource, position: Vector3, direction: Vector3, velocity: Vector3,
                          listener: Listener, settings: SpatialSettings, layout: SpeakerLayout) -> SpatialOutcome {
-        let space = ListenerSpace(listener)
+        evaluate(source: source, position: position, direction: direction, velocity: velocity, listener: listener,
+                 space: ListenerSpace(listener), settings: settings, layout: layout)
+    }
+
+    /// `evaluate` with the listener's coordinate frame made already (`ListenerSpace(listener)`): the mixer makes
+    /// it once per listener change, not once per voice.
+    @_noLocks
+    static func evaluate(source: SpatialSource, position: Vector3, direction: Vector3, velocity: Vector3,
+                         listener: Listener, space: ListenerSpace, settings: SpatialSettings,
+                         layout: SpeakerLayout) -> SpatialOutcome {
         let listenerVelocity = space.vector(listener.velocity)
         let here: Vector3
         let facing: Vector3
