@@ -71,6 +71,30 @@ enum SpatialGainStage {
             }
             return
         }
+        let inside = gainsVary && frame >= rampStart && end <= rampEnd
+        if inside && !scalarVaries {
+            // A moving source at a steady volume inside one ramp (the usual case while something moves): one pass
+            // per channel, the product ((from + d·q) · g) · s exactly as the general loop below forms it.
+            let g = share.weight(voice.pointee.gain(at: frame), at: frame)
+            let first = frame - rampStart
+            let step = 1 / Float(rampLength)
+            for c in 0..<channels {
+                let out = planes[c]
+                let from = voice.pointee.spatial.gainsFrom[c], to = voice.pointee.spatial.gainsTo[c]
+                if from == to {
+                    let k = from * g
+                    if k == 0 { continue }
+                    for j in 0..<n { out[j] += k * mono[j] }
+                    continue
+                }
+                let d = to - from
+                for j in 0..<n {
+                    let q = Float(first + Int64(j)) * step
+                    out[j] += ((from + d * q) * g) * mono[j]
+                }
+            }
+            return
+        }
         let gs = gainScratch
         if scalarVaries {
             for j in 0..<n {
@@ -84,7 +108,6 @@ enum SpatialGainStage {
         }
         // Inside the gains' ramp (every update starts one that outlasts the run to the next update), the
         // fraction of the ramp per frame is shared by all channels: from + (to − from)·q is `SpatialVoice.ramp`.
-        let inside = gainsVary && frame >= rampStart && end <= rampEnd
         if inside {
             let q = fractionScratch, first = frame - rampStart
             for j in 0..<n { q[j] = SpatialVoice.fraction(first + Int64(j), length: rampLength) }
