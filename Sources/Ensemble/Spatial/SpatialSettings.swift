@@ -10,6 +10,7 @@ public struct SpatialSettings: Sendable, Hashable, BitwiseCopyable {
     /// `alSpeedOfSound` in units per second, > 0 (343.3 by default: metres per second in air).
     public var speedOfSound: Float
 
+    /// OpenAL's defaults: inverse clamped distance, doppler factor 1, speed of sound 343.3.
     public init(distanceModel: DistanceModel = .inverseClamped, dopplerFactor: Float = 1, speedOfSound: Float = 343.3) {
         self.distanceModel = distanceModel
         self.dopplerFactor = dopplerFactor
