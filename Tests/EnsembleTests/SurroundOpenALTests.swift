@@ -8,7 +8,9 @@ import XCTest
 final class SurroundOpenALTests: XCTestCase {
     private static let frames = 24000
 
-    /// The scene: 2D tracks (front pair) and the plane test signal on every channel, through lane 3 into bus 1.
+    /// The scene: 2D tracks (front pair), the plane test signal on every channel through lane 3 into bus 1, and a
+    /// positioned source driving past the listener (a timed straight-line ramp, doppler from its velocity) while
+    /// the listener turns: every speaker gain and the doppler step change during the render.
     private static func engine(_ layout: SpeakerLayout) throws -> Engine {
         var c = Engine.Configuration()
         c.speakerLayout = layout
@@ -21,6 +23,12 @@ final class SurroundOpenALTests: XCTestCase {
         let b = try engine.makeTrack(try monoSound(7000) { cos(Double($0) * 0.07) * 0.2 })
         try b.setRate(0.8)
         try engine.play([a, b], at: engine.time(frame: 100))
+        let car = try engine.makeTrack(try monoSound(24000) { sin(Double($0) * 0.05) * 0.4 })
+        try car.setSpatial(SpatialSource(position: Vector3(-20, 0, -3), velocity: Vector3(40, 0, 0),
+                                         referenceDistance: 2))
+        try car.play(at: engine.time(frame: 0))
+        try car.setPosition(Vector3(20, 0, -3), at: engine.time(frame: 150), ramp: 0.45)
+        try engine.setListener(Listener(at: Vector3(1, 0, -1)), at: engine.time(frame: 12001), ramp: 0.05)
         return engine
     }
 
