@@ -35,6 +35,53 @@ enum Resampler {
         }
     }
 
+    /// A moving mono voice's front-pair gains inside one spatial ramp (`SpatialGainStage`'s one-pass product):
+    /// L += ((left0 + dLeft·q)·g)·s and R += ((right0 + dRight·q)·g)·s, with q = (first + j)·step at frame j.
+    struct RampGains: BitwiseCopyable {
+        var left0: Float
+        var dLeft: Float
+        var right0: Float
+        var dRight: Float
+        var g: Float
+        var step: Float
+        var first: Int64
+
+        @_noLocks
+        init(left0: Float, dLeft: Float, right0: Float, dRight: Float, g: Float, step: Float, first: Int64) {
+            self.left0 = left0
+            self.dLeft = dLeft
+            self.right0 = right0
+            self.dRight = dRight
+            self.g = g
+            self.step = step
+            self.first = first
+        }
+    }
+
+    /// Copies `count` frames of a mono sound at step 1 straight into `outL`/`outR` with ramping gains: the same
+    /// bits as `fill` followed by `SpatialGainStage.mix` inside a ramp at a steady volume, without the scratch
+    /// round trip (a moving source at rate 1, the common case of a game's positioned voice without doppler).
+    @_noLocks
+    static func mixRamped(_ cursor: inout SourceCursor, _ source: VoiceSource, gains: RampGains,
+                          into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, count: Int) {
+        var done = 0
+        while done < count {
+            let n = min(cursor.length - cursor.position, count - done)
+            if n <= 0 { return } // a zero-length sound: nothing to add
+            let s = source.left + cursor.position
+            let l = outL + done, r = outR + done
+            let first = gains.first + Int64(done)
+            for j in 0..<n {
+                let q = Float(first + Int64(j)) * gains.step
+                l[j] += ((gains.left0 + gains.dLeft * q) * gains.g) * s[j]
+                r[j] += ((gains.right0 + gains.dRight * q) * gains.g) * s[j]
+            }
+            cursor.position += n
+            done += n
+            cursor.wrap()
+        }
+    }
+
     /// Where the kernels put their samples: the scratch buffers, or (fused) added into the output with gains.
     private struct Sink: BitwiseCopyable {
         var left: UnsafeMutablePointer<Float>

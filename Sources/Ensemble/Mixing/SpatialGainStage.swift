@@ -48,6 +48,22 @@ enum SpatialGainStage {
                                c: voice.pointee.spatial.gain(1, at: frame) * g, d: 0)
     }
 
+    /// The ramping front-pair gains of a run that lies inside one spatial ramp at a steady scalar gain, with
+    /// every other channel silent, for `Resampler.mixRamped` (the products `mix` forms on that path); nil
+    /// otherwise.
+    @_noLocks
+    static func rampPair(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int, channels: Int) -> Resampler.RampGains? {
+        let end = frame + Int64(n)
+        let rampStart = voice.pointee.spatial.rampStart, rampLength = voice.pointee.spatial.rampLength
+        guard rampLength > 0, frame >= rampStart, end <= rampStart + Int64(rampLength),
+              !voice.pointee.gainVaries(in: frame, end) else { return nil }
+        let from = voice.pointee.spatial.gainsFrom, to = voice.pointee.spatial.gainsTo
+        for c in 2..<max(channels, 2) where from[c] != 0 || to[c] != 0 { return nil }
+        return Resampler.RampGains(left0: from[0], dLeft: to[0] - from[0], right0: from[1], dRight: to[1] - from[1],
+                                   g: voice.pointee.gain(at: frame), step: 1 / Float(rampLength),
+                                   first: frame - rampStart)
+    }
+
     /// Mixes `n` frames of `mono` (output frames from `frame`) into `planes` (which start at `frame`).
     /// `gainScratch` and `fractionScratch` hold `n` floats each. (The voice is read in place: it is large.)
     @_noLocks

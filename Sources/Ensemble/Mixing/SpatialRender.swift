@@ -89,6 +89,12 @@ struct SpatialRender {
                               count: n)
                 return
             }
+            // Moving at rate 1 (no doppler): copy and ramp in one pass.
+            if voice.pointee.cursor.isPassthrough, !voice.pointee.preservePitch,
+               let gains = SpatialGainStage.rampPair(voice, frame: a, count: n, channels: planes.count) {
+                Resampler.mixRamped(&voice.pointee.cursor, source, gains: gains, into: planes[0], planes[1], count: n)
+                return
+            }
         }
         if let stream = source.stream {
             StreamReader.fill(&voice.pointee.cursor, stream, tables: tables, mono, right, count: n,
