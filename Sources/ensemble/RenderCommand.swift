@@ -66,8 +66,10 @@ struct RenderCommand: ParsableCommand {
             try DiskSpace.check(output: output, scene: scene, frames: playback.frameCount, channels: channelCount,
                                 bytesPerSample: bitDepth / 8, sampleRate: description.sampleRate)
             let format = OutputFormat(container: .wav, codec: bitDepth == 16 ? .pcm16 : .float32)
+            // The layout, not just the channel count: surround files are WAVE_FORMAT_EXTENSIBLE with the speakers'
+            // channel mask, so players and tools know which channel is which.
             let writer = try AudioFileSink(path: output, format: format, sampleRate: Int(description.sampleRate),
-                                                 channelCount: channelCount)
+                                           layout: engine.speakerLayout)
             let progress = ProgressBar(total: playback.frameCount)
             let started = Date()
             // Gathered block by block when a plot is wanted: the mix itself is never kept.
