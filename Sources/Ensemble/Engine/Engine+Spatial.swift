@@ -17,18 +17,27 @@ extension Engine {
     @discardableResult
     public func setListener(_ listener: Listener, at time: EngineTime? = nil, ramp: Double? = nil) throws(EngineError)
         -> ScheduledCommandID? {
+        if let time { return try scheduleListener(listener, at: time, ramp: ramp) }
         try listener.check()
-        let frames = try ramp.map { r throws(EngineError) in try Self.frames(ofDuration: r, "ramp", sampleRate: sampleRate) }
-            ?? smoothingFrames
-        let command = MixerCommand.listener(listener, rampFrames: frames)
-        guard let time else {
-            spatialControl.withLock { $0.listener = listener }
-            send([command])
-            return nil
-        }
+        let frames = try frames(ofDuration: ramp, "ramp")
+        spatialControl.withLock { $0.listener = listener }
+        send([.listener(listener, rampFrames: frames)])
+        return nil
+    }
+
+    /// `setListener(_:at:ramp:)` at `time`, with the timed command's reports: `onApplied` with the time it took
+    /// effect (the control side's `listener` changes then), `onDropped` instead when it could not (see
+    /// `CommandDropReason`); a scene's timeline passes both, so `--events` and the plot show listener entries.
+    @discardableResult
+    func scheduleListener(_ listener: Listener, at time: EngineTime, ramp: Double?,
+                          onApplied: CommandApplyHandler? = nil,
+                          onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID {
+        try listener.check()
+        let frames = try frames(ofDuration: ramp, "ramp")
         let frame = try self.frame(of: time)
-        return schedule(command, atFrame: frame, dropped: nil) { [weak self] _ in
+        return schedule(.listener(listener, rampFrames: frames), atFrame: frame, dropped: onDropped) { [weak self] applied in
             self?.spatialControl.withLock { $0.listener = listener }
+            onApplied?(applied)
         }
     }
 
@@ -57,8 +66,7 @@ extension Engine {
     public func setPosition(_ position: Vector3, of instance: EffectInstance, at time: EngineTime? = nil,
                             ramp: Double? = nil) throws(EngineError) -> ScheduledCommandID? {
         try position.check("position")
-        let frames = try ramp.map { r throws(EngineError) in try Self.frames(ofDuration: r, "ramp", sampleRate: sampleRate) }
-            ?? smoothingFrames
+        let frames = try frames(ofDuration: ramp, "ramp")
         let command = MixerCommand.setPosition(slot: instance.slot, generation: instance.generation, position,
                                                rampFrames: frames)
         guard let time else {
