@@ -23,19 +23,7 @@ struct ChannelPlanes: BitwiseCopyable {
     /// `count` (2…8) planes laid out one after the other in one allocation: plane c at `base + c · stride`.
     @_noLocks
     init(base: UnsafeMutablePointer<Float>, stride: Int, count: Int) {
-        self.count = count
-        p0 = base
-        p1 = base + stride
-        if count > 2 {
-            p2 = base + 2 * stride
-            p3 = base + 3 * stride
-            p4 = base + 4 * stride
-            p5 = base + 5 * stride
-        }
-        if count > 6 {
-            p6 = base + 6 * stride
-            p7 = base + 7 * stride
-        }
+        self.init(left: base, right: base + stride, extra: base + 2 * stride, stride: stride, count: count)
     }
 
     /// Front left and right (`SpeakerLayout` planes 0 and 1), where 2D voices and the stereo pan go.
@@ -60,10 +48,7 @@ struct ChannelPlanes: BitwiseCopyable {
     /// Sets `frames` frames of every plane to 0.
     @_noLocks
     func clear(_ frames: Int) {
-        for c in 0..<count {
-            let p = self[c]
-            for j in 0..<frames { p[j] = 0 }
-        }
+        clear(from: 0, frames)
     }
 
     /// Sets `frames` frames of planes `first..<count` to 0.

@@ -29,8 +29,7 @@ struct SpatialScene {
     let shelf: HighShelf
     /// The listener's coordinate frame once its ramps are over, made once per listener command rather than once
     /// per voice and update (`space(at:)`).
-    var restingSpace = ListenerSpace(Listener(renderPosition: .zero, velocity: .zero, at: Vector3(0, 0, -1),
-                                              up: Vector3(0, 1, 0), gain: 1))
+    var restingSpace = ListenerSpace(Listener())
 
     init(sampleRate: Double, smoothingFrames: Int, layout: SpeakerLayout) {
         self.layout = layout
@@ -72,8 +71,7 @@ struct SpatialScene {
         listenerUp.retarget(listener.up, at: now, rampFrames: rampFrames)
         listenerVelocity = listener.velocity
         listenerGain = listener.gain
-        restingSpace = ListenerSpace(Listener(renderPosition: listener.position, velocity: listener.velocity,
-                                              at: listener.at, up: listener.up, gain: listener.gain))
+        restingSpace = ListenerSpace(listener)
         epoch &+= 1
     }
 
