@@ -49,21 +49,12 @@ extension Mixer {
     func renderLane(_ lane: Int, _ span: MixSpan) {
         let me = lanes + lane
         let pool = voices.slots, rack = buses, accumulators = laneAccumulators
-        let t0 = span.start, t1 = span.end
         for i in 0..<me.pointee.voiceCount {
             let slot = Int(me.pointee.voices[i])
             let voice = pool + slot
-            let keep: Bool
-            if voice.pointee.spatial.isOn {
-                keep = spatialRender.render(voice, slot: slot, span, lane: me, rack, accumulators)
-            } else if voice.pointee.isRouting(t0) {
-                let (routeL, routeR) = me.pointee.beginRoute(span.frames)
-                keep = voiceRender.render(voice, slot: slot, from: t0, to: t1, into: routeL, routeR, lane: me.pointee)
-                me.pointee.split(voice.pointee, span, rack, accumulators)
-            } else {
-                let (toL, toR) = me.pointee.destination(voice.pointee.bus, span, rack, accumulators)
-                keep = voiceRender.render(voice, slot: slot, from: t0, to: t1, into: toL, toR, lane: me.pointee)
-            }
+            let keep = voice.pointee.spatial.isOn
+                ? spatialRender.render(voice, slot: slot, span, lane: me, rack, accumulators)
+                : voiceRender.render(voice, slot: slot, from: span.start, span, lane: me, rack, accumulators)
             if !keep { me.pointee.recordEnd(slot: slot, frame: voice.pointee.stopFrame) }
         }
         if let signal = testSignal, signal.lane == lane {

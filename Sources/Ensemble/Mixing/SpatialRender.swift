@@ -64,7 +64,7 @@ struct SpatialRender {
             t = end
         }
         if voice.pointee.metering { telemetry.meters[slot].publish(meter) }
-        if leftSpatial { return renderFlat(voice, slot: slot, from: t, span, lane: lane, rack, accumulators) }
+        if leftSpatial { return flat.render(voice, slot: slot, from: t, span, lane: lane, rack, accumulators) }
         return voice.pointee.stopFrame > t1
     }
 
@@ -133,23 +133,5 @@ struct SpatialRender {
                                  fractionScratch: fractions, into: to, share: .whole)
         }
         if voice.pointee.metering { SpatialGainStage.meter(voice, frame: a, count: n, mono: mono, into: &meter) }
-    }
-
-    /// The rest of the span, from `frame`, on the 2D path (`VoiceRender`), as the lane renders a 2D voice.
-    @_noLocks
-    private func renderFlat(_ voice: UnsafeMutablePointer<Voice>, slot: Int, from frame: Int64, _ span: MixSpan,
-                            lane: UnsafeMutablePointer<MixLane>, _ rack: BusRack,
-                            _ accumulators: LaneAccumulators) -> Bool {
-        let offset = Int(frame - span.start)
-        if voice.pointee.isRouting(span.start) {
-            let (routeL, routeR) = lane.pointee.beginRoute(span.frames)
-            let keep = flat.render(voice, slot: slot, from: frame, to: span.end, into: routeL + offset, routeR + offset,
-                                   lane: lane.pointee)
-            lane.pointee.split(voice.pointee, span, rack, accumulators)
-            return keep
-        }
-        let (toL, toR) = lane.pointee.destination(voice.pointee.bus, span, rack, accumulators)
-        return flat.render(voice, slot: slot, from: frame, to: span.end, into: toL + offset, toR + offset,
-                           lane: lane.pointee)
     }
 }

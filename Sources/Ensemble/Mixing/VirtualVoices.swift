@@ -95,7 +95,7 @@ struct VirtualVoices {
             let s = Int(pool.active[k])
             let v = pool[s]
             // Not started, ending, or fading out for a stop, pause or steal: left alone, and not counted.
-            guard v.startFrame <= frame, v.stopFrame > frame, v.releaseStart > frame else { continue }
+            guard v.isUnderway(at: frame) else { continue }
             let a = v.audibility(at: frame)
             if v.virtual.isVirtual {
                 if v.virtual.heldByCap && threshold > 0 && a < threshold {
@@ -117,7 +117,7 @@ struct VirtualVoices {
             for k in 0..<pool.activeCount {
                 let s = Int(pool.active[k])
                 let v = pool[s]
-                guard v.virtual.isVirtual, v.startFrame <= frame, v.stopFrame > frame, v.releaseStart > frame,
+                guard v.virtual.isVirtual, v.isUnderway(at: frame),
                       wantsToSound(v, audibility: v.audibility(at: frame)) else { continue }
                 comeBack(s, at: frame, pool: pool, reports: reports)
             }
@@ -207,9 +207,7 @@ struct VirtualVoices {
         for k in 0..<pool.activeCount {
             let s = Int(pool.active[k])
             let v = pool[s]
-            guard !v.virtual.isVirtual, v.startFrame <= frame, v.stopFrame > frame, v.releaseStart > frame else {
-                continue
-            }
+            guard !v.virtual.isVirtual, v.isUnderway(at: frame) else { continue }
             if lowest < 0 || VoiceStealing.yields(v, to: pool[lowest], at: frame) { lowest = s }
         }
         return lowest
@@ -223,9 +221,7 @@ struct VirtualVoices {
         for k in 0..<pool.activeCount {
             let s = Int(pool.active[k])
             let v = pool[s]
-            guard v.virtual.isVirtual, v.startFrame <= frame, v.stopFrame > frame, v.releaseStart > frame else {
-                continue
-            }
+            guard v.virtual.isVirtual, v.isUnderway(at: frame) else { continue }
             let a = v.audibility(at: frame)
             if threshold > 0 && a < threshold { continue }
             guard wantsToSound(v, audibility: a) else { continue }

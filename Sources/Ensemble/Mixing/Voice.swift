@@ -85,6 +85,14 @@ struct Voice: BitwiseCopyable {
     /// The frame where the voice stops producing sound for good (natural end or end of release).
     var stopFrame: Int64 { @_noLocks get { min(naturalEnd, releaseEnd) } }
 
+    /// Started by `frame`, not ended there, and not fading out for a stop, pause or steal: a voice the caps count
+    /// (`VoiceStealing`, `VirtualVoices`); the others are left alone.
+    @inline(__always)
+    @_noLocks
+    func isUnderway(at frame: Int64) -> Bool {
+        startFrame <= frame && stopFrame > frame && releaseStart > frame
+    }
+
     /// Gain multiplier of the release: 1 before it starts, falling to 0 at its end.
     @inline(__always)
     @_noLocks

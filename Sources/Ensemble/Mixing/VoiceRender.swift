@@ -83,4 +83,24 @@ struct VoiceRender {
         // different cores writing them every block would fight over those lines.
         return stop > t1
     }
+
+    /// The lane's 2D path from output frame `frame` to the span's end: into the lane's destination for the
+    /// voice's bus, or, while it moves between buses, through the route buffers split between the two
+    /// (`MixLane.split`). `Mixer.renderLane` runs it from the span's start; `SpatialRender` from the frame where a
+    /// positioned voice gliding back to 2D got there. Returns what `render(_:slot:from:to:into:_:lane:)` returns.
+    @_noLocks
+    func render(_ voice: UnsafeMutablePointer<Voice>, slot: Int, from frame: Int64, _ span: MixSpan,
+                lane: UnsafeMutablePointer<MixLane>, _ rack: BusRack, _ accumulators: LaneAccumulators) -> Bool {
+        let offset = Int(frame - span.start)
+        if voice.pointee.isRouting(span.start) {
+            let (routeL, routeR) = lane.pointee.beginRoute(span.frames)
+            let keep = render(voice, slot: slot, from: frame, to: span.end, into: routeL + offset, routeR + offset,
+                              lane: lane.pointee)
+            lane.pointee.split(voice.pointee, span, rack, accumulators)
+            return keep
+        }
+        let (toL, toR) = lane.pointee.destination(voice.pointee.bus, span, rack, accumulators)
+        return render(voice, slot: slot, from: frame, to: span.end, into: toL + offset, toR + offset,
+                      lane: lane.pointee)
+    }
 }

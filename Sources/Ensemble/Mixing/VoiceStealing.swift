@@ -20,7 +20,7 @@ struct VoiceStealing {
         for k in 0..<pool.activeCount {
             let s = Int(pool.active[k])
             let v = pool[s]
-            guard v.isEffect, v.startFrame <= frame, v.stopFrame > frame, v.releaseStart > frame else { continue }
+            guard v.isEffect, v.isUnderway(at: frame) else { continue }
             sounding += 1
             if oldest < 0 {
                 oldest = s
@@ -59,8 +59,7 @@ struct VoiceStealing {
         for k in 0..<pool.activeCount {
             let s = Int(pool.active[k])
             let v = pool[s]
-            guard s != slot, !v.virtual.isVirtual, v.startFrame <= frame, v.stopFrame > frame,
-                  v.releaseStart > frame else { continue }
+            guard s != slot, !v.virtual.isVirtual, v.isUnderway(at: frame) else { continue }
             sounding += 1
             if Self.yields(pool[s], to: pool[victim], at: frame) { victim = s }
         }
