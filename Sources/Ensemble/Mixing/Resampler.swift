@@ -36,24 +36,25 @@ enum Resampler {
     }
 
     /// A moving mono voice's front-pair gains inside one spatial ramp (`SpatialGainStage`'s one-pass product):
-    /// L += ((left0 + dLeft·q)·g)·s and R += ((right0 + dRight·q)·g)·s, with q = (first + j)·step at frame j.
+    /// L += ((left0 + dLeft·q)·g)·s and R += ((right0 + dRight·q)·g)·s, with q the fraction of the ramp of
+    /// `length` frames at its frame first + j (`SpatialVoice.fraction`).
     struct RampGains: BitwiseCopyable {
         var left0: Float
         var dLeft: Float
         var right0: Float
         var dRight: Float
         var g: Float
-        var step: Float
+        var length: Int
         var first: Int64
 
         @_noLocks
-        init(left0: Float, dLeft: Float, right0: Float, dRight: Float, g: Float, step: Float, first: Int64) {
+        init(left0: Float, dLeft: Float, right0: Float, dRight: Float, g: Float, length: Int, first: Int64) {
             self.left0 = left0
             self.dLeft = dLeft
             self.right0 = right0
             self.dRight = dRight
             self.g = g
-            self.step = step
+            self.length = length
             self.first = first
         }
     }
@@ -72,7 +73,7 @@ enum Resampler {
             let l = outL + done, r = outR + done
             let first = gains.first + Int64(done)
             for j in 0..<n {
-                let q = Float(first + Int64(j)) * gains.step
+                let q = SpatialVoice.fraction(first + Int64(j), length: gains.length)
                 l[j] += ((gains.left0 + gains.dLeft * q) * gains.g) * s[j]
                 r[j] += ((gains.right0 + gains.dRight * q) * gains.g) * s[j]
             }

@@ -60,8 +60,7 @@ enum SpatialGainStage {
         let from = voice.pointee.spatial.gainsFrom, to = voice.pointee.spatial.gainsTo
         for c in 2..<max(channels, 2) where from[c] != 0 || to[c] != 0 { return nil }
         return Resampler.RampGains(left0: from[0], dLeft: to[0] - from[0], right0: from[1], dRight: to[1] - from[1],
-                                   g: voice.pointee.gain(at: frame), step: 1 / Float(rampLength),
-                                   first: frame - rampStart)
+                                   g: voice.pointee.gain(at: frame), length: rampLength, first: frame - rampStart)
     }
 
     /// Mixes `n` frames of `mono` (output frames from `frame`) into `planes` (which start at `frame`).
@@ -93,7 +92,6 @@ enum SpatialGainStage {
             // per channel, the product ((from + d·q) · g) · s exactly as the general loop below forms it.
             let g = share.weight(voice.pointee.gain(at: frame), at: frame)
             let first = frame - rampStart
-            let step = 1 / Float(rampLength)
             for c in 0..<channels {
                 let out = planes[c]
                 let from = voice.pointee.spatial.gainsFrom[c], to = voice.pointee.spatial.gainsTo[c]
@@ -105,7 +103,7 @@ enum SpatialGainStage {
                 }
                 let d = to - from
                 for j in 0..<n {
-                    let q = Float(first + Int64(j)) * step
+                    let q = SpatialVoice.fraction(first + Int64(j), length: rampLength)
                     out[j] += ((from + d * q) * g) * mono[j]
                 }
             }
@@ -118,7 +116,7 @@ enum SpatialGainStage {
                 gs[j] = share.weight(voice.pointee.gain(at: t), at: t)
             }
         } else {
-            // A moving source at a steady volume (the usual case): g hoisted, the same value per frame.
+            // A steady volume over a run that crosses a ramp's start or end: g hoisted, the same value per frame.
             let g = share.weight(voice.pointee.gain(at: frame), at: frame)
             for j in 0..<n { gs[j] = g }
         }
@@ -152,17 +150,18 @@ enum SpatialGainStage {
     @_noLocks
     static func meter(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int, mono: UnsafeMutablePointer<Float>,
                       into meter: inout MeterAccumulator) {
-        let voice = voice.pointee, sp = voice.spatial
         let end = frame + Int64(n)
-        if !sp.gainsVary(in: frame, end, channels: 2) && !voice.gainVaries(in: frame, end) {
-            let g = voice.gain(at: frame)
-            meter.addMono(mono, n, sp.gain(0, at: frame) * g, sp.gain(1, at: frame) * g)
+        if !voice.pointee.spatial.gainsVary(in: frame, end, channels: 2) && !voice.pointee.gainVaries(in: frame, end) {
+            let g = voice.pointee.gain(at: frame)
+            meter.addMono(mono, n, voice.pointee.spatial.gain(0, at: frame) * g,
+                          voice.pointee.spatial.gain(1, at: frame) * g)
             return
         }
         for j in 0..<n {
             let t = frame + Int64(j)
-            let g = voice.gain(at: t)
-            meter.add((sp.gain(0, at: t) * g) * mono[j], (sp.gain(1, at: t) * g) * mono[j])
+            let g = voice.pointee.gain(at: t)
+            meter.add((voice.pointee.spatial.gain(0, at: t) * g) * mono[j],
+                      (voice.pointee.spatial.gain(1, at: t) * g) * mono[j])
         }
     }
 }
