@@ -10,6 +10,16 @@ public enum EffectSpec: Sendable, Equatable {
     case delay(time: Double, feedback: Double, mix: Double)
     /// Look-ahead limiter: ceiling in dBFS, look-ahead and release in seconds.
     case limiter(ceilingDB: Double, lookahead: Double, release: Double)
+    /// Algorithmic reverb (`Reverb`) with EFX's parameters (`ReverbSettings`; presets by name through
+    /// `reverb(preset:)`).
+    case reverb(ReverbSettings)
+    /// Compressor (`Compressor`), optionally keyed by another bus (`CompressorSettings.sidechain`).
+    case compressor(CompressorSettings)
+
+    /// The reverb set to a named preset (see `ReverbSettings.presetNames`), or nil for an unknown name.
+    public static func reverb(preset: String) -> EffectSpec? {
+        ReverbSettings.preset(named: preset).map { .reverb($0) }
+    }
 
     /// The graphic equaliser set to a named preset (see `GraphicEQ.presets`), or nil for an unknown name.
     public static func eq(preset: String) -> EffectSpec? {
@@ -38,6 +48,10 @@ public enum EffectSpec: Sendable, Equatable {
             if bad(ceilingDB, -60...0) { return ("ceiling", ceilingDB, "−60…0 dBFS") }
             if bad(lookahead, 0.0001...0.05) { return ("lookahead", lookahead, "0.0001…0.05 s") }
             if bad(release, 0.001...5) { return ("release", release, "0.001…5 s") }
+        case let .reverb(settings):
+            return settings.problem()
+        case let .compressor(settings):
+            return settings.problem()
         }
         return nil
     }
@@ -48,6 +62,8 @@ enum EffectUnit: BitwiseCopyable {
     case biquads(UnsafeMutablePointer<BiquadSection>, count: Int)
     case delay(UnsafeMutablePointer<DelayLine>)
     case limiter(UnsafeMutablePointer<Limiter>)
+    case reverb(UnsafeMutablePointer<Reverb>)
+    case compressor(UnsafeMutablePointer<Compressor>)
 }
 
 /// A bus's chain of processors, allocated on the control side, installed by a command carrying its pointer,
@@ -98,6 +114,14 @@ struct EffectChain {
                                          lookahead: Int((lookahead * sampleRate).rounded()),
                                          releaseFrames: Int((release * sampleRate).rounded())))
                 unit = .limiter(l)
+            case let .reverb(settings):
+                let v = UnsafeMutablePointer<Reverb>.allocate(capacity: 1)
+                v.initialize(to: Reverb(settings: settings, sampleRate: sampleRate))
+                unit = .reverb(v)
+            case let .compressor(settings):
+                let c = UnsafeMutablePointer<Compressor>.allocate(capacity: 1)
+                c.initialize(to: Compressor(settings: settings, sampleRate: sampleRate))
+                unit = .compressor(c)
             }
             (units + i).initialize(to: unit)
         }
@@ -118,6 +142,12 @@ struct EffectChain {
             case let .limiter(l):
                 l.pointee.deallocate()
                 l.deallocate()
+            case let .reverb(v):
+                v.pointee.deallocate()
+                v.deallocate()
+            case let .compressor(c):
+                c.pointee.deallocate()
+                c.deallocate()
             }
         }
         c.units.deallocate()
@@ -139,6 +169,10 @@ struct EffectChain {
                 d.pointee.process(l, r, n)
             case let .limiter(lim):
                 lim.pointee.process(l, r, n)
+            case let .reverb(v):
+                v.pointee.process(l, r, n)
+            case let .compressor(c):
+                c.pointee.process(l, r, n)
             }
         }
     }

@@ -30,12 +30,12 @@ extension Engine {
     /// rate differs from the engine's) with `resampler`, or the configuration's. `priority` (0…255) decides which
     /// voice gives way first under `Configuration.maxSoundingVoices` (0 first; an effect is then stolen). `completion` runs on the event
     /// thread when the firing ends. With `spatial`, the effect is heard from that 3D placement instead of `pan`
-    /// (move it with `setPosition(_:of:at:ramp:)`). Throws (firing nothing) for an out-of-range or non-finite value, a time at
+    /// (move it with `setPosition(_:of:at:ramp:)`). `sends` feed other buses besides `bus` (see `AuxSend`) and `filter` shapes the direct path (see `VoiceFilter`; change them with `setSendLevel(_:send:of:at:ramp:)` and `setFilter(_:of:at:ramp:)`). Throws (firing nothing) for an out-of-range or non-finite value, a time at
     /// another rate, a bus not set up, an unregistered effect, or when every voice slot is taken.
     @discardableResult
     public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, at time: EngineTime? = nil,
                      bus: Bus = .master, priority: Int = 128, resampler: ResamplerQuality? = nil,
-                     spatial: SpatialSource? = nil,
+                     spatial: SpatialSource? = nil, sends: [AuxSend] = [], filter: VoiceFilter? = nil,
                      completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
         var frame: Int64?
         if let time { frame = try self.frame(of: time) }
@@ -43,6 +43,8 @@ extension Engine {
         try Self.check(pan, "pan", -1...1)
         try checkRoutable(bus)
         try spatial?.check()
+        try check(sends)
+        try filter?.check()
         guard priority >= 0, priority <= 255 else {
             throw .invalidParameter(name: "priority", value: Double(priority), expected: "0…255")
         }
@@ -66,7 +68,8 @@ extension Engine {
         setup.priority = UInt8(priority)
         setup.resampler = resampler ?? configuration.resampler
         setup.spatial = spatial
-        send([.start(slot: claimed.slot, generation: claimed.generation, setup)])
+        send([.start(slot: claimed.slot, generation: claimed.generation, setup)]
+            + environmentCommands(slot: claimed.slot, generation: claimed.generation, sends: sends, filter: filter))
         return claimed.instance
     }
 

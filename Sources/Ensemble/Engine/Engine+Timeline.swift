@@ -37,6 +37,12 @@ public enum TrackChange: Sendable, Equatable {
     case velocity(Vector3)
     /// Turns the source's cone to `direction` (zero: omnidirectional) over `ramp` seconds.
     case direction(Vector3, ramp: Double? = nil)
+    /// Replaces the track's auxiliary sends (at most `AuxSend.maxCount`); levels ramp over the smoothing time.
+    case sends([AuxSend])
+    /// Send `send`'s level (0…1, `send` indexing the track's `sends`), ramped over `ramp` seconds.
+    case sendLevel(send: Int, Float, ramp: Double? = nil)
+    /// The direct-path filter (nil: none), its gains ramping over `ramp` seconds (nil: the smoothing time).
+    case filter(VoiceFilter?, ramp: Double? = nil)
 }
 
 /// Why a timed command did not take effect. Every timed command ends in exactly one report: applied (with its
@@ -200,6 +206,19 @@ extension Track {
         case let .direction(d, ramp):
             try d.check("direction")
             try duration(ramp, "ramp")
+        case let .sends(sends):
+            try engine.check(sends)
+        case let .sendLevel(send, level, ramp):
+            let count = state.withLock { $0.sends.count }
+            guard send >= 0, send < count else {
+                throw .invalidParameter(name: "send", value: Double(send),
+                                        expected: count == 0 ? "a send (the track has none)" : "0…\(count - 1) (the track's sends)")
+            }
+            try Engine.check(level, "level", 0...1)
+            try duration(ramp, "ramp")
+        case let .filter(filter, ramp):
+            try filter?.check()
+            try duration(ramp, "ramp")
         }
     }
 
@@ -271,6 +290,14 @@ extension Track {
                 source.direction = d
                 s.spatial = source
             })
+        case let .sends(sends):
+            return (.setSends(slot: slot, generation: g, SendsSetup(sends), rampFrames: smoothing), { $0.sends = sends })
+        case let .sendLevel(send, level, r):
+            return (.setSendLevel(slot: slot, generation: g, index: Int32(send), level: level, rampFrames: ramp(r)), { s in
+                if send < s.sends.count { s.sends[send].level = level }
+            })
+        case let .filter(filter, r):
+            return (.setFilter(slot: slot, generation: g, FilterSetup(filter), rampFrames: ramp(r)), { $0.filter = filter })
         }
     }
 
@@ -339,8 +366,11 @@ extension Track {
             let p = min(max(offsetFrames, 0), sound.frameCount)
             state.withLock { $0.startPosition = p }
         }
-        // A fresh start is always exactly one `.start` command.
-        let start = startCommands(atFrame: frame, fresh: true)[0]
-        return engine.schedule(start, atFrame: frame, dropped: onDropped) { applied in onApplied?(applied) }
+        // A fresh start is a `.start` command, then the voice's sends and filter if it has any: those wait on the
+        // render side for the start and are applied right after it, on its frame.
+        let commands = startCommands(atFrame: frame, fresh: true)
+        let id = engine.schedule(commands[0], atFrame: frame, dropped: onDropped) { applied in onApplied?(applied) }
+        if commands.count > 1 { engine.send(Array(commands.dropFirst())) }
+        return id
     }
 }

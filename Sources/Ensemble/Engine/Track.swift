@@ -33,6 +33,9 @@ public final class Track: @unchecked Sendable {
         var resampler = ResamplerQuality.sinc
         /// The 3D placement; nil for a 2D track.
         var spatial: SpatialSource?
+        /// Auxiliary sends (at most `AuxSend.maxCount`) and the direct-path filter.
+        var sends: [AuxSend] = []
+        var filter: VoiceFilter?
         /// Loop region in source frames (start, end), nil for none.
         var loopRegion: (start: Int, end: Int)?
         /// File frame the next start begins at (`currentTime` set while stopped, or the `offset`).
@@ -153,6 +156,37 @@ public final class Track: @unchecked Sendable {
     public func setDirection(_ direction: Vector3, at time: EngineTime? = nil, ramp: Double? = nil) throws(EngineError)
         -> ScheduledCommandID? {
         try change(.direction(direction, ramp: ramp), at: time)
+    }
+
+    /// The track's auxiliary sends (none by default). Change them with `setSends(_:at:)` and
+    /// `setSendLevel(_:send:at:ramp:)`.
+    public var sends: [AuxSend] { state.withLock { $0.sends } }
+
+    /// Replaces the auxiliary sends (at most `AuxSend.maxCount`; see `AuxSend`); `time` as for
+    /// `setVolume(_:at:ramp:)`. Levels ramp over the smoothing time. Throws for too many sends, a level outside
+    /// 0…1, a bus not set up (`EngineError.unknownBus`) or a filter gain outside 0…1.
+    @discardableResult
+    public func setSends(_ sends: [AuxSend], at time: EngineTime? = nil) throws(EngineError) -> ScheduledCommandID? {
+        try change(.sends(sends), at: time)
+    }
+
+    /// Sets send `send`'s level (0…1; `send` indexes `sends`) over `ramp` seconds; `time` and `ramp` as for
+    /// `setVolume(_:at:ramp:)`.
+    @discardableResult
+    public func setSendLevel(_ level: Float, send: Int, at time: EngineTime? = nil, ramp: Double? = nil)
+        throws(EngineError) -> ScheduledCommandID? {
+        try change(.sendLevel(send: send, level, ramp: ramp), at: time)
+    }
+
+    /// The filter on the track's direct path (nil, the default: none; see `VoiceFilter`).
+    public var filter: VoiceFilter? { state.withLock { $0.filter } }
+
+    /// Sets the direct-path filter (nil: none), its gains ramping over `ramp` seconds; `time` and `ramp` as for
+    /// `setVolume(_:at:ramp:)`. Throws for a gain outside 0…1.
+    @discardableResult
+    public func setFilter(_ filter: VoiceFilter?, at time: EngineTime? = nil, ramp: Double? = nil) throws(EngineError)
+        -> ScheduledCommandID? {
+        try change(.filter(filter, ramp: ramp), at: time)
     }
 
     /// Sets the playback speed, 0.5…2. A change takes effect at the next rendered block (or exactly at `time`)
@@ -551,7 +585,10 @@ public final class Track: @unchecked Sendable {
                 setup.loopStart = region.start
                 setup.loopEnd = region.end
             }
-            return [.start(slot: slot, generation: s.generation, setup)]
+            var commands: [MixerCommand] = [.start(slot: slot, generation: s.generation, setup)]
+            commands.append(contentsOf: engine.environmentCommands(slot: slot, generation: s.generation,
+                                                                  sends: s.sends, filter: s.filter))
+            return commands
         }
     }
 

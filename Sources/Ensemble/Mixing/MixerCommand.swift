@@ -70,6 +70,13 @@ enum MixerCommand: BitwiseCopyable, Sendable {
     /// The listener, its position and orientation moving along straight lines over `rampFrames`.
     case listener(Listener, rampFrames: Int)
     case spatialSettings(SpatialSettings)
+    /// Replaces every auxiliary send of a voice (`SendsSetup`): a send on the same bus as before ramps its level
+    /// (and its own filter's gains) over `rampFrames`; one on a new bus fades in from 0 over `rampFrames`.
+    case setSends(slot: Int32, generation: UInt32, SendsSetup, rampFrames: Int)
+    /// Send `index`'s level, ramped over `rampFrames` from its value at the time (timeline automation).
+    case setSendLevel(slot: Int32, generation: UInt32, index: Int32, level: Float, rampFrames: Int)
+    /// The voice's direct-path filter (`kind` none: off), its gains ramping over `rampFrames`.
+    case setFilter(slot: Int32, generation: UInt32, FilterSetup, rampFrames: Int)
     /// Moves a voice to another bus, crossfading over `rampFrames` if it is sounding.
     case route(slot: Int32, generation: UInt32, bus: Int32, rampFrames: Int)
     /// Timed command marker: the command that follows it in the same batch waits in the render side's pending
@@ -95,6 +102,9 @@ extension MixerCommand {
                 return (slot, generation)
             case let .setSpatial(slot, generation, _), let .setPosition(slot, generation, _, _),
                  let .setVelocity(slot, generation, _), let .setDirection(slot, generation, _, _):
+                return (slot, generation)
+            case let .setSends(slot, generation, _, _), let .setSendLevel(slot, generation, _, _, _),
+                 let .setFilter(slot, generation, _, _):
                 return (slot, generation)
             case .start, .bus, .schedule, .cancelScheduled, .listener, .spatialSettings:
                 return nil

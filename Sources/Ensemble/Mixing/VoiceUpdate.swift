@@ -79,6 +79,8 @@ struct VoiceUpdate {
             if !enabled { reports.telemetry.meters[s].clear() }
         case .setSpatial, .setPosition, .setVelocity, .setDirection:
             applySpatial(command, now: now)
+        case .setSends, .setSendLevel, .setFilter:
+            break // TODO(environment-mixer helper)
         case .bus, .schedule, .cancelScheduled, .listener, .spatialSettings:
             break // not voice commands: the mixer handles them
         }
