@@ -74,6 +74,8 @@ enum EffectUnit: BitwiseCopyable {
 /// left/right), each with the same settings and state of its own, so every channel is filtered, delayed and
 /// limited as the front pair is (a master limiter keeps every channel under its ceiling; the pairs are limited
 /// independently of one another). Stereo output has one pair: the chain is exactly what it always was.
+/// A compressor links the two channels of its pair; keyed by another bus (`CompressorSettings.sidechain`), every
+/// pair's instance listens to the whole key bus (the maximum over all its channels), so all pairs duck alike.
 struct EffectChain {
     /// `count` units per pair, pair p's at `units + p · count`.
     var units: UnsafeMutablePointer<EffectUnit>
@@ -154,10 +156,14 @@ struct EffectChain {
         chain.deallocate()
     }
 
-    /// Runs every processor of pair `pair`'s instance in order over `n` frames of that pair, in place.
+    /// Runs every processor of pair `pair`'s instance in order over `n` frames of that pair, in place. A
+    /// compressor with a sidechain reads its key bus's levels for these frames from `keys` (the same levels for
+    /// every pair: on surround each pair's detector hears the whole key bus; without a sidechain each pair
+    /// detects on its own two channels).
     @_noLocks
     static func process(_ chain: UnsafeMutablePointer<EffectChain>,
-                        _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int, pair: Int = 0) {
+                        _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int, pair: Int = 0,
+                        keys: SidechainKeys) {
         let count = chain.pointee.count
         guard pair < chain.pointee.pairs else { return }
         let units = chain.pointee.units + pair * count
@@ -172,7 +178,7 @@ struct EffectChain {
             case let .reverb(v):
                 v.pointee.process(l, r, n)
             case let .compressor(c):
-                c.pointee.process(l, r, n)
+                c.pointee.process(l, r, n, key: keys.levels(of: c.pointee.sidechain))
             }
         }
     }

@@ -31,6 +31,9 @@ final class BusControl: Sendable {
         var configured = false
         var settings = BusSettings()
         var effects: [EffectSpec] = []
+        /// The chain `effects` replaced, which may still be fading out: its sidechains are kept in the order
+        /// where they fit (`BusOrder.make`'s preferred edges), so it keeps hearing its key while it fades.
+        var previousEffects: [EffectSpec] = []
         /// What the render side was last told: the volume (by `setBus` or a timed change that took effect)
         /// and whether mute and solo let the bus through.
         var sentVolume: Float = 1
@@ -110,6 +113,12 @@ extension Engine {
     /// first rendered block). The old chain keeps running during the crossfade, so its tail fades rather than
     /// stops; it is freed on the control side afterwards. An empty list removes the chain. Throws naming the first
     /// effect parameter out of its range (`effects[i].key`), changing nothing.
+    ///
+    /// A compressor's `sidechain` must name another submix bus that is set up, and no bus may end up keyed,
+    /// through any chain of sidechains, by itself: the master, the bus itself or a circle throw
+    /// `EngineError.invalidParameter` naming `effects[i].sidechain`, a bus not set up `EngineError.unknownBus`,
+    /// changing nothing. The buses' chains then run in an order where every key bus runs before the buses it
+    /// keys (`BusOrder`); the master's chain runs last and may be keyed by any bus.
     public func setEffects(_ effects: [EffectSpec], on bus: Bus) throws(EngineError) {
         let bus = bus.index
         for (i, e) in effects.enumerated() {
@@ -119,8 +128,10 @@ extension Engine {
         }
         let ramp = busRampFrames
         let control = mixer.busControl
-        control.buses.withLock { buses in
+        try control.buses.withLock { buses throws(EngineError) in
+            let order = try Self.busOrder(installing: effects, on: bus, buses)
             drainRetiredChains()
+            buses[bus].previousEffects = ramp > 0 ? buses[bus].effects : []
             buses[bus].effects = effects
             let chain = EffectChain.make(effects, sampleRate: sampleRate,
                                          pairs: configuration.speakerLayout.channelCount / 2)
@@ -131,8 +142,50 @@ extension Engine {
                 mixer.prepareBus(bus)
                 batch.append(.bus(.configure(bus: Int32(bus))))
             }
+            batch.append(.bus(.order(order)))
             batch.append(.bus(.chain(bus: Int32(bus), chain: ChainHandle(pointer: chain), fadeFrames: ramp)))
             send(batch)
+        }
+    }
+
+    /// The chain order once `effects` is on bus `bus`, or the error naming the first sidechain that cannot be:
+    /// the master, the bus itself, a bus not set up, or one closing a circle of keys.
+    private static func busOrder(installing effects: [EffectSpec], on bus: Int,
+                                 _ buses: [BusControl.Entry]) throws(EngineError) -> BusOrder {
+        var edges: [BusOrder.Edge] = []
+        for (b, entry) in buses.enumerated() where b != bus {
+            edges += sidechainEdges(entry.effects, keyed: b)
+        }
+        for (i, e) in effects.enumerated() {
+            guard case let .compressor(settings) = e, let key = settings.sidechain else { continue }
+            let name = "effects[\(i)].sidechain"
+            if key.isMaster {
+                throw .invalidParameter(name: name, value: 0, expected: "a submix bus (1…\(maxBuses)), not the master")
+            }
+            if key.index == bus {
+                throw .invalidParameter(name: name, value: Double(key.index),
+                                        expected: "another bus than the one the compressor is on")
+            }
+            guard buses[key.index].configured else { throw .unknownBus(index: key.index) }
+            edges.append(BusOrder.Edge(key: key.index, keyed: bus))
+            if BusOrder.sorted(edges) == nil {
+                throw .invalidParameter(name: name, value: Double(key.index),
+                                        expected: "a bus not keyed, directly or through other buses, by bus \(bus)")
+            }
+        }
+        var fading: [BusOrder.Edge] = []
+        for (b, entry) in buses.enumerated() {
+            fading += sidechainEdges(b == bus ? entry.effects : entry.previousEffects, keyed: b)
+        }
+        // The required edges were just checked to be in order.
+        return BusOrder.make(required: edges, preferred: fading) ?? .identity
+    }
+
+    /// One edge per compressor in `effects` keyed by a bus.
+    private static func sidechainEdges(_ effects: [EffectSpec], keyed: Int) -> [BusOrder.Edge] {
+        effects.compactMap { e in
+            guard case let .compressor(settings) = e, let key = settings.sidechain else { return nil }
+            return BusOrder.Edge(key: key.index, keyed: keyed)
         }
     }
 

@@ -13,6 +13,8 @@ enum BusCommand: BitwiseCopyable, Sendable {
     case pan(bus: Int32, matrix: PanMatrix, rampFrames: Int)
     /// Replaces the bus's chain (nil: none), crossfading from the old chain's output over `fadeFrames`.
     case chain(bus: Int32, chain: ChainHandle, fadeFrames: Int)
+    /// The order the chains run in and the buses that key a compressor (sent before the chain that needs it).
+    case order(BusOrder)
 }
 
 /// A chain pointer that may cross to the render side (which owns it until it hands it back).
@@ -43,6 +45,11 @@ struct BusState: BitwiseCopyable {
 /// and pan (smoothed like a track's, with the same constant/ramping bit-identity) and add into the master, in bus
 /// order. Voices on bus 0 are summed straight into the output exactly as without buses.
 ///
+/// Sidechains: the chains run in `BusOrder` (key buses before the buses they key; 1…16 without sidechains),
+/// and right after a key bus's chain the rack writes its key levels (`SidechainKeys`: the post-chain, post-fader
+/// level of every frame), which the keyed compressors read when their chain runs later in the span. Only then
+/// do the buses mix into the master, in index order as always.
+///
 /// Surround output (`channelCount` 6 or 8): a bus's gain (volume, mute, solo, with their ramps) applies to every
 /// channel; its pan is a stereo balance and applies to the front pair only (the other channels pass at the bus
 /// gain). Effect chains process every channel pair with an instance of their own (`EffectChain.pairs`).
@@ -58,6 +65,10 @@ struct BusRack: @unchecked Sendable {
     /// Copies of a bus's planes for a chain crossfade.
     let scratch: UnsafeMutablePointer<Float>
     let meters: UnsafeMutablePointer<MeterReadout>
+    /// Key levels of the span, bus b's at `b · maxBlockFrames` (`SidechainKeys`; written for key buses only).
+    let keyLevels: UnsafeMutablePointer<Float>
+    /// The chain order and key buses last received (`BusCommand.order`).
+    let order: UnsafeMutablePointer<BusOrder>
     let retired = RetiredChains()
     let maxBlockFrames: Int
     /// Output channels (`SpeakerLayout.channelCount`).
@@ -75,6 +86,10 @@ struct BusRack: @unchecked Sendable {
         planes = .allocate(capacity: Self.count * channelCount * maxBlockFrames)
         planes.initialize(repeating: 0, count: Self.count * channelCount * maxBlockFrames)
         scratch = .allocate(capacity: channelCount * maxBlockFrames)
+        keyLevels = .allocate(capacity: Self.count * maxBlockFrames)
+        keyLevels.initialize(repeating: 0, count: Self.count * maxBlockFrames)
+        order = .allocate(capacity: 1)
+        order.initialize(to: .identity)
         activeFlag = .allocate(capacity: 1)
         activeFlag.initialize(to: false)
         meters = .allocate(capacity: Self.count)
@@ -88,7 +103,8 @@ struct BusRack: @unchecked Sendable {
             meters[b].deallocate()
         }
         retired.deallocate()
-        for p in [planes, scratch] { p.deallocate() }
+        for p in [planes, scratch, keyLevels] { p.deallocate() }
+        order.deallocate()
         states.deallocate()
         meters.deallocate()
         activeFlag.deallocate()
@@ -135,28 +151,64 @@ struct BusRack: @unchecked Sendable {
         for b in 1..<Self.count where states[b].configured { planes(of: b).clear(n) }
     }
 
-    /// Runs every configured bus's chain, mixes it into the output, then runs the master chain on the output.
+    /// Runs every configured bus's chain in `BusOrder` (writing each key bus's levels after its chain), mixes
+    /// the buses into the output in index order, then runs the master chain on the output.
     @_noLocks
     func finishBlock(_ output: ChannelPlanes, _ n: Int, _ t0: Int64) {
         guard active else { return }
+        let order = self.order.pointee
+        let keys = SidechainKeys(base: keyLevels, stride: maxBlockFrames)
+        if order.keys != 0 {
+            // A key read before it is written this span (a chain fading out after its key left the order) reads
+            // silence, not the previous span's levels.
+            for b in 1..<Self.count where order.isKey(b) {
+                let k = keyLevels + b * maxBlockFrames
+                for j in 0..<n { k[j] = 0 }
+            }
+        }
+        for i in 0..<(Self.count - 1) {
+            let b = order.bus(at: i)
+            guard states[b].configured else { continue }
+            runChain(b, planes(of: b), n, t0, keys)
+            if order.isKey(b) { writeKeyLevels(b, n, t0) }
+        }
         for b in 1..<Self.count where states[b].configured {
             let bus = planes(of: b)
-            runChain(b, bus, n, t0)
             var meter = MeterAccumulator()
             mixDown(b, bus.p0, bus.p1, into: output.p0, output.p1, n, t0, &meter)
             meters[b].publish(meter)
             if channelCount > 2 { mixDownOthers(b, bus, into: output, n, t0) }
         }
-        runChain(0, output, n, t0)
+        runChain(0, output, n, t0, keys)
+    }
+
+    /// Bus `b`'s key levels for the span: g(t)·max over channels of |x|, x its planes after its chain and g its
+    /// gain (volume × mute/solo with their ramps; the pan, a balance, is left out), so a muted bus keys nothing.
+    @_noLocks
+    private func writeKeyLevels(_ b: Int, _ n: Int, _ t0: Int64) {
+        let x = planes(of: b), k = keyLevels + b * maxBlockFrames
+        let p0 = x.p0
+        for j in 0..<n { k[j] = abs(p0[j]) }
+        for c in 1..<channelCount {
+            let p = x[c]
+            for j in 0..<n { k[j] = max(k[j], abs(p[j])) }
+        }
+        let gain = states[b].gain
+        if gain.varies(in: t0, t0 + Int64(n)) {
+            for j in 0..<n { k[j] *= gain.value(at: t0 + Int64(j)) }
+        } else {
+            let g = gain.value(at: t0)
+            for j in 0..<n { k[j] *= g }
+        }
     }
 
     @_noLocks
-    private func runChain(_ b: Int, _ x: ChannelPlanes, _ n: Int, _ t0: Int64) {
+    private func runChain(_ b: Int, _ x: ChannelPlanes, _ n: Int, _ t0: Int64, _ keys: SidechainKeys) {
         let s = states[b]
         let pairs = channelCount / 2
         if !s.crossfading {
             if let c = s.chain.pointer {
-                for p in 0..<pairs { EffectChain.process(c, x[2 * p], x[2 * p + 1], n, pair: p) }
+                for p in 0..<pairs { EffectChain.process(c, x[2 * p], x[2 * p + 1], n, pair: p, keys: keys) }
             }
             return
         }
@@ -167,10 +219,10 @@ struct BusRack: @unchecked Sendable {
             for j in 0..<n { to[j] = from[j] }
         }
         if let c = s.previous.pointer {
-            for p in 0..<pairs { EffectChain.process(c, x[2 * p], x[2 * p + 1], n, pair: p) }
+            for p in 0..<pairs { EffectChain.process(c, x[2 * p], x[2 * p + 1], n, pair: p, keys: keys) }
         }
         if let c = s.chain.pointer {
-            for p in 0..<pairs { EffectChain.process(c, copy[2 * p], copy[2 * p + 1], n, pair: p) }
+            for p in 0..<pairs { EffectChain.process(c, copy[2 * p], copy[2 * p + 1], n, pair: p, keys: keys) }
         }
         let fade = s.fade
         for ch in 0..<channelCount {
@@ -296,6 +348,8 @@ struct BusRack: @unchecked Sendable {
                 states[b].previous = ChainHandle(pointer: nil)
                 states[b].crossfading = false
             }
+        case let .order(order):
+            self.order.pointee = order
         }
     }
 }

@@ -1,0 +1,32 @@
+// Render thread: handed by the bus rack to every chain it runs in a span.
+
+/// The key levels of the span: for each bus that keys a compressor (`CompressorSettings.sidechain`), one level
+/// per frame of the span, |x| of the bus's signal after its chain and its gain (volume × mute/solo, with their
+/// ramps), the maximum over all its channels. Written by `BusRack` right after the key bus's chain has run, so
+/// a compressor reads only what was written before it in the same span (`BusOrder` runs key buses first).
+///
+/// A level that was not written in the span (no rack, as in a unit test, or a chain fading out after its key
+/// was dropped from the order) reads as silence: zeros, never a previous span's values, so nothing depends on
+/// where the spans fall.
+struct SidechainKeys: BitwiseCopyable {
+    /// Bus b's levels at `base + b · stride` (b = 0…16); nil: no keys at all.
+    var base: UnsafeMutablePointer<Float>?
+    var stride: Int
+
+    @_noLocks
+    init(base: UnsafeMutablePointer<Float>?, stride: Int) {
+        self.base = base
+        self.stride = stride
+    }
+
+    /// No key levels (every sidechain reads silence).
+    static var none: SidechainKeys { @_noLocks get { SidechainKeys(base: nil, stride: 0) } }
+
+    /// Bus `bus`'s levels for the span, or nil when there are none (`bus` < 0: no sidechain).
+    @inline(__always)
+    @_noLocks
+    func levels(of bus: Int) -> UnsafeMutablePointer<Float>? {
+        guard let base, bus >= 0 else { return nil }
+        return base + bus * stride
+    }
+}
