@@ -18,10 +18,10 @@ final class SidechainTests: XCTestCase {
                            sidechain: busNumber(key))
     }
 
-    /// Renders the scene: music on bus `music` ducked by bus `voice`; `setUp` runs after the buses are made.
-    static func scene(music: Int = 1, voice: Int = 2, voiceSettings: BusSettings = BusSettings(), lookahead: Double = 0,
-                       block: Int = 512, setUp: (Engine) throws -> Void = { _ in }) throws -> Mix {
-        let engine = try makeEngine()
+    /// Sets the scene up on `engine`, music on bus `music` ducked by bus `voice`, starting at `start`; `setUp`
+    /// runs after the buses are made. Returns the tracks (released, they stop).
+    static func build(_ engine: Engine, music: Int = 1, voice: Int = 2, voiceSettings: BusSettings = BusSettings(),
+                      lookahead: Double = 0, start: EngineTime? = nil, setUp: (Engine) throws -> Void = { _ in }) throws -> [Track] {
         try engine.setBus(busNumber(voice), settings: voiceSettings)
         try engine.setEffects([.compressor(ducker(key: voice, lookahead: lookahead))], on: busNumber(music))
         try setUp(engine)
@@ -31,8 +31,17 @@ final class SidechainTests: XCTestCase {
             Self.speaks($0) ? Double(($0 / 120) % 2 == 0 ? voiceLevel : -voiceLevel) : 0
         }))
         try v.setBus(busNumber(voice))
-        try engine.play([m, v], at: engine.time(frame: 0))
-        return withExtendedLifetime([m, v]) { render(engine, frames: frames, block: block) }
+        try engine.play([m, v], at: start ?? engine.time(frame: 0))
+        return [m, v]
+    }
+
+    /// Renders the scene (`build`) offline in blocks of `block` frames.
+    static func scene(music: Int = 1, voice: Int = 2, voiceSettings: BusSettings = BusSettings(), lookahead: Double = 0,
+                      block: Int = 512, setUp: (Engine) throws -> Void = { _ in }) throws -> Mix {
+        let engine = try makeEngine()
+        let tracks = try build(engine, music: music, voice: voice, voiceSettings: voiceSettings, lookahead: lookahead,
+                               setUp: setUp)
+        return withExtendedLifetime(tracks) { render(engine, frames: frames, block: block) }
     }
 
     /// The music's level in `range` relative to its undisturbed amplitude, in dB (from the window's peak; a
