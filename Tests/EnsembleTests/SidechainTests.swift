@@ -37,11 +37,14 @@ final class SidechainTests: XCTestCase {
 
     /// Renders the scene (`build`) offline in blocks of `block` frames.
     static func scene(music: Int = 1, voice: Int = 2, voiceSettings: BusSettings = BusSettings(), lookahead: Double = 0,
-                      block: Int = 512, setUp: (Engine) throws -> Void = { _ in }) throws -> Mix {
+                      block: Int = 512, setUp: (Engine) throws -> Void = { _ in },
+                      between: ((Engine, Int64) -> Void)? = nil) throws -> Mix {
         let engine = try makeEngine()
         let tracks = try build(engine, music: music, voice: voice, voiceSettings: voiceSettings, lookahead: lookahead,
                                setUp: setUp)
-        return withExtendedLifetime(tracks) { render(engine, frames: frames, block: block) }
+        return withExtendedLifetime(tracks) {
+            render(engine, frames: frames, block: block) { frame in between?(engine, frame) }
+        }
     }
 
     /// The music's level in `range` relative to its undisturbed amplitude, in dB (from the window's peak; a
@@ -104,18 +107,27 @@ final class SidechainTests: XCTestCase {
         XCTAssertNil(i, "frame \(i ?? -1) differs with bus 2 itself keyed by bus 3")
     }
 
-    /// Same scene, same bytes for blocks of 64, 512 and 1000 frames, with look-ahead, a chain on the voice bus and
-    /// timed volume ramps on it that fall inside blocks.
+    /// Same scene, same bytes for blocks of 64, 512 and 1000 frames, with look-ahead, a chain on the voice bus,
+    /// timed volume ramps on it that fall inside blocks, and at frame 64000 (a block boundary for all three) the
+    /// sidechain turned round: the music's compressor keyed by silent bus 3, then the voice bus's keyed by the
+    /// music bus (so the order changes while the music's old chain, keyed by the voice, fades out).
     func testSameBytesForEveryBlockSize() throws {
         func run(_ block: Int) throws -> Mix {
-            try Self.scene(lookahead: 0.003, block: block) { engine in
+            try Self.scene(lookahead: 0.003, block: block, setUp: { engine in
+                try engine.setBus(busNumber(3), settings: BusSettings())
                 try engine.setEffects([.filter(.lowpass, frequency: 3000, q: 0.7, gainDB: 0)], on: busNumber(2))
                 try engine.scheduleVolume(0.3, on: busNumber(2), at: engine.time(frame: 40_021), ramp: frameSeconds(333))
                 try engine.scheduleVolume(1, on: busNumber(2), at: engine.time(frame: 80_007), ramp: frameSeconds(97))
-            }
+            }, between: { engine, frame in
+                guard frame == 64000 else { return }
+                try! engine.setEffects([.compressor(Self.ducker(key: 3))], on: busNumber(1))
+                try! engine.setEffects([.filter(.lowpass, frequency: 3000, q: 0.7, gainDB: 0), .compressor(Self.ducker(key: 1))],
+                                       on: busNumber(2))
+            })
         }
         let reference = try run(64)
         XCTAssertLessThan(Self.musicLevel(reference, 30000..<40000), -10, "the music ducks")
+        XCTAssertEqual(Self.musicLevel(reference, 78000..<96000), 0, accuracy: 0.01, "no longer once keyed by silence")
         for block in [512, 1000] {
             let mix = try run(block)
             let i = (0..<Self.frames).first {
