@@ -157,7 +157,7 @@ struct BusRack: @unchecked Sendable {
     func finishBlock(_ output: ChannelPlanes, _ n: Int, _ t0: Int64) {
         guard active else { return }
         let order = self.order.pointee
-        let keys = SidechainKeys(base: keyLevels, stride: maxBlockFrames)
+        let keys = SidechainKeys(base: keyLevels, stride: maxBlockFrames, written: order.keys)
         if order.keys != 0 {
             // A key read before it is written this span (a chain fading out after its key left the order) reads
             // silence, not the previous span's levels.
