@@ -7,7 +7,8 @@ import XCTest
 final class CompressorTests: XCTestCase {
     static let rate = 48000.0
 
-    /// The paper's gain computer (eq. 4): output level in dB for an input level `x` dB, plus make-up.
+    /// The paper's gain computer with its quadratic knee: output level in dB for an input level `x` dB, plus
+    /// make-up.
     static func staticCurve(_ x: Double, _ s: CompressorSettings) -> Double {
         let t = s.thresholdDB, r = s.ratio, w = s.kneeDB
         let y: Double
@@ -138,6 +139,7 @@ final class CompressorTests: XCTestCase {
                     let measured = Self.timeConstant(input, output, from: start, before: previous, after: reduction)
                     let error = abs(measured - tau) / tau
                     worst = max(worst, error)
+                    print(String(format: "compressor τ %.4f s measured %.5f s (%.2f %%)", tau, measured, 100 * error))
                     XCTAssertLessThan(error, 0.1, "step \(k): \(previous) → \(reduction) dB took \(measured) s, τ \(tau) s")
                     // Settled at the new reduction by the end of the step.
                     XCTAssertEqual(Self.decibels(input[start + step.frames - 1]) - Self.decibels(output[start + step.frames - 1]),

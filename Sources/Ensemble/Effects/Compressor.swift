@@ -4,22 +4,22 @@ import Foundation
 
 /// A feed-forward stereo-linked compressor with a soft knee, smoothing in the log domain, make-up gain, optional
 /// look-ahead and an optional sidechain, after Giannoulis, Massberg and Reiss, "Digital Dynamic Range
-/// Compressor Design — A Tutorial and Analysis", JAES 60(6), 2012 (their fig. 7, "log domain, smooth branching
-/// peak detector").
+/// Compressor Design — A Tutorial and Analysis", JAES 60(6), 2012: their recommended arrangement, the gain
+/// computer followed by a smooth branching peak detector working in the log domain.
 ///
 /// Per frame n:
 /// 1. Detector level x_G = 20·log10 d[n], d = max(|l|, |r|) of the frame (the two channels linked, so the
 ///    stereo image does not move), or the key bus's level (`SidechainKeys`) when `sidechain` is set.
-/// 2. Gain computer (their eq. 4, threshold T, ratio R, knee width W):
+/// 2. Gain computer with a quadratic soft knee (threshold T, ratio R, knee width W):
 ///    y_G = x_G                                   when 2(x_G − T) < −W,
 ///    y_G = x_G + (1/R − 1)(x_G − T + W/2)² / 2W  when 2|x_G − T| ≤ W,
 ///    y_G = T + (x_G − T)/R                       when 2(x_G − T) > W;
 ///    the gain reduction wanted is x_L = x_G − y_G ≥ 0 dB.
-/// 3. Smooth branching peak detector on x_L (their eq. 17): y_L[n] = α_A·y_L[n−1] + (1 − α_A)·x_L[n] while
+/// 3. Smooth branching peak detector on x_L: y_L[n] = α_A·y_L[n−1] + (1 − α_A)·x_L[n] while
 ///    x_L[n] > y_L[n−1] (attack), else the same with α_R (release), where α = exp(−1/(τ·fs)). After a step
 ///    of the gain reduction, y_L covers 1 − 1/e of the change in τ seconds (exactly: α^(τ·fs) = 1/e), τ being
-///    `attack` for a rise and `release` for a fall; the paper's choice over the decoupled detector, whose
-///    attack would also depend on the release.
+///    `attack` for a rise and `release` for a fall (chosen over the paper's decoupled detector, whose attack
+///    would also depend on the release).
 /// 4. Gain 10^((M − y_L)/20), M the make-up gain, applied to the frame `lookahead` frames old: the audio runs
 ///    through a delay line of L = round(lookahead·fs) frames while the detector sees the undelayed signal, so
 ///    the gain starts to fall L frames before a transient reaches the output.

@@ -49,7 +49,8 @@ enum DecibelMath {
         let i = Int32(bitPattern: shifted.bitPattern) - 0x4B40_0000
         let f = y - (shifted - 12582912)
         let t = f * 0.6931471805599453
-        let p = 1 + t * (1 + t * (0.5 + t * (1.0 / 6 + t * (1.0 / 24 + t * (1.0 / 120 + t * (1.0 / 720 + t * (1.0 / 5040)))))))
+        let high = 1.0 / 24 + t * (1.0 / 120 + t * (1.0 / 720 + t * (1.0 / 5040)))
+        let p = 1 + t * (1 + t * (0.5 + t * (1.0 / 6 + t * high)))
         return p * Float(bitPattern: UInt32(bitPattern: (i + 127) << 23))
     }
 
