@@ -95,17 +95,18 @@ struct VoiceEnvironments: @unchecked Sendable {
         return false
     }
 
-    /// `.setFilter`: the direct filter heads for `setup` from `frame` over `rampFrames`.
+    /// `.setFilter`: the direct filter heads for `setup` from `frame` over `rampFrames` (`beforeFirstFrame`: the
+    /// voice has not sounded yet, see `VoiceFilterState.retarget`).
     @_noLocks
-    func setFilter(_ slot: Int, _ setup: FilterSetup, at frame: Int64, rampFrames: Int) {
-        filter(slot).pointee.retarget(setup, at: frame, rampFrames: rampFrames)
+    func setFilter(_ slot: Int, _ setup: FilterSetup, at frame: Int64, rampFrames: Int, beforeFirstFrame: Bool) {
+        filter(slot).pointee.retarget(setup, at: frame, rampFrames: rampFrames, beforeFirstFrame: beforeFirstFrame)
     }
 
     /// `.setSends`: every send replaced at `frame`. A send that stays on its bus ramps its level (and its own
     /// filter's gains) from where they are over `rampFrames`; one on a new bus starts from level 0 (and a fresh
-    /// filter) and fades in; an unused one stops at once.
+    /// filter) and fades in; an unused one stops at once. `beforeFirstFrame` as for `setFilter`.
     @_noLocks
-    func setSends(_ slot: Int, _ setup: SendsSetup, at frame: Int64, rampFrames: Int) {
+    func setSends(_ slot: Int, _ setup: SendsSetup, at frame: Int64, rampFrames: Int, beforeFirstFrame: Bool) {
         for i in 0..<SendsSetup.count {
             let new = setup[i], s = send(slot, i)
             guard new.bus >= 0 else {
@@ -126,7 +127,8 @@ struct VoiceEnvironments: @unchecked Sendable {
                     // followed it glides from there instead of jumping.
                     s.pointee.filter = sameBus ? filters[slot] : blankFilter
                 }
-                s.pointee.filter.retarget(new.filter, at: frame, rampFrames: sameBus ? rampFrames : 0)
+                s.pointee.filter.retarget(new.filter, at: frame, rampFrames: sameBus ? rampFrames : 0,
+                                          beforeFirstFrame: beforeFirstFrame)
             } else {
                 s.pointee.filter = blankFilter
             }

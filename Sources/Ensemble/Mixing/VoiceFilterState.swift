@@ -31,6 +31,10 @@ struct VoiceFilterState: BitwiseCopyable {
     private var low1: LowShelf
     private var appliedHF: Float = 1
     private var appliedLF: Float = 1
+    /// Set by a retarget before the voice's first frame: the shelves it engages start from silence (the signal
+    /// before a voice's start is silence) instead of priming on their first sample, as shelves leaving
+    /// pass-through in the middle of a signal do.
+    private var followsSilence = false
 
     /// A pass-through filter (every gain 1) for output at `sampleRate` Hz.
     @_noLocks
@@ -47,8 +51,10 @@ struct VoiceFilterState: BitwiseCopyable {
     func isIdentity(from frame: Int64) -> Bool { frame >= identityFrom }
 
     /// Heads for `setup`'s gains (kind none: every gain 1), ramping from their values at `frame` over `rampFrames`.
+    /// `beforeFirstFrame`: the voice has not sounded yet, so the filter starts from silence.
     @_noLocks
-    mutating func retarget(_ setup: FilterSetup, at frame: Int64, rampFrames: Int) {
+    mutating func retarget(_ setup: FilterSetup, at frame: Int64, rampFrames: Int, beforeFirstFrame: Bool) {
+        followsSilence = beforeFirstFrame
         let off = setup.kind == FilterSetup.none
         gain = LinearRamp(from: gain.value(at: frame), to: off ? 1 : setup.gain, startFrame: frame, length: rampFrames)
         gainHF = LinearRamp(from: gainHF.value(at: frame), to: off ? 1 : setup.gainHF, startFrame: frame,
@@ -79,6 +85,8 @@ struct VoiceFilterState: BitwiseCopyable {
     @_noLocks
     mutating func process(_ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, channels: Int,
                           frame: Int64, count n: Int) {
+        let fromSilence = followsSilence
+        followsSilence = false
         if n <= 0 || isIdentity(from: frame) { return }
         let end = frame + Int64(n)
         let first = Self.gridFloor(frame)
@@ -89,6 +97,12 @@ struct VoiceFilterState: BitwiseCopyable {
             let cell = Self.gridFloor(t)
             let runEnd = shelvesRamp ? Swift.min(end, cell + Self.grid) : end
             setShelves(hf: gainHF.value(at: cell), lf: gainLF.value(at: cell))
+            if fromSilence && t == frame {
+                high0.followSilence()
+                high1.followSilence()
+                low0.followSilence()
+                low1.followSilence()
+            }
             let j = Int(t - frame), m = Int(runEnd - t)
             high0.process(left + j, count: m)
             low0.process(left + j, count: m)

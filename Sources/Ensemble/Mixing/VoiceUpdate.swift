@@ -81,14 +81,16 @@ struct VoiceUpdate {
             applySpatial(command, now: now)
         case let .setSends(slot, generation, setup, rampFrames):
             guard let s = pool.live(slot, generation) else { return }
-            pool.environments.setSends(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames)
+            pool.environments.setSends(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames,
+                                       beforeFirstFrame: pool[s].isScheduled)
         case let .setSendLevel(slot, generation, index, level, rampFrames):
             guard let s = pool.live(slot, generation) else { return }
             pool.environments.setSendLevel(s, index: Int(index), level, at: max(now, pool[s].startFrame),
                                            rampFrames: rampFrames)
         case let .setFilter(slot, generation, setup, rampFrames):
             guard let s = pool.live(slot, generation) else { return }
-            pool.environments.setFilter(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames)
+            pool.environments.setFilter(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames,
+                                        beforeFirstFrame: pool[s].isScheduled)
         case .bus, .schedule, .cancelScheduled, .listener, .spatialSettings:
             break // not voice commands: the mixer handles them
         }

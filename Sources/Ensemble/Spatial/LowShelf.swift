@@ -91,4 +91,13 @@ struct LowShelf: BitwiseCopyable, Sendable {
         self.ic1 = ic1
         self.ic2 = ic2
     }
+
+    /// Forgets the signal without priming: the next sample follows silence (a voice's filter engaged before its
+    /// first frame, `VoiceFilterState`).
+    @_noLocks
+    mutating func followSilence() {
+        ic1 = 0
+        ic2 = 0
+        needsPriming = false
+    }
 }
