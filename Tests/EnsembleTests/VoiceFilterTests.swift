@@ -57,6 +57,46 @@ final class VoiceFilterTests: XCTestCase {
         XCTAssertEqual(Double(a[0]), 0.7 * hs[0] * ls[0], accuracy: 1e-5)
     }
 
+    /// Run in pieces that split the 16-frame cells anywhere, with retargets (ramps and jumps) inside cells, the
+    /// filter gives the same bits as run in the fewest pieces (split only where the retargets come, as spans are).
+    func testSameBitsWhereverSpansSplit() {
+        let saved = FlushToZero.enter()
+        defer { FlushToZero.leave(saved) }
+        let x: [Float] = (0..<2000).map { (i: Int) -> Float in
+            let t = Double(i)
+            let fast: Double = sin(t * 0.2) * 0.5, slow: Double = sin(t * 0.011) * 0.3
+            return Float(fast + slow)
+        }
+        let changes: [(frame: Int, filter: VoiceFilter?, ramp: Int)] = [
+            (7, .lowpass(gain: 0.9, gainHF: 0.3), 0), (41, .bandpass(gain: 0.5, gainLF: 0.2, gainHF: 0.6), 300),
+            (203, .highpass(gainLF: 0.05), 77), (1100, nil, 150), (1500, .lowpass(gainHF: 0.5), 0),
+        ]
+        func run(_ extraCuts: [Int]) -> [Float] {
+            var f = VoiceFilterState(sampleRate: 48000)
+            var left = x, right = x.map { -$0 }
+            let cuts = Set(changes.map(\.frame) + extraCuts + [2000]).sorted()
+            var t = 0
+            for cut in cuts {
+                if let change = changes.first(where: { $0.frame == t }) {
+                    f.retarget(FilterSetup(change.filter), at: Int64(t), rampFrames: change.ramp, beforeFirstFrame: t == 7)
+                }
+                left.withUnsafeMutableBufferPointer { l in
+                    right.withUnsafeMutableBufferPointer { r in
+                        f.process(l.baseAddress! + t, r.baseAddress! + t, channels: 2, frame: Int64(t), count: cut - t)
+                    }
+                }
+                t = cut
+            }
+            return left + right
+        }
+        let few = run([]), many = run(Array(stride(from: 5, to: 2000, by: 37)) + [8, 9, 40, 42, 1101])
+        XCTAssertEqual(few.map(\.bitPattern), many.map(\.bitPattern))
+        XCTAssertEqual(Array(few[0..<7]), Array(x[0..<7]), "no filter before the first change")
+        XCTAssertGreaterThan(maxAbsDifference(Array(few[300..<1000]), Array(x[300..<1000])), 0.05)
+        // Removed at 1100 over 150 frames: exact pass-through from the first cell after the ramp.
+        XCTAssertEqual(Array(few[1264..<1500]), Array(x[1264..<1500]))
+    }
+
     /// A 50 ms ramp of gainHF from 1 to 0.05 on white noise, coefficients re-set every 16 frames: within a small
     /// fraction of the same ramp done per sample, and no frame-to-frame step larger than the input's own.
     func testRampHasNoZipperNoise() {

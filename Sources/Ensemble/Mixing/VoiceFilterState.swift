@@ -8,7 +8,8 @@
 ///
 /// No zipper noise, and the same bits for any block size: the three gains ramp linearly on absolute output
 /// frames (`LinearRamp`); the broadband gain is applied per frame, the shelves' gains are re-set at the start of
-/// every `grid` frames of the timeline (frames that are multiples of 16) to the ramp's value there, which the
+/// every `grid` frames of the timeline (frames that are multiples of 16) to the ramp's value there (or at the
+/// retarget, for the cell it falls in), which the
 /// state-variable shelves take without a transient (see `HighShelf`). While nothing ramps the coefficients are
 /// set once. From `identityFrom` on every gain is 1 for good: the filter is an exact pass-through and callers
 /// may skip it (a voice whose filter was removed is back on its plain path).
@@ -93,10 +94,13 @@ struct VoiceFilterState: BitwiseCopyable {
         let shelvesRamp = gainHF.varies(in: first, end) || gainLF.varies(in: first, end)
         var t = frame
         while t < end {
-            // One run per grid cell while a shelf ramps, else the whole span: coefficients from the cell's start.
+            // One run per grid cell while a shelf ramps, else the whole span: coefficients from the cell's start,
+            // or from the last retarget if that came inside the cell (a span starts there: the gains before it are
+            // the old ones, whichever span the rest of the cell falls in).
             let cell = Self.gridFloor(t)
             let runEnd = shelvesRamp ? Swift.min(end, cell + Self.grid) : end
-            setShelves(hf: gainHF.value(at: cell), lf: gainLF.value(at: cell))
+            setShelves(hf: gainHF.value(at: Swift.max(cell, gainHF.startFrame)),
+                       lf: gainLF.value(at: Swift.max(cell, gainLF.startFrame)))
             if fromSilence && t == frame {
                 high0.followSilence()
                 high1.followSilence()
