@@ -11,11 +11,14 @@ final class AuxSendTests: XCTestCase {
     /// Renders the scene `setup` builds (it returns what it must keep alive) with buses 1…3 set up at unity and
     /// every bus not in `audible` muted.
     private func run(audible: Set<Int>, frames: Int = 8000, block: Int = 512,
+                     between: (([AnyObject], Int64) -> Void)? = nil,
                      _ setup: (Engine) throws -> [AnyObject]) throws -> Mix {
         let engine = try makeEngine()
         for b in 1...3 { try engine.setBus(busNumber(b), settings: BusSettings(mute: !audible.contains(b))) }
         let keep = try setup(engine)
-        return withExtendedLifetime(keep) { render(engine, frames: frames, block: block) }
+        return withExtendedLifetime(keep) {
+            render(engine, frames: frames, block: block, between: between.map { f in { f(keep, $0) } })
+        }
     }
 
     private func sineSound(_ frames: Int = 12000, amplitude: Double = 0.6, step: Double = 0.01) throws -> Sound {
@@ -228,5 +231,28 @@ final class AuxSendTests: XCTestCase {
             assertBitsEqual(try run(audible: [1, 2, 3], frames: 9000, block: block, scene), reference, 0..<9000,
                             "block \(block)")
         }
+    }
+
+    /// Moving the voice's main bus crossfades its direct path only: the send carries on untouched, bit for bit a
+    /// render without the move.
+    func testBusMoveLeavesSendsAlone() throws {
+        func scene(_ engine: Engine) throws -> [AnyObject] {
+            let t = try engine.makeTrack(try self.sineSound())
+            try t.setBus(busNumber(1))
+            try t.setFilter(.lowpass(gainHF: 0.4))
+            try t.setSends([AuxSend(bus: busNumber(2), level: 0.7)])
+            try t.play(at: engine.time(frame: 0))
+            return [t]
+        }
+        let move: ([AnyObject], Int64) -> Void = { keep, frame in
+            if frame == 2048 { try! (keep[0] as! Track).setBus(busNumber(3)) }
+        }
+        let moved = try run(audible: [2], between: move, scene), still = try run(audible: [2], scene)
+        assertBitsEqual(moved, still, 0..<8000, "send during a bus move")
+        XCTAssertNotNil(moved.firstNonZero)
+        // The direct path did move: bus 3 alone hears it only after the move (the crossfade's weight is 0 on its
+        // first frame).
+        let onThree = try run(audible: [3], between: move, scene)
+        XCTAssertEqual(onThree.firstNonZero, 2049)
     }
 }
