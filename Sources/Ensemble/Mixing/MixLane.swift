@@ -59,6 +59,12 @@ struct MixLane {
     let scratchLeft: UnsafeMutablePointer<Float>
     let scratchRight: UnsafeMutablePointer<Float>
     let scratchGain: UnsafeMutablePointer<Float>
+    /// A voice with sends of their own filter (`VoiceEnvironments`): `dry` keeps its signal from before the direct
+    /// filter, `send` holds one send's copy of it while that send's filter runs.
+    let dryLeft: UnsafeMutablePointer<Float>
+    let dryRight: UnsafeMutablePointer<Float>
+    let sendLeft: UnsafeMutablePointer<Float>
+    let sendRight: UnsafeMutablePointer<Float>
     /// A voice moving between buses is rendered here first, then split between the two (`split`).
     let routeLeft: UnsafeMutablePointer<Float>
     let routeRight: UnsafeMutablePointer<Float>
@@ -94,6 +100,10 @@ struct MixLane {
         scratchLeft = .allocate(capacity: maxBlockFrames)
         scratchRight = .allocate(capacity: maxBlockFrames)
         scratchGain = .allocate(capacity: maxBlockFrames)
+        dryLeft = .allocate(capacity: maxBlockFrames)
+        dryRight = .allocate(capacity: maxBlockFrames)
+        sendLeft = .allocate(capacity: maxBlockFrames)
+        sendRight = .allocate(capacity: maxBlockFrames)
         routeLeft = .allocate(capacity: maxBlockFrames)
         routeRight = .allocate(capacity: maxBlockFrames)
         streamWindowLeft = .allocate(capacity: Self.streamWindowFrames)
@@ -109,7 +119,7 @@ struct MixLane {
     }
 
     func deallocate() {
-        for p in [scratchLeft, scratchRight, scratchGain, routeLeft, routeRight, streamWindowLeft, streamWindowRight,
+        for p in [scratchLeft, scratchRight, scratchGain, dryLeft, dryRight, sendLeft, sendRight, routeLeft, routeRight, streamWindowLeft, streamWindowRight,
                   tables.edgeLeft, tables.edgeRight] { p.deallocate() }
         touched.deallocate()
         routeOthers?.deallocate()
@@ -154,6 +164,14 @@ struct MixLane {
             planes.clear(from: state == Self.untouched ? 0 : 2, span.frames)
         }
         return planes
+    }
+
+    /// Copies `n` floats (a loop: the standard library's generic `update(from:count:)` fails the `@_noLocks` check
+    /// in debug builds).
+    @inline(__always)
+    @_noLocks
+    static func copy(_ from: UnsafePointer<Float>, to: UnsafeMutablePointer<Float>, _ n: Int) {
+        for j in 0..<n { to[j] = from[j] }
     }
 
     /// Clears the route buffers for a voice that is moving between buses in this span.

@@ -134,7 +134,8 @@ final class Mixer: @unchecked Sendable {
                                             channelCount: channelCount)
         let stretchHop = max(Int((sampleRate * 0.01).rounded()), 16)
         stretchWindow = TimeStretch.makeWindow(hop: stretchHop)
-        voiceRender = VoiceRender(telemetry: telemetry, stretchHop: stretchHop, stretchWindow: stretchWindow)
+        voiceRender = VoiceRender(telemetry: telemetry, stretchHop: stretchHop, stretchWindow: stretchWindow,
+                                  environments: voices.environments)
         scene = .allocate(capacity: 1)
         scene.initialize(to: SpatialScene(sampleRate: sampleRate, smoothingFrames: stealRampFrames,
                                           layout: speakerLayout))

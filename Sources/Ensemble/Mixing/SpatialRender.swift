@@ -6,7 +6,11 @@
 /// while the HF gain is below 1, and add the result into every output channel of its bus (`ChannelPlanes`,
 /// `SpatialGainStage`), split between two buses while it moves between them.
 ///
-/// Like `VoiceRender`, it writes only the voice, its meter, its stream's cells, the lane's scratch and the lane's
+/// A voice with a filter or sends (`VoiceEnvironments`) runs its filter on the mono signal before the gains and
+/// adds each send into its bus's planes (`SendGainStage`); one with neither keeps its plain path, fused kernels
+/// included.
+///
+/// Like `VoiceRender`, it writes only the voice (and its filter and sends' state), its meter, its stream's cells, the lane's scratch and the lane's
 /// destinations, so voices of different lanes can run at once; the listener (`SpatialScene`) is read-only here.
 /// A voice gliding back to 2D that gets there mid-span continues on `VoiceRender`'s path from that frame.
 struct SpatialRender {
@@ -60,7 +64,7 @@ struct SpatialRender {
                 continue
             }
             end = min(end, silentFrom)
-            run(voice, from: t, to: end, span, lane: lane, rack, accumulators, meter: &meter)
+            run(voice, slot: slot, from: t, to: end, span, lane: lane, rack, accumulators, meter: &meter)
             t = end
         }
         if voice.pointee.metering { telemetry.meters[slot].publish(meter) }
@@ -70,7 +74,7 @@ struct SpatialRender {
 
     /// Output frames [a, b), all between two updates: fill, downmix, shelf, mix (and meter).
     @_noLocks
-    private func run(_ voice: UnsafeMutablePointer<Voice>, from a: Int64, to b: Int64, _ span: MixSpan,
+    private func run(_ voice: UnsafeMutablePointer<Voice>, slot: Int, from a: Int64, to b: Int64, _ span: MixSpan,
                      lane: UnsafeMutablePointer<MixLane>, _ rack: BusRack, _ accumulators: LaneAccumulators,
                      meter: inout MeterAccumulator) {
         let n = Int(b - a)
@@ -79,7 +83,10 @@ struct SpatialRender {
         let tables = lane.pointee.tables
         let offset = Int(a - span.start)
         let bus = voice.pointee.bus
-        if source.channelCount == 1, source.stream == nil, SpatialUpdate.dopplerApplies(voice.pointee),
+        let environments = flat.environments
+        // No sends and no filter (almost every voice): the path as it was before either existed, bit for bit.
+        let plain = environments.isPlain(slot, from: a)
+        if plain, source.channelCount == 1, source.stream == nil, SpatialUpdate.dopplerApplies(voice.pointee),
            voice.pointee.spatial.shelf == nil, !voice.pointee.metering, !voice.pointee.isRouting(a) {
             // A still mono source: resample and mix in one pass into the front pair, the other channels' gains
             // being 0 (the same bits as the scratch path: L += (G0·g)·s, R += (G1·g)·s, adding ±0 changes nothing).
@@ -118,6 +125,14 @@ struct SpatialRender {
             shelf.process(mono, count: n)
             voice.pointee.spatial.shelf = shelf
         }
+        // The voice's own filter acts on the mono signal before the distance gains, after the 3D shelf (cone and
+        // air absorption belong to the 3D gains, which sends carry too). A send with a filter of its own takes
+        // the signal from before it (`dry`).
+        let keepDry = !plain && environments.needsDry(slot, from: a)
+        if !plain {
+            if keepDry { MixLane.copy(mono, to: lane.pointee.dryLeft, n) }
+            environments.filter(slot).pointee.process(mono, mono, channels: 1, frame: a, count: n)
+        }
         let gains = lane.pointee.scratchGain, fractions = right
         if voice.pointee.isRouting(a) {
             let fade = voice.pointee.busFade
@@ -133,5 +148,21 @@ struct SpatialRender {
                                  fractionScratch: fractions, into: to, share: .whole)
         }
         if voice.pointee.metering { SpatialGainStage.meter(voice, frame: a, count: n, mono: mono, into: &meter) }
+        if plain || !environments.hasSends(slot) { return }
+        for i in 0..<SendsSetup.count {
+            let send = environments.send(slot, i)
+            let sendBus = send.pointee.bus
+            // Unused, or its bus since removed (silent rather than poured into the master).
+            guard send.pointee.isOn, sendBus == 0 || rack.isConfigured(sendBus) else { continue }
+            var from = mono
+            if send.pointee.ownFilter {
+                from = lane.pointee.sendLeft
+                MixLane.copy(keepDry ? lane.pointee.dryLeft : mono, to: from, n)
+                send.pointee.filter.process(from, from, channels: 1, frame: a, count: n)
+            }
+            let to = lane.pointee.planes(sendBus, span, rack, accumulators).advanced(by: offset)
+            SendGainStage.mix(voice, frame: a, count: n, level: send.pointee.level, preFader: send.pointee.preFader,
+                              mono: from, gainScratch: gains, into: to)
+        }
     }
 }

@@ -112,6 +112,14 @@ struct Voice: BitwiseCopyable {
             * attack.value(at: frame) * release(at: frame)
     }
 
+    /// The scalar gain without the fader (`volume`): fade-in · fade-out · attack · release, what a pre-fader
+    /// send carries (`AuxSend.preFader`).
+    @inline(__always)
+    @_noLocks
+    func preFaderGain(at frame: Int64) -> Float {
+        fadeIn.value(at: frame) * fadeOut.value(at: frame) * attack.value(at: frame) * release(at: frame)
+    }
+
     /// Re-derives the natural end after anything that moves it (start, seek, rate or loop change), seen from
     /// output frame `now` (the frame the cursor is about to produce).
     @_noLocks

@@ -7,6 +7,8 @@ struct VoicePool: @unchecked Sendable {
     let capacity: Int
     let slots: UnsafeMutablePointer<Voice>
     let active: UnsafeMutablePointer<Int32>
+    /// Each slot's direct-path filter and auxiliary sends (`VoiceEnvironments`), reset when a voice starts there.
+    let environments: VoiceEnvironments
     /// What a free voice points at, so no voice ever holds a dangling pointer.
     private let silence: UnsafeMutablePointer<Float>
     private let countCell: UnsafeMutablePointer<Int>
@@ -22,6 +24,7 @@ struct VoicePool: @unchecked Sendable {
         active = .allocate(capacity: max(capacity, 1))
         countCell = .allocate(capacity: 1)
         countCell.initialize(to: 0)
+        environments = VoiceEnvironments(capacity: capacity, sampleRate: sampleRate)
     }
 
     func deallocate() {
@@ -29,6 +32,7 @@ struct VoicePool: @unchecked Sendable {
         active.deallocate()
         silence.deallocate()
         countCell.deallocate()
+        environments.deallocate()
     }
 
     subscript(slot: Int) -> Voice {

@@ -79,8 +79,18 @@ struct VoiceUpdate {
             if !enabled { reports.telemetry.meters[s].clear() }
         case .setSpatial, .setPosition, .setVelocity, .setDirection:
             applySpatial(command, now: now)
-        case .setSends, .setSendLevel, .setFilter:
-            break // TODO(environment-mixer helper)
+        case let .setSends(slot, generation, setup, rampFrames):
+            guard let s = pool.live(slot, generation) else { return }
+            pool.environments.setSends(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames,
+                                       beforeFirstFrame: pool[s].isScheduled)
+        case let .setSendLevel(slot, generation, index, level, rampFrames):
+            guard let s = pool.live(slot, generation) else { return }
+            pool.environments.setSendLevel(s, index: Int(index), level, at: max(now, pool[s].startFrame),
+                                           rampFrames: rampFrames)
+        case let .setFilter(slot, generation, setup, rampFrames):
+            guard let s = pool.live(slot, generation) else { return }
+            pool.environments.setFilter(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames,
+                                        beforeFirstFrame: pool[s].isScheduled)
         case .bus, .schedule, .cancelScheduled, .listener, .spatialSettings:
             break // not voice commands: the mixer handles them
         }
@@ -131,6 +141,8 @@ struct VoiceUpdate {
         v.baseStep = setup.baseStep
         v.spatial = SpatialVoice(setup.spatial, rateStep: setup.step)
         pool[slot] = v
+        // No sends, no filter: the start's own `.setSends`/`.setFilter` follow it when the track or effect has them.
+        pool.environments.reset(slot)
         pool[slot].updateNaturalEnd(now: startFrame)
         reports.telemetry.publish(slot: slot, generation: generation, phase: .scheduled, position: v.cursor.position)
         if !starts.enqueue(slot, in: pool) {
