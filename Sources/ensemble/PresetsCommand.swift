@@ -49,12 +49,14 @@ struct PresetsCommand: ParsableCommand {
             ("lateReverbDelay", \.lateReverbDelay), ("preDelay", \.preDelay), ("mix", \.mix),
         ]
         let width = max(16, (ReverbSettings.presetNames.map(\.count).max() ?? 0) + 2)
+        // Each column as wide as its key or a value ("10.000"), and a space before it.
+        func columnWidth(_ key: String) -> Int { max(key.count, 6) + 1 }
         var lines = ["reverb preset".padding(toLength: width, withPad: " ", startingAt: 0)
-            + columns.map { $0.0.leftPadded($0.0.count + 1) }.joined()]
+            + columns.map { $0.0.leftPadded(columnWidth($0.0)) }.joined()]
         for name in ReverbSettings.presetNames {
             guard let settings = ReverbSettings.preset(named: name) else { continue }
             lines.append(name.padding(toLength: width, withPad: " ", startingAt: 0)
-                + columns.map { String(format: "%.3f", $0.1(settings)).leftPadded($0.0.count + 1) }.joined())
+                + columns.map { String(format: "%.3f", $0.1(settings)).leftPadded(columnWidth($0.0)) }.joined())
         }
         return lines.joined(separator: "\n")
     }
