@@ -387,6 +387,13 @@ final class SceneEnvironmentTests: XCTestCase {
         XCTAssertEqual(applied.map(\.command), ["set send 1 level", "set send 0 level", "set filter"])
         XCTAssertEqual(applied.map(\.frame), [480, 960, 960])
         XCTAssertEqual(applied.map(\.timeline), [0, 1, 1])
+
+        // `--plot`: the track's lane says where it sends and carries the timeline's changes as marks.
+        let plot = MixPlot(playback: playback, waveform: WaveformOverview(columns: 10, frameCount: 2400), title: "t")
+        let lane = try XCTUnwrap(plot.lanes.first { $0.kind == .track && $0.name == "t" })
+        XCTAssertEqual(lane.detail, "sends verb, room")
+        XCTAssertEqual(lane.marks.map(\.label), ["set send 1 level", "set send 0 level", "set filter"])
+        XCTAssertEqual(lane.marks.map(\.frame), [480, 960, 960])
     }
 
     // MARK: The command line and the bundled demo

@@ -2,8 +2,9 @@
 // their sidechains impose on the buses.
 
 extension SceneFile.ProcessorEntry {
-    /// A `reverb` entry's settings: its `preset` (the "generic" environment without one) with every
-    /// `ReverbSettings` field given as a key replacing the preset's value. Ranges are checked by `spec`.
+    /// A `reverb` entry's settings: its `preset` (without one, `ReverbSettings()`: EFX's defaults, its generic
+    /// environment) with every `ReverbSettings` field given as a key replacing the preset's value. Ranges are checked
+    /// by `spec`.
     func reverbSettings(_ key: String, path: String) throws(SceneError) -> ReverbSettings {
         var settings = ReverbSettings()
         if let preset {

@@ -13,9 +13,9 @@
 ///                                               "sidechain": "dialogue" } ] } ],
 /// "master": { "effects": [ { "type": "limiter" } ] }
 /// ```
-/// A reverb starts from its `preset` (`ReverbSettings.preset(named:)`; "generic" without one) and any
-/// `ReverbSettings` field given as a key overrides it (`gain` is then EFX's linear 0…1, not dB as on a peaking
-/// filter). A compressor's `sidechain` names another bus (not the master, not its own, not one that keys this
+/// A reverb starts from its `preset` (`ReverbSettings.preset(named:)`; without one, EFX's defaults,
+/// `ReverbSettings()`) and any `ReverbSettings` field given as a key overrides it (`gain` is then EFX's linear 0…1,
+/// not dB as on a peaking filter). A compressor's `sidechain` names another bus (not the master, not its own, not one that keys this
 /// bus in turn); buses may be listed in any order, and `ScenePlayback` installs a key bus's chain before the
 /// chains keyed by it.
 extension SceneFile {
