@@ -232,7 +232,7 @@ scene("environment.json", {
     "buses": [{"name": "music", "effects": [{"type": "compressor", "threshold": -30, "ratio": 4, "knee": 6,
                                             "attack": 0.001, "release": 0.01, "makeupGain": 1, "lookahead": 0.001,
                                             "sidechain": "dialogue"}]},
-              {"name": "cave", "effects": [{"type": "reverb", "preset": "cave", "decayTime": 0.5, "preDelay": 0.001,
+              {"name": "cave", "effects": [{"type": "reverb", "preset": "generic", "decayTime": 0.5, "preDelay": 0.001,
                                            "mix": 1}]},
               {"name": "dialogue", "volume": 0.9}],
     "master": {"effects": [{"type": "limiter"}]},
