@@ -124,9 +124,9 @@ final class Scene3DValidationTests: XCTestCase {
         XCTAssertEqual(problem(timeline(#"{"at": 1, "bus": "b", "set": {"position": [1, 2, 3]}}"#)),
                        "timeline[0]: a bus takes only set.volume")
         XCTAssertTrue(problem(timeline(#"{"at": 1, "track": "car", "set": {"rolloff": 2}}"#))
-            .hasPrefix("timeline[0].set.rolloff: unknown key (known: volume, pan, rate, loops, position, velocity, direction)"))
+            .hasPrefix("timeline[0].set.rolloff: unknown key (known: volume, pan, rate, loops, position, velocity, direction, send, level, filter)"))
         XCTAssertEqual(problem(timeline(#"{"at": 1, "track": "car", "set": {}}"#)),
-                       "timeline[0].set: empty (give volume, pan, rate, loops, position, velocity or direction)")
+                       "timeline[0].set: empty (give volume, pan, rate, loops, position, velocity, direction, send and level, or filter)")
     }
 
     func testTimelineListenerProblems() {

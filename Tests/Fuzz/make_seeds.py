@@ -227,6 +227,25 @@ scene("timeline.json", {
                  {"at": 0.006, "track": "a", "stop": {"fade": 0.001}},
                  {"at": 0.007, "track": "a", "play": {"offset": 0.002}},
                  {"at": 0.001, "bus": "music", "set": {"volume": 0.3}, "ramp": 0.002}]})
+scene("environment.json", {
+    "duration": 0.02,
+    "buses": [{"name": "music", "effects": [{"type": "compressor", "threshold": -30, "ratio": 4, "knee": 6,
+                                            "attack": 0.001, "release": 0.01, "makeupGain": 1, "lookahead": 0.001,
+                                            "sidechain": "dialogue"}]},
+              {"name": "cave", "effects": [{"type": "reverb", "preset": "generic", "decayTime": 0.5, "preDelay": 0.001,
+                                           "mix": 1}]},
+              {"name": "dialogue", "volume": 0.9}],
+    "master": {"effects": [{"type": "limiter"}]},
+    "tracks": [{"name": "a", "file": "mono.wav", "loops": -1, "bus": "music",
+                "sends": [{"bus": "cave", "level": 0.3}, {"bus": "master", "level": 0.1, "preFader": True,
+                                                         "filter": {"type": "highpass", "gainLF": 0.5}}]},
+               {"name": "b", "file": "stereo.caf", "loops": 3, "bus": "dialogue",
+                "filter": {"type": "bandpass", "gain": 0.9, "gainHF": 0.3, "gainLF": 0.6}}],
+    "effects": [{"file": "mono.wav", "at": 0.001, "position": [1, 0, -1], "filter": {"type": "lowpass", "gainHF": 0.2},
+                 "sends": [{"bus": "cave", "level": 0.8, "filter": {"type": "lowpass", "gain": 0.7}}]}],
+    "timeline": [{"at": 0.002, "track": "a", "set": {"send": "cave", "level": 0.6}, "ramp": 0.003},
+                 {"at": 0.004, "track": "a", "set": {"send": 1, "level": 0, "filter": {"type": "lowpass", "gainHF": 0.1}}},
+                 {"at": 0.006, "track": "b", "set": {"filter": {"type": "highpass", "gainLF": 1}}, "ramp": 0}]})
 # The absurd sounds are refused now (their lengths are checked against their bytes), so this scene is no seed
 # but a saved input that must be refused with a typed error (FuzzRegressionTests).
 def crash_input(target, name, value):

@@ -47,7 +47,7 @@ public struct MixPlot: Sendable {
         public var kind: Kind
         /// The track's, effect's or bus's name in the scene.
         public var name: String
-        /// A short summary under the name (loops, rate, bus, number of firings).
+        /// A short summary under the name (loops, rate, bus, sends, filter, number of firings).
         public var detail: String
         /// Each sounding (track) or firing (effect), in time order; empty for a bus.
         public var spans: [Span]
@@ -126,6 +126,8 @@ public struct MixPlot: Sendable {
             if spec.loops == -1 { detail.append("loops forever") } else if spec.loops > 0 { detail.append("loops \(spec.loops)") }
             if spec.rate != 1 { detail.append("rate \(number(spec.rate))") }
             if let bus = spec.bus, bus != "master" { detail.append("bus \(bus)") }
+            if !spec.sends.isEmpty { detail.append("sends " + spec.sends.map { $0.bus ?? "master" }.joined(separator: ", ")) }
+            if let filter = spec.filter { detail.append("filter \(filter.kind.rawValue)") }
             if detail.isEmpty { detail.append("plays once") }
             lanes.append(Lane(kind: .track, name: spec.name, detail: detail.joined(separator: " · "),
                               spans: spans, marks: marks))

@@ -10,12 +10,16 @@
 ///   { "at": 8.0, "track": "music", "stop": { "fade": 1.0 } },
 ///   { "at": 10.0, "track": "music", "play": { "offset": 2.0 } },
 ///   { "at": 2.0, "bus": "music", "set": { "volume": 0.3 }, "ramp": 1.0 },
+///   { "at": 9.0, "track": "steps", "set": { "send": "cave", "level": 0.8 }, "ramp": 2.0 },
+///   { "at": 9.0, "track": "engine", "set": { "filter": { "type": "lowpass", "gainHF": 1 } }, "ramp": 1.5 },
 ///   { "at": 0.0, "track": "car", "set": { "position": [60, 0, -5], "velocity": [20, 0, 0] }, "ramp": 6.0 },
 ///   { "at": 1.0, "listener": { "position": [0, 0, 4], "at": [1, 0, 0] }, "ramp": 2.0 } ]
 /// ```
 /// `position`, `velocity` and `direction` apply to positioned tracks (with a 3D key in their entry); a
 /// `listener` entry changes the keys it gives and keeps the others, and glides position and orientation over
-/// `ramp` seconds (OpenAL 1.1 §4.2 listener, `Engine.setListener(_:at:ramp:)`).
+/// `ramp` seconds (OpenAL 1.1 §4.2 listener, `Engine.setListener(_:at:ramp:)`). `send` picks one of the track's
+/// `sends` (its index, or the name of the bus it feeds) whose `level` ramps to the value given; `filter` replaces
+/// the track's direct-path filter, its gains ramping (`Track.setSendLevel`, `Track.setFilter`).
 extension Scene {
     /// One entry of the scene's `timeline`: an action on a named track or bus at a time on the scene's timeline.
     public struct TimedChange: Sendable, Equatable {
@@ -31,11 +35,12 @@ extension Scene {
 
         /// What the change does; each case is one key of a timeline entry (`set`, `stop`, `pause`, …).
         public enum Action: Sendable, Equatable {
-            /// Any of volume, pan, rate, loops, position, velocity, direction; applied on the same frame in that
-            /// order. `ramp` (seconds) smooths volume, pan, position and direction (nil: the engine's smoothing
-            /// time, 0: a step).
+            /// Any of volume, pan, rate, loops, position, velocity, direction, a send's level, the filter; applied
+            /// on the same frame in that order. `ramp` (seconds) smooths volume, pan, position, direction, the send
+            /// level and the filter's gains (nil: the engine's smoothing time, 0: a step).
             case set(volume: Float?, pan: Float?, rate: Float?, loops: Int?, position: Vector3? = nil,
-                     velocity: Vector3? = nil, direction: Vector3? = nil, ramp: Double?)
+                     velocity: Vector3? = nil, direction: Vector3? = nil, sendLevel: SendLevelChange? = nil,
+                     filter: VoiceFilter? = nil, ramp: Double?)
             /// Moves or turns the listener: the members given change, the others keep the values they have then;
             /// position and orientation glide over `ramp` seconds (nil: the smoothing time, 0: a jump).
             case listener(ListenerChange, ramp: Double?)
@@ -127,9 +132,12 @@ extension SceneFile {
     struct SetEntry: Decodable {
         var volume, pan, rate, loops: Double?
         var position, velocity, direction: [Double]?
+        var send: SendReference?
+        var level: Double?
+        var filter: FilterEntry?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case volume, pan, rate, loops, position, velocity, direction
+            case volume, pan, rate, loops, position, velocity, direction, send, level, filter
         }
 
         init(from decoder: Decoder) throws {
@@ -141,6 +149,9 @@ extension SceneFile {
             position = try c.decodeIfPresent([Double].self, forKey: .position)
             velocity = try c.decodeIfPresent([Double].self, forKey: .velocity)
             direction = try c.decodeIfPresent([Double].self, forKey: .direction)
+            send = try c.decodeIfPresent(SendReference.self, forKey: .send)
+            level = try c.decodeIfPresent(Double.self, forKey: .level)
+            filter = try c.decodeIfPresent(FilterEntry.self, forKey: .filter)
         }
     }
 
@@ -217,7 +228,8 @@ extension SceneFile {
             if entry.ramp != nil && entry.set == nil { throw fail("\(key).ramp: only allowed with set or listener") }
             let ramp = try check(entry.ramp, "\(key).ramp", 0...86400, "0…86400 s")
             if case .bus = target, entry.set == nil || entry.set?.pan != nil || entry.set?.rate != nil || entry.set?.loops != nil
-                || entry.set?.position != nil || entry.set?.velocity != nil || entry.set?.direction != nil {
+                || entry.set?.position != nil || entry.set?.velocity != nil || entry.set?.direction != nil
+                || entry.set?.send != nil || entry.set?.level != nil || entry.set?.filter != nil {
                 throw fail("\(key): a bus takes only set.volume")
             }
             let action: Scene.TimedChange.Action
@@ -231,9 +243,27 @@ extension SceneFile {
                 let position = try vectors.vector(set.position, "\(key).set.position")
                 let velocity = try vectors.vector(set.velocity, "\(key).set.velocity")
                 let direction = try vectors.vector(set.direction, "\(key).set.direction")
+                let filter = try set.filter?.filter("\(key).set.filter", path: path)
+                var sendLevel: Scene.SendLevelChange?
+                switch (set.send, set.level) {
+                case (nil, nil):
+                    break
+                case (nil, _?):
+                    throw fail("\(key).set.level: give the send it sets (\"send\": its index or its bus's name)")
+                case (_?, nil):
+                    throw fail("\(key).set.send: missing its level (\"level\": 0…1)")
+                case let (send?, level?):
+                    let value = try check(level, "\(key).set.level", 0...1, "0…1")!
+                    guard case let .track(name) = target, let track = scene.tracks.first(where: { $0.name == name }) else {
+                        break // a bus target was refused above
+                    }
+                    let index = try send.index(in: track.sends, track: name, "\(key).set.send", path: path)
+                    sendLevel = Scene.SendLevelChange(send: index, level: Float(value))
+                }
                 guard volume != nil || pan != nil || rate != nil || loops != nil || position != nil || velocity != nil
-                      || direction != nil else {
-                    throw fail("\(key).set: empty (give volume, pan, rate, loops, position, velocity or direction)")
+                      || direction != nil || sendLevel != nil || filter != nil else {
+                    throw fail("\(key).set: empty (give volume, pan, rate, loops, position, velocity, direction, "
+                               + "send and level, or filter)")
                 }
                 if case let .track(name) = target {
                     // A 2D track keeps its pan; moving it would silently turn it into a 3D one with OpenAL's
@@ -251,7 +281,7 @@ extension SceneFile {
                 }
                 action = .set(volume: volume.map { Float($0) }, pan: pan.map { Float($0) }, rate: rate.map { Float($0) },
                               loops: loops.map { Int($0) }, position: position, velocity: velocity,
-                              direction: direction, ramp: ramp)
+                              direction: direction, sendLevel: sendLevel, filter: filter, ramp: ramp)
             } else if let stop = entry.stop {
                 action = .stop(fade: try check(stop.fade, "\(key).stop.fade", 0...86400, "0…86400 s"))
             } else if let pause = entry.pause {

@@ -28,6 +28,11 @@ import Foundation
 ///   "tracks": [ { "file": "car.wav", "loops": -1, "position": [-60, 0, -5], "velocity": [20, 0, 0],
 ///                 "referenceDistance": 5, "rolloff": 1 } ] }
 /// ```
+///
+/// Environment (see "Environment" in the README): a track or effect may have `sends` (up to 4, each
+/// `{"bus", "level", "preFader", "filter"}`) and a direct-path `filter` (`{"type": "lowpass" | "highpass" |
+/// "bandpass", "gain", "gainHF", "gainLF"}`); bus chains take `reverb` (a `preset` and any `ReverbSettings` field
+/// as an override) and `compressor` entries (`sidechain` naming the bus that drives it). See `Scene.SendEntry`.
 public struct Scene: Sendable, Equatable {
     /// The description of one scene track (its `Track` is made when the scene is loaded onto an engine).
     public struct TrackEntry: Sendable, Equatable {
@@ -70,6 +75,11 @@ public struct Scene: Sendable, Equatable {
         /// Where the track is in 3D (any of the 3D keys `position`, `velocity`, `direction`, `relative`,
         /// `referenceDistance`, … given; OpenAL's defaults for the others); nil for a 2D track heard at its `pan`.
         public var spatial: SpatialSource?
+        /// Auxiliary sends besides `bus`, at most `AuxSend.maxCount` (the `sends` key; none by default).
+        public var sends: [SendEntry] = []
+        /// The filter on the direct path (the `filter` key; nil: none), which the sends follow unless they set
+        /// their own.
+        public var filter: VoiceFilter?
 
         /// A track playing `file` (an absolute path) once from its start at time 0, with every other member at its default.
         public init(name: String, file: String) {
@@ -98,6 +108,10 @@ public struct Scene: Sendable, Equatable {
         public var resampler: ResamplerQuality?
         /// Where the firing is heard from in 3D (the same keys as a track's); nil for a 2D firing heard at its `pan`.
         public var spatial: SpatialSource?
+        /// Auxiliary sends besides `bus`, at most `AuxSend.maxCount` (the `sends` key; none by default).
+        public var sends: [SendEntry] = []
+        /// The filter on the direct path (the `filter` key; nil: none).
+        public var filter: VoiceFilter?
 
         /// A firing of `file` (an absolute path) at time 0, with every other member at its default.
         public init(name: String, file: String) {

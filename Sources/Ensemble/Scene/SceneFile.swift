@@ -32,12 +32,14 @@ struct SceneFile: Decodable {
         var priority: Double?
         var rateMode: String?
         var resampler: String?
+        var sends: [SendEntry]?
+        var filter: FilterEntry?
         /// The 3D keys, decoded from the same object.
         var spatial: SpatialEntry
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case name, file, start, offset, volume, pan, rate, loops, fadeIn, fadeOut, bus, stream, loopStart, loopEnd,
-                 priority, rateMode, resampler
+                 priority, rateMode, resampler, sends, filter
         }
 
         init(from decoder: Decoder) throws {
@@ -60,6 +62,8 @@ struct SceneFile: Decodable {
             priority = try c.decodeIfPresent(Double.self, forKey: .priority)
             rateMode = try c.decodeIfPresent(String.self, forKey: .rateMode)
             resampler = try c.decodeIfPresent(String.self, forKey: .resampler)
+            sends = try c.decodeIfPresent([SendEntry].self, forKey: .sends)
+            filter = try c.decodeIfPresent(FilterEntry.self, forKey: .filter)
         }
     }
 
@@ -70,11 +74,13 @@ struct SceneFile: Decodable {
         var bus: String?
         var priority: Double?
         var resampler: String?
+        var sends: [SendEntry]?
+        var filter: FilterEntry?
         /// The 3D keys, decoded from the same object.
         var spatial: SpatialEntry
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case name, file, at, volume, pan, bus, priority, resampler
+            case name, file, at, volume, pan, bus, priority, resampler, sends, filter
         }
 
         init(from decoder: Decoder) throws {
@@ -88,6 +94,8 @@ struct SceneFile: Decodable {
             bus = try c.decodeIfPresent(String.self, forKey: .bus)
             priority = try c.decodeIfPresent(Double.self, forKey: .priority)
             resampler = try c.decodeIfPresent(String.self, forKey: .resampler)
+            sends = try c.decodeIfPresent([SendEntry].self, forKey: .sends)
+            filter = try c.decodeIfPresent(FilterEntry.self, forKey: .filter)
         }
     }
 
@@ -135,6 +143,7 @@ struct SceneFile: Decodable {
             case is Int.Type: what = "a whole number"
             case is String.Type: what = "a string"
             case is Bool.Type: what = "true or false"
+            case is SendReference.Type: what = "a send's index or the name of the bus it feeds"
             default: what = type is [Any].Type ? "a list" : "an object"
             }
             let at = path(context.codingPath)
@@ -153,7 +162,7 @@ struct SceneFile: Decodable {
     }
 }
 
-/// An unknown key in the scene file, reported with its full key path.
+/// A problem found while decoding (an unknown key, say), reported with its full key path.
 struct SceneKeyError: Error {
     let message: String
 }
@@ -275,6 +284,8 @@ extension SceneFile {
             if let p = try priorityValue(entry.priority, "\(key).priority") { t.priority = p }
             t.resampler = try resamplerValue(entry.resampler, "\(key).resampler")
             t.spatial = try entry.spatial.source(key, hasPan: entry.pan != nil, path: path)
+            t.sends = try sends(entry.sends, key, scene, path: path)
+            t.filter = try entry.filter?.filter("\(key).filter", path: path)
             t.loopStart = try check(entry.loopStart, "\(key).loopStart", 0...86400, "0…86400 s")
             t.loopEnd = try check(entry.loopEnd, "\(key).loopEnd", 0...86400, "0…86400 s")
             if let a = t.loopStart, let b = t.loopEnd, a >= b {
@@ -323,6 +334,8 @@ extension SceneFile {
             if let p = try priorityValue(entry.priority, "\(key).priority") { e.priority = p }
             e.resampler = try resamplerValue(entry.resampler, "\(key).resampler")
             e.spatial = try entry.spatial.source(key, hasPan: entry.pan != nil, path: path)
+            e.sends = try sends(entry.sends, key, scene, path: path)
+            e.filter = try entry.filter?.filter("\(key).filter", path: path)
             scene.effects.append(e)
         }
         try validateTimeline(into: &scene, path: path)

@@ -40,15 +40,19 @@ public final class ScenePlayback: @unchecked Sendable {
             }
         }
 
-        // Buses first (engine bus i + 1 for scene bus i), so they are in place before the first block.
+        // Buses first (engine bus i + 1 for scene bus i), so they are in place before the first block: every bus
+        // is set up before any chain is installed, and a chain after those of the buses its compressors listen to
+        // (a sidechain must name a bus that is set up), so the file may list them in any order.
         var busIndex: [String: Bus] = [:]
         for (i, entry) in scene.buses.enumerated() {
             do {
                 let bus = try Bus(i + 1)
                 busIndex[entry.name] = bus
                 try engine.setBus(bus, settings: entry.settings)
-                if !entry.effects.isEmpty { try engine.setEffects(entry.effects, on: bus) }
             } catch { throw fail("buses[\(i)]", error) }
+        }
+        for i in scene.chainInstallOrder where !scene.buses[i].effects.isEmpty {
+            do { try engine.setEffects(scene.buses[i].effects, on: try Bus(i + 1)) } catch { throw fail("buses[\(i)]", error) }
         }
         if !scene.masterEffects.isEmpty {
             do { try engine.setEffects(scene.masterEffects, on: .master) } catch { throw fail("master", error) }
@@ -117,6 +121,12 @@ public final class ScenePlayback: @unchecked Sendable {
                 try track.setPriority(spec.priority)
                 if let spatial = spec.spatial { try track.setSpatial(spatial) }
             } catch { throw fail(key, error) }
+            do {
+                if !spec.sends.isEmpty { try track.setSends(Self.auxSends(spec.sends, busIndex)) }
+            } catch { throw fail("\(key).sends", error) }
+            do {
+                if let filter = spec.filter { try track.setFilter(filter) }
+            } catch { throw fail("\(key).filter", error) }
             if spec.loopStart != nil || spec.loopEnd != nil {
                 let start = spec.loopStart ?? Double(s.loopPoints?.start ?? 0) / s.sampleRate
                 let end = spec.loopEnd ?? Double(s.loopPoints?.end ?? s.frameCount) / s.sampleRate
@@ -206,7 +216,8 @@ public final class ScenePlayback: @unchecked Sendable {
                 try engine.fire(effect, volume: spec.volume, pan: spec.pan,
                                 at: engine.time(frame: origin + Int64((spec.at * rate).rounded())),
                                 bus: spec.bus.flatMap { busIndex[$0] } ?? .master, priority: spec.priority,
-                                resampler: spec.resampler ?? scene.resampler, spatial: spec.spatial) { [log] done in
+                                resampler: spec.resampler ?? scene.resampler, spatial: spec.spatial,
+                                sends: Self.auxSends(spec.sends, busIndex), filter: spec.filter) { [log] done in
                     log.append(SceneEvent(event: .effectCompleted, name: name, frame: done.time.frame - origin, reason: done.reason))
                     log.appendEffectEnd(index, frame: done.time.frame - origin, reason: done.reason)
                 }
@@ -218,7 +229,7 @@ public final class ScenePlayback: @unchecked Sendable {
 
     /// Sends every `timeline` entry as timed commands (after the tracks were started, so each has its voice).
     /// An entry with several `set` keys sends one command per key, on the same frame, in the order volume, pan,
-    /// rate, loops, position, velocity, direction. A `listener` entry sends the whole listener as it stands then. Each applied command is logged as a `commandApplied` event, each one that could not act (its
+    /// rate, loops, position, velocity, direction, send level, filter. A `listener` entry sends the whole listener as it stands then. Each applied command is logged as a `commandApplied` event, each one that could not act (its
     /// voice had ended) as `commandDropped`. Entries are sent in time order (array order on one frame), so that
     /// changes after a `play` act on the voice it starts.
     private func scheduleTimeline(origin: Int64, end: Int64) throws(EngineError) {
@@ -252,7 +263,7 @@ public final class ScenePlayback: @unchecked Sendable {
                 try engine.scheduleListener(listener, at: time, ramp: ramp, onApplied: logged("set listener", "listener"),
                                             onDropped: loggedDrop("set listener", "listener"))
             case let .bus(name):
-                guard case let .set(volume?, _, _, _, _, _, _, ramp) = change.action, let bus = busIndex[name] else { continue }
+                guard case let .set(volume?, _, _, _, _, _, _, _, _, ramp) = change.action, let bus = busIndex[name] else { continue }
                 try engine.scheduleVolume(volume, on: bus, at: time, ramp: ramp,
                                           onApplied: logged("set volume", name), onDropped: loggedDrop("set volume", name))
             case let .track(name):
@@ -283,7 +294,7 @@ public final class ScenePlayback: @unchecked Sendable {
     static func trackChanges(for action: Scene.TimedChange.Action, fadeOut: Double) -> [(TrackChange, String)] {
         var changes: [(TrackChange, String)] = []
         switch action {
-        case let .set(volume, pan, rateValue, loops, position, velocity, direction, ramp):
+        case let .set(volume, pan, rateValue, loops, position, velocity, direction, sendLevel, filter, ramp):
             if let volume { changes.append((.volume(volume, ramp: ramp), "set volume")) }
             if let pan { changes.append((.pan(pan, ramp: ramp), "set pan")) }
             if let rateValue { changes.append((.rate(rateValue), "set rate")) }
@@ -291,6 +302,10 @@ public final class ScenePlayback: @unchecked Sendable {
             if let position { changes.append((.position(position, ramp: ramp), "set position")) }
             if let velocity { changes.append((.velocity(velocity), "set velocity")) }
             if let direction { changes.append((.direction(direction, ramp: ramp), "set direction")) }
+            if let sendLevel {
+                changes.append((.sendLevel(send: sendLevel.send, sendLevel.level, ramp: ramp), "set send \(sendLevel.send) level"))
+            }
+            if let filter { changes.append((.filter(filter, ramp: ramp), "set filter")) }
         case let .stop(fade):
             changes.append((.stop(fade: fade ?? (fadeOut > 0 ? fadeOut : nil)), "stop"))
         case let .pause(fade):
@@ -303,6 +318,14 @@ public final class ScenePlayback: @unchecked Sendable {
             break
         }
         return changes
+    }
+
+    /// The engine's sends for a scene entry's `sends`, their buses looked up by name (nil: the master).
+    static func auxSends(_ sends: [Scene.SendEntry], _ busIndex: [String: Bus]) -> [AuxSend] {
+        sends.map { send in
+            AuxSend(bus: send.bus.flatMap { busIndex[$0] } ?? .master, level: send.level, preFader: send.preFader,
+                    filter: send.filter)
+        }
     }
 
     /// Each scene track's name and its engine track, in scene order (for meters and the like).
