@@ -205,17 +205,19 @@ enum EnvironmentBench {
         var shortTail = ReverbSettings()
         shortTail.decayTime = 0.1
         print("\n### 11c. A reverb tail into silence (0.1 s full-scale noise burst routed into the reverb bus, then "
-              + "\(fmt(tailSeconds, 1)) s of silence in, timed in 0.25 s segments; against the same bus rendering silence "
-              + "from the start; CPU ns per output frame, best of \(reps) per segment)\n")
-        print("| reverb | silence from the start | tail, mean of segments | tail, worst segment | worst / silence | render allocations |")
-        print("|---|---|---|---|---|---|")
+              + "\(fmt(tailSeconds, 1)) s of silence in, timed in 0.25 s segments; against the same scene with a burst of zeros; "
+              + "CPU ns per output frame, best of \(reps) per segment)\n")
+        print("| reverb | silence from the start: mean of segments | its worst segment | tail: mean of segments | its worst segment | tail / silence (means) | render allocations |")
+        print("|---|---|---|---|---|---|---|")
         var tailJSON: [[String: Any]] = []
         for (title, settings) in [("concert hall, decay 20 s (rings through the whole run)", longTail),
                                   ("generic, decay 0.1 s (falls through the float range within ~1.3 s)", shortTail)] {
             let r = try EnvironmentCost.tail(name: title, reverb: settings, seconds: tailSeconds, repeats: reps)
-            print("| \(title) | \(fmt(r.silenceNs, 1)) | \(fmt(r.meanTailNs, 1)) | \(fmt(r.worstTailNs, 1)) | \(fmt(r.worstTailNs / r.silenceNs, 2)) | \(r.allocations) |")
-            tailJSON.append(["reverb": title, "decay_time": settings.decayTime, "silence_ns_per_frame": r.silenceNs,
-                             "tail_mean_ns_per_frame": r.meanTailNs, "tail_worst_ns_per_frame": r.worstTailNs])
+            print("| \(title) | \(fmt(r.meanSilenceNs, 1)) | \(fmt(r.worstSilenceNs, 1)) | \(fmt(r.meanTailNs, 1)) | \(fmt(r.worstTailNs, 1)) "
+                  + "| \(fmt(r.meanTailNs / r.meanSilenceNs, 2)) | \(r.allocations) |")
+            tailJSON.append(["reverb": title, "decay_time": settings.decayTime, "silence_mean_ns_per_frame": r.meanSilenceNs,
+                             "silence_worst_ns_per_frame": r.worstSilenceNs, "tail_mean_ns_per_frame": r.meanTailNs,
+                             "tail_worst_ns_per_frame": r.worstTailNs])
             if r.allocations != 0 { failures.append("\(r.allocations) render allocations in a reverb tail") }
         }
         json["reverb_tail"] = tailJSON
