@@ -14,6 +14,16 @@ struct RenderResult {
     /// With render workers: the render thread's time per block outside the lane phases (the serial phases and
     /// the loop around them), in µs.
     var serialMicroseconds: Double?
+    /// CPU seconds of the calling (render) thread alone during the loop: on a loaded machine this leaves out the
+    /// time the thread waited for a core, which wall time counts.
+    var threadCPU: Double = 0
+}
+
+/// CPU seconds the calling thread has used so far (`CLOCK_THREAD_CPUTIME_ID`).
+func threadCPUSeconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
 }
 
 /// CPU seconds (user + system) the process has used so far, over all its threads.
@@ -44,7 +54,7 @@ enum EnsembleRuns {
         let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
         defer { out.deallocate() }
         var allocations: UInt64 = 0
-        let cpu0 = processCPUSeconds()
+        let cpu0 = processCPUSeconds(), thread0 = threadCPUSeconds()
         let t0 = now()
         var done = 0
         while done < total {
@@ -57,7 +67,8 @@ enum EnsembleRuns {
             done += k
         }
         let wall = now() - t0
-        return RenderResult(wall: wall, allocations: allocations, cpu: processCPUSeconds() - cpu0)
+        return RenderResult(wall: wall, allocations: allocations, cpu: processCPUSeconds() - cpu0,
+                            threadCPU: threadCPUSeconds() - thread0)
     }
 
     /// N looping voices (half mono, half stereo) with their own volume, pan and (with `pitch`) rate.

@@ -10,6 +10,8 @@
 //   256 voices for the OpenAL column) and exits.
 //   swift run -c release ensemble-bench --soak MINUTES [SEED] [--real-time]   (random multi-threaded traffic, checked)
 //   swift run -c release ensemble-bench --virtual-voices [REPEATS] [--quick]   (section 9 alone: virtual voices)
+//   swift run -c release ensemble-bench --environment [--quick] [SECONDS] [REPEATS]   (section 11 alone: reverb
+//       against OpenAL Soft's EFX reverb, sends and filters per voice, a reverb tail into silence)
 import Ensemble
 import EnsembleSoak
 import Foundation
@@ -107,6 +109,24 @@ if arguments.first == "--spatial" {
         exit(r.failures.isEmpty ? 0 : 1)
     } catch {
         FileHandle.standardError.write(Data("spatial: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
+if arguments.first == "--environment" {
+    // Section 11 alone (issue 15): `ensemble-bench --environment [--quick] [SECONDS] [REPEATS]`, defaults 3 s, 5 runs.
+    let quickEnvironment = arguments.contains("--quick")
+    let numbers = arguments.dropFirst().filter { $0 != "--quick" }
+    do {
+        let inputs = InputSet(sampleRate: 48000, seconds: quickEnvironment ? 1 : 10)
+        let r = try EnvironmentBench.report(inputs: inputs, sounds: try inputs.sounds(prefix: "env-"), quick: quickEnvironment,
+                                            seconds: numbers.first.flatMap(Double.init) ?? (quickEnvironment ? 0.25 : 3),
+                                            repeats: numbers.dropFirst().first.flatMap(Int.init) ?? (quickEnvironment ? 1 : 5),
+                                            openAL: true)
+        if !r.failures.isEmpty { print("\nFAILED: " + r.failures.joined(separator: "; ")) }
+        exit(r.failures.isEmpty ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write(Data("environment: \(error)\n".utf8))
         exit(1)
     }
 }
@@ -476,6 +496,13 @@ json.merge(try TailAndBurst.report(sounds: sounds48, quick: quick, repeats: reps
 let spatial = try Spatial3D.report(quick: quick, seconds: secs, repeats: reps, voices: voiceList ?? [16, 64, 256], openAL: useOpenAL)
 json.merge(spatial.json) { $1 }
 failures += spatial.failures
+
+// MARK: 11. Environment (reverb against OpenAL Soft's EFX reverb, sends, filters, a reverb tail)
+
+let environment = try EnvironmentBench.report(inputs: pcm48, sounds: sounds48, quick: quick, seconds: quick ? 0.25 : min(secs, 3),
+                                              repeats: quick ? reps : max(reps, 5), openAL: useOpenAL)
+json.merge(environment.json) { $1 }
+failures += environment.failures
 
 // MARK: Checks
 
