@@ -1,4 +1,4 @@
-// Render thread: part of a voice's filter state (`VoiceFilterState`); `setGain` on the filter's grid, `process` per span.
+// Render thread: part of a voice's filter (`VoiceFilterState`); `setGain` on the filter's grid, `process` per span.
 
 /// The low-shelf filter of EFX's high-pass and band-pass (`AL_HIGHPASS_GAINLF`, `AL_BANDPASS_GAINLF`): Robert
 /// Bristow-Johnson's "Audio EQ Cookbook" low shelf with shelf slope S = 1 at EFX's 250 Hz reference
@@ -10,9 +10,9 @@
 /// The mirror image of `HighShelf` (read it for the why): the same analogue shelf through the same prewarped
 /// bilinear transform, run as Andrew Simper's linear trapezoidal state-variable filter ("Solving the continuous
 /// SVF equations using trapezoidal integration and equivalent currents", Cytomic 2013), whose states stay
-/// meaningful while the gain changes every few frames. Simper's low shelf: g = tan(w0/2)/√A, output = input +
-/// k(A − 1)·band-pass + (A² − 1)·low-pass, which is A·(s² + (√A/Q)s + A)/(A·s² + (√A/Q)s + 1), the cookbook's
-/// analogue prototype.
+/// meaningful while the gain changes every few frames. Simper's low shelf: g = tan(w0/2)/√A,
+/// output = input + k(A − 1)·band-pass + (A² − 1)·low-pass, which is A·(s² + (√A/Q)s + A)/(A·s² + (√A/Q)s + 1),
+/// the cookbook's analogue prototype.
 struct LowShelf: BitwiseCopyable, Sendable {
     /// Soft's floor for the filter gain, −60 dB (as `HighShelf.minimumGain`).
     static var minimumGain: Float { @_noLocks get { 0.001 } }
