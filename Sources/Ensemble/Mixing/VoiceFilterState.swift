@@ -16,7 +16,8 @@
 /// shelf is Simper's: g = tan(w0/2)/√A, output = input + k(A − 1)·band-pass + (A² − 1)·low-pass, which is
 /// A·(s² + (√A/Q)s + A)/(A·s² + (√A/Q)s + 1), the cookbook's analogue prototype. Both shelves and both channels run
 /// in one loop, sharing coefficients: the recursions are latency-bound, so four independent chains cost about
-/// what one does. A shelf at gain 1 in a running filter computes x·1 + 0·… = x exactly and keeps its state current.
+/// what one does; a shelf at gain 1 (the one a low- or high-pass does not have) is an exact pass-through and
+/// is skipped.
 ///
 /// No zipper noise, and the same bits for any block size: the three gains ramp linearly on absolute output
 /// frames (`LinearRamp`); the broadband gain is applied per frame, the shelves' coefficients are re-set at the
@@ -51,10 +52,12 @@ struct VoiceFilterState: BitwiseCopyable {
     // The integrators' equivalent currents: high shelf, low shelf; left (or mono), right.
     private var hL1: Float = 0, hL2: Float = 0, lL1: Float = 0, lL2: Float = 0
     private var hR1: Float = 0, hR2: Float = 0, lR1: Float = 0, lR2: Float = 0
-    /// False while the filter has been skipped (identity): its state is stale, and the first frame it runs on
-    /// primes it, as if that sample had been the input forever (`HighShelf.process`), or zeroes it when the voice
-    /// starts there (`followsSilence`: the signal before a voice's start is silence).
-    private var running = false
+    /// Per shelf, false while it has been skipped (the whole filter an identity, or the shelf at gain 1, which is
+    /// an exact pass-through): its state is stale, and the first frame it runs on primes it, as if that sample had
+    /// been the input forever (`HighShelf.process`), or zeroes it when the voice starts there (`followsSilence`:
+    /// the signal before a voice's start is silence).
+    private var highRunning = false
+    private var lowRunning = false
     private var followsSilence = false
 
     /// A pass-through filter (every gain 1) for output at `sampleRate` Hz. Where a reference frequency is not below
@@ -84,7 +87,7 @@ struct VoiceFilterState: BitwiseCopyable {
     @_noLocks
     mutating func retarget(_ setup: FilterSetup, at frame: Int64, rampFrames: Int, beforeFirstFrame: Bool) {
         // Skipped until now: the state is stale, the first frame it runs on restarts it.
-        if isIdentity(from: frame) { running = false }
+        if isIdentity(from: frame) { (highRunning, lowRunning) = (false, false) }
         followsSilence = beforeFirstFrame
         let off = setup.kind == FilterSetup.none
         gain = LinearRamp(from: gain.value(at: frame), to: off ? 1 : setup.gain, startFrame: frame, length: rampFrames)
@@ -119,12 +122,6 @@ struct VoiceFilterState: BitwiseCopyable {
         let fromSilence = followsSilence
         followsSilence = false
         if n <= 0 || isIdentity(from: frame) { return }
-        if !running {
-            running = true
-            let l0 = fromSilence ? 0 : left[0], r0 = fromSilence || channels < 2 ? 0 : right[0]
-            (hL1, hL2, lL1, lL2) = (0, l0, 0, l0)
-            (hR1, hR2, lR1, lR2) = (0, r0, 0, r0)
-        }
         let end = frame + Int64(n)
         let first = Self.gridFloor(frame)
         let shelvesRamp = gainHF.varies(in: first, end) || gainLF.varies(in: first, end)
@@ -140,7 +137,25 @@ struct VoiceFilterState: BitwiseCopyable {
             if hf != appliedHF { setHigh(hf) }
             if lf != appliedLF { setLow(lf) }
             let j = Int(t - frame), m = Int(runEnd - t)
-            if channels == 2 { shelves(left + j, right + j, m) } else { shelves(left + j, m) }
+            // A shelf at gain 1 passes x·1 + 0·… = x exactly: skipped (one recursion fewer), restarted when needed.
+            let high = appliedHF != 1, low = appliedLF != 1
+            if !high { highRunning = false }
+            if !low { lowRunning = false }
+            if (high && !highRunning) || (low && !lowRunning) {
+                let l0 = fromSilence && t == frame ? 0 : left[j]
+                let r0 = channels < 2 || (fromSilence && t == frame) ? 0 : right[j]
+                if high && !highRunning { (hL1, hL2, hR1, hR2, highRunning) = (0, l0, 0, r0, true) }
+                if low && !lowRunning { (lL1, lL2, lR1, lR2, lowRunning) = (0, l0, 0, r0, true) }
+            }
+            if high && low {
+                if channels == 2 { shelves(left + j, right + j, m) } else { shelves(left + j, m) }
+            } else if high || low {
+                let k = high ? Shelf(c1: h1, c2: h2, c3: h3, m0: hm0, m1: hm1, m2: hm2)
+                             : Shelf(c1: l1, c2: l2, c3: l3, m0: 1, m1: lm1, m2: lm2)
+                var sl = high ? (hL1, hL2) : (lL1, lL2), sr = high ? (hR1, hR2) : (lR1, lR2)
+                if channels == 2 { Self.shelf(left + j, right + j, m, k, &sl, &sr) } else { Self.shelf(left + j, m, k, &sl) }
+                if high { (hL1, hL2, hR1, hR2) = (sl.0, sl.1, sr.0, sr.1) } else { (lL1, lL2, lR1, lR2) = (sl.0, sl.1, sr.0, sr.1) }
+            }
             t = runEnd
         }
         applyGain(left, frame: frame, count: n)
@@ -171,6 +186,53 @@ struct VoiceFilterState: BitwiseCopyable {
         l2 = g * l1
         l3 = g * l2
         (lm1, lm2) = a == 1 ? (0, 0) : (k * (a - 1), a * a - 1)
+    }
+
+    /// One shelf's coefficients (the low shelf's m0 is 1).
+    private struct Shelf: BitwiseCopyable {
+        var c1, c2, c3, m0, m1, m2: Float
+
+        @_noLocks
+        init(c1: Float, c2: Float, c3: Float, m0: Float, m1: Float, m2: Float) {
+            (self.c1, self.c2, self.c3, self.m0, self.m1, self.m2) = (c1, c2, c3, m0, m1, m2)
+        }
+    }
+
+    /// One shelf on one channel (state: the two equivalent currents).
+    @_noLocks
+    private static func shelf(_ x: UnsafeMutablePointer<Float>, _ n: Int, _ k: Shelf, _ s: inout (Float, Float)) {
+        var (a1, a2) = s
+        for i in 0..<n {
+            let v0 = x[i]
+            let v3 = v0 - a2
+            let v1 = k.c1 * a1 + k.c2 * v3
+            let v2 = a2 + k.c2 * a1 + k.c3 * v3
+            a1 = 2 * v1 - a1
+            a2 = 2 * v2 - a2
+            x[i] = k.m0 * v0 + k.m1 * v1 + k.m2 * v2
+        }
+        s = (a1, a2)
+    }
+
+    /// One shelf on two channels at once.
+    @_noLocks
+    private static func shelf(_ x: UnsafeMutablePointer<Float>, _ z: UnsafeMutablePointer<Float>, _ n: Int,
+                              _ k: Shelf, _ s: inout (Float, Float), _ r: inout (Float, Float)) {
+        var (a1, a2) = s, (c1, c2) = r
+        for i in 0..<n {
+            let v0 = x[i], w0 = z[i]
+            let v3 = v0 - a2, w3 = w0 - c2
+            let v1 = k.c1 * a1 + k.c2 * v3, w1 = k.c1 * c1 + k.c2 * w3
+            let v2 = a2 + k.c2 * a1 + k.c3 * v3, w2 = c2 + k.c2 * c1 + k.c3 * w3
+            a1 = 2 * v1 - a1
+            a2 = 2 * v2 - a2
+            c1 = 2 * w1 - c1
+            c2 = 2 * w2 - c2
+            x[i] = k.m0 * v0 + k.m1 * v1 + k.m2 * v2
+            z[i] = k.m0 * w0 + k.m1 * w1 + k.m2 * w2
+        }
+        s = (a1, a2)
+        r = (c1, c2)
     }
 
     /// Both shelves, in cascade, on one channel.
