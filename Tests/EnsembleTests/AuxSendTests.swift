@@ -255,4 +255,48 @@ final class AuxSendTests: XCTestCase {
         let onThree = try run(audible: [3], between: move, scene)
         XCTAssertEqual(onThree.firstNonZero, 2049)
     }
+
+    /// A change given before the voice has started (an effect fired for a later frame) applies from its start
+    /// frame: the level ramp begins there, not when the command arrived.
+    func testChangeBeforeTheStartAppliesFromTheStartFrame() throws {
+        let start = 1000, ramp = 480
+        func scene(_ engine: Engine) throws -> [AnyObject] {
+            let fx = try engine.registerEffect(try self.sineSound(6000))
+            let instance = try engine.fire(fx, at: engine.time(frame: Int64(start)), bus: busNumber(1),
+                                           sends: [AuxSend(bus: busNumber(2), level: 1)])
+            try engine.setSendLevel(0.5, send: 0, of: instance, ramp: frameSeconds(ramp))
+            return []
+        }
+        let direct = try run(audible: [1], scene), sent = try run(audible: [2], scene)
+        XCTAssertEqual(direct.firstNonZero, start + 1, "a sine: 0 on its start frame")
+        for i in 0..<8000 {
+            let level = i <= start ? 1 : i >= start + ramp ? 0.5 : 1 - 0.5 * Double(i - start) / Double(ramp)
+            assertClose(sent.left[i], Double(direct.left[i]) * level, "L[\(i)]")
+        }
+    }
+
+    /// A virtual voice mixes nothing, into its sends either: held by the cap (`maxSoundingVoices` 1), the first
+    /// track's send bus falls silent while a higher-priority track sounds, and comes back after it stops.
+    func testVirtualVoiceSendsNothing() throws {
+        var c = Engine.Configuration()
+        c.maxSoundingVoices = 1
+        c.smoothingTime = 0.005
+        let engine = try Engine(configuration: c)
+        for b in 1...2 { try engine.setBus(busNumber(b), settings: BusSettings(mute: b == 1)) }
+        let low = try engine.makeTrack(try monoSound(20000) { _ in 0.5 })
+        let high = try engine.makeTrack(try monoSound(20000) { _ in 0.25 })
+        try low.setPriority(10)
+        try low.setSends([AuxSend(bus: busNumber(2), preFader: true)])
+        try high.setPriority(200)
+        try high.setBus(busNumber(1))
+        try low.play(at: engine.time(frame: 0))
+        try high.play(at: engine.time(frame: 1000))
+        try high.stop(at: engine.time(frame: 5000))
+        let mix = withExtendedLifetime([low, high]) { render(engine, frames: 9000, block: 512) }
+        XCTAssertNotEqual(mix.left[500], 0, "the send sounds before the cap takes the voice")
+        let silent = (0..<9000).filter { mix.left[$0] == 0 && mix.right[$0] == 0 }
+        XCTAssertGreaterThan(silent.count, 2000, "the virtual voice sends nothing")
+        XCTAssertTrue(silent.allSatisfy { $0 > 1000 && $0 < 6500 }, "silent only while held")
+        XCTAssertNotEqual(mix.left[8999], 0, "the send is back once the voice is")
+    }
 }

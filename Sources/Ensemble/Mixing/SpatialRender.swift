@@ -10,8 +10,8 @@
 /// adds each send into its bus's planes (`SendGainStage`); one with neither keeps its plain path, fused kernels
 /// included.
 ///
-/// Like `VoiceRender`, it writes only the voice (and its filter and sends' state), its meter, its stream's cells, the lane's scratch and the lane's
-/// destinations, so voices of different lanes can run at once; the listener (`SpatialScene`) is read-only here.
+/// Like `VoiceRender`, it writes only the voice (and its filter and sends' state), its meter, its stream's cells,
+/// the lane's scratch and the lane's destinations, so voices of different lanes can run at once; the listener (`SpatialScene`) is read-only here.
 /// A voice gliding back to 2D that gets there mid-span continues on `VoiceRender`'s path from that frame.
 struct SpatialRender {
     let telemetry: VoiceTelemetry

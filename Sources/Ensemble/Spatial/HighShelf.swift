@@ -120,13 +120,4 @@ struct HighShelf: BitwiseCopyable, Sendable {
         ic2 = 0
         needsPriming = gain < 1
     }
-
-    /// Forgets the signal without priming: the next sample follows silence (a voice's filter engaged before its
-    /// first frame, `VoiceFilterState`).
-    @_noLocks
-    mutating func followSilence() {
-        ic1 = 0
-        ic2 = 0
-        needsPriming = false
-    }
 }
