@@ -176,6 +176,8 @@ extension SceneFile {
             return value
         }
         let trackNames = Set(scene.tracks.map(\.name))
+        // Each track's sends by its name (names are unique), for `set.send`, without a search per entry.
+        let sendsOfTrack = Dictionary(scene.tracks.map { ($0.name, $0.sends) }, uniquingKeysWith: { first, _ in first })
         let positionedTracks = Set(scene.tracks.filter { $0.spatial != nil }.map(\.name))
         for (i, entry) in (timeline ?? []).enumerated() {
             let key = "timeline[\(i)]"
@@ -253,11 +255,11 @@ extension SceneFile {
                 case (_?, nil):
                     throw fail("\(key).set.send: missing its level (\"level\": 0…1)")
                 case let (send?, level?):
-                    let value = try check(level, "\(key).set.level", 0...1, "0…1")!
-                    guard case let .track(name) = target, let track = scene.tracks.first(where: { $0.name == name }) else {
+                    guard let value = try check(level, "\(key).set.level", 0...1, "0…1"),
+                          case let .track(name) = target, let sends = sendsOfTrack[name] else {
                         break // a bus target was refused above
                     }
-                    let index = try send.index(in: track.sends, track: name, "\(key).set.send", path: path)
+                    let index = try send.index(in: sends, track: name, "\(key).set.send", path: path)
                     sendLevel = Scene.SendLevelChange(send: index, level: Float(value))
                 }
                 guard volume != nil || pan != nil || rate != nil || loops != nil || position != nil || velocity != nil

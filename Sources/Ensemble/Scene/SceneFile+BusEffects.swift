@@ -60,9 +60,10 @@ extension SceneFile {
     /// have to run before the other. Names the first sidechain key, in file order, that closes a circle.
     func checkSidechainCycles(_ scene: Scene, path: String) throws(SceneError) {
         let keys = scene.sidechainKeys
-        for edge in keys {
+        var seen = Set<[Int]>()
+        for edge in keys where seen.insert([edge.keyed, edge.key]).inserted {
             // The edge keyed → key closes a circle when the key bus itself waits on the keyed one.
-            guard let back = scene.sidechainPath(from: edge.key, to: edge.keyed) else { continue }
+            guard let back = scene.sidechainPath(from: edge.key, to: edge.keyed, keys) else { continue }
             let names = ([edge.keyed] + back).map { scene.buses[$0].name }
             throw SceneError(path: path, "buses[\(edge.keyed)].effects[\(edge.effect)].sidechain: the buses would key "
                              + "each other in a circle (\(names.joined(separator: " keyed by "))): each would have to run before the other")
@@ -72,12 +73,14 @@ extension SceneFile {
 
 extension Scene {
     /// Every compressor sidechain of the scene's buses, in file order: bus `keyed` (an index into `buses`) is
-    /// keyed, by its chain's effect `effect`, on bus `key`.
+    /// keyed, by its chain's effect `effect`, on bus `key`. A pair of buses appears once (its first compressor), so a
+    /// chain of many compressors costs the searches below nothing more.
     var sidechainKeys: [(keyed: Int, effect: Int, key: Int)] {
         var keys: [(keyed: Int, effect: Int, key: Int)] = []
         for (i, bus) in buses.enumerated() {
             for (j, effect) in bus.effects.enumerated() {
-                if case let .compressor(settings) = effect, let key = settings.sidechain, !key.isMaster {
+                if case let .compressor(settings) = effect, let key = settings.sidechain, !key.isMaster,
+                   !keys.contains(where: { $0.keyed == i && $0.key == key.index - 1 }) {
                     keys.append((i, j, key.index - 1))
                 }
             }
@@ -87,8 +90,7 @@ extension Scene {
 
     /// A chain of sidechain keys from bus `start` to bus `end` (each bus keyed by the next; both ends included), or
     /// nil when there is none.
-    func sidechainPath(from start: Int, to end: Int) -> [Int]? {
-        let keys = sidechainKeys
+    func sidechainPath(from start: Int, to end: Int, _ keys: [(keyed: Int, effect: Int, key: Int)]) -> [Int]? {
         var previous: [Int: Int] = [start: start]
         var queue = [start]
         while !queue.isEmpty {
