@@ -124,7 +124,8 @@ enum EnvironmentBench {
         } else if let eSend, let oSend {
             print("\nOpenAL Soft / Ensemble, reverb fed by a send: **\(fmt(oSend.best / eSend.best, 2))×** (best), "
                   + "\(fmt(oSend.median / eSend.median, 2))× (median); goal ≥ 2×.")
-            json["reverb_speedup_vs_openal"] = ["best": oSend.best / eSend.best, "median": oSend.median / eSend.median]
+            let ratios = ["best": oSend.best / eSend.best, "median": oSend.median / eSend.median]
+            json["reverb_speedup_vs_openal"] = ratios.filter { $0.value.isFinite } // JSON has no inf or NaN
         }
         if dsp.reverb, let eRouted, let oUnfed {
             print("The reverb alone (Ensemble routed / OpenAL's slot unfed): \(fmt(oUnfed.best / eRouted.best, 2))× (best), "
