@@ -13,6 +13,8 @@ import Foundation
 /// with − best without) and as the median of the repeats' paired differences (each repeat's with − without,
 /// run back to back).
 enum EnvironmentBench {
+    /// The section's JSON (merged into the program's) and its failed checks (render allocations only: no timing
+    /// is asserted).
     struct Result {
         var json: [String: Any]
         var failures: [String]
@@ -32,12 +34,14 @@ enum EnvironmentBench {
         return ((a.best - b.best) / per, median(paired) / per)
     }
 
+    /// The median (NaN for no values).
     static func median(_ x: [Double]) -> Double {
         guard !x.isEmpty else { return .nan }
         let s = x.sorted()
         return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
     }
 
+    /// "best / median" for a table cell.
     static func pair(_ c: (best: Double, median: Double), _ digits: Int = 1) -> String {
         "\(fmt(c.best, digits)) / \(fmt(c.median, digits))"
     }
