@@ -105,21 +105,30 @@ enum EnvironmentCost {
 
     // MARK: A long tail into silence
 
-    /// Per 0.25 s segment, the best of the repeats; then the mean and the worst segment of each run. (Both sides
-    /// are bests of as many runs: a best over every silent segment would sit below any one tail segment's.)
+    /// Per 0.25 s segment, the best of the repeats; then the mean and the worst segment of each scene. (Every
+    /// scene's segments are bests of as many runs: a best over every silent segment would sit below any one tail
+    /// segment's.)
     struct TailRow {
         var name: String
+        /// Silence from the start (a burst of zeros): what an idle reverb bus costs.
         var meanSilenceNs: Double
         var worstSilenceNs: Double
+        /// Looping noise into the bus all along: what the reverb costs while it works.
+        var meanRunningNs: Double
         var meanTailNs: Double
         var worstTailNs: Double
+        /// Seconds after the burst from which every tail segment costs less than 1.5× the idle mean (nil: never
+        /// within the run).
+        var idleAfter: Double?
         var allocations: UInt64
     }
 
     /// A 0.1 s full-scale noise burst routed into bus 1 holding `reverb`, then `seconds` of its tail (silence in,
-    /// the reverb ringing out), timed in 0.25 s segments; against the same engine rendering silence from the
-    /// start (a burst of zeros). CPU ns of the render thread per output frame.
-    static func tail(name: String, reverb: ReverbSettings, seconds: Double, repeats: Int) throws -> TailRow {
+    /// the reverb ringing out), timed in 0.25 s segments; against the same scene with a burst of zeros (an idle
+    /// bus: a reverb may skip work on silent input) and with `running` looping into the bus all along (a reverb
+    /// at work: a tail costing more than that is the denormal problem the mixer's flush-to-zero prevents). CPU
+    /// ns of the render thread per output frame.
+    static func tail(name: String, reverb: ReverbSettings, running: Sound, seconds: Double, repeats: Int) throws -> TailRow {
         var full = [Float](repeating: 0, count: 4800)
         var seed: UInt32 = 12345
         for i in full.indices {
@@ -130,15 +139,15 @@ enum EnvironmentCost {
         let quiet = try Sound(DecodedAudio(sampleRate: 48000, channels: [[Float](repeating: 0, count: full.count)]), name: "quiet")
         let segment = 12000, segments = max(1, Int(seconds * 48000) / segment)
         var allocations: UInt64 = 0
-        var silence = [Double](repeating: .infinity, count: segments)
-        var tail = [Double](repeating: .infinity, count: segments)
+        // Scenes: 0 silence, 1 running, 2 tail.
+        var best = [[Double]](repeating: [Double](repeating: .infinity, count: segments), count: 3)
         for _ in 0..<repeats {
-            for sounding in [false, true] {
+            for scene in 0..<3 {
                 let engine = try EnsembleRuns.engine(voices: 1)
                 try engine.setBus(Bus(1), settings: BusSettings(volume: 1))
                 try engine.setEffects([.reverb(reverb)], on: Bus(1))
-                // Silence from the start is the same scene with a burst of zeros: the same voice starts and ends.
-                let track = try engine.makeTrack(sounding ? burst : quiet)
+                let track = try engine.makeTrack([quiet, running, burst][scene])
+                if scene == 1 { try track.setNumberOfLoops(-1) }
                 try track.setBus(Bus(1))
                 try track.play(at: engine.time(frame: 0))
                 // The burst itself (0.1 s) is not timed: only what follows it.
@@ -146,14 +155,16 @@ enum EnvironmentCost {
                 for s in 0..<segments {
                     let r = EnsembleRuns.renderLoop(engine, frames: segment)
                     allocations += r.allocations
-                    let ns = r.threadCPU * 1e9 / Double(segment)
-                    if sounding { tail[s] = min(tail[s], ns) } else { silence[s] = min(silence[s], ns) }
+                    best[scene][s] = min(best[scene][s], r.threadCPU * 1e9 / Double(segment))
                 }
                 withExtendedLifetime(track) {}
             }
         }
-        return TailRow(name: name, meanSilenceNs: silence.reduce(0, +) / Double(segments), worstSilenceNs: silence.max()!,
-                       meanTailNs: tail.reduce(0, +) / Double(segments), worstTailNs: tail.max()!, allocations: allocations)
+        let mean = best.map { $0.reduce(0, +) / Double(segments) }
+        let busy = best[2].lastIndex { $0 >= 1.5 * mean[0] }
+        let idleAfter: Double? = busy == nil ? 0 : busy! == segments - 1 ? nil : Double(busy! + 1) * Double(segment) / 48000
+        return TailRow(name: name, meanSilenceNs: mean[0], worstSilenceNs: best[0].max()!, meanRunningNs: mean[1],
+                       meanTailNs: mean[2], worstTailNs: best[2].max()!, idleAfter: idleAfter, allocations: allocations)
     }
 
     // MARK: Is the DSP in this build?

@@ -70,6 +70,7 @@ enum OpenALEnvironmentPeer {
         var directGainHF: Float?
     }
 
+    /// One run: its time per output frame and the effect the slot held.
     struct Result {
         /// CPU time of the rendering (calling) thread per output frame, ns.
         var nsPerFrame: Double
