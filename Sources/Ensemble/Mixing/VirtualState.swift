@@ -30,14 +30,15 @@ struct VirtualState: BitwiseCopyable {
 
 extension Voice {
     /// What `Engine.Configuration.virtualThreshold` is compared with: the level the voice is set to — its volume
-    /// (with its ramps) times the 3D audibility of a positioned voice (`spatialAudibility`, 1 for a 2D voice).
+    /// (with its ramps), or the level of its loudest pre-fader send if that is higher (`preFaderSendLevel`: such
+    /// a send does not follow the volume), times the 3D audibility of a positioned voice (`spatialAudibility`, 1 for a 2D voice).
     /// Fades are left out: a fade-in, the fade-out to the natural end, a stop, pause or steal release and the
     /// short `attack` fades are passages from or to silence that the voice goes through, not a level it is left
     /// at, and a voice fading in must not start virtual and miss the start of its fade.
     @inline(__always)
     @_noLocks
     func audibility(at frame: Int64) -> Float {
-        volume.value(at: frame) * spatialAudibility
+        Swift.max(volume.value(at: frame), preFaderSendLevel) * spatialAudibility
     }
 
     /// What the cap ranks voices by (`VoiceStealing.yields`): the gain the voice has at `frame` — volume ×

@@ -62,6 +62,10 @@ struct Voice: BitwiseCopyable {
     /// also while the voice is virtual (it must hear its source come closer). A 2D voice leaves it at 1.
     /// `VirtualVoices` reads it at its update frames: the value stored by then is the spatial update before.
     var spatialAudibility: Float = 1
+    /// The largest level a pre-fader send of the voice is at or heading for (0: none), kept by `VoiceUpdate`:
+    /// such a send sounds whatever the voice's volume, so the voice is as audible as that level
+    /// (`audibility(at:)`), and a voice turned down to 0 keeps feeding its reverb instead of going virtual.
+    var preFaderSendLevel: Float = 0
 
     // Pattern matches rather than `==`: the synthesized Equatable goes through generic code that the
     // render path's @_noLocks check rejects in debug builds.

@@ -136,6 +136,18 @@ struct VoiceEnvironments: @unchecked Sendable {
         }
     }
 
+    /// The largest level any pre-fader send of `slot` has at `frame` or is heading for (0: none): what
+    /// `Voice.preFaderSendLevel` holds for the virtual-voice decisions.
+    @_noLocks
+    func preFaderLevel(_ slot: Int, at frame: Int64) -> Float {
+        var level: Float = 0
+        for i in 0..<SendsSetup.count {
+            let s = send(slot, i).pointee
+            if s.isOn && s.preFader { level = Swift.max(level, Swift.max(s.level.value(at: frame), s.level.to)) }
+        }
+        return level
+    }
+
     /// `.setSendLevel`: send `index`'s level ramps from its value at `frame` to `level` over `rampFrames` (nothing
     /// for an unused send).
     @_noLocks

@@ -83,10 +83,12 @@ struct VoiceUpdate {
             guard let s = pool.live(slot, generation) else { return }
             pool.environments.setSends(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames,
                                        beforeFirstFrame: pool[s].isScheduled)
+            pool[s].preFaderSendLevel = pool.environments.preFaderLevel(s, at: max(now, pool[s].startFrame))
         case let .setSendLevel(slot, generation, index, level, rampFrames):
             guard let s = pool.live(slot, generation) else { return }
             pool.environments.setSendLevel(s, index: Int(index), level, at: max(now, pool[s].startFrame),
                                            rampFrames: rampFrames)
+            pool[s].preFaderSendLevel = pool.environments.preFaderLevel(s, at: max(now, pool[s].startFrame))
         case let .setFilter(slot, generation, setup, rampFrames):
             guard let s = pool.live(slot, generation) else { return }
             pool.environments.setFilter(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames,
