@@ -1,7 +1,7 @@
 import Foundation
 @testable import Ensemble
 
-// Measurement tools for the reverb tests, written from the published definitions: octave bands (fourth-order
+// Measurement tools for the reverb tests, written from the published definitions: octave bands (eighth-order
 // Butterworth high- and low-pass, RBJ sections), Schroeder backward integration (M. R. Schroeder, "New method of
 // measuring reverberation time", JASA 37, 1965), the T30 fit of ISO 3382, Abel & Huang's normalised echo
 // density ("A simple, robust measure of reverberation echo density", AES 121st Convention, 2006) and the
