@@ -1,7 +1,7 @@
 import Foundation
 @testable import Ensemble
 
-// Measurement tools for the reverb tests, written from the published definitions: octave bands (fourth-order
+// Measurement tools for the reverb tests, written from the published definitions: octave bands (eighth-order
 // Butterworth high- and low-pass, RBJ sections), Schroeder backward integration (M. R. Schroeder, "New method of
 // measuring reverberation time", JASA 37, 1965), the T30 fit of ISO 3382, Abel & Huang's normalised echo
 // density ("A simple, robust measure of reverberation echo density", AES 121st Convention, 2006) and the
@@ -37,43 +37,50 @@ enum ReverbMeasure {
     /// 10 dB when `decayHFRatio` is 0.1.
     static func band(_ x: [Float], low: Double, high: Double, rate: Double = 48000) -> [Double] {
         var y = x.map(Double.init)
-        for (shape, f) in [(BiquadShape.highpass, low), (.lowpass, high)] {
-            for q in [0.5098, 0.6013, 0.9000, 2.5629] {
-                let c = RBJ.coefficients(shape, f: f, q: q, rate: rate)
-                var s1 = 0.0, s2 = 0.0
-                for n in 0..<y.count {
-                    let v = y[n]
-                    let out = c[0] * v + s1
-                    s1 = c[1] * v - c[3] * out + s2
-                    s2 = c[2] * v - c[4] * out
-                    y[n] = out
+        y.withUnsafeMutableBufferPointer { y in
+            for (shape, f) in [(BiquadShape.highpass, low), (.lowpass, high)] {
+                for q in [0.5098, 0.6013, 0.9000, 2.5629] {
+                    let c = RBJ.coefficients(shape, f: f, q: q, rate: rate)
+                    let (b0, b1, b2, a1, a2) = (c[0], c[1], c[2], c[3], c[4])
+                    var s1 = 0.0, s2 = 0.0
+                    for n in 0..<y.count {
+                        let v = y[n]
+                        let out = b0 * v + s1
+                        s1 = b1 * v - a1 * out + s2
+                        s2 = b2 * v - a2 * out
+                        y[n] = out
+                    }
                 }
             }
         }
         return y
     }
 
-    /// Schroeder's backward-integrated energy decay of `x`, in dB re its total.
-    static func schroeder(_ x: [Double]) -> [Double] {
-        var curve = [Double](repeating: 0, count: x.count)
+    /// Schroeder's backward-integrated energy decay of `x`, in dB re its total, every `step`-th frame (the fit
+    /// needs no finer grid: 8 frames are 0.17 ms at 48 kHz).
+    static func schroeder(_ x: [Double], step: Int = 8) -> (curve: [Double], step: Int) {
+        var sums = [Double](repeating: 0, count: (x.count + step - 1) / step)
         var sum = 0.0
-        for n in stride(from: x.count - 1, through: 0, by: -1) {
-            sum += x[n] * x[n]
-            curve[n] = sum
+        x.withUnsafeBufferPointer { x in
+            for n in stride(from: x.count - 1, through: 0, by: -1) {
+                sum += x[n] * x[n]
+                if n % step == 0 { sums[n / step] = sum }
+            }
         }
-        let total = max(curve[0], .leastNormalMagnitude)
-        return curve.map { 10 * log10(max($0, .leastNormalMagnitude) / total) }
+        let total = max(sum, .leastNormalMagnitude)
+        return (sums.map { 10 * log10(max($0, .leastNormalMagnitude) / total) }, step)
     }
 
     /// T60 extrapolated from a least-squares line through the decay curve between `from` and `to` dB (T30:
     /// −5…−35), or nil when the curve does not reach `to`.
-    static func decayTime(_ curve: [Double], from: Double = -5, to: Double = -35, rate: Double = 48000) -> Double? {
+    static func decayTime(_ decay: (curve: [Double], step: Int), from: Double = -5, to: Double = -35,
+                          rate: Double = 48000) -> Double? {
+        let curve = decay.curve
         guard let start = curve.firstIndex(where: { $0 <= from }),
               let end = curve.firstIndex(where: { $0 <= to }), end > start + 4 else { return nil }
-        let step = max(1, (end - start) / 2000)
         var n = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0
-        for i in stride(from: start, through: end, by: step) {
-            let t = Double(i) / rate, v = curve[i]
+        for i in start...end {
+            let t = Double(i * decay.step) / rate, v = curve[i]
             n += 1
             sx += t
             sy += v

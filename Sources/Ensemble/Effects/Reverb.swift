@@ -15,26 +15,32 @@ import Foundation
 ///   the input, spread over ~20 ms × the room size, with different times and signs on the left and right,
 ///   their energies summing to 1, times `reflectionsGain`.
 /// - Late reverberation: a tap `lateReverbDelay` after the first reflection (less the network's own minimum
-///   delay) goes through four Schroeder all-passes in series (coefficients ∝ `diffusion`: the echo density
-///   builds at once), then into the eight lines of the network with alternating signs. Each line's output is
-///   read through a first-order all-pass fractional delay whose length a slow triangle wave moves by a few
-///   samples (different rates and phases per line: no fixed modes, no metallic ringing; an all-pass reader,
-///   unlike linear interpolation, does not damp the highs, so the decay stays what the filters say), then
-///   through the line's absorbent filter, then the eight are mixed by an 8×8 Hadamard matrix (a fast
-///   Walsh–Hadamard transform, 24 additions; unitary, so the network itself is lossless) and fed back.
+///   delay) goes through four Schroeder all-passes in series (coefficients ∝ `diffusion`, capped so that their
+///   own ring-out stays under a fifth of the shortest decay: the echo density builds at once), then through
+///   Jot's tone corrector (a 2 kHz shelf of 1/√`decayHFRatio`: a network's energy at a frequency grows with its
+///   decay time there, so without it a dark preset's tail would start dull), then into the eight lines of the
+///   network with alternating signs and a normalisation √(1 − γ²) (γ the mean per-pass gain) that keeps the
+///   tail's energy independent of the decay time, as EFX's reverbs do.
+/// - Each line's output is read through a first-order all-pass fractional delay whose length a slow triangle
+///   wave (1.1–2.5 s periods, ±0.15 ms, a different phase per line, updated every 32 frames) moves: no fixed
+///   modes, no metallic ringing; an all-pass reader, unlike linear interpolation, does not damp the highs, so
+///   the decay stays what the filters say. Then the line's absorbent filter, then the eight are mixed by an 8×8
+///   Hadamard matrix (a fast Walsh–Hadamard transform, 24 additions; unitary, so the network itself is lossless)
+///   and fed back.
 /// - Absorbent filters (Jot): line i of length Dᵢ samples must lose 60·Dᵢ/(T·fs) dB per pass for a decay
 ///   time T. Each filter is a gain (the 500 Hz–1 kHz decay = `decayTime`) times a fourth-order high shelf (two
 ///   RBJ shelving sections at 2 kHz with the Q's of a fourth-order Butterworth, 0.541 and 1.307) whose step is
 ///   what `decayHFRatio` asks for above it. A first- or second-order shelf is too gentle: with a ratio of 0.1
 ///   the 1 kHz decay would already be 15–25 % short and the 4 kHz one 25–30 % long; the fourth-order one keeps
 ///   both octaves within a few per cent of their plateaus.
-/// - Outputs: one tap inside each line per side (left 0.41 of the way along, right 0.73), summed with the signs of
-///   two different Hadamard rows (orthogonal), so each side hears every mode with its own phases and the two
-///   tails are decorrelated even when a short decay leaves only a few modes (a tap at the lines' ends would give
-///   both sides the same phases), times `lateReverbGain` and a normalisation √(1 − γ²) (γ the mean per-pass gain) that keeps the tail's energy
-///   independent of the decay time, as EFX's reverbs do. `density` scales the line lengths (the room size):
-///   0.25 × … 1 × (17–35 ms), and the early reflections' spread; for very short decays the lines shrink further
-///   so that no band loses more than 10 dB per pass (otherwise its "decay" would be a few separate echoes). Wet = `gain` × (reflections + late); out = (1 − mix)·dry + mix·wet.
+/// - Outputs: one tap inside each line per side (left 0.41 of the way along, right 0.73), summed with the signs
+///   of two different Hadamard rows (orthogonal), so each side hears every mode with its own phases and the two
+///   tails are decorrelated even when a short decay leaves few modes (taps at the lines' ends would give both
+///   sides the same phases); times `lateReverbGain`. Wet = `gain` × (reflections + late); out = (1 − mix)·dry +
+///   mix·wet.
+/// - `density` scales the line and diffuser lengths and the early reflections' spread (the room size): 0.25 × …
+///   1 × (17–35 ms lines). For very short decays the network shrinks further, so that no band loses more than
+///   10 dB per pass (otherwise its "decay" would be a few separate echoes).
 ///
 /// Sleep: once the mono input has been exactly 0 and everything the network wrote has stayed below 10⁻⁸ (−160 dB)
 /// for longer than any delay in the unit, the state is set to exactly zero and the unit sleeps — output = dry
@@ -45,13 +51,13 @@ import Foundation
 /// The network is linear in its state and the modulation depends only on the absolute frame count since the unit
 /// was made (the bus effect sees every frame in order), so output bits do not depend on block sizes.
 struct Reverb {
-    /// Everything the per-frame loop reads and writes, in one allocation (see `Layout` for the offsets).
-    var state: UnsafeMutablePointer<Float>
-    /// Eight network lines, `lineStride` floats apart, each a ring buffer indexed with `lineMask`.
+    /// Eight network lines, `lineStride` floats apart, each a ring buffer indexed with `lineMask`. (Unlike
+    /// `input` they are not written twice: that doubles their cache footprint and costs more than the masks.)
     var lines: UnsafeMutablePointer<Float>
     var lineStride: Int
     var lineMask: Int
-    /// The input line (mono, after the HF shelf), a ring buffer indexed with `inputMask`.
+    /// The input line (mono, after the HF shelf): a ring of `inputMask + 1` frames written twice, at p and at
+    /// p + size, so that a tap d frames back is `input[p + size − d]` with no wrap to compute.
     var input: UnsafeMutablePointer<Float>
     var inputMask: Int
     /// The four diffuser all-passes' buffers (one ring each, `diffuserMask`, `diffuserStride` apart) and lengths.
@@ -60,9 +66,10 @@ struct Reverb {
     var diffuserMask: Int
     var diffuserLengths: (Int, Int, Int, Int)
     var diffuserGains: (Float, Float, Float, Float)
-    /// Early-reflection tap offsets (frames back from the write position) and gains, left then right.
+    /// Early-reflection taps (size − frames back, see `input`) and gains, left (8) then right (8).
     var tapOffsets: UnsafeMutablePointer<Int>
-    /// Late input tap offset (frames back in the input line).
+    var tapGains: UnsafeMutablePointer<Float>
+    /// Late input tap (size − frames back, see `input`).
     var lateOffset: Int
     /// Line lengths' centres and modulation: delay = centre + depth · (triangle − ½), period in 32-frame ticks.
     var lineCentres: UnsafeMutablePointer<Float>
@@ -70,18 +77,28 @@ struct Reverb {
     var modulationDepth: Float
     /// Output taps inside the lines (frames back from the write position), left (8) then right (8).
     var outputTaps: UnsafeMutablePointer<Int>
-    /// Integer read offsets (frames back) of the lines for the current tick.
+    /// The lines' readers' integer delays (frames back) for the current tick.
     var readOffsets: UnsafeMutablePointer<Int>
-    /// Input gain into the lines (normalisation, late gain folded in at the outputs).
+    /// Per-line lanes: the all-pass readers' coefficients η and previous outputs, the absorbent filters' two
+    /// sections (the per-pass gain and the transform's 1/√8 folded into the first one's b's) and the output taps'
+    /// gains. The render loop keeps them in locals for a block and stores them back after it.
+    var eta = SIMD8<Float>(repeating: 0)
+    var previous = SIMD8<Float>(repeating: 0)
+    var first = BiquadLanes()
+    var second = BiquadLanes()
+    var leftGains = SIMD8<Float>(repeating: 0)
+    var rightGains = SIMD8<Float>(repeating: 0)
+    /// Input gain into the lines (the energy normalisation).
     var feedGain: Float
     var dryGain: Float
     var reflectionsWet: Float
     var lateWet: Float
-    /// The input shelf (`gainHF`), transposed direct form II.
+    /// The input shelf (`gainHF`), transposed direct form II, and its state.
     var shelf: (b0: Float, b1: Float, b2: Float, a1: Float, a2: Float)
-    /// Jot's tone corrector on the network's input: a 2 kHz shelf of 1/√`decayHFRatio`, so that the tail starts
-    /// with a flat spectrum however fast its highs decay (a network's energy at f grows with its decay time there).
+    var shelfState: (Float, Float) = (0, 0)
+    /// Jot's tone corrector on the network's input (a 2 kHz shelf of 1/√`decayHFRatio`) and its state.
     var tone: (b0: Float, b1: Float, b2: Float, a1: Float, a2: Float)
+    var toneState: (Float, Float) = (0, 0)
     /// Frames since the unit was made (drives the modulation ticks); write positions.
     var frame = 0
     var writeIndex = 0
@@ -92,25 +109,14 @@ struct Reverb {
     var sleepAfter: Int
     var asleep = true
 
-    /// Offsets into `state` (eight floats per field, one per line).
-    enum Layout {
-        /// All-pass interpolation coefficient η (per line) and its previous output.
-        static var eta: Int { @_noLocks get { 0 } }
-        static var apPrevious: Int { @_noLocks get { 8 } }
-        /// Absorbent filter: two transposed-direct-form-II sections: coefficients b0 b1 b2 a1 a2 and states s1 s2.
-        static var first: Int { @_noLocks get { 16 } }
-        static var second: Int { @_noLocks get { 72 } }
-        /// Per section: 7 fields × 8 lines.
-        static var sectionSize: Int { @_noLocks get { 56 } }
-        /// Input shelf state (2 floats), after the sections.
-        static var shelfState: Int { @_noLocks get { 128 } }
-        /// Tone corrector state (2 floats).
-        static var toneState: Int { @_noLocks get { 130 } }
-        /// Scratch: the eight filtered line outputs.
-        static var scratch: Int { @_noLocks get { 136 } }
-        /// Output tap gains: left (8), right (8).
-        static var outputGains: Int { @_noLocks get { 144 } }
-        static var count: Int { @_noLocks get { 160 } }
+    /// Eight transposed-direct-form-II biquads side by side, one lane per line.
+    struct BiquadLanes {
+        var b0 = SIMD8<Float>(repeating: 0), b1 = SIMD8<Float>(repeating: 0), b2 = SIMD8<Float>(repeating: 0)
+        var a1 = SIMD8<Float>(repeating: 0), a2 = SIMD8<Float>(repeating: 0)
+        var s1 = SIMD8<Float>(repeating: 0), s2 = SIMD8<Float>(repeating: 0)
+
+        /// Pass-through coefficients are set by `Reverb.init`; all zero here.
+        init() {}
     }
 
     /// Modulation is recomputed every 32 frames (of absolute time).
@@ -118,7 +124,9 @@ struct Reverb {
     /// Below this, a value counts as silent for the sleep decision (−160 dB re full scale).
     static var quietLevel: Float { @_noLocks get { 1e-8 } }
 
-    /// Line lengths at density 1 and 48 kHz, in ms (17–35 ms; no two with a small common ratio).
+    // Design tables, read by `init` only (control side).
+
+    /// Line lengths at density 1, in ms (17–35 ms; no two with a small common ratio).
     static let lineMilliseconds: [Double] = [17.1, 19.7, 22.3, 24.6, 27.3, 29.9, 32.1, 34.9]
     /// Diffuser all-pass lengths at density 1, ms.
     static let diffuserMilliseconds: [Double] = [1.53, 2.27, 3.31, 4.79]
@@ -185,12 +193,12 @@ struct Reverb {
         // Input line taps.
         let first = frames(1000 * (s.preDelay + s.reflectionsDelay))
         let offsets = UnsafeMutablePointer<Int>.allocate(capacity: 16)
-        var tapGains: [Float] = []
+        var tapValues: [Float] = []
         for (k, taps) in [Self.leftTaps, Self.rightTaps].enumerated() {
             let norm = (taps.map { $0.1 * $0.1 }.reduce(0, +)).squareRoot()
             for (j, tap) in taps.enumerated() {
                 offsets[8 * k + j] = first + frames(tap.0 * size)
-                tapGains.append(Float(tap.1 / norm))
+                tapValues.append(Float(tap.1 / norm))
             }
         }
         // The late part leaves the network after the diffusers and at least the shortest line: start it that
@@ -200,12 +208,12 @@ struct Reverb {
         let inputSpan = max(lateOffset, (0..<16).map { offsets[$0] }.max()!) + 1
         tapOffsets = offsets
         inputMask = Self.powerOfTwo(atLeast: inputSpan + 1) - 1
-        input = .allocate(capacity: inputMask + 1)
-        input.initialize(repeating: 0, count: inputMask + 1)
+        input = .allocate(capacity: 2 * (inputMask + 1))
+        input.initialize(repeating: 0, count: 2 * (inputMask + 1))
+        for k in 0..<16 { offsets[k] = inputMask + 1 - offsets[k] }
+        lateOffset = inputMask + 1 - lateOffset
 
         // Absorbent filters: per-pass gain γᵢ at low/mid frequencies, the shelf's step for the highs.
-        state = .allocate(capacity: Layout.count)
-        state.initialize(repeating: 0, count: Layout.count)
         let hfDecay = s.decayTime * s.decayHFRatio
         let crossover = min(2000, 0.2 * fs)
         var meanGain = 0.0
@@ -216,13 +224,14 @@ struct Reverb {
             meanGain += pow(10, lowDB / 20) / 8
             // The transform's 1/√8 goes into the first section's gain.
             let g = pow(10, lowDB / 20) / 8.0.squareRoot()
-            for (section, q) in [(Layout.first, 0.541), (Layout.second, 1.307)] {
-                let c = BiquadCoefficients(shape: .highshelf, frequency: crossover, q: q,
-                                           gainDB: (highDB - lowDB) / 2, sampleRate: fs)
-                let scale = section == Layout.first ? g : 1
-                let fields = [c.b0 * scale, c.b1 * scale, c.b2 * scale, c.a1, c.a2]
-                for (f, v) in fields.enumerated() { state[section + 8 * f + i] = Float(v) }
-            }
+            let c1 = BiquadCoefficients(shape: .highshelf, frequency: crossover, q: 0.541,
+                                        gainDB: (highDB - lowDB) / 2, sampleRate: fs)
+            let c2 = BiquadCoefficients(shape: .highshelf, frequency: crossover, q: 1.307,
+                                        gainDB: (highDB - lowDB) / 2, sampleRate: fs)
+            (self.first.b0[i], self.first.b1[i], self.first.b2[i]) = (Float(c1.b0 * g), Float(c1.b1 * g), Float(c1.b2 * g))
+            (self.first.a1[i], self.first.a2[i]) = (Float(c1.a1), Float(c1.a2))
+            (self.second.b0[i], self.second.b1[i], self.second.b2[i]) = (Float(c2.b0), Float(c2.b1), Float(c2.b2))
+            (self.second.a1[i], self.second.a2[i]) = (Float(c2.a1), Float(c2.a2))
         }
         feedGain = Float((1 - meanGain * meanGain).squareRoot())
         // Outputs: the left taps 0.41 of the way along each line, the right 0.73, with the signs of two different
@@ -231,8 +240,8 @@ struct Reverb {
         for i in 0..<8 {
             outputTaps[i] = max(1, Int(0.41 * centres[i]))
             outputTaps[8 + i] = max(1, Int(0.73 * centres[i]))
-            state[Layout.outputGains + i] = Float(leftSigns[i] / 8.0.squareRoot())
-            state[Layout.outputGains + 8 + i] = Float(rightSigns[i] / 8.0.squareRoot())
+            leftGains[i] = Float(leftSigns[i] / 8.0.squareRoot())
+            rightGains[i] = Float(rightSigns[i] / 8.0.squareRoot())
         }
 
         // Input shelf at 5 kHz (kept under Nyquist at low rates); gainHF 0 is taken as −80 dB.
@@ -247,22 +256,21 @@ struct Reverb {
         dryGain = Float(1 - s.mix)
         reflectionsWet = Float(s.mix * s.gain * s.reflectionsGain)
         lateWet = Float(s.mix * s.gain * s.lateReverbGain)
-        tapGainsStorage = .allocate(capacity: 16)
-        for (k, g) in tapGains.enumerated() { tapGainsStorage[k] = g }
+        tapGains = .allocate(capacity: 16)
+        for (k, g) in tapValues.enumerated() { tapGains[k] = g }
         sleepAfter = inputSpan + diffuserDelay + longest + 64
     }
 
-    /// Early-reflection tap gains (normalised), left then right.
-    var tapGainsStorage: UnsafeMutablePointer<Float>
-
+    /// Frees every buffer (control side, once the render side has let go of the unit).
     func deallocate() {
-        for p in [state, lines, input, diffusers, lineCentres, tapGainsStorage] { p.deallocate() }
+        for p in [lines, input, diffusers, lineCentres, tapGains] { p.deallocate() }
         tapOffsets.deallocate()
         outputTaps.deallocate()
         modulationPeriods.deallocate()
         readOffsets.deallocate()
     }
 
+    /// The smallest power of two ≥ n (ring buffer sizes, so positions wrap with a mask).
     static func powerOfTwo(atLeast n: Int) -> Int {
         var p = 1
         while p < n { p <<= 1 }
@@ -273,7 +281,6 @@ struct Reverb {
     @_noLocks
     mutating func updateModulation(_ frame: Int) {
         let tick = frame >> Self.tickShift
-        let eta = state + Layout.eta
         var i = 0
         while i < 8 {
             let period = modulationPeriods[i]
@@ -293,81 +300,100 @@ struct Reverb {
     /// Zeroes every state (input line, diffusers, network, filters) and starts sleeping.
     @_noLocks
     mutating func fallAsleep() {
-        input.update(repeating: 0, count: inputMask + 1)
+        input.update(repeating: 0, count: 2 * (inputMask + 1))
         diffusers.update(repeating: 0, count: 4 * diffuserStride)
         lines.update(repeating: 0, count: 8 * lineStride)
-        (state + Layout.apPrevious).update(repeating: 0, count: 8)
-        (state + Layout.first + 40).update(repeating: 0, count: 16)
-        (state + Layout.second + 40).update(repeating: 0, count: 16)
-        (state + Layout.shelfState).update(repeating: 0, count: 4)
+        previous = SIMD8(repeating: 0)
+        (first.s1, first.s2) = (SIMD8(repeating: 0), SIMD8(repeating: 0))
+        (second.s1, second.s2) = (SIMD8(repeating: 0), SIMD8(repeating: 0))
+        shelfState = (0, 0)
+        toneState = (0, 0)
         asleep = true
         quietFrames = 0
     }
 
+    /// Processes `n` frames of `l`/`r` in place (see the type's documentation).
     @_noLocks
     mutating func process(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {
-        let st = state, lines = self.lines, stride = lineStride, mask = lineMask
-        let input = self.input, inputMask = self.inputMask
-        let diffusers = self.diffusers, dStride = diffuserStride, dMask = diffuserMask
+        let stride = lineStride, mask = lineMask
+        let l0 = lines, l1 = l0 + stride, l2 = l1 + stride, l3 = l2 + stride
+        let l4 = l3 + stride, l5 = l4 + stride, l6 = l5 + stride, l7 = l6 + stride
+        let input = self.input, inputMask = self.inputMask, inputSize = inputMask + 1
+        let p0 = diffusers, p1 = p0 + diffuserStride, p2 = p1 + diffuserStride, p3 = p2 + diffuserStride
+        let dMask = diffuserMask
         let (m0, m1, m2, m3) = diffuserLengths
         let (g0, g1, g2, g3) = diffuserGains
-        let taps = tapOffsets, tapGains = tapGainsStorage, readOffsets = self.readOffsets
+        let taps = tapOffsets, tapGains = self.tapGains, offsets = readOffsets, outTaps = outputTaps
         let (sb0, sb1, sb2, sa1, sa2) = shelf
         let (tb0, tb1, tb2, ta1, ta2) = tone
         let dry = dryGain, erWet = reflectionsWet, lateWet = self.lateWet, feed = feedGain
-        let eta = st + Layout.eta, previous = st + Layout.apPrevious, out = st + Layout.scratch
-        let f1 = st + Layout.first, f2 = st + Layout.second
-        let outTaps = outputTaps, outGains = st + Layout.outputGains
         let tickMask = (1 << Self.tickShift) - 1, quiet = Self.quietLevel
+        // Lane state and coefficients in locals for the block.
+        var e = eta, prev = previous
+        let c1b0 = first.b0, c1b1 = first.b1, c1b2 = first.b2, c1a1 = first.a1, c1a2 = first.a2
+        let c2b0 = second.b0, c2b1 = second.b1, c2b2 = second.b2, c2a1 = second.a1, c2a2 = second.a2
+        var s1a = first.s1, s1b = first.s2, s2a = second.s1, s2b = second.s2
+        let gl = leftGains, gr = rightGains
+        var (shelf1, shelf2) = shelfState
+        var (tone1, tone2) = toneState
+        var o0 = offsets[0], o1 = offsets[1], o2 = offsets[2], o3 = offsets[3]
+        var o4 = offsets[4], o5 = offsets[5], o6 = offsets[6], o7 = offsets[7]
         var w = writeIndex, wi = inputIndex, wd = diffuserIndex
-        var shelf1 = st[Layout.shelfState], shelf2 = st[Layout.shelfState + 1]
-        var tone1 = st[Layout.toneState], tone2 = st[Layout.toneState + 1]
         var j = 0
         while j < n {
             let xl = l[j], xr = r[j]
             let mono = 0.5 * (xl + xr)
+            var tick = false
             if asleep {
                 if mono == 0 {
                     l[j] = dry * xl
                     r[j] = dry * xr
-                    frame += 1
-                    j += 1
+                    frame &+= 1
+                    j &+= 1
                     continue
                 }
                 asleep = false
                 updateModulation(frame & ~tickMask)
+                tick = true
             } else if frame & tickMask == 0 {
                 updateModulation(frame)
+                tick = true
+            }
+            if tick {
+                e = eta
+                (o0, o1, o2, o3) = (offsets[0], offsets[1], offsets[2], offsets[3])
+                (o4, o5, o6, o7) = (offsets[4], offsets[5], offsets[6], offsets[7])
             }
 
             // Input shelf (gainHF) into the input line.
             let shaped = sb0 * mono + shelf1
             shelf1 = sb1 * mono - sa1 * shaped + shelf2
             shelf2 = sb2 * mono - sa2 * shaped
-            input[wi] = shaped
+            let here = input + wi
+            here[0] = shaped
+            here[inputSize] = shaped
 
             // Early reflections.
             var erL: Float = 0, erR: Float = 0
             var k = 0
             while k < 8 {
-                erL += tapGains[k] * input[(wi - taps[k]) & inputMask]
-                erR += tapGains[k + 8] * input[(wi - taps[k + 8]) & inputMask]
-                k += 1
+                erL += tapGains[k] * here[taps[k]]
+                erR += tapGains[k &+ 8] * here[taps[k &+ 8]]
+                k &+= 1
             }
 
-            // Diffusers: y = −g·x + v[n−M], v[n] = x + g·y… written as v = x + g·v[n−M], y = v[n−M] − g·v.
-            var u = input[(wi - lateOffset) & inputMask]
-            let p0 = diffusers, p1 = diffusers + dStride, p2 = diffusers + 2 * dStride, p3 = diffusers + 3 * dStride
-            let d0 = p0[(wd - m0) & dMask], v0 = u + g0 * d0
+            // Diffusers: v = x + g·v[n−M], y = v[n−M] − g·v (a Schroeder all-pass, (z⁻ᴹ − g)/(1 − g·z⁻ᴹ)).
+            var u = here[lateOffset]
+            let d0 = p0[(wd &- m0) & dMask], v0 = u + g0 * d0
             p0[wd] = v0
             u = d0 - g0 * v0
-            let d1 = p1[(wd - m1) & dMask], v1 = u + g1 * d1
+            let d1 = p1[(wd &- m1) & dMask], v1 = u + g1 * d1
             p1[wd] = v1
             u = d1 - g1 * v1
-            let d2 = p2[(wd - m2) & dMask], v2 = u + g2 * d2
+            let d2 = p2[(wd &- m2) & dMask], v2 = u + g2 * d2
             p2[wd] = v2
             u = d2 - g2 * v2
-            let d3 = p3[(wd - m3) & dMask], v3 = u + g3 * d3
+            let d3 = p3[(wd &- m3) & dMask], v3 = u + g3 * d3
             p3[wd] = v3
             u = d3 - g3 * v3
 
@@ -377,32 +403,38 @@ struct Reverb {
             tone2 = tb2 * u - ta2 * corrected
             u = corrected
 
-            // Network: read each line through its all-pass fractional delay, then its absorbent filter.
-            var loudest = abs(shaped)
-            var lateL: Float = 0, lateR: Float = 0
-            var i = 0
-            while i < 8 {
-                let base = lines + i * stride
-                lateL += outGains[i] * base[(w - outTaps[i]) & mask]
-                lateR += outGains[8 + i] * base[(w - outTaps[8 + i]) & mask]
-                let o = readOffsets[i]
-                let a = base[(w - o) & mask], b = base[(w - o - 1) & mask]
-                let e = eta[i]
-                let y = e * (a - previous[i]) + b
-                previous[i] = y
-                // Section 1 (gain and 1/√8 folded in) and section 2, transposed direct form II.
-                let z1 = f1[i] * y + f1[40 + i]
-                f1[40 + i] = f1[8 + i] * y - f1[24 + i] * z1 + f1[48 + i]
-                f1[48 + i] = f1[16 + i] * y - f1[32 + i] * z1
-                let z2 = f2[i] * z1 + f2[40 + i]
-                f2[40 + i] = f2[8 + i] * z1 - f2[24 + i] * z2 + f2[48 + i]
-                f2[48 + i] = f2[16 + i] * z1 - f2[32 + i] * z2
-                out[i] = z2
-                i += 1
-            }
+            // Output taps inside the lines.
+            let tl = SIMD8<Float>(l0[(w &- outTaps[0]) & mask], l1[(w &- outTaps[1]) & mask],
+                                  l2[(w &- outTaps[2]) & mask], l3[(w &- outTaps[3]) & mask],
+                                  l4[(w &- outTaps[4]) & mask], l5[(w &- outTaps[5]) & mask],
+                                  l6[(w &- outTaps[6]) & mask], l7[(w &- outTaps[7]) & mask])
+            let tr = SIMD8<Float>(l0[(w &- outTaps[8]) & mask], l1[(w &- outTaps[9]) & mask],
+                                  l2[(w &- outTaps[10]) & mask], l3[(w &- outTaps[11]) & mask],
+                                  l4[(w &- outTaps[12]) & mask], l5[(w &- outTaps[13]) & mask],
+                                  l6[(w &- outTaps[14]) & mask], l7[(w &- outTaps[15]) & mask])
+            // The network: each line's two samples its all-pass reader needs, the reader, the absorbent filter.
+            let a = SIMD8<Float>(l0[(w &- o0) & mask], l1[(w &- o1) & mask], l2[(w &- o2) & mask],
+                                 l3[(w &- o3) & mask], l4[(w &- o4) & mask], l5[(w &- o5) & mask],
+                                 l6[(w &- o6) & mask], l7[(w &- o7) & mask])
+            let b = SIMD8<Float>(l0[(w &- o0 &- 1) & mask], l1[(w &- o1 &- 1) & mask], l2[(w &- o2 &- 1) & mask],
+                                 l3[(w &- o3 &- 1) & mask], l4[(w &- o4 &- 1) & mask], l5[(w &- o5 &- 1) & mask],
+                                 l6[(w &- o6 &- 1) & mask], l7[(w &- o7 &- 1) & mask])
+            let y = e * (a - prev) + b
+            prev = y
+            let z1 = c1b0 * y + s1a
+            s1a = c1b1 * y - c1a1 * z1 + s1b
+            s1b = c1b2 * y - c1a2 * z1
+            let z = c2b0 * z1 + s2a
+            s2a = c2b1 * z1 - c2a1 * z + s2b
+            s2b = c2b2 * z1 - c2a2 * z
+            let late = gl * tl, lateR4 = gr * tr
+            let lateL = ((late[0] + late[1]) + (late[2] + late[3])) + ((late[4] + late[5]) + (late[6] + late[7]))
+            let lateR = ((lateR4[0] + lateR4[1]) + (lateR4[2] + lateR4[3]))
+                + ((lateR4[4] + lateR4[5]) + (lateR4[6] + lateR4[7]))
+
             // Fast Walsh–Hadamard transform of the eight outputs (the 1/√8 is already in).
-            let a0 = out[0] + out[1], a1 = out[0] - out[1], a2 = out[2] + out[3], a3 = out[2] - out[3]
-            let a4 = out[4] + out[5], a5 = out[4] - out[5], a6 = out[6] + out[7], a7 = out[6] - out[7]
+            let a0 = z[0] + z[1], a1 = z[0] - z[1], a2 = z[2] + z[3], a3 = z[2] - z[3]
+            let a4 = z[4] + z[5], a5 = z[4] - z[5], a6 = z[6] + z[7], a7 = z[6] - z[7]
             let b0 = a0 + a2, b1 = a1 + a3, b2 = a0 - a2, b3 = a1 - a3
             let b4 = a4 + a6, b5 = a5 + a7, b6 = a4 - a6, b7 = a5 - a7
             let h0 = b0 + b4, h1 = b1 + b5, h2 = b2 + b6, h3 = b3 + b7
@@ -411,42 +443,42 @@ struct Reverb {
             let x = feed * u
             let w0 = h0 + x, w1 = h1 - x, w2 = h2 + x, w3 = h3 - x
             let w4 = h4 - x, w5 = h5 + x, w6 = h6 - x, w7 = h7 + x
-            lines[w] = w0
-            lines[stride + w] = w1
-            lines[2 * stride + w] = w2
-            lines[3 * stride + w] = w3
-            lines[4 * stride + w] = w4
-            lines[5 * stride + w] = w5
-            lines[6 * stride + w] = w6
-            lines[7 * stride + w] = w7
-            loudest = max(loudest, max(max(max(abs(w0), abs(w1)), max(abs(w2), abs(w3))),
-                                       max(max(abs(w4), abs(w5)), max(abs(w6), abs(w7)))))
+            l0[w] = w0
+            l1[w] = w1
+            l2[w] = w2
+            l3[w] = w3
+            l4[w] = w4
+            l5[w] = w5
+            l6[w] = w6
+            l7[w] = w7
 
             l[j] = dry * xl + erWet * erL + lateWet * lateL
             r[j] = dry * xr + erWet * erR + lateWet * lateR
 
-            w = (w + 1) & mask
-            wi = (wi + 1) & inputMask
-            wd = (wd + 1) & dMask
-            frame += 1
-            j += 1
-            if mono == 0 && loudest < quiet && abs(u) < quiet {
-                quietFrames += 1
-                if quietFrames >= sleepAfter {
-                    shelf1 = 0
-                    shelf2 = 0
-                    tone1 = 0
-                    tone2 = 0
-                    fallAsleep()
+            w = (w &+ 1) & mask
+            wi = (wi &+ 1) & inputMask
+            wd = (wd &+ 1) & dMask
+            frame &+= 1
+            j &+= 1
+            if mono == 0 {
+                let loudest = max(max(max(abs(w0), abs(w1)), max(abs(w2), abs(w3))),
+                                  max(max(abs(w4), abs(w5)), max(abs(w6), abs(w7))))
+                if max(loudest, max(abs(shaped), abs(u))) < quiet {
+                    quietFrames &+= 1
+                    if quietFrames >= sleepAfter {
+                        fallAsleep()
+                        (shelf1, shelf2, tone1, tone2) = (0, 0, 0, 0)
+                        (prev, s1a, s1b, s2a, s2b) = (previous, first.s1, first.s2, second.s1, second.s2)
+                    }
+                    continue
                 }
-            } else {
-                quietFrames = 0
             }
+            quietFrames = 0
         }
-        st[Layout.shelfState] = shelf1
-        st[Layout.shelfState + 1] = shelf2
-        st[Layout.toneState] = tone1
-        st[Layout.toneState + 1] = tone2
+        previous = prev
+        (first.s1, first.s2, second.s1, second.s2) = (s1a, s1b, s2a, s2b)
+        shelfState = (shelf1, shelf2)
+        toneState = (tone1, tone2)
         writeIndex = w
         inputIndex = wi
         diffuserIndex = wd

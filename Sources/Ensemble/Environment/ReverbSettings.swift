@@ -7,13 +7,13 @@
 /// Checked when the chain is installed (`Engine.setEffects(_:on:)`): a value that is not finite or outside its
 /// range throws `EngineError.invalidParameter` naming its scene key.
 public struct ReverbSettings: Sendable, Equatable, Hashable {
-    /// Modal density, 0…1: scales the size of the simulated room (the delay lengths).
+    /// Modal density, 0…1: scales the size of the simulated room (the delay lengths, 0.25× at 0 … 1× at 1).
     public var density: Double = 1
     /// Echo diffusion, 0…1: how quickly the reflections blur into a dense tail.
     public var diffusion: Double = 1
     /// Master gain of the reverberated sound (reflections and tail), 0…1.
     public var gain: Double = 0.32
-    /// High-frequency gain of the reverberated sound at 5 kHz, 0…1.
+    /// High-frequency gain of the reverberated sound at 5 kHz, 0…1 (a shelf; 0 is taken as −80 dB).
     public var gainHF: Double = 0.89
     /// Reverberation time (T60) at low and middle frequencies, 0.1…20 s.
     public var decayTime: Double = 1.49
