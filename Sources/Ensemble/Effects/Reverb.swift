@@ -606,15 +606,34 @@ struct Reverb {
         let scratch = self.scratch
         let reads = scratch + ChunkScratch.reads, writes = scratch + ChunkScratch.writes
         let columnsL = scratch + ChunkScratch.leftColumns, columnsR = scratch + ChunkScratch.rightColumns
-        let feedIn = scratch + ChunkScratch.feed
         let erLeft = scratch + ChunkScratch.reflectionsLeft, erRight = scratch + ChunkScratch.reflectionsRight
         let lateLeft = scratch + ChunkScratch.lateLeft, lateRight = scratch + ChunkScratch.lateRight
         let w0 = writeIndex, wi0 = inputIndex
         let magnitude: UInt32 = 0x7fff_ffff
         var monoBits: UInt32 = 0, loudBits: UInt32 = 0
 
-        // 1. Per frame (scalar recursions): input shelf into the input line, the late tap through the diffusers
-        //    and the tone corrector.
+        // 1. Each line's read segment (count + 1 samples, all written before this chunk), frame-major.
+        var k = 0
+        while k < 8 {
+            let line = lines + k &* stride
+            let start = (w0 &- readOffsets[k] &- 1) & mask
+            let length = count &+ 1
+            let first = min(length, stride &- start)
+            var j = 0
+            while j < first {
+                reads[j &* 8 &+ k] = line[start &+ j]
+                j &+= 1
+            }
+            while j < length {
+                reads[j &* 8 &+ k] = line[j &- first]
+                j &+= 1
+            }
+            k &+= 1
+        }
+
+        // 2. Frame by frame: the input shelf into the input line, the late tap through the diffusers and the tone
+        //    corrector (scalar recursions), and the network on contiguous vectors. One loop, so that the two
+        //    independent dependency chains overlap.
         do {
             let p0 = diffusers, p1 = p0 + diffuserStride, p2 = p1 + diffuserStride, p3 = p2 + diffuserStride
             let dMask = diffuserMask
@@ -626,6 +645,11 @@ struct Reverb {
             var (shelf1, shelf2) = shelfState
             var (tone1, tone2) = toneState
             var wd = diffuserIndex
+            let e = eta, feed = feedGain
+            var prev = previous
+            let c1b0 = first.b0, c1b1 = first.b1, c1b2 = first.b2, c1a1 = first.a1, c1a2 = first.a2
+            let c2b0 = second.b0, c2b1 = second.b1, c2b2 = second.b2, c2a1 = second.a1, c2a2 = second.a2
+            var s1a = first.s1, s1b = first.s2, s2a = second.s1, s2b = second.s2
             var j = 0
             while j < count {
                 let mono = 0.5 * (l[j] + r[j])
@@ -652,46 +676,10 @@ struct Reverb {
                 let corrected = tb0 * u + tone1
                 tone1 = tb1 * u - ta1 * corrected + tone2
                 tone2 = tb2 * u - ta2 * corrected
-                feedIn[j] = corrected
                 let sb = shaped.bitPattern & magnitude, ub = corrected.bitPattern & magnitude
                 loudBits = max(loudBits, max(sb, ub))
                 wd = (wd &+ 1) & dMask
-                j &+= 1
-            }
-            shelfState = (shelf1, shelf2)
-            toneState = (tone1, tone2)
-            diffuserIndex = wd
-            inputIndex = (wi0 &+ count) & inputMask
-        }
 
-        // 2. Each line's read segment (count + 1 samples, all written before this chunk), frame-major.
-        var k = 0
-        while k < 8 {
-            let line = lines + k &* stride
-            let start = (w0 &- readOffsets[k] &- 1) & mask
-            let length = count &+ 1
-            let first = min(length, stride &- start)
-            var j = 0
-            while j < first {
-                reads[j &* 8 &+ k] = line[start &+ j]
-                j &+= 1
-            }
-            while j < length {
-                reads[j &* 8 &+ k] = line[j &- first]
-                j &+= 1
-            }
-            k &+= 1
-        }
-
-        // 3. The network, frame by frame on contiguous vectors.
-        do {
-            let e = eta, feed = feedGain
-            var prev = previous
-            let c1b0 = first.b0, c1b1 = first.b1, c1b2 = first.b2, c1a1 = first.a1, c1a2 = first.a2
-            let c2b0 = second.b0, c2b1 = second.b1, c2b2 = second.b2, c2a1 = second.a1, c2a2 = second.a2
-            var s1a = first.s1, s1b = first.s2, s2a = second.s1, s2b = second.s2
-            var j = 0
-            while j < count {
                 let b = Self.load8(reads + j &* 8), a = Self.load8(reads + (j &* 8 &+ 8))
                 let y = e * (a - prev) + b
                 prev = y
@@ -707,16 +695,20 @@ struct Reverb {
                 let b4 = a4 + a6, b5 = a5 + a7, b6 = a4 - a6, b7 = a5 - a7
                 let h0 = b0 + b4, h1 = b1 + b5, h2 = b2 + b6, h3 = b3 + b7
                 let h4 = b0 - b4, h5 = b1 - b5, h6 = b2 - b6, h7 = b3 - b7
-                let x = feed * feedIn[j]
+                let x = feed * corrected
                 let out = SIMD8<Float>(h0 + x, h1 - x, h2 + x, h3 - x, h4 - x, h5 + x, h6 - x, h7 + x)
                 Self.store8(out, writes + j &* 8)
                 j &+= 1
             }
+            shelfState = (shelf1, shelf2)
+            toneState = (tone1, tone2)
+            diffuserIndex = wd
+            inputIndex = (wi0 &+ count) & inputMask
             previous = prev
             (first.s1, first.s2, second.s1, second.s2) = (s1a, s1b, s2a, s2b)
         }
 
-        // 4. The new values into the lines (no wrap inside a chunk), noting the loudest for the sleep decision.
+        // 3. The new values into the lines (no wrap inside a chunk), noting the loudest for the sleep decision.
         k = 0
         while k < 8 {
             let line = lines + k &* stride + w0
@@ -733,7 +725,7 @@ struct Reverb {
         writeIndex = (w0 &+ count) & mask
         if monoBits != 0 || loudBits >= Self.quietLevel.bitPattern { tickLoud = true }
 
-        // 5. Output taps, line by line over the chunk (contiguous reads; a tap ≥ 1 frame back reads what step 4
+        // 4. Output taps, line by line over the chunk (contiguous reads; a tap ≥ 1 frame back reads what step 3
         //    or an earlier chunk wrote): gain × sample, the products the per-frame sum adds.
         k = 0
         while k < 8 {
@@ -744,7 +736,7 @@ struct Reverb {
             k &+= 1
         }
 
-        // 6. Eight frames at a time: reflections (taps summed in order from 0) and the late sums (the per-frame
+        // 5. Eight frames at a time: reflections (taps summed in order from 0) and the late sums (the per-frame
         //    pairwise order), then the outputs frame by frame.
         do {
             let taps = tapOffsets, tapGains = self.tapGains, t = Self.tickLength
