@@ -650,6 +650,8 @@ struct Reverb {
             let c1b0 = first.b0, c1b1 = first.b1, c1b2 = first.b2, c1a1 = first.a1, c1a2 = first.a2
             let c2b0 = second.b0, c2b1 = second.b1, c2b2 = second.b2, c2a1 = second.a1, c2a2 = second.a2
             var s1a = first.s1, s1b = first.s2, s2a = second.s1, s2b = second.s2
+            let sign1 = SIMD8<Float>(1, -1, 1, -1, 1, -1, 1, -1), sign2 = SIMD8<Float>(1, 1, -1, -1, 1, 1, -1, -1)
+            let sign3 = SIMD8<Float>(1, 1, 1, 1, -1, -1, -1, -1), signFeed = SIMD8<Float>(1, -1, 1, -1, -1, 1, -1, 1)
             var j = 0
             while j < count {
                 let mono = 0.5 * (l[j] + r[j])
@@ -689,15 +691,16 @@ struct Reverb {
                 let z = c2b0 * z1 + s2a
                 s2a = c2b1 * z1 - c2a1 * z + s2b
                 s2b = c2b2 * z1 - c2a2 * z
-                let a0 = z[0] + z[1], a1 = z[0] - z[1], a2 = z[2] + z[3], a3 = z[2] - z[3]
-                let a4 = z[4] + z[5], a5 = z[4] - z[5], a6 = z[6] + z[7], a7 = z[6] - z[7]
-                let b0 = a0 + a2, b1 = a1 + a3, b2 = a0 - a2, b3 = a1 - a3
-                let b4 = a4 + a6, b5 = a5 + a7, b6 = a4 - a6, b7 = a5 - a7
-                let h0 = b0 + b4, h1 = b1 + b5, h2 = b2 + b6, h3 = b3 + b7
-                let h4 = b0 - b4, h5 = b1 - b5, h6 = b2 - b6, h7 = b3 - b7
+                // The transform's three butterfly stages on whole vectors: p + (±1)·q is exactly p ± q (IEEE
+                // subtraction is the addition of the negation), so the bits are the per-frame scalar ones.
+                let pairs = SIMD8<Float>(z[0], z[0], z[2], z[2], z[4], z[4], z[6], z[6])
+                    + SIMD8<Float>(z[1], z[1], z[3], z[3], z[5], z[5], z[7], z[7]) * sign1
+                let quads = SIMD8<Float>(pairs[0], pairs[1], pairs[0], pairs[1], pairs[4], pairs[5], pairs[4], pairs[5])
+                    + SIMD8<Float>(pairs[2], pairs[3], pairs[2], pairs[3], pairs[6], pairs[7], pairs[6], pairs[7]) * sign2
+                let h = SIMD8<Float>(quads[0], quads[1], quads[2], quads[3], quads[0], quads[1], quads[2], quads[3])
+                    + SIMD8<Float>(quads[4], quads[5], quads[6], quads[7], quads[4], quads[5], quads[6], quads[7]) * sign3
                 let x = feed * corrected
-                let out = SIMD8<Float>(h0 + x, h1 - x, h2 + x, h3 - x, h4 - x, h5 + x, h6 - x, h7 + x)
-                Self.store8(out, writes + j &* 8)
+                Self.store8(h + SIMD8<Float>(repeating: x) * signFeed, writes + j &* 8)
                 j &+= 1
             }
             shelfState = (shelf1, shelf2)
