@@ -46,7 +46,14 @@ import Foundation
 /// for longer than any delay in the unit, the state is set to exactly zero and the unit sleeps — output = dry
 /// — until the input is non-zero again. So a finished tail costs what silence costs (a scan of the input), and no
 /// subnormal value can ever be reached (the mixer's flush-to-zero guarantees the latter anyway). The decision is
-/// taken per frame, so it is the same for every block size.
+/// taken once per 32-frame modulation tick of absolute time (a tick counts as quiet when all its frames were), at
+/// the tick's end, so it is the same for every block size (a per-frame check cost more than the running network).
+///
+/// Speed: `process` runs in chunks (≤ one tick, ≤ the shortest line read delay, no ring wrap inside), so nothing a
+/// chunk writes into a line is read by its own network reads. Per chunk: each line's read segment is copied into a
+/// frame-major scratch, the recursion runs on contiguous vectors, the new values are copied into the lines, and the
+/// output taps and early reflections are summed eight frames at a time. Every frame's float operations are those
+/// of a per-frame loop, in the same order, so the output bits are the same as a per-frame implementation's.
 ///
 /// The network is linear in its state and the modulation depends only on the absolute frame count since the unit
 /// was made (the bus effect sees every frame in order), so output bits do not depend on block sizes.
@@ -104,7 +111,7 @@ struct Reverb {
     var writeIndex = 0
     var inputIndex = 0
     var diffuserIndex = 0
-    /// Consecutive quiet frames, the count after which the unit sleeps, and whether it sleeps.
+    /// Consecutive quiet frames (whole quiet ticks), the count after which the unit sleeps, and whether it sleeps.
     var quietFrames = 0
     var sleepAfter: Int
     var asleep = true
@@ -330,194 +337,18 @@ struct Reverb {
         quietFrames = 0
     }
 
-    /// TEMPORARY reference: the per-frame loop, with the per-tick sleep rule.
-    @_noLocks
-    mutating func processReference(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {
-        let stride = lineStride, mask = lineMask
-        let l0 = lines, l1 = l0 + stride, l2 = l1 + stride, l3 = l2 + stride
-        let l4 = l3 + stride, l5 = l4 + stride, l6 = l5 + stride, l7 = l6 + stride
-        let input = self.input, inputMask = self.inputMask, inputSize = inputMask + 1
-        let p0 = diffusers, p1 = p0 + diffuserStride, p2 = p1 + diffuserStride, p3 = p2 + diffuserStride
-        let dMask = diffuserMask
-        let (m0, m1, m2, m3) = diffuserLengths
-        let (g0, g1, g2, g3) = diffuserGains
-        let taps = tapOffsets, tapGains = self.tapGains, offsets = readOffsets, outTaps = outputTaps
-        let (sb0, sb1, sb2, sa1, sa2) = shelf
-        let (tb0, tb1, tb2, ta1, ta2) = tone
-        let dry = dryGain, erWet = reflectionsWet, lateWet = self.lateWet, feed = feedGain
-        let tickMask = (1 << Self.tickShift) - 1, quiet = Self.quietLevel
-        // Lane state and coefficients in locals for the block.
-        var e = eta, prev = previous
-        let c1b0 = first.b0, c1b1 = first.b1, c1b2 = first.b2, c1a1 = first.a1, c1a2 = first.a2
-        let c2b0 = second.b0, c2b1 = second.b1, c2b2 = second.b2, c2a1 = second.a1, c2a2 = second.a2
-        var s1a = first.s1, s1b = first.s2, s2a = second.s1, s2b = second.s2
-        let gl = leftGains, gr = rightGains
-        var (shelf1, shelf2) = shelfState
-        var (tone1, tone2) = toneState
-        var o0 = offsets[0], o1 = offsets[1], o2 = offsets[2], o3 = offsets[3]
-        var o4 = offsets[4], o5 = offsets[5], o6 = offsets[6], o7 = offsets[7]
-        var w = writeIndex, wi = inputIndex, wd = diffuserIndex
-        var j = 0
-        while j < n {
-            let xl = l[j], xr = r[j]
-            let mono = 0.5 * (xl + xr)
-            var tick = false
-            if asleep {
-                if mono == 0 {
-                    l[j] = dry * xl
-                    r[j] = dry * xr
-                    frame &+= 1
-                    j &+= 1
-                    continue
-                }
-                asleep = false
-                tickLoud = true
-                updateModulation(frame & ~tickMask)
-                tick = true
-            } else if frame & tickMask == 0 {
-                updateModulation(frame)
-                tick = true
-            }
-            if tick {
-                e = eta
-                (o0, o1, o2, o3) = (offsets[0], offsets[1], offsets[2], offsets[3])
-                (o4, o5, o6, o7) = (offsets[4], offsets[5], offsets[6], offsets[7])
-            }
-
-            // Input shelf (gainHF) into the input line.
-            let shaped = sb0 * mono + shelf1
-            shelf1 = sb1 * mono - sa1 * shaped + shelf2
-            shelf2 = sb2 * mono - sa2 * shaped
-            let here = input + wi
-            here[0] = shaped
-            here[inputSize] = shaped
-
-            // Early reflections.
-            var erL: Float = 0, erR: Float = 0
-            var k = 0
-            while k < 8 {
-                erL += tapGains[k] * here[taps[k]]
-                erR += tapGains[k &+ 8] * here[taps[k &+ 8]]
-                k &+= 1
-            }
-
-            // Diffusers: v = x + g·v[n−M], y = v[n−M] − g·v (a Schroeder all-pass, (z⁻ᴹ − g)/(1 − g·z⁻ᴹ)).
-            var u = here[lateOffset]
-            let d0 = p0[(wd &- m0) & dMask], v0 = u + g0 * d0
-            p0[wd] = v0
-            u = d0 - g0 * v0
-            let d1 = p1[(wd &- m1) & dMask], v1 = u + g1 * d1
-            p1[wd] = v1
-            u = d1 - g1 * v1
-            let d2 = p2[(wd &- m2) & dMask], v2 = u + g2 * d2
-            p2[wd] = v2
-            u = d2 - g2 * v2
-            let d3 = p3[(wd &- m3) & dMask], v3 = u + g3 * d3
-            p3[wd] = v3
-            u = d3 - g3 * v3
-
-            // Tone corrector.
-            let corrected = tb0 * u + tone1
-            tone1 = tb1 * u - ta1 * corrected + tone2
-            tone2 = tb2 * u - ta2 * corrected
-            u = corrected
-
-            // Output taps inside the lines.
-            let tl = SIMD8<Float>(l0[(w &- outTaps[0]) & mask], l1[(w &- outTaps[1]) & mask],
-                                  l2[(w &- outTaps[2]) & mask], l3[(w &- outTaps[3]) & mask],
-                                  l4[(w &- outTaps[4]) & mask], l5[(w &- outTaps[5]) & mask],
-                                  l6[(w &- outTaps[6]) & mask], l7[(w &- outTaps[7]) & mask])
-            let tr = SIMD8<Float>(l0[(w &- outTaps[8]) & mask], l1[(w &- outTaps[9]) & mask],
-                                  l2[(w &- outTaps[10]) & mask], l3[(w &- outTaps[11]) & mask],
-                                  l4[(w &- outTaps[12]) & mask], l5[(w &- outTaps[13]) & mask],
-                                  l6[(w &- outTaps[14]) & mask], l7[(w &- outTaps[15]) & mask])
-            // The network: each line's two samples its all-pass reader needs, the reader, the absorbent filter.
-            let a = SIMD8<Float>(l0[(w &- o0) & mask], l1[(w &- o1) & mask], l2[(w &- o2) & mask],
-                                 l3[(w &- o3) & mask], l4[(w &- o4) & mask], l5[(w &- o5) & mask],
-                                 l6[(w &- o6) & mask], l7[(w &- o7) & mask])
-            let b = SIMD8<Float>(l0[(w &- o0 &- 1) & mask], l1[(w &- o1 &- 1) & mask], l2[(w &- o2 &- 1) & mask],
-                                 l3[(w &- o3 &- 1) & mask], l4[(w &- o4 &- 1) & mask], l5[(w &- o5 &- 1) & mask],
-                                 l6[(w &- o6 &- 1) & mask], l7[(w &- o7 &- 1) & mask])
-            let y = e * (a - prev) + b
-            prev = y
-            let z1 = c1b0 * y + s1a
-            s1a = c1b1 * y - c1a1 * z1 + s1b
-            s1b = c1b2 * y - c1a2 * z1
-            let z = c2b0 * z1 + s2a
-            s2a = c2b1 * z1 - c2a1 * z + s2b
-            s2b = c2b2 * z1 - c2a2 * z
-            let late = gl * tl, lateR4 = gr * tr
-            let lateL = ((late[0] + late[1]) + (late[2] + late[3])) + ((late[4] + late[5]) + (late[6] + late[7]))
-            let lateR = ((lateR4[0] + lateR4[1]) + (lateR4[2] + lateR4[3]))
-                + ((lateR4[4] + lateR4[5]) + (lateR4[6] + lateR4[7]))
-
-            // Fast Walsh–Hadamard transform of the eight outputs (the 1/√8 is already in).
-            let a0 = z[0] + z[1], a1 = z[0] - z[1], a2 = z[2] + z[3], a3 = z[2] - z[3]
-            let a4 = z[4] + z[5], a5 = z[4] - z[5], a6 = z[6] + z[7], a7 = z[6] - z[7]
-            let b0 = a0 + a2, b1 = a1 + a3, b2 = a0 - a2, b3 = a1 - a3
-            let b4 = a4 + a6, b5 = a5 + a7, b6 = a4 - a6, b7 = a5 - a7
-            let h0 = b0 + b4, h1 = b1 + b5, h2 = b2 + b6, h3 = b3 + b7
-            let h4 = b0 - b4, h5 = b1 - b5, h6 = b2 - b6, h7 = b3 - b7
-            // Feed back with the input, alternating signs.
-            let x = feed * u
-            let w0 = h0 + x, w1 = h1 - x, w2 = h2 + x, w3 = h3 - x
-            let w4 = h4 - x, w5 = h5 + x, w6 = h6 - x, w7 = h7 + x
-            l0[w] = w0
-            l1[w] = w1
-            l2[w] = w2
-            l3[w] = w3
-            l4[w] = w4
-            l5[w] = w5
-            l6[w] = w6
-            l7[w] = w7
-
-            l[j] = dry * xl + erWet * erL + lateWet * lateL
-            r[j] = dry * xr + erWet * erR + lateWet * lateR
-
-            w = (w &+ 1) & mask
-            wi = (wi &+ 1) & inputMask
-            wd = (wd &+ 1) & dMask
-            frame &+= 1
-            j &+= 1
-            let loudest = max(max(max(abs(w0), abs(w1)), max(abs(w2), abs(w3))),
-                              max(max(abs(w4), abs(w5)), max(abs(w6), abs(w7))))
-            if mono != 0 || !(max(loudest, max(abs(shaped), abs(u))) < quiet) { tickLoud = true }
-            if frame & tickMask == 0 {
-                if tickLoud {
-                    quietFrames = 0
-                } else {
-                    quietFrames &+= tickMask + 1
-                    if quietFrames >= sleepAfter {
-                        fallAsleep()
-                        (shelf1, shelf2, tone1, tone2) = (0, 0, 0, 0)
-                        (prev, s1a, s1b, s2a, s2b) = (previous, first.s1, first.s2, second.s1, second.s2)
-                    }
-                }
-                tickLoud = false
-            }
-        }
-        previous = prev
-        (first.s1, first.s2, second.s1, second.s2) = (s1a, s1b, s2a, s2b)
-        shelfState = (shelf1, shelf2)
-        toneState = (tone1, tone2)
-        writeIndex = w
-        inputIndex = wi
-        diffuserIndex = wd
-    }
-
     /// Frames per modulation tick (the longest chunk).
     static var tickLength: Int { @_noLocks get { 1 << tickShift } }
 
     /// Layout of `scratch`, in floats: the chunk's network reads frame-major (`tickLength + 1` frames × 8 lines),
     /// its new line values frame-major, the output taps' weighted samples line-major (a column of `tickLength` per
-    /// line, left then right), the network inputs, and the reflections' and late sums per side.
+    /// line, left then right), and the reflections' and late sums per side.
     enum ChunkScratch {
         static var reads: Int { @_noLocks get { 0 } }
         static var writes: Int { @_noLocks get { 8 * (Reverb.tickLength + 1) } }
         static var leftColumns: Int { @_noLocks get { writes + 8 * Reverb.tickLength } }
         static var rightColumns: Int { @_noLocks get { leftColumns + 8 * Reverb.tickLength } }
-        static var feed: Int { @_noLocks get { rightColumns + 8 * Reverb.tickLength } }
-        static var reflectionsLeft: Int { @_noLocks get { feed + Reverb.tickLength } }
+        static var reflectionsLeft: Int { @_noLocks get { rightColumns + 8 * Reverb.tickLength } }
         static var reflectionsRight: Int { @_noLocks get { reflectionsLeft + Reverb.tickLength } }
         static var lateLeft: Int { @_noLocks get { reflectionsRight + Reverb.tickLength } }
         static var lateRight: Int { @_noLocks get { lateLeft + Reverb.tickLength } }
@@ -556,7 +387,8 @@ struct Reverb {
 
     /// Processes `n` frames of `l`/`r` in place (see the type's documentation), in chunks that never cross a
     /// modulation tick, a ring's end or the shortest read delay (so nothing a chunk writes is read by its own
-    /// network reads); every float operation of a frame is the per-frame recursion's, in the same order.
+    /// network reads); every float operation of a frame is the per-frame recursion's, in the same order. The sleep
+    /// decision is taken at the end of each tick of absolute frames.
     @_noLocks
     mutating func process(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {
         let tickLength = Self.tickLength, tickMask = tickLength - 1
