@@ -46,7 +46,14 @@ import Foundation
 /// for longer than any delay in the unit, the state is set to exactly zero and the unit sleeps — output = dry
 /// — until the input is non-zero again. So a finished tail costs what silence costs (a scan of the input), and no
 /// subnormal value can ever be reached (the mixer's flush-to-zero guarantees the latter anyway). The decision is
-/// taken per frame, so it is the same for every block size.
+/// taken once per 32-frame modulation tick of absolute time (a tick counts as quiet when all its frames were), at
+/// the tick's end, so it is the same for every block size (a per-frame check cost more than the running network).
+///
+/// Speed: `process` runs in chunks (≤ one tick, ≤ the shortest line read delay, no ring wrap inside), so nothing a
+/// chunk writes into a line is read by its own network reads. Per chunk: each line's read segment is copied into a
+/// frame-major scratch, the recursion runs on contiguous vectors, the new values are copied into the lines, and the
+/// output taps and early reflections are summed eight frames at a time. Every frame's float operations are those
+/// of a per-frame loop, in the same order, so the output bits are the same as a per-frame implementation's.
 ///
 /// The network is linear in its state and the modulation depends only on the absolute frame count since the unit
 /// was made (the bus effect sees every frame in order), so output bits do not depend on block sizes.
@@ -104,10 +111,16 @@ struct Reverb {
     var writeIndex = 0
     var inputIndex = 0
     var diffuserIndex = 0
-    /// Consecutive quiet frames, the count after which the unit sleeps, and whether it sleeps.
+    /// Consecutive quiet frames (whole quiet ticks), the count after which the unit sleeps, and whether it sleeps.
     var quietFrames = 0
     var sleepAfter: Int
     var asleep = true
+    /// Whether the current modulation tick has had a non-zero input or a state value at or above `quietLevel`.
+    var tickLoud = false
+    /// The smallest of `readOffsets` (for the current tick): a chunk no longer than this reads nothing it writes.
+    var minReadOffset = 1
+    /// Per-chunk scratch (see `ChunkScratch`), allocated in `init`.
+    var scratch: UnsafeMutablePointer<Float>
 
     /// Eight transposed-direct-form-II biquads side by side, one lane per line.
     struct BiquadLanes {
@@ -155,7 +168,8 @@ struct Reverb {
             centres.append(max(d, depth + 4))
         }
         let longest = Int((centres.max()! + depth).rounded(.up)) + 4
-        lineMask = Self.powerOfTwo(atLeast: longest) - 1
+        // A tick's worth of slack: a chunk's writes never land on a slot its output taps still read.
+        lineMask = Self.powerOfTwo(atLeast: longest + Self.tickLength) - 1
         lineStride = lineMask + 1
         lines = .allocate(capacity: 8 * lineStride)
         lines.initialize(repeating: 0, count: 8 * lineStride)
@@ -207,9 +221,11 @@ struct Reverb {
         lateOffset = max(frames(1000 * s.preDelay), lateWanted)
         let inputSpan = max(lateOffset, (0..<16).map { offsets[$0] }.max()!) + 1
         tapOffsets = offsets
-        inputMask = Self.powerOfTwo(atLeast: inputSpan + 1) - 1
-        input = .allocate(capacity: 2 * (inputMask + 1))
-        input.initialize(repeating: 0, count: 2 * (inputMask + 1))
+        // A tick's worth of slack: a chunk's input writes never land on a slot its early reflections still read.
+        inputMask = Self.powerOfTwo(atLeast: inputSpan + 1 + Self.tickLength) - 1
+        // Eight floats of padding: the reflections' eight-frame loads may run past the mirror's end (unused lanes).
+        input = .allocate(capacity: 2 * (inputMask + 1) + 8)
+        input.initialize(repeating: 0, count: 2 * (inputMask + 1) + 8)
         for k in 0..<16 { offsets[k] = inputMask + 1 - offsets[k] }
         lateOffset = inputMask + 1 - lateOffset
 
@@ -259,11 +275,13 @@ struct Reverb {
         tapGains = .allocate(capacity: 16)
         for (k, g) in tapValues.enumerated() { tapGains[k] = g }
         sleepAfter = inputSpan + diffuserDelay + longest + 64
+        scratch = .allocate(capacity: ChunkScratch.size)
+        scratch.initialize(repeating: 0, count: ChunkScratch.size)
     }
 
     /// Frees every buffer (control side, once the render side has let go of the unit).
     func deallocate() {
-        for p in [lines, input, diffusers, lineCentres, tapGains] { p.deallocate() }
+        for p in [lines, input, diffusers, lineCentres, tapGains, scratch] { p.deallocate() }
         tapOffsets.deallocate()
         outputTaps.deallocate()
         modulationPeriods.deallocate()
@@ -295,6 +313,13 @@ struct Reverb {
             eta[i] = (1 - d) / (1 + d)
             i += 1
         }
+        var least = readOffsets[0]
+        i = 1
+        while i < 8 {
+            least = min(least, readOffsets[i])
+            i += 1
+        }
+        minReadOffset = least
     }
 
     /// Zeroes every state (input line, diffusers, network, filters) and starts sleeping.
@@ -312,175 +337,272 @@ struct Reverb {
         quietFrames = 0
     }
 
-    /// Processes `n` frames of `l`/`r` in place (see the type's documentation).
+    /// Frames per modulation tick (the longest chunk).
+    static var tickLength: Int { @_noLocks get { 1 << tickShift } }
+
+    /// Layout of `scratch`, in floats: the chunk's network reads frame-major (`tickLength + 1` frames × 8 lines),
+    /// its new line values frame-major, the output taps' weighted samples line-major (a column of `tickLength` per
+    /// line, left then right), and the reflections' and late sums per side.
+    enum ChunkScratch {
+        static var reads: Int { @_noLocks get { 0 } }
+        static var writes: Int { @_noLocks get { 8 * (Reverb.tickLength + 1) } }
+        static var leftColumns: Int { @_noLocks get { writes + 8 * Reverb.tickLength } }
+        static var rightColumns: Int { @_noLocks get { leftColumns + 8 * Reverb.tickLength } }
+        static var reflectionsLeft: Int { @_noLocks get { rightColumns + 8 * Reverb.tickLength } }
+        static var reflectionsRight: Int { @_noLocks get { reflectionsLeft + Reverb.tickLength } }
+        static var lateLeft: Int { @_noLocks get { reflectionsRight + Reverb.tickLength } }
+        static var lateRight: Int { @_noLocks get { lateLeft + Reverb.tickLength } }
+        static var size: Int { @_noLocks get { lateRight + Reverb.tickLength } }
+    }
+
+    /// Eight consecutive floats as one vector (element loads, which the optimiser merges into one vector load).
+    @_noLocks @inline(__always)
+    static func load8(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+        SIMD8<Float>(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7])
+    }
+
+    /// Stores `v` to eight consecutive floats.
+    @_noLocks @inline(__always)
+    static func store8(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>) {
+        p[0] = v[0]; p[1] = v[1]; p[2] = v[2]; p[3] = v[3]
+        p[4] = v[4]; p[5] = v[5]; p[6] = v[6]; p[7] = v[7]
+    }
+
+    /// `column[j] = gain × line[(start + j) mod stride]` for j < count (a ring segment, split where it wraps).
+    @_noLocks @inline(__always)
+    static func weigh(_ line: UnsafeMutablePointer<Float>, _ start: Int, _ stride: Int, _ gain: Float,
+                      _ column: UnsafeMutablePointer<Float>, _ count: Int) {
+        let first = min(count, stride &- start)
+        let source = line + start
+        var j = 0
+        while j < first {
+            column[j] = gain * source[j]
+            j &+= 1
+        }
+        while j < count {
+            column[j] = gain * line[j &- first]
+            j &+= 1
+        }
+    }
+
+    /// Processes `n` frames of `l`/`r` in place (see the type's documentation), in chunks that never cross a
+    /// modulation tick, a ring's end or the shortest read delay (so nothing a chunk writes is read by its own
+    /// network reads); every float operation of a frame is the per-frame recursion's, in the same order. The sleep
+    /// decision is taken at the end of each tick of absolute frames.
     @_noLocks
     mutating func process(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {
-        let stride = lineStride, mask = lineMask
-        let l0 = lines, l1 = l0 + stride, l2 = l1 + stride, l3 = l2 + stride
-        let l4 = l3 + stride, l5 = l4 + stride, l6 = l5 + stride, l7 = l6 + stride
-        let input = self.input, inputMask = self.inputMask, inputSize = inputMask + 1
-        let p0 = diffusers, p1 = p0 + diffuserStride, p2 = p1 + diffuserStride, p3 = p2 + diffuserStride
-        let dMask = diffuserMask
-        let (m0, m1, m2, m3) = diffuserLengths
-        let (g0, g1, g2, g3) = diffuserGains
-        let taps = tapOffsets, tapGains = self.tapGains, offsets = readOffsets, outTaps = outputTaps
-        let (sb0, sb1, sb2, sa1, sa2) = shelf
-        let (tb0, tb1, tb2, ta1, ta2) = tone
-        let dry = dryGain, erWet = reflectionsWet, lateWet = self.lateWet, feed = feedGain
-        let tickMask = (1 << Self.tickShift) - 1, quiet = Self.quietLevel
-        // Lane state and coefficients in locals for the block.
-        var e = eta, prev = previous
-        let c1b0 = first.b0, c1b1 = first.b1, c1b2 = first.b2, c1a1 = first.a1, c1a2 = first.a2
-        let c2b0 = second.b0, c2b1 = second.b1, c2b2 = second.b2, c2a1 = second.a1, c2a2 = second.a2
-        var s1a = first.s1, s1b = first.s2, s2a = second.s1, s2b = second.s2
-        let gl = leftGains, gr = rightGains
-        var (shelf1, shelf2) = shelfState
-        var (tone1, tone2) = toneState
-        var o0 = offsets[0], o1 = offsets[1], o2 = offsets[2], o3 = offsets[3]
-        var o4 = offsets[4], o5 = offsets[5], o6 = offsets[6], o7 = offsets[7]
-        var w = writeIndex, wi = inputIndex, wd = diffuserIndex
+        let tickLength = Self.tickLength, tickMask = tickLength - 1
         var j = 0
         while j < n {
-            let xl = l[j], xr = r[j]
-            let mono = 0.5 * (xl + xr)
-            var tick = false
             if asleep {
-                if mono == 0 {
+                // Asleep: output = dry until a frame's mono input is non-zero.
+                let dry = dryGain
+                while j < n {
+                    let xl = l[j], xr = r[j]
+                    if 0.5 * (xl + xr) != 0 { break }
                     l[j] = dry * xl
                     r[j] = dry * xr
                     frame &+= 1
                     j &+= 1
-                    continue
                 }
+                if j == n { break }
                 asleep = false
+                tickLoud = true
                 updateModulation(frame & ~tickMask)
-                tick = true
             } else if frame & tickMask == 0 {
                 updateModulation(frame)
-                tick = true
             }
-            if tick {
-                e = eta
-                (o0, o1, o2, o3) = (offsets[0], offsets[1], offsets[2], offsets[3])
-                (o4, o5, o6, o7) = (offsets[4], offsets[5], offsets[6], offsets[7])
-            }
-
-            // Input shelf (gainHF) into the input line.
-            let shaped = sb0 * mono + shelf1
-            shelf1 = sb1 * mono - sa1 * shaped + shelf2
-            shelf2 = sb2 * mono - sa2 * shaped
-            let here = input + wi
-            here[0] = shaped
-            here[inputSize] = shaped
-
-            // Early reflections.
-            var erL: Float = 0, erR: Float = 0
-            var k = 0
-            while k < 8 {
-                erL += tapGains[k] * here[taps[k]]
-                erR += tapGains[k &+ 8] * here[taps[k &+ 8]]
-                k &+= 1
-            }
-
-            // Diffusers: v = x + g·v[n−M], y = v[n−M] − g·v (a Schroeder all-pass, (z⁻ᴹ − g)/(1 − g·z⁻ᴹ)).
-            var u = here[lateOffset]
-            let d0 = p0[(wd &- m0) & dMask], v0 = u + g0 * d0
-            p0[wd] = v0
-            u = d0 - g0 * v0
-            let d1 = p1[(wd &- m1) & dMask], v1 = u + g1 * d1
-            p1[wd] = v1
-            u = d1 - g1 * v1
-            let d2 = p2[(wd &- m2) & dMask], v2 = u + g2 * d2
-            p2[wd] = v2
-            u = d2 - g2 * v2
-            let d3 = p3[(wd &- m3) & dMask], v3 = u + g3 * d3
-            p3[wd] = v3
-            u = d3 - g3 * v3
-
-            // Tone corrector.
-            let corrected = tb0 * u + tone1
-            tone1 = tb1 * u - ta1 * corrected + tone2
-            tone2 = tb2 * u - ta2 * corrected
-            u = corrected
-
-            // Output taps inside the lines.
-            let tl = SIMD8<Float>(l0[(w &- outTaps[0]) & mask], l1[(w &- outTaps[1]) & mask],
-                                  l2[(w &- outTaps[2]) & mask], l3[(w &- outTaps[3]) & mask],
-                                  l4[(w &- outTaps[4]) & mask], l5[(w &- outTaps[5]) & mask],
-                                  l6[(w &- outTaps[6]) & mask], l7[(w &- outTaps[7]) & mask])
-            let tr = SIMD8<Float>(l0[(w &- outTaps[8]) & mask], l1[(w &- outTaps[9]) & mask],
-                                  l2[(w &- outTaps[10]) & mask], l3[(w &- outTaps[11]) & mask],
-                                  l4[(w &- outTaps[12]) & mask], l5[(w &- outTaps[13]) & mask],
-                                  l6[(w &- outTaps[14]) & mask], l7[(w &- outTaps[15]) & mask])
-            // The network: each line's two samples its all-pass reader needs, the reader, the absorbent filter.
-            let a = SIMD8<Float>(l0[(w &- o0) & mask], l1[(w &- o1) & mask], l2[(w &- o2) & mask],
-                                 l3[(w &- o3) & mask], l4[(w &- o4) & mask], l5[(w &- o5) & mask],
-                                 l6[(w &- o6) & mask], l7[(w &- o7) & mask])
-            let b = SIMD8<Float>(l0[(w &- o0 &- 1) & mask], l1[(w &- o1 &- 1) & mask], l2[(w &- o2 &- 1) & mask],
-                                 l3[(w &- o3 &- 1) & mask], l4[(w &- o4 &- 1) & mask], l5[(w &- o5 &- 1) & mask],
-                                 l6[(w &- o6 &- 1) & mask], l7[(w &- o7 &- 1) & mask])
-            let y = e * (a - prev) + b
-            prev = y
-            let z1 = c1b0 * y + s1a
-            s1a = c1b1 * y - c1a1 * z1 + s1b
-            s1b = c1b2 * y - c1a2 * z1
-            let z = c2b0 * z1 + s2a
-            s2a = c2b1 * z1 - c2a1 * z + s2b
-            s2b = c2b2 * z1 - c2a2 * z
-            let late = gl * tl, lateR4 = gr * tr
-            let lateL = ((late[0] + late[1]) + (late[2] + late[3])) + ((late[4] + late[5]) + (late[6] + late[7]))
-            let lateR = ((lateR4[0] + lateR4[1]) + (lateR4[2] + lateR4[3]))
-                + ((lateR4[4] + lateR4[5]) + (lateR4[6] + lateR4[7]))
-
-            // Fast Walsh–Hadamard transform of the eight outputs (the 1/√8 is already in).
-            let a0 = z[0] + z[1], a1 = z[0] - z[1], a2 = z[2] + z[3], a3 = z[2] - z[3]
-            let a4 = z[4] + z[5], a5 = z[4] - z[5], a6 = z[6] + z[7], a7 = z[6] - z[7]
-            let b0 = a0 + a2, b1 = a1 + a3, b2 = a0 - a2, b3 = a1 - a3
-            let b4 = a4 + a6, b5 = a5 + a7, b6 = a4 - a6, b7 = a5 - a7
-            let h0 = b0 + b4, h1 = b1 + b5, h2 = b2 + b6, h3 = b3 + b7
-            let h4 = b0 - b4, h5 = b1 - b5, h6 = b2 - b6, h7 = b3 - b7
-            // Feed back with the input, alternating signs.
-            let x = feed * u
-            let w0 = h0 + x, w1 = h1 - x, w2 = h2 + x, w3 = h3 - x
-            let w4 = h4 - x, w5 = h5 + x, w6 = h6 - x, w7 = h7 + x
-            l0[w] = w0
-            l1[w] = w1
-            l2[w] = w2
-            l3[w] = w3
-            l4[w] = w4
-            l5[w] = w5
-            l6[w] = w6
-            l7[w] = w7
-
-            l[j] = dry * xl + erWet * erL + lateWet * lateL
-            r[j] = dry * xr + erWet * erR + lateWet * lateR
-
-            w = (w &+ 1) & mask
-            wi = (wi &+ 1) & inputMask
-            wd = (wd &+ 1) & dMask
-            frame &+= 1
-            j &+= 1
-            if mono == 0 {
-                let loudest = max(max(max(abs(w0), abs(w1)), max(abs(w2), abs(w3))),
-                                  max(max(abs(w4), abs(w5)), max(abs(w6), abs(w7))))
-                if max(loudest, max(abs(shaped), abs(u))) < quiet {
-                    quietFrames &+= 1
-                    if quietFrames >= sleepAfter {
-                        fallAsleep()
-                        (shelf1, shelf2, tone1, tone2) = (0, 0, 0, 0)
-                        (prev, s1a, s1b, s2a, s2b) = (previous, first.s1, first.s2, second.s1, second.s2)
-                    }
-                    continue
+            let count = min(min(tickLength - (frame & tickMask), n - j),
+                            min(minReadOffset, min(lineStride - writeIndex, inputMask + 1 - inputIndex)))
+            processChunk(l + j, r + j, count)
+            j &+= count
+            frame &+= count
+            if frame & tickMask == 0 {
+                // End of a tick: the sleep decision, once per tick of absolute time.
+                if tickLoud {
+                    quietFrames = 0
+                } else {
+                    quietFrames &+= tickLength
+                    if quietFrames >= sleepAfter { fallAsleep() }
                 }
+                tickLoud = false
             }
-            quietFrames = 0
         }
-        previous = prev
-        (first.s1, first.s2, second.s1, second.s2) = (s1a, s1b, s2a, s2b)
-        shelfState = (shelf1, shelf2)
-        toneState = (tone1, tone2)
-        writeIndex = w
-        inputIndex = wi
-        diffuserIndex = wd
+    }
+
+    /// One chunk of `count` frames (1…`tickLength`, inside one tick, ≤ `minReadOffset`, no ring wrap in it).
+    @_noLocks
+    mutating func processChunk(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ count: Int) {
+        let stride = lineStride, mask = lineMask
+        let input = self.input, inputSize = inputMask + 1
+        let scratch = self.scratch
+        let reads = scratch + ChunkScratch.reads, writes = scratch + ChunkScratch.writes
+        let columnsL = scratch + ChunkScratch.leftColumns, columnsR = scratch + ChunkScratch.rightColumns
+        let erLeft = scratch + ChunkScratch.reflectionsLeft, erRight = scratch + ChunkScratch.reflectionsRight
+        let lateLeft = scratch + ChunkScratch.lateLeft, lateRight = scratch + ChunkScratch.lateRight
+        let w0 = writeIndex, wi0 = inputIndex
+        let magnitude: UInt32 = 0x7fff_ffff
+        var monoBits: UInt32 = 0, loudBits: UInt32 = 0
+
+        // 1. Each line's read segment (count + 1 samples, all written before this chunk), frame-major.
+        var k = 0
+        while k < 8 {
+            let line = lines + k &* stride
+            let start = (w0 &- readOffsets[k] &- 1) & mask
+            let length = count &+ 1
+            let first = min(length, stride &- start)
+            var j = 0
+            while j < first {
+                reads[j &* 8 &+ k] = line[start &+ j]
+                j &+= 1
+            }
+            while j < length {
+                reads[j &* 8 &+ k] = line[j &- first]
+                j &+= 1
+            }
+            k &+= 1
+        }
+
+        // 2. Frame by frame: the input shelf into the input line, the late tap through the diffusers and the tone
+        //    corrector (scalar recursions), and the network on contiguous vectors. One loop, so that the two
+        //    independent dependency chains overlap.
+        do {
+            let p0 = diffusers, p1 = p0 + diffuserStride, p2 = p1 + diffuserStride, p3 = p2 + diffuserStride
+            let dMask = diffuserMask
+            let (m0, m1, m2, m3) = diffuserLengths
+            let (g0, g1, g2, g3) = diffuserGains
+            let (sb0, sb1, sb2, sa1, sa2) = shelf
+            let (tb0, tb1, tb2, ta1, ta2) = tone
+            let late = lateOffset
+            var (shelf1, shelf2) = shelfState
+            var (tone1, tone2) = toneState
+            var wd = diffuserIndex
+            let e = eta, feed = feedGain
+            var prev = previous
+            let c1b0 = first.b0, c1b1 = first.b1, c1b2 = first.b2, c1a1 = first.a1, c1a2 = first.a2
+            let c2b0 = second.b0, c2b1 = second.b1, c2b2 = second.b2, c2a1 = second.a1, c2a2 = second.a2
+            var s1a = first.s1, s1b = first.s2, s2a = second.s1, s2b = second.s2
+            let sign1 = SIMD8<Float>(1, -1, 1, -1, 1, -1, 1, -1), sign2 = SIMD8<Float>(1, 1, -1, -1, 1, 1, -1, -1)
+            let sign3 = SIMD8<Float>(1, 1, 1, 1, -1, -1, -1, -1), signFeed = SIMD8<Float>(1, -1, 1, -1, -1, 1, -1, 1)
+            var j = 0
+            while j < count {
+                let mono = 0.5 * (l[j] + r[j])
+                monoBits |= mono.bitPattern & magnitude
+                let shaped = sb0 * mono + shelf1
+                shelf1 = sb1 * mono - sa1 * shaped + shelf2
+                shelf2 = sb2 * mono - sa2 * shaped
+                let here = input + (wi0 &+ j)
+                here[0] = shaped
+                here[inputSize] = shaped
+                var u = here[late]
+                let d0 = p0[(wd &- m0) & dMask], v0 = u + g0 * d0
+                p0[wd] = v0
+                u = d0 - g0 * v0
+                let d1 = p1[(wd &- m1) & dMask], v1 = u + g1 * d1
+                p1[wd] = v1
+                u = d1 - g1 * v1
+                let d2 = p2[(wd &- m2) & dMask], v2 = u + g2 * d2
+                p2[wd] = v2
+                u = d2 - g2 * v2
+                let d3 = p3[(wd &- m3) & dMask], v3 = u + g3 * d3
+                p3[wd] = v3
+                u = d3 - g3 * v3
+                let corrected = tb0 * u + tone1
+                tone1 = tb1 * u - ta1 * corrected + tone2
+                tone2 = tb2 * u - ta2 * corrected
+                let sb = shaped.bitPattern & magnitude, ub = corrected.bitPattern & magnitude
+                loudBits = max(loudBits, max(sb, ub))
+                wd = (wd &+ 1) & dMask
+
+                let b = Self.load8(reads + j &* 8), a = Self.load8(reads + (j &* 8 &+ 8))
+                let y = e * (a - prev) + b
+                prev = y
+                let z1 = c1b0 * y + s1a
+                s1a = c1b1 * y - c1a1 * z1 + s1b
+                s1b = c1b2 * y - c1a2 * z1
+                let z = c2b0 * z1 + s2a
+                s2a = c2b1 * z1 - c2a1 * z + s2b
+                s2b = c2b2 * z1 - c2a2 * z
+                // The transform's three butterfly stages on whole vectors: p + (±1)·q is exactly p ± q (IEEE
+                // subtraction is the addition of the negation), so the bits are the per-frame scalar ones.
+                let pairs = SIMD8<Float>(z[0], z[0], z[2], z[2], z[4], z[4], z[6], z[6])
+                    + SIMD8<Float>(z[1], z[1], z[3], z[3], z[5], z[5], z[7], z[7]) * sign1
+                let quads = SIMD8<Float>(pairs[0], pairs[1], pairs[0], pairs[1], pairs[4], pairs[5], pairs[4], pairs[5])
+                    + SIMD8<Float>(pairs[2], pairs[3], pairs[2], pairs[3], pairs[6], pairs[7], pairs[6], pairs[7]) * sign2
+                let h = SIMD8<Float>(quads[0], quads[1], quads[2], quads[3], quads[0], quads[1], quads[2], quads[3])
+                    + SIMD8<Float>(quads[4], quads[5], quads[6], quads[7], quads[4], quads[5], quads[6], quads[7]) * sign3
+                let x = feed * corrected
+                Self.store8(h + SIMD8<Float>(repeating: x) * signFeed, writes + j &* 8)
+                j &+= 1
+            }
+            shelfState = (shelf1, shelf2)
+            toneState = (tone1, tone2)
+            diffuserIndex = wd
+            inputIndex = (wi0 &+ count) & inputMask
+            previous = prev
+            (first.s1, first.s2, second.s1, second.s2) = (s1a, s1b, s2a, s2b)
+        }
+
+        // 3. The new values into the lines (no wrap inside a chunk), noting the loudest for the sleep decision.
+        k = 0
+        while k < 8 {
+            let line = lines + k &* stride + w0
+            var j = 0
+            while j < count {
+                let v = writes[j &* 8 &+ k]
+                line[j] = v
+                let bits = v.bitPattern & magnitude
+                loudBits = bits > loudBits ? bits : loudBits
+                j &+= 1
+            }
+            k &+= 1
+        }
+        writeIndex = (w0 &+ count) & mask
+        if monoBits != 0 || loudBits >= Self.quietLevel.bitPattern { tickLoud = true }
+
+        // 4. Output taps, line by line over the chunk (contiguous reads; a tap ≥ 1 frame back reads what step 3
+        //    or an earlier chunk wrote): gain × sample, the products the per-frame sum adds.
+        k = 0
+        while k < 8 {
+            let line = lines + k &* stride
+            Self.weigh(line, (w0 &- outputTaps[k]) & mask, stride, leftGains[k], columnsL + k &* Self.tickLength, count)
+            Self.weigh(line, (w0 &- outputTaps[8 &+ k]) & mask, stride, rightGains[k], columnsR + k &* Self.tickLength,
+                       count)
+            k &+= 1
+        }
+
+        // 5. Eight frames at a time: reflections (taps summed in order from 0) and the late sums (the per-frame
+        //    pairwise order), then the outputs frame by frame.
+        do {
+            let taps = tapOffsets, tapGains = self.tapGains, t = Self.tickLength
+            var j = 0
+            while j < count {
+                let here = input + (wi0 &+ j)
+                var erL = SIMD8<Float>(repeating: 0), erR = SIMD8<Float>(repeating: 0)
+                var k = 0
+                while k < 8 {
+                    erL = erL + SIMD8<Float>(repeating: tapGains[k]) * Self.load8(here + taps[k])
+                    erR = erR + SIMD8<Float>(repeating: tapGains[k &+ 8]) * Self.load8(here + taps[k &+ 8])
+                    k &+= 1
+                }
+                Self.store8(erL, erLeft + j)
+                Self.store8(erR, erRight + j)
+                let cl = columnsL + j, cr = columnsR + j
+                let lateL = ((Self.load8(cl) + Self.load8(cl + t)) + (Self.load8(cl + 2 &* t) + Self.load8(cl + 3 &* t)))
+                    + ((Self.load8(cl + 4 &* t) + Self.load8(cl + 5 &* t)) + (Self.load8(cl + 6 &* t) + Self.load8(cl + 7 &* t)))
+                let lateR = ((Self.load8(cr) + Self.load8(cr + t)) + (Self.load8(cr + 2 &* t) + Self.load8(cr + 3 &* t)))
+                    + ((Self.load8(cr + 4 &* t) + Self.load8(cr + 5 &* t)) + (Self.load8(cr + 6 &* t) + Self.load8(cr + 7 &* t)))
+                Self.store8(lateL, lateLeft + j)
+                Self.store8(lateR, lateRight + j)
+                j &+= 8
+            }
+            let dry = dryGain, erWet = reflectionsWet, lateWet = self.lateWet
+            j = 0
+            while j < count {
+                l[j] = dry * l[j] + erWet * erLeft[j] + lateWet * lateLeft[j]
+                r[j] = dry * r[j] + erWet * erRight[j] + lateWet * lateRight[j]
+                j &+= 1
+            }
+        }
     }
 }
