@@ -51,8 +51,9 @@ extension Engine {
         return try sendOrSchedule(command, at: time)
     }
 
-    /// Sends `command` now, or schedules it at `time` (returning its id).
-    private func sendOrSchedule(_ command: MixerCommand, at time: EngineTime?) throws(EngineError) -> ScheduledCommandID? {
+    /// Sends a command for a fired effect's voice now, or schedules it at `time` (returning its id): what
+    /// `setPosition(_:of:at:ramp:)`, `setFilter(_:of:at:ramp:)` and `setSendLevel(_:send:of:at:ramp:)` share.
+    func sendOrSchedule(_ command: MixerCommand, at time: EngineTime?) throws(EngineError) -> ScheduledCommandID? {
         guard let time else {
             send([command])
             return nil

@@ -69,11 +69,7 @@ extension Engine {
         let frames = try frames(ofDuration: ramp, "ramp")
         let command = MixerCommand.setPosition(slot: instance.slot, generation: instance.generation, position,
                                                rampFrames: frames)
-        guard let time else {
-            send([command])
-            return nil
-        }
-        return schedule(command, atFrame: try frame(of: time), dropped: nil) { _ in }
+        return try sendOrSchedule(command, at: time)
     }
 }
 

@@ -19,18 +19,24 @@ enum GainStage {
                                c: m.rightFromLeft * g, d: m.rightFromRight * g)
     }
 
+    /// Mixes `n` frames of the voice's stereo (or mono: `left` only) scratch, output frames from `frame`, into
+    /// `outL`/`outR` through its pan, at the scalar gain of `share` (the voice's main bus, or one of its sends), and
+    /// meters the main bus's share when the voice is metered. `gainScratch` holds `n` floats. (The voice is read in
+    /// place: it is large.)
     @_noLocks
-    static func mix(_ voice: Voice, frame: Int64, count n: Int,
+    static func mix(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int,
                     source left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
                     gainScratch: UnsafeMutablePointer<Float>,
                     into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>,
-                    meter: inout MeterAccumulator) {
+                    share: GainShare = .whole, meter: inout MeterAccumulator) {
         let end = frame + Int64(n)
-        let stereo = voice.source.channelCount == 2
-        let panRamps = voice.pan.varies(in: frame, end)
-        if !panRamps && !voice.gainVaries(in: frame, end) {
-            let g = voice.gain(at: frame)
-            let m = voice.pan.matrix(at: frame)
+        let stereo = voice.pointee.source.channelCount == 2
+        let metering = voice.pointee.metering && share.isWhole
+        let pan = voice.pointee.pan
+        let panRamps = pan.varies(in: frame, end)
+        if !panRamps && !share.varies(voice, in: frame, end) {
+            let g = share.gain(voice, at: frame)
+            let m = pan.matrix(at: frame)
             if stereo {
                 let a = m.leftFromLeft * g, b = m.leftFromRight * g
                 let c = m.rightFromLeft * g, d = m.rightFromRight * g
@@ -38,21 +44,21 @@ enum GainStage {
                     outL[j] += a * left[j] + b * right[j]
                     outR[j] += c * left[j] + d * right[j]
                 }
-                if voice.metering { meter.addStereo(left, right, n, a, b, c, d) }
+                if metering { meter.addStereo(left, right, n, a, b, c, d) }
             } else {
                 let a = m.leftFromLeft * g, c = m.rightFromLeft * g
                 for j in 0..<n {
                     outL[j] += a * left[j]
                     outR[j] += c * left[j]
                 }
-                if voice.metering { meter.addMono(left, n, a, c) }
+                if metering { meter.addMono(left, n, a, c) }
             }
             return
         }
-        for j in 0..<n { gainScratch[j] = voice.gain(at: frame + Int64(j)) }
+        for j in 0..<n { gainScratch[j] = share.gain(voice, at: frame + Int64(j)) }
         if panRamps {
             for j in 0..<n {
-                let m = voice.pan.matrix(at: frame + Int64(j))
+                let m = pan.matrix(at: frame + Int64(j))
                 let g = gainScratch[j]
                 let a = m.leftFromLeft * g, b = m.leftFromRight * g
                 let c = m.rightFromLeft * g, d = m.rightFromRight * g
@@ -60,11 +66,11 @@ enum GainStage {
                 let r = stereo ? c * left[j] + d * right[j] : c * left[j]
                 outL[j] += l
                 outR[j] += r
-                if voice.metering { meter.add(l, r) }
+                if metering { meter.add(l, r) }
             }
             return
         }
-        let m = voice.pan.matrix(at: frame)
+        let m = pan.matrix(at: frame)
         if stereo {
             for j in 0..<n {
                 let g = gainScratch[j]
@@ -74,7 +80,7 @@ enum GainStage {
                 let r = c * left[j] + d * right[j]
                 outL[j] += l
                 outR[j] += r
-                if voice.metering { meter.add(l, r) }
+                if metering { meter.add(l, r) }
             }
         } else {
             for j in 0..<n {
@@ -83,7 +89,7 @@ enum GainStage {
                 let r = m.rightFromLeft * g * left[j]
                 outL[j] += l
                 outR[j] += r
-                if voice.metering { meter.add(l, r) }
+                if metering { meter.add(l, r) }
             }
         }
     }

@@ -1,37 +1,12 @@
 // Render thread (the lanes).
 
 /// Adds a positioned voice's mono signal into every output channel: channel c gets `(G_c(t) · g(t)) · s`, with
-/// G_c the spatial gain ramping between updates (`SpatialVoice.gain`) and g the voice's scalar gain (volume ·
-/// fades · attack · release, `Voice.gain(at:)`, times the bus crossfade's weight while it moves between buses).
+/// G_c the spatial gain ramping between updates (`SpatialVoice.gain`) and g the destination's scalar gain
+/// (`GainShare`: the voice's volume · fades · attack · release, times the bus crossfade's weight while it moves
+/// between buses, or a send's level).
 /// The same product in the same order whether it is hoisted (nothing varies over the run: a still source, the
 /// common case) or computed per sample, so the bits do not depend on where runs are split.
 enum SpatialGainStage {
-    /// Which share of a bus move a destination gets: all of it, the new bus's f(t), or the old bus's 1 − f(t).
-    enum Share: BitwiseCopyable {
-        case whole
-        case arriving(LinearRamp)
-        case leaving(LinearRamp)
-
-        @inline(__always)
-        @_noLocks
-        func weight(_ g: Float, at frame: Int64) -> Float {
-            switch self {
-            case .whole: g
-            case let .arriving(fade): g * fade.value(at: frame)
-            case let .leaving(fade): g * (1 - fade.value(at: frame))
-            }
-        }
-
-        @inline(__always)
-        @_noLocks
-        func varies(in start: Int64, _ end: Int64) -> Bool {
-            switch self {
-            case .whole: false
-            case let .arriving(fade), let .leaving(fade): fade.varies(in: start, end)
-            }
-        }
-    }
-
     /// The hoisted gains of a run over which nothing varies and only the front pair is heard, as the fused kernel
     /// `Resampler.mix` takes them for a mono sound (a = G0·g, c = G1·g: the products `mix` would use); nil
     /// otherwise.
@@ -68,15 +43,15 @@ enum SpatialGainStage {
     @_noLocks
     static func mix(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int, mono: UnsafeMutablePointer<Float>,
                     gainScratch: UnsafeMutablePointer<Float>, fractionScratch: UnsafeMutablePointer<Float>,
-                    into planes: ChannelPlanes, share: Share) {
+                    into planes: ChannelPlanes, share: GainShare) {
         let end = frame + Int64(n)
         let channels = planes.count
         let rampStart = voice.pointee.spatial.rampStart, rampLength = voice.pointee.spatial.rampLength
         let rampEnd = rampStart + Int64(rampLength)
         let gainsVary = voice.pointee.spatial.gainsVary(in: frame, end, channels: channels)
-        let scalarVaries = voice.pointee.gainVaries(in: frame, end) || share.varies(in: frame, end)
+        let scalarVaries = share.varies(voice, in: frame, end)
         if !gainsVary && !scalarVaries {
-            let g = share.weight(voice.pointee.gain(at: frame), at: frame)
+            let g = share.gain(voice, at: frame)
             for c in 0..<channels {
                 let k = voice.pointee.spatial.gain(c, at: frame) * g
                 // Adding k·s = ±0 leaves every sum as it was (a sum that starts at +0 is never −0).
@@ -90,7 +65,7 @@ enum SpatialGainStage {
         if inside && !scalarVaries {
             // A moving source at a steady volume inside one ramp (the usual case while something moves): one pass
             // per channel, the product ((from + d·q) · g) · s exactly as the general loop below forms it.
-            let g = share.weight(voice.pointee.gain(at: frame), at: frame)
+            let g = share.gain(voice, at: frame)
             let first = frame - rampStart
             for c in 0..<channels {
                 let out = planes[c]
@@ -113,11 +88,11 @@ enum SpatialGainStage {
         if scalarVaries {
             for j in 0..<n {
                 let t = frame + Int64(j)
-                gs[j] = share.weight(voice.pointee.gain(at: t), at: t)
+                gs[j] = share.gain(voice, at: t)
             }
         } else {
             // A steady volume over a run that crosses a ramp's start or end: g hoisted, the same value per frame.
-            let g = share.weight(voice.pointee.gain(at: frame), at: frame)
+            let g = share.gain(voice, at: frame)
             for j in 0..<n { gs[j] = g }
         }
         // Inside the gains' ramp (every update starts one that outlasts the run to the next update), the

@@ -7,8 +7,8 @@
 /// `SpatialGainStage`), split between two buses while it moves between them.
 ///
 /// A voice with a filter or sends (`VoiceEnvironments`) runs its filter on the mono signal before the gains and
-/// adds each send into its bus's planes (`SendGainStage`); one with neither keeps its plain path, fused kernels
-/// included.
+/// adds each send into its bus's planes (`SpatialGainStage` with a send's `GainShare`); one with neither keeps its
+/// plain path, fused kernels included.
 ///
 /// Like `VoiceRender`, it writes only the voice (and its filter and sends' state), its meter, its stream's cells,
 /// the lane's scratch and the lane's destinations, so voices of different lanes can run at once; the listener (`SpatialScene`) is read-only here.
@@ -161,8 +161,8 @@ struct SpatialRender {
                 send.pointee.filter.process(from, from, channels: 1, frame: a, count: n)
             }
             let to = lane.pointee.planes(sendBus, span, rack, accumulators).advanced(by: offset)
-            SendGainStage.mix(voice, frame: a, count: n, level: send.pointee.level, preFader: send.pointee.preFader,
-                              mono: from, gainScratch: gains, into: to)
+            SpatialGainStage.mix(voice, frame: a, count: n, mono: from, gainScratch: gains, fractionScratch: fractions,
+                                 into: to, share: .send(level: send.pointee.level, preFader: send.pointee.preFader))
         }
     }
 }

@@ -9,8 +9,8 @@
 /// advanced without resampling or mixing.
 ///
 /// A voice with a filter or sends (`VoiceEnvironments`) is filled into the scratch, filtered there
-/// (`VoiceFilterState`), mixed into its main bus by the same gain stage, and into each send's bus by
-/// `SendGainStage`; a voice with neither keeps the path it had before they existed, fused kernels included.
+/// (`VoiceFilterState`), and mixed by the same gain stage into its main bus and, with a send's `GainShare`, into
+/// each send's bus; a voice with neither keeps the path it had before they existed, fused kernels included.
 ///
 /// Writes only the voice itself (cursor, grain state, a release after a stream failure), its filter and sends'
 /// state, its meter, its stream's cells, the lane's scratch, `outL`/`outR` and the lane's destinations of its
@@ -75,7 +75,7 @@ struct VoiceRender {
                 Resampler.fill(&voice.pointee.cursor, source, tables: tables, scratchLeft, scratchRight, count: count)
             }
             if plain {
-                GainStage.mix(voice.pointee, frame: begin, count: count,
+                GainStage.mix(voice, frame: begin, count: count,
                               source: scratchLeft, scratchRight, gainScratch: scratchGain,
                               into: outL + offset, outR + offset, meter: &meter)
             } else {
@@ -120,7 +120,7 @@ struct VoiceRender {
             if channels == 2 { MixLane.copy(right, to: lane.dryRight, count) }
         }
         environments.filter(slot).pointee.process(left, right, channels: channels, frame: frame, count: count)
-        GainStage.mix(voice.pointee, frame: frame, count: count, source: left, right, gainScratch: lane.scratchGain,
+        GainStage.mix(voice, frame: frame, count: count, source: left, right, gainScratch: lane.scratchGain,
                       into: outL, outR, meter: &meter)
         guard environments.hasSends(slot) else { return }
         let offset = Int(frame - span.start)
@@ -141,9 +141,10 @@ struct VoiceRender {
                 (fromL, fromR) = (lane.sendLeft, lane.sendRight)
             }
             let (toL, toR) = lane.destination(bus, span, rack, accumulators)
-            SendGainStage.mix(voice, frame: frame, count: count, level: send.pointee.level,
-                              preFader: send.pointee.preFader, source: fromL, fromR, gainScratch: lane.scratchGain,
-                              into: toL + offset, toR + offset)
+            var unmetered = MeterAccumulator()
+            GainStage.mix(voice, frame: frame, count: count, source: fromL, fromR, gainScratch: lane.scratchGain,
+                          into: toL + offset, toR + offset,
+                          share: .send(level: send.pointee.level, preFader: send.pointee.preFader), meter: &unmetered)
         }
     }
 
