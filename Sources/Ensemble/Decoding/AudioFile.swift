@@ -7,7 +7,15 @@ public enum AudioFile {
     ///   `.tooLarge` for path problems; `.unsupported` for bytes that are not a recognised audio file or an
     ///   encoding no decoder handles; `.truncated` or `.corrupt` for damaged files.
     public static func decode(path: String) throws(AudioFileError) -> DecodedAudio {
-        let bytes = try FileBytes.read(path: path)
+        try decode(bytes: FileBytes.read(path: path), name: path)
+    }
+
+    /// Decodes a whole file held in memory; `name` stands for the file in errors (a path, or a name you choose).
+    ///
+    /// - Throws: `AudioFileError` (`.empty`, `.unsupported`, `.truncated`, `.corrupt`) naming `name`.
+    public static func decode(bytes: [UInt8], name: String) throws(AudioFileError) -> DecodedAudio {
+        guard !bytes.isEmpty else { throw AudioFileError(.empty, path: name, "file is empty") }
+        let path = name
         let container = try sniff(bytes, path: path)
         switch container {
         case .caf, .aifc:

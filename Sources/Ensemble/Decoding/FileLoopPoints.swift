@@ -13,6 +13,11 @@
 enum FileLoopPoints {
     static func read(path: String) -> (start: Int, end: Int)? {
         guard let source = try? ByteSource.open(path: path) else { return nil }
+        return read(source, path: path)
+    }
+
+    /// The loop points of a file read through `source` (`path` names it in messages).
+    static func read(_ source: ByteSource, path: String) -> (start: Int, end: Int)? {
         let head = source.bytes(at: 0, count: 12)
         guard head.count == 12 else { return nil }
         let magic = String(decoding: head.prefix(4), as: UTF8.self)

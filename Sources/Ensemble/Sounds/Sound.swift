@@ -88,13 +88,21 @@ public final class Sound: @unchecked Sendable {
 
     /// Decodes the file at `path` (any format `AudioFile` reads) into memory.
     public convenience init(contentsOf path: String) throws(EngineError) {
+        let bytes: [UInt8]
+        do { bytes = try FileBytes.read(path: path) } catch { throw .file(error) }
+        try self.init(bytes: bytes, name: path)
+    }
+
+    /// Decodes a whole file held in memory (any format `AudioFile` reads), with its loop points; `name` stands
+    /// for the file in messages. Every way of loading a sound into memory ends here.
+    public convenience init(bytes: [UInt8], name: String) throws(EngineError) {
         let audio: DecodedAudio
         do {
-            audio = try AudioFile.decode(path: path)
+            audio = try AudioFile.decode(bytes: bytes, name: name)
         } catch {
             throw .file(error)
         }
-        try self.init(audio, name: path, loopPoints: FileLoopPoints.read(path: path))
+        try self.init(audio, name: name, loopPoints: FileLoopPoints.read(.memory(bytes), path: name))
     }
 
     deinit { samples.deallocate() }
