@@ -7,7 +7,7 @@ struct DecodeCommand: ParsableCommand {
         abstract: "Decode any supported file to a 32-bit float WAV at the same rate and channel count."
     )
 
-    @Argument(help: "The audio file to decode.")
+    @Argument(help: "The audio file to decode, or - for standard input.")
     var input: String
 
     @Option(name: .shortAndLong, help: "The WAV file to write.")
@@ -17,7 +17,9 @@ struct DecodeCommand: ParsableCommand {
         // Ctrl-C or a kill then removes the unfinished output instead of leaving a hidden temporary file.
         InterruptCleanup.install()
         try reportingFailures(path: input) {
-            let audio = try AudioFile.decode(path: input)
+            let audio = input == "-"
+                ? try AudioFile.decode(reader: FileDescriptorReader.standardInput(), name: "standard input")
+                : try AudioFile.decode(path: input)
             try AudioFileWriter.write(audio, format: OutputFormat(container: .wav, codec: .float32), to: output)
         }
     }

@@ -8,7 +8,7 @@ struct InfoCommand: ParsableCommand {
         abstract: "Show an audio file's container, codec, sample rate, channels and length."
     )
 
-    @Argument(help: "The audio file to inspect.")
+    @Argument(help: "The audio file to inspect, or - for standard input.")
     var file: String
 
     @Flag(help: "Print the information as JSON.")
@@ -16,7 +16,9 @@ struct InfoCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures(path: file) {
-            let info = try AudioFile.info(path: file)
+            let info = file == "-"
+                ? try AudioFile.info(reader: FileDescriptorReader.standardInput(), name: "standard input")
+                : try AudioFile.info(path: file)
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -27,7 +27,7 @@ struct PlayCommand: ParsableCommand {
         case reopen, stop
     }
 
-    @Argument(help: "The scene file (JSON).")
+    @Argument(help: "The scene file (JSON), or an audio file, or - for audio on standard input.")
     var scene: String
 
     @Option(help: "Playback device name (see `ensemble devices`); the default device otherwise.")

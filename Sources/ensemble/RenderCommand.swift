@@ -16,7 +16,7 @@ struct RenderCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The scene file (JSON).")
+    @Argument(help: "The scene file (JSON), or an audio file, or - for audio on standard input.")
     var scene: String
 
     @Option(name: .shortAndLong, help: "The WAV file to write.")

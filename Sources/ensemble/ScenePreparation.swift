@@ -1,4 +1,5 @@
 import Ensemble
+import Foundation
 
 /// The one way `render` and `play` turn a scene file into a scheduled engine, so a bad scene fails
 /// identically in both (exit 1, one line naming the scene and the key).
@@ -12,7 +13,10 @@ struct PreparedScene {
     /// `renderThreads` > 1 mixes each block on that many threads (offline rendering; same output). `channels`
     /// (2, 6 or 8, from `--channels`) overrides the scene's `channels`.
     init(path: String, sampleRate: Int? = nil, channels: Int? = nil, renderThreads: Int = 1) throws {
-        var description = try Scene.load(path: path)
+        let audio = AudioArgument.isAudio(path)
+        var description = try audio ? AudioArgument.scene(playing: path) : Scene.load(path: path)
+        // An audio argument is loaded here, so a bad file fails as `decode` and `info` fail (naming the file).
+        let preloaded = audio ? try AudioArgument.load(description.tracks[0].file) : [:]
         if let sampleRate {
             guard (8000...384_000).contains(sampleRate) else {
                 throw SceneError(path: path, "--sample-rate \(sampleRate): expected 8000…384000")
@@ -38,6 +42,47 @@ struct PreparedScene {
         do { engine = try Engine(configuration: configuration) } catch { throw SceneError(path: path, "\(error)") }
         scene = description
         self.engine = engine
-        playback = try ScenePlayback(scene: description, path: path, engine: engine)
+        playback = try ScenePlayback(scene: description, path: path, engine: engine, preloaded: preloaded)
+    }
+}
+
+/// `play` and `render` take an audio file (or `-`, standard input) where they take a scene: it plays as a scene of
+/// one track, at the scene's default rate.
+enum AudioArgument {
+    /// True for `-` and for a file whose first bytes are an audio container's (a scene is JSON text).
+    static func isAudio(_ path: String) -> Bool {
+        if path == Scene.standardInput { return true }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        // A FIFO would be consumed by peeking: only regular files are sniffed.
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              attributes[.type] as? FileAttributeType == .typeRegular else { return false }
+        let head = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
+        guard head.count >= 4 else { return false }
+        let magic = String(decoding: head.prefix(4), as: UTF8.self)
+        if ["RIFF", "RIFX", "RF64", "FORM", "caff", "fLaC", "OggS", "ID3"].contains(where: { magic.hasPrefix($0) }) { return true }
+        return head[0] == 0xFF && head[1] & 0xE0 == 0xE0 // an MPEG audio frame sync
+    }
+
+    /// The sound of an audio argument, keyed by its scene `file`; errors are the file's own.
+    static func load(_ file: String) throws -> [String: Sound] {
+        do {
+            let sound = file == Scene.standardInput
+                ? try Sound(reader: FileDescriptorReader.standardInput(), name: "standard input")
+                : try Sound(contentsOf: file)
+            return [file: sound]
+        } catch .file(let error) {
+            throw error
+        }
+    }
+
+    /// A scene of one track playing `path` once from time 0.
+    static func scene(playing path: String) -> Scene {
+        var scene = Scene()
+        let absolute = path == Scene.standardInput || path.hasPrefix("/")
+            ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let name = path == Scene.standardInput ? "stdin" : ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        scene.tracks = [Scene.TrackEntry(name: name, file: absolute)]
+        return scene
     }
 }

@@ -119,7 +119,8 @@ struct ProcessResult {
 /// Runs a program to completion. Output goes to temporary files rather than pipes so a chatty program
 /// can never block on a full pipe while the test waits for it.
 /// `environment` entries are added to (or replace) the test process's own environment.
-func runProcess(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+func runProcess(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                stdin: [UInt8]? = nil) throws -> ProcessResult {
     let scratch = try TemporaryDirectory()
     let outPath = scratch.file("stdout"), errPath = scratch.file("stderr")
     _ = FileManager.default.createFile(atPath: outPath, contents: nil)
@@ -134,7 +135,27 @@ func runProcess(_ executable: String, _ arguments: [String], environment: [Strin
     }
     process.standardOutput = out
     process.standardError = err
+    // Standard input through a real pipe, written from another thread (a pipe holds only 64 kB).
+    let input = stdin.map { _ in Pipe() }
+    if let input { process.standardInput = input }
     try process.run()
+    if let input, let stdin {
+        let writer = Thread {
+            let handle = input.fileHandleForWriting
+            // The child may exit before reading everything (a bad header): a closed pipe must not kill the tests.
+            signal(SIGPIPE, SIG_IGN)
+            stdin.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = write(handle.fileDescriptor, raw.baseAddress! + offset, min(raw.count - offset, 1 << 16))
+                    if n <= 0 { break }
+                    offset += n
+                }
+            }
+            try? handle.close()
+        }
+        writer.start()
+    }
     process.waitUntilExit()
     try out.close()
     try err.close()

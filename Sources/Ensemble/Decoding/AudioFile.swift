@@ -34,6 +34,8 @@ public enum AudioFile {
     /// - Throws: the same errors as `decode(path:)`, except that damage past the headers of FLAC and Ogg
     ///   files is only found by decoding.
     public static func info(path: String) throws(AudioFileError) -> AudioFileInfo {
+        // Only a regular file can be walked header by header; a pipe or device is read whole (it can be read once).
+        if FileBytes.isSequential(path: path) { return try info(bytes: FileBytes.read(path: path), name: path) }
         _ = try FileBytes.checkedPath(path: path)
         let source = try ByteSource.open(path: path)
         let head = source.bytes(at: 0, count: 64 * 1024)
@@ -55,5 +57,31 @@ public enum AudioFile {
                                  "not a recognised audio file (\(ContainerSniffer.describeMagic(bytes)))")
         }
         return container
+    }
+
+    /// Describes a whole file held in memory, as `info(path:)` does; `name` stands for the file in errors.
+    public static func info(bytes: [UInt8], name: String) throws(AudioFileError) -> AudioFileInfo {
+        guard !bytes.isEmpty else { throw AudioFileError(.empty, path: name, "file is empty") }
+        let container = try sniff(bytes, path: name)
+        switch container {
+        case .caf, .aifc:
+            if let info = try AppleIMA4.infoIfIMA4(bytes: bytes, path: name) { return info }
+            return try SndfileDecoder.info(bytes: bytes, container: container, path: name)
+        case .mp3:
+            return try MP3Decoder.info(bytes: bytes, path: name)
+        default:
+            return try SndfileDecoder.info(bytes: bytes, container: container, path: name)
+        }
+    }
+
+    /// Decodes the file an `AudioByteReader` reads, from its current position to its end (a reader that cannot
+    /// seek, like a pipe, works: it is read once). `name` stands for the file in errors.
+    public static func decode(reader: AudioByteReader, name: String) throws(AudioFileError) -> DecodedAudio {
+        try decode(bytes: reader.readToEnd(name: name), name: name)
+    }
+
+    /// Describes the file an `AudioByteReader` reads (read whole, from its current position to its end).
+    public static func info(reader: AudioByteReader, name: String) throws(AudioFileError) -> AudioFileInfo {
+        try info(bytes: reader.readToEnd(name: name), name: name)
     }
 }

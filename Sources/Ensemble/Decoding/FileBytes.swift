@@ -12,6 +12,8 @@ enum FileBytes {
 
     /// The file's bytes, after checking it exists, is a regular file, is not empty and is not too large.
     static func read(path: String) throws(AudioFileError) -> [UInt8] {
+        // A FIFO, /dev/stdin or another device has no size to check: read it forward to its end, within the limit.
+        if isSequential(path: path) { return try FileDescriptorReader(path: path).readToEnd(name: path) }
         let size = try checkedSize(path: path)
         try MemoryBudget.requireRoom(fileBytes: size, decodedSamples: 0, path: path)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -34,6 +36,15 @@ enum FileBytes {
         if filled < size { bytes.removeLast(size - filled) }
         guard !bytes.isEmpty else { throw AudioFileError(.empty, path: path, "file is empty") }
         return bytes
+    }
+
+    /// True for a path that names a pipe, FIFO, socket or character device (such as /dev/stdin): a file that can
+    /// only be read forward, once.
+    static func isSequential(path: String) -> Bool {
+        var st = stat()
+        guard !path.isEmpty, stat(path, &st) == 0 else { return false }
+        let type = st.st_mode & S_IFMT
+        return type == S_IFIFO || type == S_IFCHR || type == S_IFSOCK
     }
 
     /// Validates the path without reading it and returns the file's size in bytes.

@@ -30,7 +30,7 @@ final class IMA4StreamDecoder: StreamDecoder {
         var states: [[IMA4ChannelState]] = []
     }
 
-    private let fd: Int32
+    private let source: ByteSource
     private let path: String
     private let layout: Layout
     private let checkpoints: Checkpoints
@@ -42,10 +42,8 @@ final class IMA4StreamDecoder: StreamDecoder {
     private var nextPacket = 0
     private var states: [IMA4ChannelState]
 
-    init(path: String, layout: Layout, checkpoints: Checkpoints) throws(AudioFileError) {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw AudioFileError(.unreadable, path: path, "cannot open for streaming") }
-        self.fd = fd
+    init(source: ByteSource, path: String, layout: Layout, checkpoints: Checkpoints) throws(AudioFileError) {
+        self.source = source
         self.path = path
         self.layout = layout
         self.checkpoints = checkpoints
@@ -54,8 +52,6 @@ final class IMA4StreamDecoder: StreamDecoder {
         states = [IMA4ChannelState](repeating: IMA4ChannelState(), count: layout.channelCount)
         if checkpoints.states.isEmpty { checkpoints.states.append(states) }
     }
-
-    deinit { close(fd) }
 
     func seek(toFrame frame: Int) throws(AudioFileError) { position = frame }
 
@@ -90,14 +86,12 @@ final class IMA4StreamDecoder: StreamDecoder {
         let count = packets * packetBytes
         if bytes.count < count { bytes = [UInt8](repeating: 0, count: count) }
         let offset = layout.data.lowerBound + nextPacket * packetBytes
-        var got = 0
-        while got < count {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, count - got, off_t(offset + got)) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw AudioFileError(.unreadable, path: path, "read failed while streaming") }
-            if n == 0 { break }
-            got += n
-        }
+        let source = self.source, path = self.path
+        let got = try bytes.withUnsafeMutableBytes { raw -> Result<Int, AudioFileError> in
+            do throws(AudioFileError) {
+                return .success(try source.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]), path: path))
+            } catch { return .failure(error) }
+        }.get()
         let whole = got / packetBytes
         let c = layout.channelCount
         var block = [Float](repeating: 0, count: IMA4.framesPerPacket)
@@ -131,8 +125,8 @@ final class IMA4StreamDecoder: StreamDecoder {
     /// The IMA4 layout of a CAF or AIFC file, from its headers: the one container walk (`IMA4ContainerLayout.locate`,
     /// with its sample-rate, channel and packet-size checks) over the open file, so streamed and in-memory
     /// decoding accept and reject the same files; nil when the file is not IMA4.
-    static func locate(path: String) throws(AudioFileError) -> Layout? {
-        guard let container = try IMA4ContainerLayout.locate(in: try ByteSource.open(path: path), path: path) else { return nil }
+    static func locate(source: ByteSource, path: String) throws(AudioFileError) -> Layout? {
+        guard let container = try IMA4ContainerLayout.locate(in: source, path: path) else { return nil }
         let keep = try container.framesToKeep(decodedFrames: container.wholePacketFrames, path: path)
         return Layout(container: container, keep: keep)
     }

@@ -17,7 +17,7 @@ final class MP3StreamDecoder: StreamDecoder {
     static let decodeForwardLimit = 480_000
     static let feedBytes = 16 * 1024
 
-    private let fd: Int32
+    private let source: ByteSource
     private let path: String
     private let channelCount: Int
     private var decoder: MP3Decoder
@@ -29,16 +29,13 @@ final class MP3StreamDecoder: StreamDecoder {
     private var finished = false
     private var chunk = [UInt8](repeating: 0, count: MP3StreamDecoder.feedBytes)
 
-    init(path: String, channelCount: Int) throws(AudioFileError) {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw AudioFileError(.unreadable, path: path, "cannot open for streaming") }
-        self.fd = fd
+    /// A decoder reading `source` (its own open file, or bytes shared by every stream of the sound); `path` names it.
+    init(source: ByteSource, path: String, channelCount: Int) throws(AudioFileError) {
+        self.source = source
         self.path = path
         self.channelCount = channelCount
         decoder = try MP3Decoder(path: path)
     }
-
-    deinit { close(fd) }
 
     private func restart() throws(AudioFileError) {
         decoder = try MP3Decoder(path: path)
@@ -57,8 +54,10 @@ final class MP3StreamDecoder: StreamDecoder {
             pending.removeFirst(pendingStart)
             pendingStart = 0
         }
-        let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, off_t(inputOffset)) }
-        if n < 0 { throw AudioFileError(.unreadable, path: path, "read failed while streaming") }
+        let source = self.source, path = self.path, offset = inputOffset
+        let n = try chunk.withUnsafeMutableBytes { raw -> Result<Int, AudioFileError> in
+            do throws(AudioFileError) { return .success(try source.read(at: offset, into: raw, path: path)) } catch { return .failure(error) }
+        }.get()
         if n == 0 {
             pending += try decoder.finish()
             finished = true
@@ -113,29 +112,25 @@ final class MP3StreamDecoder: StreamDecoder {
     }
 
     /// Format and length of an MP3 from its first bytes; the length must be known (a LAME/Xing header) to stream.
-    static func probe(path: String) throws(AudioFileError) -> (sampleRate: Double, channelCount: Int, frameCount: Int) {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw AudioFileError(.unreadable, path: path, "cannot open") }
-        defer { close(fd) }
+    static func probe(source: ByteSource, path: String) throws(AudioFileError) -> (sampleRate: Double, channelCount: Int, frameCount: Int) {
         let decoder = try MP3Decoder(path: path)
-        var buffer = [UInt8](repeating: 0, count: feedBytes)
-        var offset = 0
         // Without a Xing/Info tag libmpg123's length is an estimate; the exact length needs a full decode.
-        let head = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, 0) }
+        let head = source.bytes(at: 0, count: feedBytes)
         let tags: [[UInt8]] = [Array("Xing".utf8), Array("Info".utf8)]
         var tagged = false
-        if head >= 4 {
-            for i in 0...(head - 4) where tags.contains(where: { $0[0] == buffer[i] && Array(buffer[i..<(i + 4)]) == $0 }) {
+        if head.count >= 4 {
+            for i in 0...(head.count - 4) where tags.contains(where: { $0[0] == head[i] && Array(head[i..<(i + 4)]) == $0 }) {
                 tagged = true
                 break
             }
         }
+        var offset = 0
         while decoder.sampleRate == nil && offset < 1 << 20 {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, off_t(offset)) }
-            if n <= 0 { break }
-            offset += n
-            let result = buffer.withUnsafeBytes { raw -> Result<Void, AudioFileError> in
-                do throws(AudioFileError) { try decoder.feed(UnsafeRawBufferPointer(rebasing: raw[0..<n])) } catch { return .failure(error) }
+            let piece = source.bytes(at: offset, count: feedBytes)
+            if piece.isEmpty { break }
+            offset += piece.count
+            let result = piece.withUnsafeBytes { raw -> Result<Void, AudioFileError> in
+                do throws(AudioFileError) { try decoder.feed(raw) } catch { return .failure(error) }
                 return .success(())
             }
             try result.get()
@@ -149,7 +144,7 @@ final class MP3StreamDecoder: StreamDecoder {
                                  "MP3 without a LAME/Xing header cannot be streamed (its length is unknown; decode it into memory)")
         }
         // A lying header (0xFFFFFFFF frames) would make the track, and a render of it, run for days.
-        let most = maximumFrames(byteCount: try StreamFile.fileSize(path), sampleRate: rate, layer: decoder.layer)
+        let most = maximumFrames(byteCount: source.count, sampleRate: rate, layer: decoder.layer)
         guard length <= most else {
             throw AudioFileError(.unsupported, path: path,
                                  "MP3 header claims \(length) frames, more than its bytes can hold (at most \(most)); its length is unknown until decoded, so decode it into memory")

@@ -79,6 +79,20 @@ enum SndfileDecoder {
                              sampleRate: Double(info.samplerate), channelCount: Int(info.channels), frameCount: frames)
     }
 
+    /// Describes a file held in memory: the same checks and length rules as `info(source:…)`, through
+    /// libsndfile's virtual I/O over the bytes.
+    static func info(bytes: [UInt8], container: AudioContainer, path: String) throws(AudioFileError) -> AudioFileInfo {
+        try ChunkLayout.validate(bytes, container: container, path: path)
+        return try withOpenFile(bytes: bytes, container: container, path: path) { (file, info) throws(AudioFileError) -> AudioFileInfo in
+            let frames = try validateOpened(info, byteCount: bytes.count, path: path)
+            if !SndfileLength.isUncompressed(format: info.format) {
+                try SndfileLength.verifyLastFrame(file, frames: frames, channelCount: Int(info.channels), path: path)
+            }
+            return AudioFileInfo(container: container.infoName, codec: codecName(format: info.format),
+                                 sampleRate: Double(info.samplerate), channelCount: Int(info.channels), frameCount: frames)
+        }
+    }
+
     /// The name `AudioFileInfo.codec` uses for a libsndfile format word.
     static func codecName(format: Int32) -> String {
         let major = Int(format) & SF_FORMAT_TYPEMASK
@@ -114,23 +128,16 @@ enum SndfileDecoder {
         _ body: (OpaquePointer, SF_INFO) throws(AudioFileError) -> T
     ) throws(AudioFileError) -> T {
         // withUnsafeBytes only rethrows untyped errors, so the typed error travels out in a Result.
-        let result = bytes.withUnsafeBytes { (raw) -> Result<T, AudioFileError> in
-            let source = MemorySource(raw)
-            var io = MemorySource.callbacks
-            var info = SF_INFO()
-            let opened = withExtendedLifetime(source) {
-                sf_open_virtual(&io, Int32(SFM_READ), &info, Unmanaged.passUnretained(source).toOpaque())
+        let source = SndfileVirtualFile(.memory(bytes), path: path)
+        var info = SF_INFO()
+        return try withExtendedLifetime(source) { () throws(AudioFileError) -> T in
+            guard let file = SndfileVirtualFile.open(source, &info) else {
+                throw openError(bytes: bytes, container: container, path: path)
             }
-            guard let file = opened else { return .failure(openError(bytes: bytes, container: container, path: path)) }
             defer { sf_close(file) }
-            do throws(AudioFileError) {
             _ = try validateOpened(info, byteCount: bytes.count, path: path)
-            return .success(try withExtendedLifetime(source) { () throws(AudioFileError) -> T in try body(file, info) })
-            } catch {
-                return .failure(error)
-            }
+            return try body(file, info)
         }
-        return try result.get()
     }
 
     /// Checks what libsndfile reports for a file of `byteCount` bytes; returns its frame count (`SndfileLength`).
@@ -178,48 +185,4 @@ enum SndfileDecoder {
         for prefix in ["Error : ", "Error: "] where text.hasPrefix(prefix) { text.removeFirst(prefix.count) }
         return text.isEmpty ? "unknown libsndfile error" : text
     }
-}
-
-/// The read-only virtual file libsndfile sees: a cursor over borrowed bytes.
-private final class MemorySource {
-    let bytes: UnsafeRawBufferPointer
-    var position: Int = 0
-
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
-
-    static func from(_ user: UnsafeMutableRawPointer?) -> MemorySource? {
-        guard let user else { return nil }
-        return Unmanaged<MemorySource>.fromOpaque(user).takeUnretainedValue()
-    }
-
-    static let callbacks = SF_VIRTUAL_IO(
-        get_filelen: { user in sf_count_t(MemorySource.from(user)?.bytes.count ?? 0) },
-        seek: { offset, whence, user in
-            guard let source = MemorySource.from(user) else { return -1 }
-            let base: Int
-            switch whence {
-            case SEEK_SET: base = 0
-            case SEEK_CUR: base = source.position
-            case SEEK_END: base = source.bytes.count
-            default: return -1
-            }
-            let (target, overflow) = base.addingReportingOverflow(Int(offset))
-            guard !overflow, target >= 0 else { return -1 }
-            source.position = target
-            return sf_count_t(target)
-        },
-        read: { destination, count, user in
-            guard let source = MemorySource.from(user), let destination, count > 0 else { return 0 }
-            let remaining = source.bytes.count - source.position
-            guard remaining > 0 else { return 0 }
-            let n = min(Int(count), remaining)
-            if let base = source.bytes.baseAddress {
-                destination.copyMemory(from: base + source.position, byteCount: n)
-            }
-            source.position += n
-            return sf_count_t(n)
-        },
-        write: { _, _, _ in 0 },
-        tell: { user in sf_count_t(MemorySource.from(user)?.position ?? 0) }
-    )
 }

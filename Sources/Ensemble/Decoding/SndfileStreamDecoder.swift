@@ -4,7 +4,8 @@ import CSndfile
 import Glibc
 #endif
 
-/// libsndfile on a file path: one open handle, `sf_seek` and `sf_readf_float` (the same library calls and
+/// libsndfile on a stream's bytes (`SndfileVirtualFile`: its own open file, or bytes shared by every stream of the
+/// sound): one open handle, `sf_seek` and `sf_readf_float` (the same library calls and
 /// defaults as the in-memory decoder, so the same samples).
 ///
 /// Ogg Vorbis is the exception for seeking: libsndfile's Vorbis seek does not land on the exact sample, so a
@@ -12,24 +13,29 @@ import Glibc
 /// decoding time proportional to the distance.
 final class SndfileStreamDecoder: StreamDecoder {
     private var handle: OpaquePointer
+    private var file: SndfileVirtualFile
+    private let source: ByteSource
     private let path: String
     private let frameCount: Int
     private let channelCount: Int
     private let seekByDecoding: Bool
     private var position = 0
 
-    init(path: String, channelCount: Int, frameCount: Int) throws(AudioFileError) {
+    init(source: ByteSource, path: String, channelCount: Int, frameCount: Int) throws(AudioFileError) {
+        self.source = source
         self.path = path
         self.frameCount = frameCount
         self.channelCount = channelCount
         var info = SF_INFO()
-        handle = try Self.open(path, channelCount, &info)
+        file = SndfileVirtualFile(source, path: path)
+        handle = try Self.open(file, channelCount, &info)
         seekByDecoding = Int(info.format) & SF_FORMAT_TYPEMASK == SF_FORMAT_OGG
     }
 
-    private static func open(_ path: String, _ channelCount: Int, _ info: inout SF_INFO) throws(AudioFileError) -> OpaquePointer {
-        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
-            throw AudioFileError(.unreadable, path: path, "cannot open for streaming: \(SndfileDecoder.message(sf_strerror(nil)))")
+    private static func open(_ file: SndfileVirtualFile, _ channelCount: Int, _ info: inout SF_INFO) throws(AudioFileError) -> OpaquePointer {
+        let path = file.path
+        guard let handle = SndfileVirtualFile.open(file, &info) else {
+            throw file.failure ?? AudioFileError(.unreadable, path: path, "cannot open for streaming: \(SndfileDecoder.message(sf_strerror(nil)))")
         }
         guard Int(info.channels) == channelCount else {
             sf_close(handle)
@@ -44,9 +50,11 @@ final class SndfileStreamDecoder: StreamDecoder {
         if seekByDecoding {
             if frame < position {
                 var info = SF_INFO()
-                let fresh = try Self.open(path, channelCount, &info)
+                let freshFile = SndfileVirtualFile(source, path: path)
+                let fresh = try Self.open(freshFile, channelCount, &info)
                 sf_close(handle)
                 handle = fresh
+                file = freshFile
                 position = 0
             }
             let chunk = 4096
@@ -68,6 +76,7 @@ final class SndfileStreamDecoder: StreamDecoder {
 
     func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioFileError) -> Int {
         let got = Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
+        if got < frames, let failure = file.failure { throw failure }
         if got < frames && sf_error(handle) != 0 {
             throw AudioFileError(.corrupt, path: path, "decoding failed while streaming: \(SndfileDecoder.message(sf_strerror(handle)))")
         }

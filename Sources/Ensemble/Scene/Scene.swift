@@ -169,6 +169,9 @@ public struct Scene: Sendable, Equatable {
     /// An empty scene at 48 kHz: no tracks, effects, buses or timeline.
     public init() {}
 
+    /// The `file` that stands for standard input (`"file": "-"`): read once, to its end, into memory.
+    public static let standardInput = "-"
+
     /// Reads and validates the scene at `path`.
     public static func load(path: String) throws(SceneError) -> Scene {
         var isDirectory: ObjCBool = false

@@ -220,10 +220,13 @@ extension SceneFile {
         }
         func resolve(_ file: String?, _ key: String) throws(SceneError) -> String {
             guard let file, !file.isEmpty else { throw fail("\(key).file: missing") }
+            // "-" is standard input, read once into memory however many tracks and effects name it.
+            if file == Scene.standardInput { return file }
             return file.hasPrefix("/") ? file : (folder as NSString).appendingPathComponent(file)
         }
         func defaultName(_ file: String) -> String {
-            ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+            if file == Scene.standardInput { return "stdin" }
+            return ((file as NSString).lastPathComponent as NSString).deletingPathExtension
         }
 
         var scene = Scene()

@@ -20,19 +20,22 @@ public final class ScenePlayback: @unchecked Sendable {
     private let busIndex: [String: Bus]
 
     /// Decodes every file the scene names and prepares tracks and effects on `engine` (whose sample rate the
-    /// scene is rendered at). Fails naming the scene, the key and the file.
-    public init(scene: Scene, path scenePath: String, engine: Engine) throws(SceneError) {
+    /// scene is rendered at). Fails naming the scene, the key and the file. `preloaded` are sounds already in
+    /// memory for some of the scene's `file`s (standard input read by the caller, say), used instead of loading.
+    public init(scene: Scene, path scenePath: String, engine: Engine, preloaded: [String: Sound] = [:]) throws(SceneError) {
         self.scene = scene
         self.engine = engine
         self.scenePath = scenePath
         func fail(_ key: String, _ error: EngineError) -> SceneError {
             SceneError(path: scenePath, "\(key): \(error.description)")
         }
-        var sounds: [String: Sound] = [:]
+        var sounds = preloaded
         func sound(_ file: String, _ key: String) throws(SceneError) -> Sound {
             if let cached = sounds[file] { return cached }
             do {
-                let s = try Sound(contentsOf: file)
+                let s = file == Scene.standardInput
+                    ? try Sound(reader: FileDescriptorReader.standardInput(), name: "standard input")
+                    : try Sound(contentsOf: file)
                 sounds[file] = s
                 return s
             } catch {
@@ -68,6 +71,13 @@ public final class ScenePlayback: @unchecked Sendable {
         /// The track's sound, streamed when the scene says so, or by default when the file is longer than
         /// `Scene.streamingThreshold` in a format that streams (others are decoded into memory).
         func trackSound(_ spec: Scene.TrackEntry, _ key: String) throws(SceneError) -> Sound {
+            if spec.file == Scene.standardInput || preloaded[spec.file] != nil {
+                // A pipe reads only forward: standard input is decoded into memory, so renders stay exact.
+                if spec.stream == true {
+                    throw SceneError(path: scenePath, "\(key).stream: standard input (\"-\") cannot be streamed: it reads only forward; leave out \"stream\"")
+                }
+                return try sound(spec.file, key)
+            }
             if spec.stream == false || spec.loopStart != nil || spec.loopEnd != nil || spec.rateMode == .preservePitch {
                 return try sound(spec.file, key)
             }

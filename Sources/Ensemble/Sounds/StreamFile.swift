@@ -8,8 +8,11 @@ import Glibc
 /// repeatable: the loader opens a decoder when the stream needs data and may close it again to bound the number
 /// of open files.
 public struct StreamFile: Sendable {
-    /// The file streamed.
+    /// The file streamed: its path, or the name given to bytes in memory or a reader.
     public let path: String
+    /// Where the bytes are: a path (each decoder opens the file itself, so the loader can bound open files), or
+    /// bytes in memory or an application's reader, shared by every decoder of the sound.
+    private let shared: ByteSource?
     /// The file's sample rate in Hz.
     public let sampleRate: Double
     /// 1 (mono) or 2 (stereo).
@@ -30,15 +33,35 @@ public struct StreamFile: Sendable {
     /// API; an MP3 without one throws `.unsupported`, since its length is unknown until decoded: `Sound(contentsOf:)`
     /// decodes it into memory).
     public init(path: String) throws(AudioFileError) {
-        self.path = path
         let head = try Self.readPrefix(path: path, count: 64 * 1024)
+        try self.init(source: .file(OpenFile(path: path)), head: head, name: path, shared: false)
+    }
+
+    /// A stream over a whole file held in memory (any format `init(path:)` streams); `name` stands for it in
+    /// messages. The bytes are shared by every track that plays it; only the decoded ring is per track.
+    public init(bytes: [UInt8], name: String) throws(AudioFileError) {
+        guard !bytes.isEmpty else { throw AudioFileError(.empty, path: name, "file is empty") }
+        try self.init(source: .memory(bytes), head: Array(bytes.prefix(64 * 1024)), name: name, shared: true)
+    }
+
+    /// A stream over an application's reader, which must seek and know its size (a pipe cannot be streamed:
+    /// `.unsupported`; decode it into memory with `Sound(reader:name:)`). The loader thread reads it while the
+    /// sound plays, one call at a time.
+    public init(reader: AudioByteReader, name: String) throws(AudioFileError) {
+        let source = ByteSource.reader(try SharedReader(reader, name: name))
+        try self.init(source: source, head: source.bytes(at: 0, count: 64 * 1024), name: name, shared: true)
+    }
+
+    private init(source: ByteSource, head: [UInt8], name path: String, shared: Bool) throws(AudioFileError) {
+        self.path = path
+        self.shared = shared ? source : nil
         guard let container = ContainerSniffer.sniff(head) else {
             throw AudioFileError(.unsupported, path: path,
                                  "not a recognised audio file (\(ContainerSniffer.describeMagic(head)))")
         }
         switch container {
         case .mp3:
-            let probe = try MP3StreamDecoder.probe(path: path)
+            let probe = try MP3StreamDecoder.probe(source: source, path: path)
             guard probe.channelCount == 1 || probe.channelCount == 2 else {
                 throw AudioFileError(.unsupported, path: path, "unsupported channel count \(probe.channelCount) (mono or stereo)")
             }
@@ -49,7 +72,7 @@ public struct StreamFile: Sendable {
             ima4 = nil
             return
         case .caf, .aifc:
-            if let layout = try IMA4StreamDecoder.locate(path: path) {
+            if let layout = try IMA4StreamDecoder.locate(source: source, path: path) {
                 guard layout.channelCount == 1 || layout.channelCount == 2 else {
                     throw AudioFileError(.unsupported, path: path, "unsupported channel count \(layout.channelCount) (mono or stereo)")
                 }
@@ -65,11 +88,12 @@ public struct StreamFile: Sendable {
         }
         ima4 = nil
         // The same chunk-size checks as the in-memory decoder, over the file, so both report a damaged header alike.
-        let source = try ByteSource.open(path: path)
         try ChunkLayout.validate(source, container: container, path: path)
         var info = SF_INFO()
-        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
-            throw AudioFileError(.corrupt, path: path, "cannot open for streaming: \(SndfileDecoder.message(sf_strerror(nil)))")
+        let virtual = SndfileVirtualFile(source, path: path)
+        guard let file = SndfileVirtualFile.open(virtual, &info) else {
+            throw virtual.failure
+                ?? AudioFileError(.corrupt, path: path, "cannot open for streaming: \(SndfileDecoder.message(sf_strerror(nil)))")
         }
         defer { sf_close(file) }
         guard info.channels == 1 || info.channels == 2 else {
@@ -97,7 +121,10 @@ public struct StreamFile: Sendable {
         guard stat(path, &st) == 0 else { throw AudioFileError(.notFound, path: path, "no such file") }
         let type = st.st_mode & S_IFMT
         if type == S_IFDIR { throw AudioFileError(.isDirectory, path: path, "is a directory, not an audio file") }
-        guard type == S_IFREG else { throw AudioFileError(.unreadable, path: path, "not a regular file") }
+        guard type == S_IFREG else {
+            throw AudioFileError(.unsupported, path: path,
+                                 "cannot stream: not a regular file (a pipe or device reads only forward); load it into memory instead")
+        }
         guard st.st_size > 0 else { throw AudioFileError(.empty, path: path, "file is empty") }
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw AudioFileError(.unreadable, path: path, "cannot open") }
@@ -109,15 +136,11 @@ public struct StreamFile: Sendable {
         return bytes
     }
 
-    static func fileSize(_ path: String) throws(AudioFileError) -> Int {
-        var st = stat()
-        guard stat(path, &st) == 0 else { throw AudioFileError(.notFound, path: path, "no such file") }
-        return Int(st.st_size)
-    }
-
     func open() throws(AudioFileError) -> StreamDecoder {
-        if let ima4 { return try IMA4StreamDecoder(path: path, layout: ima4, checkpoints: ima4Checkpoints) }
-        if codec == "mp3" { return try MP3StreamDecoder(path: path, channelCount: channelCount) }
-        return try SndfileStreamDecoder(path: path, channelCount: channelCount, frameCount: frameCount)
+        let source: ByteSource
+        if let shared { source = shared } else { source = try ByteSource.open(path: path) }
+        if let ima4 { return try IMA4StreamDecoder(source: source, path: path, layout: ima4, checkpoints: ima4Checkpoints) }
+        if codec == "mp3" { return try MP3StreamDecoder(source: source, path: path, channelCount: channelCount) }
+        return try SndfileStreamDecoder(source: source, path: path, channelCount: channelCount, frameCount: frameCount)
     }
 }

@@ -1,0 +1,65 @@
+import Foundation
+import XCTest
+@testable import Ensemble
+
+/// `-` reads standard input, through a real pipe, for `info`, `decode`, `render` (and a scene's `"file": "-"`):
+/// the same output as the file's path gives; bad bytes on the pipe fail with one line and leave no file.
+final class PipeCLITests: XCTestCase {
+    private let asset = packageRoot.appendingPathComponent("Assets/loop_chords.mp3").path
+
+    private func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+    func testInfoAndDecodeFromAPipe() throws {
+        let exe = try ensembleExecutable()
+        let piped = try runProcess(exe, ["info", "--json", "-"], stdin: try bytes(asset))
+        let direct = try runProcess(exe, ["info", "--json", asset])
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertEqual(piped.stdout, direct.stdout)
+        let dir = try TemporaryDirectory()
+        let out = dir.file("out.wav")
+        let decoded = try runProcess(exe, ["decode", "-", "-o", out], stdin: try bytes(asset))
+        XCTAssertEqual(decoded.status, 0, decoded.stderr)
+        XCTAssertEqual(try AudioFile.decode(path: out), try AudioFile.decode(path: asset))
+    }
+
+    func testRenderOfStandardInputEqualsRenderOfThePath() throws {
+        let exe = try ensembleExecutable()
+        let dir = try TemporaryDirectory()
+        let fromPath = dir.file("path.wav"), fromPipe = dir.file("pipe.wav"), fromScene = dir.file("scene.wav")
+        let sceneByPath = try dir.write(Array(#"{"tracks":[{"file":"\#(asset)","volume":0.5},{"file":"\#(asset)","name":"b","start":0.25}]}"#.utf8), to: "a.json")
+        let sceneByPipe = try dir.write(Array(#"{"tracks":[{"file":"-","volume":0.5},{"file":"-","name":"b","start":0.25}]}"#.utf8), to: "b.json")
+        XCTAssertEqual(try runProcess(exe, ["render", asset, "-o", fromPath]).status, 0)
+        let r = try runProcess(exe, ["render", "-", "-o", fromPipe], stdin: try bytes(asset))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: fromPipe)), try Data(contentsOf: URL(fileURLWithPath: fromPath)))
+        let reference = dir.file("ref.wav")
+        XCTAssertEqual(try runProcess(exe, ["render", sceneByPath, "-o", reference]).status, 0)
+        let s = try runProcess(exe, ["render", sceneByPipe, "-o", fromScene], stdin: try bytes(asset))
+        XCTAssertEqual(s.status, 0, s.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: fromScene)), try Data(contentsOf: URL(fileURLWithPath: reference)))
+        // The render is the asset, played once: its length and its samples (mono asset, stereo render).
+        let audio = try AudioFile.decode(path: fromPath), source = try AudioFile.decode(path: asset)
+        XCTAssertEqual(audio.frameCount, source.frameCount)
+    }
+
+    func testGarbageOnStandardInputFailsWithOneLineAndNoFile() throws {
+        let exe = try ensembleExecutable()
+        let dir = try TemporaryDirectory()
+        var noise = SplitMix64(seed: 3)
+        let garbage = (0..<20_000).map { _ in UInt8(truncatingIfNeeded: noise.next()) }
+        for arguments in [["info", "-"], ["decode", "-", "-o", dir.file("x.wav")], ["render", "-", "-o", dir.file("y.wav")]] {
+            let r = try runProcess(exe, arguments, stdin: garbage)
+            XCTAssertEqual(r.status, 1, "\(arguments)")
+            XCTAssertTrue(r.stderr.hasPrefix("ensemble: standard input: "), r.stderr)
+            XCTAssertEqual(r.stderr.filter { $0 == "\n" }.count, 1, r.stderr)
+        }
+        XCTAssertEqual(try dir.contents(), [])
+        let empty = try runProcess(exe, ["info", "-"], stdin: [])
+        XCTAssertEqual(empty.status, 1)
+        XCTAssertTrue(empty.stderr.contains("standard input: file is empty"), empty.stderr)
+        let streamed = try dir.write(Array(#"{"tracks":[{"file":"-","stream":true}]}"#.utf8), to: "s.json")
+        let refused = try runProcess(exe, ["render", streamed, "-o", dir.file("z.wav")], stdin: try bytes(asset))
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("cannot be streamed"), refused.stderr)
+    }
+}
