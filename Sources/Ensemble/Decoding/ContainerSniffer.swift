@@ -106,6 +106,10 @@ struct MPEGFrameHeader: Equatable {
     let bitRate: Int
     let sampleRate: Int
     let frameLength: Int
+    /// 1 for single-channel mode, else 2.
+    let channelCount: Int
+    /// PCM frames the frame decodes to (ISO/IEC 11172-3, 13818-3: 384 for Layer I, 1152 for II, 1152 or 576 for III).
+    var samples: Int { layer == 1 ? 384 : layer == 2 || version == .mpeg1 ? 1152 : 576 }
 
     private static let bitRatesKbps: [[Int]] = [
         [0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448],  // MPEG-1 Layer I
@@ -163,6 +167,7 @@ struct MPEGFrameHeader: Equatable {
         self.bitRate = bitRate
         self.sampleRate = sampleRate
         self.frameLength = length
+        channelCount = b3 >> 6 == 3 ? 1 : 2
     }
 }
 
@@ -170,6 +175,7 @@ struct MPEGFrameHeader: Equatable {
 private struct ByteView {
     let bytes: UnsafeBufferPointer<UInt8>
     init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    init(_ raw: UnsafeRawBufferPointer) { bytes = raw.assumingMemoryBound(to: UInt8.self) }
     var count: Int { bytes.count }
     subscript(i: Int) -> UInt8 { i >= 0 && i < bytes.count ? bytes[i] : 0 }
 
@@ -188,5 +194,23 @@ extension MPEGFrameHeader {
         let parsed = bytes.withUnsafeBufferPointer { MPEGFrameHeader(ByteView($0), at: offset) }
         guard let parsed else { return nil }
         self = parsed
+    }
+
+    /// Parses the frame header at `offset` in raw bytes, or nil if there is none.
+    init?(_ raw: UnsafeRawBufferPointer, at offset: Int) {
+        guard let parsed = MPEGFrameHeader(ByteView(raw), at: offset) else { return nil }
+        self = parsed
+    }
+
+    /// Whether `other` can be the next frame of the same stream (same version, layer and rate; channel mode and
+    /// bit rate may change from frame to frame).
+    func continues(_ other: MPEGFrameHeader) -> Bool {
+        version == other.version && layer == other.layer && sampleRate == other.sampleRate
+    }
+
+    /// Bytes of Layer III side information after the header (where a Xing/Info tag starts).
+    var sideInfoLength: Int {
+        if version == .mpeg1 { return channelCount == 1 ? 17 : 32 }
+        return channelCount == 1 ? 9 : 17
     }
 }
