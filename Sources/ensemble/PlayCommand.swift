@@ -44,6 +44,25 @@ struct PlayCommand: ParsableCommand {
 
     func run() throws {
         var wasInterrupted = false
+        if scene == "-" {
+            // Audio on standard input plays as it arrives (a push stream), not after the pipe closes.
+            try reportingFailures(path: "standard input") {
+                var configuration = Engine.Configuration()
+                if let channels, let layout = SpeakerLayout(channelCount: channels) { configuration.speakerLayout = layout }
+                let engine = try Engine(configuration: configuration)
+                signal(SIGPIPE, SIG_IGN)
+                interrupted.store(false, ordering: .relaxed)
+                signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
+                defer { signal(SIGINT, SIG_DFL) }
+                let policy: DeviceLossPolicy = onDeviceLoss == .reopen ? .reopen(deviceName: device) : .hold
+                let result = try StandardInputPlayback(device: device, latency: latency, onDeviceLoss: policy,
+                                                       isInterrupted: { interrupted.load(ordering: .relaxed) }).run(engine: engine)
+                FileHandle.standardError.write(Data((result.summary + "\n").utf8))
+                wasInterrupted = result.interrupted
+            }
+            if wasInterrupted { throw ExitCode(130) }
+            return
+        }
         try reportingFailures(path: scene) {
             guard latency.isFinite, latency >= 5, latency <= 2000 else {
                 throw SceneError(path: scene, "--latency \(latency): expected 5…2000 ms")

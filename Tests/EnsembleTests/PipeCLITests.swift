@@ -62,4 +62,24 @@ final class PipeCLITests: XCTestCase {
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(refused.stderr.contains("cannot be streamed"), refused.stderr)
     }
+
+    /// `play -` plays the bytes as they arrive (a push stream): the recording holds exactly what `render -` of the
+    /// same bytes writes, after the device's and the pre-roll's lead.
+    func testPlayingStandardInputRecordsWhatRenderWrites() throws {
+        let exe = try ensembleExecutable()
+        let dir = try TemporaryDirectory()
+        let wav = try StreamingTests.makeFile(dir, "in", container: "wav", codec: .pcm16, seconds: 1, rate: 48000, channels: 2)
+        let input = try bytes(wav)
+        let rendered = dir.file("render.wav"), recording = dir.file("recording.wav")
+        XCTAssertEqual(try runProcess(exe, ["render", "-", "-o", rendered], stdin: input).status, 0)
+        let conf = try dir.write(Array(OpenALTestConfig.wave(recordingTo: recording).utf8), to: "alsoft.conf")
+        let played = try runProcess(exe, ["play", "-", "--latency", "100"], environment: ["ALSOFT_CONF": conf], stdin: input)
+        XCTAssertEqual(played.status, 0, played.stderr)
+        XCTAssertTrue(played.stderr.contains("of standard input"), played.stderr)
+        let reference = try interleavedStereo(rendered), got = try interleavedStereo(recording)
+        let lead = try XCTUnwrap(firstSoundingFrame(got)) - XCTUnwrap(firstSoundingFrame(reference))
+        XCTAssertGreaterThanOrEqual(lead, 0)
+        XCTAssertGreaterThanOrEqual(got.count, 2 * (lead + 48000))
+        assertSamplesEqual(frames(got, lead..<(lead + 48000)), reference, "recording vs render")
+    }
 }

@@ -67,6 +67,7 @@ extension Engine {
             return true
         }
         guard due else { return }
+        reportLiveStreams(loader)
         let stats = loader.statistics()
         let (underruns, missing) = broadcast.starvation.withLock { s in
             let d = (stats.underruns - s.underruns, stats.missingFrames - s.missingFrames)
@@ -76,6 +77,30 @@ extension Engine {
         }
         if underruns > 0 {
             publish(.streamStarved(underruns: underruns, missingFrames: missing, at: renderTime))
+        }
+    }
+
+    /// Event thread: live tracks that ran dry or began to sound since the last poll.
+    private func reportLiveStreams(_ loader: StreamLoader) {
+        for ring in loader.liveStreams() {
+            guard let track = ring.track else { continue }
+            let c = ring.view.cells
+            let soundings = c[StreamView.soundings].load(ordering: .acquiring)
+            let starvations = c[StreamView.starvations].load(ordering: .acquiring)
+            let soundingFrame = c[StreamView.soundingFrame].load(ordering: .relaxed)
+            let starvedFrame = c[StreamView.starvedFrame].load(ordering: .relaxed)
+            let (newSounding, newStarved) = broadcast.starvation.withLock { _ in
+                defer {
+                    ring.reportedSoundings = soundings
+                    ring.reportedStarvations = starvations
+                }
+                return (soundings != ring.reportedSoundings, starvations != ring.reportedStarvations)
+            }
+            // In the order they happened.
+            var found: [(Int64, EngineEvent)] = []
+            if newStarved { found.append((starvedFrame, .trackStarved(track, at: time(frame: starvedFrame)))) }
+            if newSounding { found.append((soundingFrame, .trackBuffered(track, at: time(frame: soundingFrame)))) }
+            for (_, event) in found.sorted(by: { $0.0 < $1.0 }) { publish(event) }
         }
     }
 

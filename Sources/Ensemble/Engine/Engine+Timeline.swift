@@ -192,7 +192,14 @@ extension Track {
             try Engine.check(r, "rate", 0.5...2)
         case let .loops(n):
             try Track.check(loops: n)
+            // A live stream's frames are consumed as they play: it cannot go round again.
+            if sound.isLive && n != 0 {
+                throw .invalidParameter(name: "numberOfLoops of live \(sound.name)", value: Double(n), expected: "0 (a live stream plays once)")
+            }
         case let .seek(seconds):
+            if sound.isLive {
+                throw .invalidParameter(name: "seek in live \(sound.name)", value: seconds, expected: "no seek (a live stream plays from its start)")
+            }
             _ = try sourceFrame(seconds, "seek")
         case let .pause(fade), let .resume(fade), let .stop(fade):
             try duration(fade, "fade")

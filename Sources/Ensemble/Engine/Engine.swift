@@ -71,6 +71,9 @@ public final class Engine: @unchecked Sendable {
         /// Audio each streamed track keeps decoded ahead of playback, in seconds of its source (the ring holds
         /// at least 8 blocks of `maxBlockFrames`, whatever this says).
         public var streamBufferDuration = 2.0
+        /// Seconds a live track (`PushStream`, `PCMQueue`) buffers before it sounds, at its start and again after
+        /// running dry (0…`streamBufferDuration` / 2; more is capped at half the ring).
+        public var livePreRoll = 0.25
         /// Most files the stream loader keeps open at once; past it the least recently used one is closed and
         /// reopened when its stream next needs data.
         public var maxOpenStreamFiles = 256
@@ -158,6 +161,9 @@ public final class Engine: @unchecked Sendable {
         }
         guard c.eventCapacity >= 64, c.eventCapacity <= 1 << 20 else {
             throw .invalidParameter(name: "eventCapacity", value: Double(c.eventCapacity), expected: "64…1048576")
+        }
+        guard c.livePreRoll.isFinite, c.livePreRoll >= 0, c.livePreRoll <= 300 else {
+            throw .invalidParameter(name: "livePreRoll", value: c.livePreRoll, expected: "0…300 s")
         }
         guard c.streamBufferDuration.isFinite, c.streamBufferDuration > 0, c.streamBufferDuration <= 600 else {
             throw .invalidParameter(name: "streamBufferDuration", value: c.streamBufferDuration, expected: "more than 0, at most 600 s")

@@ -35,6 +35,12 @@ public enum EngineEvent: Sendable {
     /// frames not yet loaded and played them as silence (the totals are in `Engine.streamStatistics()`).
     /// Noticed by polling the loader every 10 ms or so; `at` is the render clock when it was noticed.
     case streamStarved(underruns: Int, missingFrames: Int, at: EngineTime)
+    /// A live track (`PushStream`, `PCMQueue`) ran dry at `at`: it is silent, its position held, until its
+    /// pre-roll is buffered again (`trackBuffered`). Noticed by polling every 10 ms or so, so two transitions
+    /// within one poll are reported as the last of them.
+    case trackStarved(Track, at: EngineTime)
+    /// A live track has its pre-roll buffered and sounds from `at`: at its start, and after each starvation.
+    case trackBuffered(Track, at: EngineTime)
     /// An `OpenALOutput` playing this engine lost its device; the timeline stands still from `at`.
     case deviceLost(deviceName: String, at: EngineTime)
     /// Playback goes on on another device from `at` (`OpenALOutput.reopen` or its loss policy).
@@ -49,7 +55,8 @@ public enum EngineEvent: Sendable {
         case let .trackStarted(_, t), let .trackPaused(_, t), let .trackEnded(_, t, _), let .effectStarted(_, t),
              let .effectEnded(_, t, _), let .commandApplied(_, t), let .commandDropped(_, t, _),
              let .trackVirtual(_, t, _), let .trackAudible(_, t), let .effectVirtual(_, t, _), let .effectAudible(_, t),
-             let .streamStarved(_, _, t), let .deviceLost(_, t), let .deviceReopened(_, t):
+             let .streamStarved(_, _, t), let .deviceLost(_, t), let .deviceReopened(_, t),
+             let .trackStarved(_, t), let .trackBuffered(_, t):
             return t
         case .missed:
             return nil

@@ -400,7 +400,7 @@ public final class Track: @unchecked Sendable {
     /// Sounds loaded with loop points (WAV `smpl`) start with them; this overrides them.
     /// Throws unless 0 ≤ start < end ≤ duration, or for a streamed sound.
     public func setLoopRegion(start: Double, end: Double) throws(EngineError) {
-        guard sound.stream == nil else {
+        guard !sound.isStreamed else {
             throw .invalidParameter(name: "loopStart", value: start, expected: "a sound in memory (not streamed)")
         }
         let rate = sound.sampleRate
@@ -414,7 +414,7 @@ public final class Track: @unchecked Sendable {
 
     /// `setLoopRegion` in source frames: 0 ≤ start < end ≤ frameCount.
     func setLoopRegion(frames start: Int, _ end: Int) throws(EngineError) {
-        guard sound.stream == nil else {
+        guard !sound.isStreamed else {
             throw .invalidParameter(name: "loopStart", value: Double(start), expected: "a sound in memory (not streamed)")
         }
         guard start >= 0, start < end, end <= sound.frameCount else {
@@ -561,7 +561,15 @@ public final class Track: @unchecked Sendable {
             s.phase = .active
             s.stopPending = false
             var source = sound.voiceSource
-            if let file = sound.stream {
+            if let feed = sound.live {
+                // The feed is read from its first frame; it sounds once the pre-roll is buffered.
+                let ring = StreamRing(feed: feed, capacity: engine.streamCapacity(sourceRate: sound.sampleRate),
+                                      preRoll: Int((engine.configuration.livePreRoll * sound.sampleRate).rounded()),
+                                      name: sound.name, slot: slot, generation: s.generation)
+                ring.track = self
+                engine.streamLoader.open(ring)
+                source.stream = ring.view
+            } else if let file = sound.stream {
                 // A new stream per start, pre-rolling from now on (with the taps' history before the first frame).
                 let ring = StreamRing(file: file, capacity: engine.streamCapacity(sourceRate: sound.sampleRate),
                                       startFrame: Int64(s.startPosition) - StreamReader.history, loops: s.loops, name: sound.name,
@@ -577,7 +585,7 @@ public final class Track: @unchecked Sendable {
                 attackFrames: 0, metering: s.metering, sequence: engine.nextSequence())
             setup.bus = s.bus
             setup.priority = s.priority
-            setup.preservePitch = s.rateMode == .preservePitch && sound.stream == nil
+            setup.preservePitch = s.rateMode == .preservePitch && !sound.isStreamed
             setup.baseStep = step(rate: 1)
             setup.resampler = s.resampler
             setup.spatial = s.spatial

@@ -29,7 +29,10 @@ struct SpatialRender {
         let t0 = span.start, t1 = span.end
         let begin = max(voice.pointee.startFrame, t0)
         if begin >= t1 { return true }
-        if let stream = voice.pointee.source.stream { StreamFailure.endIfFailed(&voice.pointee, stream, at: begin) }
+        if let stream = voice.pointee.source.stream {
+            StreamFailure.endIfFailed(&voice.pointee, stream, at: begin)
+            if stream.live { LiveReader.endIfEnded(&voice.pointee, stream, at: begin) }
+        }
         // Grains restart whenever the voice plays unstretched in between.
         if !voice.pointee.preservePitch || voice.pointee.spatial.rateStep == voice.pointee.baseStep {
             voice.pointee.stretch.active = false
@@ -59,7 +62,7 @@ struct SpatialRender {
             var end = min(min(voice.pointee.stopFrame, t1), voice.pointee.spatial.nextUpdate)
             if t >= silentFrom {
                 // Virtual (`VirtualVoices`): the cursor moves on as mixing would have moved it; nothing is mixed.
-                VirtualVoices.advance(voice, frames: Int(end - t))
+                VirtualVoices.advance(voice, frames: Int(end - t), at: t)
                 t = end
                 continue
             }
@@ -103,7 +106,11 @@ struct SpatialRender {
                 return
             }
         }
-        if let stream = source.stream {
+        if let stream = source.stream, stream.live {
+            LiveReader.fill(&voice.pointee.cursor, stream, frame: a, tables: tables, mono, right, count: n,
+                            windowLeft: lane.pointee.streamWindowLeft, windowRight: lane.pointee.streamWindowRight,
+                            windowCapacity: MixLane.streamWindowFrames)
+        } else if let stream = source.stream {
             StreamReader.fill(&voice.pointee.cursor, stream, tables: tables, mono, right, count: n,
                               windowLeft: lane.pointee.streamWindowLeft, windowRight: lane.pointee.streamWindowRight,
                               windowCapacity: MixLane.streamWindowFrames)

@@ -245,9 +245,15 @@ struct VirtualVoices {
     /// division). A streamed voice's ring is marked consumed up to the cursor's history, as `StreamReader.fill`
     /// does, so the loader keeps pace and the ring holds the frames it needs when the voice comes back.
     @_noLocks
-    static func advance(_ voice: UnsafeMutablePointer<Voice>, frames: Int) {
+    static func advance(_ voice: UnsafeMutablePointer<Voice>, frames: Int, at frame: Int64) {
         guard frames > 0 else { return }
         var c = voice.pointee.cursor
+        // A live voice moves only over the frames that have arrived, as mixing it would.
+        var frames = frames
+        if let stream = voice.pointee.source.stream, stream.live {
+            frames = LiveReader.renderable(c, stream, frame: frame, count: frames)
+            if frames == 0 { return }
+        }
         let (high, low) = UInt64(frames).multipliedFullWidth(by: c.step)
         let (sum, carry) = low.addingReportingOverflow(UInt64(c.fraction))
         let top = high &+ (carry ? 1 : 0)

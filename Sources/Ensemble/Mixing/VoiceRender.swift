@@ -34,7 +34,10 @@ struct VoiceRender {
                 _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) -> Bool {
         let begin = max(voice.pointee.startFrame, t0)
         if begin >= t1 { return true }
-        if let stream = voice.pointee.source.stream { StreamFailure.endIfFailed(&voice.pointee, stream, at: begin) }
+        if let stream = voice.pointee.source.stream {
+            StreamFailure.endIfFailed(&voice.pointee, stream, at: begin)
+            if stream.live { LiveReader.endIfEnded(&voice.pointee, stream, at: begin) }
+        }
         let stop = voice.pointee.stopFrame
         let end = min(stop, t1)
         var meter = MeterAccumulator()
@@ -50,7 +53,12 @@ struct VoiceRender {
             let scratchLeft = lane.scratchLeft, scratchRight = lane.scratchRight, scratchGain = lane.scratchGain
             // No sends and no filter (almost every voice): the path as it was before either existed, bit for bit.
             let plain = environments.isPlain(slot, from: begin)
-            if let stream = source.stream {
+            if let stream = source.stream, stream.live {
+                // Live: what has arrived, then silence while the stream is dry (the cursor waits).
+                LiveReader.fill(&voice.pointee.cursor, stream, frame: begin, tables: tables, scratchLeft, scratchRight,
+                                count: count, windowLeft: lane.streamWindowLeft, windowRight: lane.streamWindowRight,
+                                windowCapacity: MixLane.streamWindowFrames)
+            } else if let stream = source.stream {
                 // Streamed: fill the scratch from the ring, then the same gain stage (same bits as the fused path).
                 StreamReader.fill(&voice.pointee.cursor, stream, tables: tables, scratchLeft, scratchRight, count: count,
                                   windowLeft: lane.streamWindowLeft, windowRight: lane.streamWindowRight,
@@ -94,7 +102,7 @@ struct VoiceRender {
         if end > mixEnd {
             // Virtual (`VirtualVoices`): the cursor moves on as mixing would have moved it, and nothing is mixed.
             // (A positioned voice's spatial update must still run on its grid frames, for `spatialAudibility`.)
-            VirtualVoices.advance(voice, frames: Int(end - mixEnd))
+            VirtualVoices.advance(voice, frames: Int(end - mixEnd), at: mixEnd)
         }
         if voice.pointee.metering { telemetry.meters[slot].publish(meter) }
         // A voice that goes on has its position published by the serial phase after the lanes

@@ -20,8 +20,13 @@ public final class Sound: @unchecked Sendable {
 
     /// The file a streamed sound reads while it plays, or nil for a sound decoded into memory.
     public let stream: StreamFile?
-    /// True for a sound made with `init(streamingContentsOf:)`: tracks read it from disk while playing.
-    public var isStreamed: Bool { stream != nil }
+    /// Where a live sound's frames come from (`init(pushStream:)`, `init(pcm:)`), or nil.
+    let live: LiveFeed?
+    /// True for a sound tracks read while playing rather than from memory: streamed from a file
+    /// (`init(streamingContentsOf:)`) or live (`init(pushStream:)`, `init(pcm:)`).
+    public var isStreamed: Bool { stream != nil || live != nil }
+    /// True for a live sound: a push stream or PCM from the application, played once from its start.
+    public var isLive: Bool { live != nil }
     /// The file's loop points in frames (start, end exclusive), read from a WAV `smpl` chunk's first loop when
     /// the file has one that lies inside the sound; nil otherwise. Tracks playing the sound start with it as
     /// their loop region (`Track.setLoopRegion` overrides it, `clearLoopRegion` drops it).
@@ -48,6 +53,7 @@ public final class Sound: @unchecked Sendable {
         channelCount = file.channelCount
         frameCount = file.frameCount
         stream = file
+        live = nil
         loopPoints = nil
         samples = .allocate(capacity: 4)
         samples.initialize(repeating: 0, count: 4)
@@ -68,6 +74,7 @@ public final class Sound: @unchecked Sendable {
         }
         self.name = name
         stream = nil
+        live = nil
         if let l = loopPoints, l.start >= 0, l.start < l.end, l.end <= audio.frameCount {
             self.loopPoints = l
         } else {
@@ -105,19 +112,53 @@ public final class Sound: @unchecked Sendable {
         try self.init(audio, name: name, loopPoints: FileLoopPoints.read(.memory(bytes), path: name))
     }
 
+    /// A live sound over a feed whose format is known; its length is 0 until the stream ends.
+    init(live feed: LiveFeed, name: String) throws(EngineError) {
+        guard feed.channelCount == 1 || feed.channelCount == 2 else {
+            throw .unsupportedChannelCount(sound: name, channels: feed.channelCount)
+        }
+        guard feed.sampleRate >= 1000, feed.sampleRate <= 768_000 else {
+            throw .invalidParameter(name: "sampleRate of \(name)", value: feed.sampleRate, expected: "1000…768000")
+        }
+        self.name = name
+        sampleRate = feed.sampleRate
+        channelCount = feed.channelCount
+        frameCount = 0
+        stream = nil
+        live = feed
+        loopPoints = nil
+        samples = .allocate(capacity: 4)
+        samples.initialize(repeating: 0, count: 4)
+    }
+
+    /// A sound that plays a push stream as its bytes arrive (one track, once): the stream's header must have been
+    /// parsed (`PushStream.isReady`), else `.invalidParameter`.
+    public convenience init(pushStream: PushStream) throws(EngineError) {
+        guard pushStream.isReady else {
+            throw .invalidParameter(name: "PushStream \(pushStream.name) header", value: 0,
+                                    expected: "append bytes until isReady (the header parsed) before making its sound")
+        }
+        try self.init(live: pushStream, name: pushStream.name)
+    }
+
+    /// A sound that plays PCM the application supplies (one track, once).
+    public convenience init(pcm queue: PCMQueue, name: String = "PCM queue") throws(EngineError) {
+        try self.init(live: queue, name: name)
+    }
+
     deinit { samples.deallocate() }
 
     /// Sample `frame` of `channel`, for tests and tools (not for the hot path).
     public func sample(channel: Int, frame: Int) -> Float {
-        precondition(stream == nil, "a streamed sound has no samples in memory")
+        precondition(!isStreamed, "a streamed sound has no samples in memory")
         precondition(channel >= 0 && channel < channelCount && frame >= 0 && frame < frameCount)
         return samples[channel * frameCount + frame]
     }
 
     var voiceSource: VoiceSource {
         let left = UnsafePointer(samples)
-        let right = channelCount == 2 && stream == nil ? UnsafePointer(samples + frameCount) : left
-        return VoiceSource(left: left, right: right, channelCount: channelCount, frameCount: frameCount,
-                           sampleRate: sampleRate)
+        let right = channelCount == 2 && !isStreamed ? UnsafePointer(samples + frameCount) : left
+        return VoiceSource(left: left, right: right, channelCount: channelCount,
+                           frameCount: live != nil ? LiveReader.unboundedLength : frameCount, sampleRate: sampleRate)
     }
 }

@@ -115,6 +115,7 @@ final class StreamLoader: @unchecked Sendable {
                 guard s.closed.load(ordering: .relaxed) else { return false }
                 retiredUnderruns += s.underruns
                 retiredMissing += s.missingFrames
+                if s.feed != nil { retiredLive.append(s) }
                 if s.decoder != nil { openDecoders -= 1 }
                 s.decoder = nil
                 return true
@@ -139,6 +140,8 @@ final class StreamLoader: @unchecked Sendable {
 
     /// Tops up one stream by at most one chunk; returns whether it did anything.
     private func service(_ s: StreamRing) -> Bool {
+        if let feed = s.feed { return serviceLive(s, feed) }
+        guard let file = s.file else { return false }
         let v = s.view, c = v.cells
         if c[StreamView.status].load(ordering: .relaxed) == StreamRing.Status.failed.rawValue { return false }
         let request = c[StreamView.request].load(ordering: .acquiring)
@@ -175,28 +178,10 @@ final class StreamLoader: @unchecked Sendable {
                 got += r
             }
             s.decoderPosition = filePosition + got
-            let cap = Int64(v.capacity)
-            let left = v.samples, right = v.samples + v.capacity
-            var slot = Int(s.writePosition % cap)
-            if v.channelCount == 2 {
-                for j in 0..<got {
-                    left[slot] = interleaved[2 * j]
-                    right[slot] = interleaved[2 * j + 1]
-                    slot += 1
-                    if slot == v.capacity { slot = 0 }
-                }
-            } else {
-                for j in 0..<got {
-                    left[slot] = interleaved[j]
-                    slot += 1
-                    if slot == v.capacity { slot = 0 }
-                }
-            }
-            s.writePosition += Int64(got)
-            c[StreamView.filled].store(StreamView.pack(epoch: epoch, frame: s.writePosition), ordering: .releasing)
+            store(interleaved, frames: got, into: s)
             if got < n {
                 // Every frame that could be read is delivered; the voice ends after playing them.
-                throw AudioFileError(.truncated, path: s.file.path,
+                throw AudioFileError(.truncated, path: file.path,
                                      "file is truncated: only \(filePosition + got) of \(v.length) frames could be read while streaming")
             }
         } catch {
@@ -209,6 +194,70 @@ final class StreamLoader: @unchecked Sendable {
             c[StreamView.status].store(StreamRing.Status.failed.rawValue, ordering: .releasing)
         }
         return true
+    }
+
+    /// Tops up a live stream's ring with whatever its feed has, never waiting for it; publishes the stream's end
+    /// (`eos`) once the feed has ended and every frame is in the ring.
+    private func serviceLive(_ s: StreamRing, _ feed: LiveFeed) -> Bool {
+        let v = s.view, c = v.cells
+        if c[StreamView.status].load(ordering: .relaxed) == StreamRing.Status.failed.rawValue { return false }
+        if c[StreamView.eos].load(ordering: .relaxed) >= 0 { return false }
+        if s.epoch != 0 {
+            // Live streams are never retargeted: one epoch, from frame 0.
+            s.epoch = 0
+            s.writePosition = 0
+            c[StreamView.dataStart].store(StreamView.pack(epoch: 0, frame: 0), ordering: .releasing)
+            c[StreamView.filled].store(StreamView.pack(epoch: 0, frame: 0), ordering: .releasing)
+        }
+        let consumed = max(c[StreamView.consumed].load(ordering: .acquiring), 0)
+        let room = Int(consumed + Int64(v.capacity) - s.writePosition)
+        guard room > 0 else { return false }
+        switch feed.pull(into: interleaved, frames: min(room, Self.chunkFrames)) {
+        case .frames(let got):
+            guard got > 0 else { return false }
+            store(interleaved, frames: got, into: s)
+            return true
+        case .ended:
+            c[StreamView.eos].store(s.writePosition, ordering: .releasing)
+            return true
+        case .failed(let error):
+            s.error = error
+            condition.lock()
+            errors.append(error)
+            condition.unlock()
+            c[StreamView.status].store(StreamRing.Status.failed.rawValue, ordering: .releasing)
+            return true
+        }
+    }
+
+    /// Copies `frames` interleaved frames into the ring at its write position and publishes them.
+    private func store(_ source: UnsafeMutablePointer<Float>, frames got: Int, into s: StreamRing) {
+        let v = s.view
+        let left = v.samples, right = v.samples + v.capacity
+        var slot = Int(s.writePosition % Int64(v.capacity))
+        for j in 0..<got {
+            if v.channelCount == 2 {
+                left[slot] = source[2 * j]
+                right[slot] = source[2 * j + 1]
+            } else {
+                left[slot] = source[j]
+            }
+            slot += 1
+            if slot == v.capacity { slot = 0 }
+        }
+        s.writePosition += Int64(got)
+        v.cells[StreamView.filled].store(StreamView.pack(epoch: s.epoch, frame: s.writePosition), ordering: .releasing)
+    }
+
+    /// Live streams closed since the event thread last asked, so their last transitions are still reported.
+    private var retiredLive: [StreamRing] = []
+
+    /// Event thread: the live streams open now and those closed since the last call, for their starvation events.
+    func liveStreams() -> [StreamRing] {
+        condition.lock()
+        defer { condition.unlock() }
+        defer { retiredLive.removeAll() }
+        return retiredLive + streams.filter { $0.feed != nil }
     }
 
     /// The stream's decoder, opening it (and closing the least recently used one past `maxOpenFiles`).
@@ -225,7 +274,8 @@ final class StreamLoader: @unchecked Sendable {
                 openDecoders -= 1
             }
         }
-        let d = try s.file.open()
+        guard let file = s.file else { throw AudioFileError(.unreadable, path: s.name, "a live stream has no file") }
+        let d = try file.open()
         s.decoder = d
         openDecoders += 1
         s.decoderPosition = 0

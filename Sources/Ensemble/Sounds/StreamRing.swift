@@ -19,18 +19,52 @@ struct StreamView: BitwiseCopyable, @unchecked Sendable {
     /// Frames of one pass (the file's length).
     let length: Int
     let cells: UnsafeMutablePointer<Atomic<Int64>>
+    /// A live stream (a `PushStream` or `PCMQueue`): frames arrive as they are produced, the voice waits for them
+    /// (`LiveReader`) instead of keeping its timeline, and the stream's length is known only at its end (`eos`).
+    let live: Bool
+    /// Live streams: frames buffered ahead of the cursor before the voice sounds (at the start and after running
+    /// dry).
+    let preRoll: Int64
+
+    @_noLocks
+    init(samples: UnsafeMutablePointer<Float>, capacity: Int, channelCount: Int, length: Int,
+         cells: UnsafeMutablePointer<Atomic<Int64>>, live: Bool, preRoll: Int64) {
+        self.samples = samples
+        self.capacity = capacity
+        self.channelCount = channelCount
+        self.length = length
+        self.cells = cells
+        self.live = live
+        self.preRoll = preRoll
+    }
+
+    /// The same ring read as a stream of `frames` frames: a live stream whose end is known, read like a file.
+    @_noLocks
+    func ending(at frames: Int64) -> StreamView {
+        StreamView(samples: samples, capacity: capacity, channelCount: channelCount, length: Int(frames), cells: cells,
+                   live: live, preRoll: preRoll)
+    }
 
     // Cell indices. The loader writes `filled`, `dataStart`, `status`; the render side writes `consumed`,
     // `request`, `loops`, `underruns`, `missingFrames`. Each writer's cells share a cache line.
     static var filled: Int { @_noLocks get { 0 } }
     static var dataStart: Int { @_noLocks get { 1 } }
     static var status: Int { @_noLocks get { 2 } }
+    /// Live streams: the stream's length once it has ended (−1 before).
+    static var eos: Int { @_noLocks get { 3 } }
     static var request: Int { @_noLocks get { 8 } }
     static var consumed: Int { @_noLocks get { 9 } }
     static var loops: Int { @_noLocks get { 10 } }
     static var underruns: Int { @_noLocks get { 11 } }
     static var missingFrames: Int { @_noLocks get { 12 } }
-    static var cellCount: Int { 16 }
+    /// Live streams (render side): `LiveReader.State`, then counts and frames of the last starvation and of the
+    /// last time the voice began to sound (after its pre-roll, or after running dry).
+    static var liveState: Int { @_noLocks get { 16 } }
+    static var starvations: Int { @_noLocks get { 17 } }
+    static var starvedFrame: Int { @_noLocks get { 18 } }
+    static var soundings: Int { @_noLocks get { 19 } }
+    static var soundingFrame: Int { @_noLocks get { 20 } }
+    static var cellCount: Int { 24 }
     static var statusFailed: Int64 { @_noLocks get { 2 } }
 
     static var frameBits: Int64 { @_noLocks get { 48 } }
@@ -66,7 +100,15 @@ struct StreamView: BitwiseCopyable, @unchecked Sendable {
 /// streamed track starts, freed when the voice has ended (the render side no longer reads it).
 final class StreamRing: @unchecked Sendable {
     let view: StreamView
-    let file: StreamFile
+    /// The file a file stream decodes (nil for a live stream).
+    let file: StreamFile?
+    /// Where a live stream's frames come from (nil for a file stream).
+    let feed: LiveFeed?
+    /// Live streams: the track whose voice reads the ring, for its starvation events (event thread).
+    weak var track: Track?
+    /// Event thread: starvations and soundings already reported.
+    var reportedStarvations: Int64 = 0
+    var reportedSoundings: Int64 = 0
     let name: String
 
     /// Loader-thread state.
@@ -84,12 +126,26 @@ final class StreamRing: @unchecked Sendable {
 
     enum Status: Int64 { case running = 0, failed = 2 } // failed == StreamView.statusFailed
 
-    init(file: StreamFile, capacity: Int, startFrame: Int64, loops: Int, name: String, slot: Int32, generation: UInt32) {
+    convenience init(file: StreamFile, capacity: Int, startFrame: Int64, loops: Int, name: String, slot: Int32,
+                     generation: UInt32) {
+        self.init(file: file, feed: nil, channelCount: file.channelCount, length: file.frameCount, capacity: capacity,
+                  startFrame: startFrame, loops: loops, preRoll: 0, name: name, slot: slot, generation: generation)
+    }
+
+    /// A live stream's ring, reading `feed` from its first frame.
+    convenience init(feed: LiveFeed, capacity: Int, preRoll: Int, name: String, slot: Int32, generation: UInt32) {
+        self.init(file: nil, feed: feed, channelCount: feed.channelCount, length: LiveReader.unboundedLength,
+                  capacity: capacity, startFrame: 0, loops: 0, preRoll: preRoll, name: name, slot: slot,
+                  generation: generation)
+    }
+
+    private init(file: StreamFile?, feed: LiveFeed?, channelCount channels: Int, length: Int, capacity: Int,
+                 startFrame: Int64, loops: Int, preRoll: Int, name: String, slot: Int32, generation: UInt32) {
         self.slot = slot
         self.generation = generation
         self.file = file
+        self.feed = feed
         self.name = name
-        let channels = file.channelCount
         let samples = UnsafeMutablePointer<Float>.allocate(capacity: channels * capacity)
         samples.initialize(repeating: 0, count: channels * capacity)
         let cells = UnsafeMutablePointer<Atomic<Int64>>.allocate(capacity: StreamView.cellCount)
@@ -100,8 +156,9 @@ final class StreamRing: @unchecked Sendable {
         cells[StreamView.filled].store(StreamView.pack(epoch: 0x7FFF, frame: 0), ordering: .relaxed)
         cells[StreamView.dataStart].store(StreamView.pack(epoch: 0x7FFF, frame: 0), ordering: .relaxed)
         cells[StreamView.loops].store(Int64(loops), ordering: .relaxed)
-        view = StreamView(samples: samples, capacity: capacity, channelCount: channels, length: file.frameCount,
-                          cells: cells)
+        cells[StreamView.eos].store(-1, ordering: .relaxed)
+        view = StreamView(samples: samples, capacity: capacity, channelCount: channels, length: length,
+                          cells: cells, live: feed != nil, preRoll: Int64(min(preRoll, capacity / 2)))
     }
 
     deinit {
@@ -122,6 +179,14 @@ final class StreamRing: @unchecked Sendable {
     func isReady(ahead: Int) -> Bool {
         if failed || closed.load(ordering: .relaxed) { return true }
         let c = view.cells
+        if view.live {
+            // A live stream is ready when it has ended or holds `ahead` frames past the consumer (its producer
+            // decides when that is: an offline render waits for it, which keeps the render exact).
+            if c[StreamView.eos].load(ordering: .acquiring) >= 0 { return true }
+            let consumed = c[StreamView.consumed].load(ordering: .acquiring)
+            let filled = StreamView.frame(c[StreamView.filled].load(ordering: .acquiring))
+            return filled >= consumed + Int64(ahead)
+        }
         let request = c[StreamView.request].load(ordering: .acquiring)
         let filled = c[StreamView.filled].load(ordering: .acquiring)
         guard StreamView.epoch(filled) == StreamView.epoch(request) else { return false }
