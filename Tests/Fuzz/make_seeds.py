@@ -175,6 +175,10 @@ out("stream", "ima4-mono.aifc", aifc_ima4("Tests/Fixtures/ima4/mono_440.aifc", 2
 out("stream", "pcm16.wav", wav8k)
 out("stream", "tone.flac", open(os.path.join(TMP, "t.flac"), "rb").read())
 
+# filestream: the push parser's containers and codecs (the same files the decoders read).
+for name in ["cbr.mp3", "float-stereo.wav", "ima4-pakt.caf", "ima4-stereo.aifc", "pcm16.aiff", "pcm16.wav", "pcm24.caf"]:
+    out("filestream", name, open(os.path.join(CORPUS, "decode", name), "rb").read())
+
 # The sounds scene seeds name (Tests/Fuzz/scene-sounds/, SceneTarget): two ordinary ones, and two whose headers
 # claim absurd lengths that StreamFile accepts (an Ogg cut by one byte, for which libsndfile reports Int64.max
 # frames; an MP3 whose Xing header claims 0xFFFFFFFF frames), so the scene arithmetic meets them.

@@ -4,7 +4,7 @@
 # traps) and fuzzes each target for SECONDS_PER_TARGET seconds (default 20), starting from its seed corpus
 # Tests/Fuzz/corpus/<target>/.
 #
-#   Tests/Fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]      targets: decode loops probe stream scene (default: all)
+#   Tests/Fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]      targets: decode loops probe stream scene filestream (default: all)
 #
 # New corpus entries, logs and failing inputs go to $ENSEMBLE_FUZZ_OUT (default: a new temp folder), never into
 # the repository. Exits 1, after printing each failing input's path, when a target crashed, hung or ran out of
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-20}
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(decode loops probe stream scene); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(decode loops probe stream scene filestream); fi
 out=${ENSEMBLE_FUZZ_OUT:-$(mktemp -d -t ensemble-fuzz.XXXXXX)}
 
 swift build -c release --scratch-path .build-fuzz --product ensemble-fuzz \

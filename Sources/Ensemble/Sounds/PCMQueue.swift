@@ -17,7 +17,9 @@ public final class PCMQueue: LiveFeed, @unchecked Sendable {
     /// stream has ended. Called on the engine's loader thread; it must not block for long.
     public typealias Fill = @Sendable (UnsafeMutableBufferPointer<Float>) -> Int?
 
+    /// The frames' rate in Hz; the track resamples them to the engine's.
     public let sampleRate: Double
+    /// 1 (mono) or 2 (stereo, interleaved).
     public let channelCount: Int
     /// Frames that may wait before `enqueue` blocks.
     public let maxBufferedFrames: Int

@@ -21,11 +21,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Tests/Fuzz/scene-sounds/ is also loaded onto an engine, scheduled and rendered for at most
     /// `SceneTarget.maxRenderFrames` frames.
     case scene
+    /// `AudioFileStream`, the push parser, fed whole and in pieces (the same events either way), then a seek.
+    case filestream
 
     /// Largest input worth trying: the seeds are a few kB, and larger inputs only slow the search down.
     public var maxInputLength: Int {
         switch self {
-        case .decode, .loops, .probe, .stream: return 16 * 1024
+        case .decode, .loops, .probe, .stream, .filestream: return 16 * 1024
         case .scene: return 4 * 1024
         }
     }
@@ -38,6 +40,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .probe: return StreamTarget.probe(input)
         case .stream: return StreamTarget.run(input)
         case .scene: return SceneTarget.run(input)
+        case .filestream: return FileStreamTarget.run(input)
         }
     }
 }

@@ -33,8 +33,9 @@ public final class AudioFileStream {
     public private(set) var frameCount: Int?
     /// Average bit rate, MPEG only.
     public private(set) var bitRate: Int?
-    /// Frames to drop before and after the decoded packets (CAF `pakt`, LAME delay/padding).
+    /// Frames to drop before the decoded packets (CAF `pakt`, LAME encoder delay).
     public private(set) var primingFrames = 0
+    /// Frames to drop after the decoded packets (CAF `pakt`, LAME padding).
     public private(set) var remainderFrames = 0
     /// True once the header is parsed and packets follow.
     public private(set) var isReadyToProducePackets = false
