@@ -89,18 +89,6 @@ enum LiveReader {
     static func endIfEnded(_ voice: inout Voice, _ view: StreamView, at frame: Int64) {
         let eos = view.cells[StreamView.eos].load(ordering: .acquiring)
         guard eos >= 0 else { return }
-        let cursor = voice.cursor
-        let ahead = eos - cursor.streamFrame
-        var end = frame
-        if ahead > 0 {
-            if ahead >= 1 << 30 { return }
-            let span = UInt64(ahead) << 32 - UInt64(cursor.fraction)
-            end = frame + Int64((span + cursor.step - 1) / cursor.step)
-        }
-        if voice.releaseStart <= end { return }
-        voice.releaseStart = end
-        voice.releaseLength = 0
-        voice.releaseReason = .finished
-        voice.releaseIsPause = false
+        StreamFailure.end(&voice, reaching: eos, from: frame, reason: .finished)
     }
 }

@@ -11,12 +11,19 @@ enum StreamFailure {
         guard cells[StreamView.status].load(ordering: .acquiring) == StreamView.statusFailed else { return }
         let filled = cells[StreamView.filled].load(ordering: .acquiring)
         let request = cells[StreamView.request].load(ordering: .relaxed)
+        // Data of an older epoch (a seek the loader never served) counts for nothing: the voice ends at once.
+        let delivered = StreamView.epoch(filled) == StreamView.epoch(request) ? StreamView.frame(filled) : 0
+        end(&voice, reaching: delivered, from: frame, reason: .failed)
+    }
+
+    /// Moves the voice's release to the output frame where its cursor reaches stream frame `last` (the first frame
+    /// it will not play), counting from output frame `frame` (where the cursor is now), unless it stops sooner.
+    @_noLocks
+    static func end(_ voice: inout Voice, reaching last: Int64, from frame: Int64, reason: EndReason) {
         let cursor = voice.cursor
-        let next = cursor.streamFrame
+        let ahead = last - cursor.streamFrame
         var end = frame
-        if StreamView.epoch(filled) == StreamView.epoch(request) && next < StreamView.frame(filled) {
-            // Output frames until the cursor reaches the first frame that was never delivered.
-            let ahead = StreamView.frame(filled) - next
+        if ahead > 0 {
             if ahead >= 1 << 30 { return }
             let span = UInt64(ahead) << 32 - UInt64(cursor.fraction)
             end = frame + Int64((span + cursor.step - 1) / cursor.step)
@@ -24,7 +31,7 @@ enum StreamFailure {
         if voice.releaseStart <= end { return }
         voice.releaseStart = end
         voice.releaseLength = 0
-        voice.releaseReason = .failed
+        voice.releaseReason = reason
         voice.releaseIsPause = false
     }
 
