@@ -221,9 +221,9 @@ final class StartLog: @unchecked Sendable {
 
 /// Memory, measured in a child process so that its peak RSS is its own.
 enum MemoryProbe {
-    /// Child: loads `count` distinct sounds of `seconds` (half mono, half stereo) and prints
+    /// Child: loads `count` distinct sounds of `seconds` (half mono, half stereo), held as `storage` says, and prints
     /// "rssBefore hwmAfter payloadBytes" in kB/kB/bytes.
-    static func sounds(count: Int, seconds: Double) throws {
+    static func sounds(count: Int, seconds: Double, storage: Sound.StoragePreference) throws {
         let frames = Int(seconds * 48000)
         let mono = DecodedAudio(sampleRate: 48000, channels: [(0..<frames).map { Float(($0 * 7919) % 65536 - 32768) / 32768 }])
         let stereo = DecodedAudio(sampleRate: 48000, channels: [mono.channels[0], mono.channels[0].reversed()])
@@ -231,7 +231,7 @@ enum MemoryProbe {
         var sounds: [Sound] = []
         var payload = 0
         for i in 0..<count {
-            let s = try Sound(i % 2 == 0 ? mono : stereo, name: "s\(i)")
+            let s = try Sound(i % 2 == 0 ? mono : stereo, name: "s\(i)", loopPoints: nil, storage: storage)
             payload += s.frameCount * s.channelCount * 2 // what the 16-bit files hold
             sounds.append(s)
         }

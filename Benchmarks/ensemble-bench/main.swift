@@ -20,11 +20,20 @@ import Synchronization
 var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--memory-child", arguments.count == 4, let count = Int(arguments[2]), let secs = Double(arguments[3]) {
     do {
-        if arguments[1] == "sounds" { try MemoryProbe.sounds(count: count, seconds: secs) }
+        if arguments[1] == "sounds" { try MemoryProbe.sounds(count: count, seconds: secs, storage: .float32) }
+        else if arguments[1] == "sounds16" { try MemoryProbe.sounds(count: count, seconds: secs, storage: .compact) }
         else { try MemoryProbe.tracks(count: count, seconds: secs) }
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("memory child: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.first == "--compact" {
+    let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 5 : 5
+    let repeats = arguments.count > 2 ? Int(arguments[2]) ?? 3 : 3
+    do { exit(try CompactBench.run(seconds: seconds, repeats: repeats) ? 0 : 1) } catch {
+        FileHandle.standardError.write(Data("compact: \(error)\n".utf8))
         exit(1)
     }
 }
@@ -405,6 +414,7 @@ let memSeconds = quick ? 1.0 : 10.0
 let exe = selfExecutable()
 func parse(_ s: String) -> [Int] { s.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) } }
 let soundsOut = parse(captureProcess(exe, ["--memory-child", "sounds", "\(memCount)", "\(memSeconds)"]))
+let sounds16Out = parse(captureProcess(exe, ["--memory-child", "sounds16", "\(memCount)", "\(memSeconds)"]))
 let tracksOut = parse(captureProcess(exe, ["--memory-child", "tracks", "\(memCount)", quick ? "0.1" : "1"]))
 var memJSON: [String: Any] = ["count": memCount, "sound_seconds": memSeconds]
 print("| what | peak RSS | added | per item |")
@@ -419,6 +429,16 @@ if soundsOut.count == 3 {
     memJSON["sounds_ratio_to_16bit_payload"] = added / Double(soundsOut[2])
 } else {
     failures.append("memory child (sounds) failed")
+}
+if sounds16Out.count == 3 {
+    let added = Double(sounds16Out[1] - sounds16Out[0]) * 1024
+    print("| the same \(memCount) sounds held as 16-bit (`Sound.Storage.int16`, the default for 16-bit files) | \(fmt(Double(sounds16Out[1]) / 1024, 1)) MB "
+          + "| \(fmt(added / 1_048_576, 1)) MB | \(fmt(added / Double(memCount) / 1_048_576, 2)) MB per sound "
+          + "(\(fmt(added / Double(sounds16Out[2]), 3))× the 16-bit file payload) |")
+    memJSON["sounds16_peak_rss_kb"] = sounds16Out[1]
+    memJSON["sounds16_ratio_to_16bit_payload"] = added / Double(sounds16Out[2])
+} else {
+    failures.append("memory child (sounds16) failed")
 }
 if tracksOut.count == 3 {
     let added = Double(tracksOut[1] - tracksOut[0]) * 1024

@@ -586,6 +586,8 @@ public final class Track: @unchecked Sendable {
             setup.bus = s.bus
             setup.priority = s.priority
             setup.preservePitch = s.rateMode == .preservePitch && !sound.isStreamed
+            // WSOLA reads Float: a 16-bit sound lends it a Float copy.
+            if setup.preservePitch { setup.source = sound.floatVoiceSource }
             setup.baseStep = step(rate: 1)
             setup.resampler = s.resampler
             setup.spatial = s.spatial

@@ -110,7 +110,9 @@ struct MixLane {
         streamWindowRight = .allocate(capacity: Self.streamWindowFrames)
         tables = ResamplerTables(cubic: cubic, sinc: SincBank.shared,
                                  edgeLeft: .allocate(capacity: SincBank.maxTaps),
-                                 edgeRight: .allocate(capacity: SincBank.maxTaps))
+                                 edgeRight: .allocate(capacity: SincBank.maxTaps),
+                                 windowLeft: .allocate(capacity: ResamplerTables.windowFrames),
+                                 windowRight: .allocate(capacity: ResamplerTables.windowFrames))
         busCount = BusRack.count
         touched = .allocate(capacity: busCount)
         touched.initialize(repeating: Self.untouched, count: busCount)
@@ -120,7 +122,7 @@ struct MixLane {
 
     func deallocate() {
         for p in [scratchLeft, scratchRight, scratchGain, dryLeft, dryRight, sendLeft, sendRight, routeLeft, routeRight, streamWindowLeft, streamWindowRight,
-                  tables.edgeLeft, tables.edgeRight] { p.deallocate() }
+                  tables.edgeLeft, tables.edgeRight, tables.windowLeft, tables.windowRight] { p.deallocate() }
         touched.deallocate()
         routeOthers?.deallocate()
         voices.deallocate()

@@ -84,11 +84,21 @@ enum Resampler {
     }
 
     /// Where the kernels put their samples: the scratch buffers, or (fused) added into the output with gains.
-    private struct Sink: BitwiseCopyable {
+    struct Sink: BitwiseCopyable {
         var left: UnsafeMutablePointer<Float>
         var right: UnsafeMutablePointer<Float>
         var gains: Gains
         var fused: Bool
+
+        /// The same sink from its frame `frames` on.
+        @inline(__always)
+        @_noLocks
+        func advanced(by frames: Int) -> Sink {
+            var s = self
+            s.left += frames
+            s.right += frames
+            return s
+        }
 
         /// Writes (or mixes) one frame at index `j`.
         @inline(__always)
@@ -145,9 +155,11 @@ enum Resampler {
 
     /// The kernel for the cursor's resampler: an exact copy at step 1, the four-frame cubic, or a tap kernel.
     @_noLocks
-    private static func resample(_ cursor: inout SourceCursor, _ source: VoiceSource, _ tables: ResamplerTables,
-                                 _ sink: Sink, count: Int) {
-        if cursor.isPassthrough {
+    static func resample(_ cursor: inout SourceCursor, _ source: VoiceSource, _ tables: ResamplerTables,
+                         _ sink: Sink, count: Int) {
+        if let pcm = source.pcm16 {
+            CompactWindow.resample(&cursor, source, pcm, tables, sink, count: count)
+        } else if cursor.isPassthrough {
             copy(&cursor, source, sink, count: count)
         } else if case .cubic = cursor.quality {
             interpolate(&cursor, source, TapKernel(cursor, tables).as(.cubic), tables, sink, count: count)

@@ -146,7 +146,15 @@ struct SourceCursor: BitwiseCopyable {
     @inline(__always)
     @_noLocks
     func tap(_ samples: UnsafePointer<Float>, _ index: Int) -> Float {
-        guard length > 0 else { return 0 }
+        let i = tapIndex(index)
+        return i < 0 ? 0 : samples[i]
+    }
+
+    /// The file frame `tap` reads for `index`, or −1 for silence.
+    @inline(__always)
+    @_noLocks
+    func tapIndex(_ index: Int) -> Int {
+        guard length > 0 else { return -1 }
         var i = index, p = pass
         let span = length - loopStart
         if i >= length {
@@ -164,7 +172,7 @@ struct SourceCursor: BitwiseCopyable {
                 p -= k
             }
         }
-        if i < 0 || (loops >= 0 && p > loops) { return 0 }
-        return samples[i]
+        if i < 0 || (loops >= 0 && p > loops) { return -1 }
+        return i
     }
 }

@@ -8,6 +8,12 @@ struct ResamplerTables: BitwiseCopyable {
     /// Taps gathered for frames whose taps cross a file's edges or loop seams (`SincBank.maxTaps` per channel).
     var edgeLeft: UnsafeMutablePointer<Float>
     var edgeRight: UnsafeMutablePointer<Float>
+    /// Where a compact voice's frames are converted to Float before the kernels read them (`CompactWindow`).
+    var windowLeft: UnsafeMutablePointer<Float>
+    var windowRight: UnsafeMutablePointer<Float>
+
+    /// Frames each window holds.
+    static var windowFrames: Int { @_noLocks get { 4096 } }
 }
 
 /// One output frame from `taps` contiguous source frames (`before` of them before the cursor's frame), for a

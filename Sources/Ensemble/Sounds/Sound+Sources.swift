@@ -4,16 +4,16 @@ import Foundation
 extension Sound {
     /// Decodes a whole file held in memory as `Data` (any format `AudioFile` reads); `name` stands for it in
     /// messages.
-    public convenience init(data: Data, name: String) throws(EngineError) {
-        try self.init(bytes: [UInt8](data), name: name)
+    public convenience init(data: Data, name: String, storage: StoragePreference = .compact) throws(EngineError) {
+        try self.init(bytes: [UInt8](data), name: name, storage: storage)
     }
 
     /// Decodes the file an `AudioByteReader` reads, from its current position to its end. A reader that cannot
     /// seek (a pipe) works: it is read once.
-    public convenience init(reader: AudioByteReader, name: String) throws(EngineError) {
+    public convenience init(reader: AudioByteReader, name: String, storage: StoragePreference = .compact) throws(EngineError) {
         let bytes: [UInt8]
         do { bytes = try reader.readToEnd(name: name) } catch { throw .file(error) }
-        try self.init(bytes: bytes, name: name)
+        try self.init(bytes: bytes, name: name, storage: storage)
     }
 
     /// A streamed sound over a whole file held in memory: it stays compressed (an MP3, a FLAC) and each track
