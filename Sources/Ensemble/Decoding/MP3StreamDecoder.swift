@@ -31,10 +31,11 @@ final class MP3StreamDecoder: StreamDecoder {
 
     /// A decoder reading `source` (its own open file, or bytes shared by every stream of the sound); `path` names it.
     init(source: ByteSource, path: String, channelCount: Int) throws(AudioFileError) {
+        // The throwing call first: a class init that throws after storing properties leaked them.
+        decoder = try MP3Decoder(path: path)
         self.source = source
         self.path = path
         self.channelCount = channelCount
-        decoder = try MP3Decoder(path: path)
     }
 
     private func restart() throws(AudioFileError) {
