@@ -39,11 +39,19 @@ final class StreamLoader: @unchecked Sendable {
         thread.start()
     }
 
-    /// Stops the thread (called by the engine's deinit).
+    /// Set by the loader thread once it has let go of every stream (and so of every decoder and file).
+    private var stopped = false
+
+    /// Stops the thread (called by the engine's deinit) and waits until it has let go of its streams, so no
+    /// decoder, file or application reader outlives the engine (an engine released on the loader thread itself,
+    /// from a reader's callback, does not wait for itself).
     func shutdown() {
         condition.lock()
         running = false
         condition.broadcast()
+        if Thread.current.name != "ensemble-streams" {
+            while !stopped { condition.wait() }
+        }
         condition.unlock()
     }
 
@@ -136,6 +144,13 @@ final class StreamLoader: @unchecked Sendable {
             condition.unlock()
         }
         interleaved.deallocate()
+        condition.lock()
+        for s in streams { s.decoder = nil }
+        streams.removeAll()
+        retiredLive.removeAll()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// Tops up one stream by at most one chunk; returns whether it did anything.
