@@ -240,6 +240,33 @@ enum MemoryProbe {
         withExtendedLifetime(sounds) {}
     }
 
+    /// Child: like `sounds`, with the same signals encoded once as Apple IMA4 CAF files and each sound loaded from
+    /// one (held as its packets, `Sound.Storage.ima4`); the payload printed is still the 16-bit equivalent's.
+    static func soundsIMA4(count: Int, seconds: Double) throws {
+        let frames = Int(seconds * 48000)
+        let mono = DecodedAudio(sampleRate: 48000, channels: [(0..<frames).map { Float(($0 * 7919) % 65536 - 32768) / 32768 }])
+        let stereo = DecodedAudio(sampleRate: 48000, channels: [mono.channels[0], mono.channels[0].reversed()])
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ensemble-ima4-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let paths = [mono, stereo].enumerated().map { dir.appendingPathComponent("\($0.offset).caf").path }
+        for (audio, path) in zip([mono, stereo], paths) {
+            try AudioFileWriter.write(audio, format: OutputFormat(container: .caf, codec: .ima4), to: path)
+        }
+        let before = procStatusKB("VmRSS")
+        var sounds: [Sound] = []
+        var payload = 0
+        for i in 0..<count {
+            let s = try Sound(contentsOf: paths[i % 2])
+            guard s.storage == .ima4 else { throw EngineError.invalidParameter(name: "storage", value: 0, expected: "ima4") }
+            payload += s.frameCount * s.channelCount * 2
+            sounds.append(s)
+        }
+        let after = procStatusKB("VmHWM")
+        print(before, after, payload)
+        withExtendedLifetime(sounds) {}
+    }
+
     /// Child: `count` playing looping tracks over 16 shared sounds, rendered for `seconds`; prints
     /// "rssBefore hwmAfter allocations" (before = after loading the shared sounds, before the engine).
     static func tracks(count: Int, seconds: Double) throws {

@@ -22,6 +22,7 @@ if arguments.first == "--memory-child", arguments.count == 4, let count = Int(ar
     do {
         if arguments[1] == "sounds" { try MemoryProbe.sounds(count: count, seconds: secs, storage: .float32) }
         else if arguments[1] == "sounds16" { try MemoryProbe.sounds(count: count, seconds: secs, storage: .compact) }
+        else if arguments[1] == "soundsIMA4" { try MemoryProbe.soundsIMA4(count: count, seconds: secs) }
         else { try MemoryProbe.tracks(count: count, seconds: secs) }
         exit(0)
     } catch {
@@ -415,6 +416,7 @@ let exe = selfExecutable()
 func parse(_ s: String) -> [Int] { s.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) } }
 let soundsOut = parse(captureProcess(exe, ["--memory-child", "sounds", "\(memCount)", "\(memSeconds)"]))
 let sounds16Out = parse(captureProcess(exe, ["--memory-child", "sounds16", "\(memCount)", "\(memSeconds)"]))
+let soundsIMA4Out = parse(captureProcess(exe, ["--memory-child", "soundsIMA4", "\(memCount)", "\(memSeconds)"]))
 let tracksOut = parse(captureProcess(exe, ["--memory-child", "tracks", "\(memCount)", quick ? "0.1" : "1"]))
 var memJSON: [String: Any] = ["count": memCount, "sound_seconds": memSeconds]
 print("| what | peak RSS | added | per item |")
@@ -439,6 +441,16 @@ if sounds16Out.count == 3 {
     memJSON["sounds16_ratio_to_16bit_payload"] = added / Double(sounds16Out[2])
 } else {
     failures.append("memory child (sounds16) failed")
+}
+if soundsIMA4Out.count == 3 {
+    let added = Double(soundsIMA4Out[1] - soundsIMA4Out[0]) * 1024
+    print("| the same \(memCount) sounds encoded as IMA4 CAF and held as its packets (`Sound.Storage.ima4`) | \(fmt(Double(soundsIMA4Out[1]) / 1024, 1)) MB "
+          + "| \(fmt(added / 1_048_576, 1)) MB | \(fmt(added / Double(memCount) / 1_048_576, 2)) MB per sound "
+          + "(\(fmt(added / Double(soundsIMA4Out[2]), 3))× the 16-bit payload) |")
+    memJSON["sounds_ima4_peak_rss_kb"] = soundsIMA4Out[1]
+    memJSON["sounds_ima4_ratio_to_16bit_payload"] = added / Double(soundsIMA4Out[2])
+} else {
+    failures.append("memory child (soundsIMA4) failed")
 }
 if tracksOut.count == 3 {
     let added = Double(tracksOut[1] - tracksOut[0]) * 1024

@@ -33,8 +33,8 @@ final class CompactStorageTests: XCTestCase {
     }
 
     /// Renders one configuration of tracks on a sound held each way; the two must be equal bit for bit.
-    private func render(_ path: String, _ storage: Sound.StoragePreference, block: Int,
-                        configure: (Engine, Sound) throws -> [Track]) throws -> [Float] {
+    static func render(_ path: String, _ storage: Sound.StoragePreference, block: Int,
+                       configure: (Engine, Sound) throws -> [Track]) throws -> [Float] {
         var c = Engine.Configuration()
         c.maxBlockFrames = 1024
         let engine = try Engine(configuration: c)
@@ -56,46 +56,58 @@ final class CompactStorageTests: XCTestCase {
         return out
     }
 
-    func testSameBitsAsFloatThroughEveryPath() throws {
-        let dir = try TemporaryDirectory()
-        for path in try files(dir) {
-            for quality in [ResamplerQuality.sinc, .cubic, .linear] {
-                let setup: (Engine, Sound) throws -> [Track] = { engine, sound in
-                    var tracks: [Track] = []
-                    for (i, rate) in [Float(1), 1.37, 0.71, 2].enumerated() {
-                        let t = try engine.makeTrack(sound)
-                        t.resampler = quality
-                        try t.setRate(rate)
-                        try t.setPan(Float(i) * 0.3 - 0.4)
-                        try t.setNumberOfLoops(i == 0 ? 2 : 1)
-                        if i == 1 { try t.setLoopRegion(start: 0.1, end: 0.25) }
-                        if i == 2 { try t.setCurrentTime(0.2) }
-                        tracks.append(t)
-                    }
-                    let stretched = try engine.makeTrack(sound)
-                    stretched.rateMode = .preservePitch
-                    try stretched.setRate(1.25)
-                    tracks.append(stretched)
-                    let positioned = try engine.makeTrack(sound)
-                    try positioned.setSpatial(SpatialSource(position: Vector3(2, 0, -1), velocity: Vector3(5, 0, 0)))
-                    tracks.append(positioned)
-                    let still = try engine.makeTrack(sound)
-                    try still.setSpatial(SpatialSource(position: Vector3(-1, 0, -1)))
-                    tracks.append(still)
-                    try engine.play(tracks, atFrame: 300)
-                    let late = try engine.makeTrack(sound)
-                    try late.play(at: engine.time(frame: -2000))   // a late start: skips in
-                    tracks.append(late)
-                    return tracks
-                }
-                for block in [512, 1000] {
-                    let compact = try render(path, .compact, block: block, configure: setup)
-                    let float = try render(path, .float32, block: block, configure: setup)
-                    XCTAssertGreaterThan(float.map(abs).max() ?? 0, 0.05)
-                    assertSamplesEqual(compact, float, "\(path) \(quality) block \(block)")
-                }
+    /// Every way a voice reads a sound: the three resamplers at rates 1, 1.37, 0.71 and 2, loops, a loop region,
+    /// a start offset, a seek while playing (in `render`), pitch preservation, a moving and a still 3D source, a
+    /// late start.
+    static func everyPath(_ quality: ResamplerQuality) -> (Engine, Sound) throws -> [Track] {
+        { engine, sound in
+            var tracks: [Track] = []
+            for (i, rate) in [Float(1), 1.37, 0.71, 2].enumerated() {
+                let t = try engine.makeTrack(sound)
+                t.resampler = quality
+                try t.setRate(rate)
+                try t.setPan(Float(i) * 0.3 - 0.4)
+                try t.setNumberOfLoops(i == 0 ? 2 : 1)
+                if i == 1 { try t.setLoopRegion(start: 0.1, end: 0.25) }
+                if i == 2 { try t.setCurrentTime(0.2) }
+                tracks.append(t)
+            }
+            let stretched = try engine.makeTrack(sound)
+            stretched.rateMode = .preservePitch
+            try stretched.setRate(1.25)
+            tracks.append(stretched)
+            let positioned = try engine.makeTrack(sound)
+            try positioned.setSpatial(SpatialSource(position: Vector3(2, 0, -1), velocity: Vector3(5, 0, 0)))
+            tracks.append(positioned)
+            let still = try engine.makeTrack(sound)
+            try still.setSpatial(SpatialSource(position: Vector3(-1, 0, -1)))
+            tracks.append(still)
+            try engine.play(tracks, atFrame: 300)
+            let late = try engine.makeTrack(sound)
+            try late.play(at: engine.time(frame: -2000))   // a late start: skips in
+            tracks.append(late)
+            return tracks
+        }
+    }
+
+    /// Renders `path` held compact and as Float through `everyPath` with each resampler and two block sizes; the
+    /// two must be equal bit for bit.
+    static func assertSameBitsAsFloat(_ path: String, qualities: [ResamplerQuality] = [.sinc, .cubic, .linear],
+                                      blocks: [Int] = [512, 1000],
+                                      file: StaticString = #filePath, line: UInt = #line) throws {
+        for quality in qualities {
+            for block in blocks {
+                let compact = try render(path, .compact, block: block, configure: everyPath(quality))
+                let float = try render(path, .float32, block: block, configure: everyPath(quality))
+                XCTAssertGreaterThan(float.map(abs).max() ?? 0, 0.05, file: file, line: line)
+                assertSamplesEqual(compact, float, "\(path) \(quality) block \(block)", file: file, line: line)
             }
         }
+    }
+
+    func testSameBitsAsFloatThroughEveryPath() throws {
+        let dir = try TemporaryDirectory()
+        for path in try files(dir) { try Self.assertSameBitsAsFloat(path) }
     }
 
     func testCompactVoicesAllocateNothing() throws {
@@ -110,6 +122,11 @@ final class CompactStorageTests: XCTestCase {
             return t
         }
         try engine.play(tracks, atFrame: 0)
+        Self.assertRenderAllocatesNothing(engine)
+    }
+
+    /// Renders one block to get the tracks going, then counts the allocations of 100 more.
+    static func assertRenderAllocatesNothing(_ engine: Engine, file: StaticString = #filePath, line: UInt = #line) {
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * 512)
         defer { buffer.deallocate() }
         engine.pumpCommands()
@@ -120,6 +137,6 @@ final class CompactStorageTests: XCTestCase {
             engine.render(interleaved: buffer, frames: 512)
             total += allocation_counter_stop()
         }
-        XCTAssertEqual(total, 0)
+        XCTAssertEqual(total, 0, file: file, line: line)
     }
 }

@@ -167,6 +167,11 @@ out("loops", "smpl.wav", wav_with_smpl(wav8k, 16, 99))
 out("loops", "inst-mark.aiff", aiff_with_loop(aiff8k, 16, 100))
 out("loops", "mark.caf", caf_with_marks(open(os.path.join(TMP, "t.caf"), "rb").read(), 16, 100))
 out("loops", "plain.wav", wav8k)
+# Sounds held compact (Sound.Storage .int8, .int24, .ima4): the target checks their samples against .float32's.
+out("loops", "ima4.caf", read("Tests/Fixtures/ima4/loud_1k.caf"))
+out("loops", "pcm24.wav", made("t24.wav", "sox", "-n", "-b", "24", "-r", "8000", "OUT", "synth", "0.05", "sine", "440"))
+out("loops", "pcm8.wav", made("t8.wav", "sox", "-n", "-b", "8", "-e", "unsigned-integer", "-r", "8000", "OUT",
+                              "synth", "0.05", "sine", "440"))
 
 # stream: what StreamFile opens (an MP3 streams only with a Xing/Info header).
 out("stream", "xing.mp3", mp3_head("Tests/Fixtures/mp3/sine440-stereo-vbr.mp3", 6))

@@ -112,7 +112,9 @@ struct MixLane {
                                  edgeLeft: .allocate(capacity: SincBank.maxTaps),
                                  edgeRight: .allocate(capacity: SincBank.maxTaps),
                                  windowLeft: .allocate(capacity: ResamplerTables.windowFrames),
-                                 windowRight: .allocate(capacity: ResamplerTables.windowFrames))
+                                 windowRight: .allocate(capacity: ResamplerTables.windowFrames),
+                                 packetScratch: .allocate(capacity: 2 * IMA4Packets.framesPerPacket),
+                                 ima4: IMA4Packets.table)
         busCount = BusRack.count
         touched = .allocate(capacity: busCount)
         touched.initialize(repeating: Self.untouched, count: busCount)
@@ -122,7 +124,7 @@ struct MixLane {
 
     func deallocate() {
         for p in [scratchLeft, scratchRight, scratchGain, dryLeft, dryRight, sendLeft, sendRight, routeLeft, routeRight, streamWindowLeft, streamWindowRight,
-                  tables.edgeLeft, tables.edgeRight, tables.windowLeft, tables.windowRight] { p.deallocate() }
+                  tables.edgeLeft, tables.edgeRight, tables.windowLeft, tables.windowRight, tables.packetScratch] { p.deallocate() }
         touched.deallocate()
         routeOthers?.deallocate()
         voices.deallocate()

@@ -157,8 +157,8 @@ enum Resampler {
     @_noLocks
     static func resample(_ cursor: inout SourceCursor, _ source: VoiceSource, _ tables: ResamplerTables,
                          _ sink: Sink, count: Int) {
-        if let pcm = source.pcm16 {
-            CompactWindow.resample(&cursor, source, pcm, tables, sink, count: count)
+        if let packed = source.packed {
+            CompactWindow.resample(&cursor, source, packed, tables, sink, count: count)
         } else if cursor.isPassthrough {
             copy(&cursor, source, sink, count: count)
         } else if case .cubic = cursor.quality {

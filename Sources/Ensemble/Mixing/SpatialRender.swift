@@ -100,7 +100,7 @@ struct SpatialRender {
                 return
             }
             // Moving at rate 1 (no doppler): copy and ramp in one pass.
-            if voice.pointee.cursor.isPassthrough, !voice.pointee.preservePitch, source.pcm16 == nil,
+            if voice.pointee.cursor.isPassthrough, !voice.pointee.preservePitch, source.packed == nil,
                let gains = SpatialGainStage.rampPair(voice, frame: a, count: n, channels: planes.count) {
                 Resampler.mixRamped(&voice.pointee.cursor, source, gains: gains, into: planes[0], planes[1], count: n)
                 return

@@ -11,6 +11,10 @@ struct ResamplerTables: BitwiseCopyable {
     /// Where a compact voice's frames are converted to Float before the kernels read them (`CompactWindow`).
     var windowLeft: UnsafeMutablePointer<Float>
     var windowRight: UnsafeMutablePointer<Float>
+    /// Two channels' worth of one IMA4 packet, for packets a window wants only part of (`IMA4Packets`).
+    var packetScratch: UnsafeMutablePointer<Float>
+    /// `IMA4Packets.table`.
+    var ima4: UnsafePointer<Int32>
 
     /// Frames each window holds.
     static var windowFrames: Int { @_noLocks get { 4096 } }

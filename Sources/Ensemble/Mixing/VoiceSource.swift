@@ -12,19 +12,19 @@ struct VoiceSource: BitwiseCopyable, @unchecked Sendable {
     var sampleRate: Double
     /// Set for a streamed sound: the voice reads this ring instead of `left`/`right` (see `StreamReader`).
     var stream: StreamView? = nil
-    /// Set for a sound kept as 16-bit PCM (`Sound.storage == .int16`): planar, channel 0's `frameCount` samples
-    /// then channel 1's; `left`/`right` then point at nothing to read (see `CompactWindow`).
-    var pcm16: UnsafePointer<Int16>? = nil
+    /// Set for a sound kept in its file's own format (`Sound.storage` other than `.float32`); `left`/`right` then
+    /// point at nothing to read (see `CompactWindow`).
+    var packed: PackedSamples? = nil
 
     @_noLocks
     init(left: UnsafePointer<Float>, right: UnsafePointer<Float>, channelCount: Int, frameCount: Int, sampleRate: Double,
-         stream: StreamView? = nil, pcm16: UnsafePointer<Int16>? = nil) {
+         stream: StreamView? = nil, packed: PackedSamples? = nil) {
         self.left = left
         self.right = right
         self.channelCount = channelCount
         self.frameCount = frameCount
         self.sampleRate = sampleRate
         self.stream = stream
-        self.pcm16 = pcm16
+        self.packed = packed
     }
 }

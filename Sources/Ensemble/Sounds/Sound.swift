@@ -10,15 +10,23 @@ public final class Sound: @unchecked Sendable {
     public enum Storage: Sendable, Equatable {
         /// 32-bit float, as decoded.
         case float32
-        /// 16-bit integers, half the memory: a file of 16-bit (or 8-bit) PCM keeps its own samples; voices convert
-        /// them while mixing (×2⁻¹⁵, exact), with the same bits out as the Float copy would give.
+        /// 16-bit integers, half the memory (16-bit PCM).
         case int16
+        /// 8-bit integers, a quarter of the memory (8-bit PCM).
+        case int8
+        /// 24-bit integers packed in three bytes, three quarters of the memory (24-bit PCM).
+        case int24
+        /// Apple IMA4 packets as the file holds them (4 bits a sample) plus one byte of decoder state per packet
+        /// and channel: 35 bytes for 64 frames of a channel, 0.27× the same sound as 16-bit. Voices decode the
+        /// packets they read as they mix.
+        case ima4
     }
 
     /// How a sound loaded from a file should be held.
     public enum StoragePreference: Sendable, Equatable {
-        /// In the file's own sample format when voices can mix it directly (16- and 8-bit PCM as `int16`),
-        /// else as Float.
+        /// In the file's own sample format: 8-, 16- and 24-bit PCM as `int8`, `int16`, `int24` (the smallest that
+        /// holds every sample exactly), Apple IMA4 as its packets (`ima4`), anything else (float, MP3, FLAC and
+        /// Vorbis decode to Float) as Float. Voices convert while mixing, exactly: the same bits out as Float.
         case compact
         /// Decoded ahead to Float, whatever the file holds (more memory; no conversion while mixing).
         case float32
@@ -36,17 +44,17 @@ public final class Sound: @unchecked Sendable {
     public var duration: Double { Double(frameCount) / sampleRate }
 
     /// Planar: channel 0's frames, then channel 1's. Never written after `init`. (Four zeros for a streamed sound
-    /// or one stored as 16-bit.)
+    /// or a compact one.)
     private let samples: UnsafeMutablePointer<Float>
-    /// Planar 16-bit samples of an `int16` sound, else nil.
-    private let pcm16: UnsafeMutablePointer<Int16>?
+    /// The samples of a sound held in its file's format, else nil.
+    private let held: CompactStorage?
     /// How the samples are held (`float32` for streamed and live sounds, which hold none).
-    public var storage: Storage { pcm16 == nil ? .float32 : .int16 }
+    public var storage: Storage { held?.storage ?? .float32 }
     /// Bytes of samples this sound holds in memory.
     public var sampleBytes: Int {
-        isStreamed ? 0 : channelCount * frameCount * (pcm16 == nil ? MemoryLayout<Float>.size : MemoryLayout<Int16>.size)
+        isStreamed ? 0 : held?.bytes ?? channelCount * frameCount * MemoryLayout<Float>.size
     }
-    /// A Float copy of an `int16` sound, made the first time a pitch-preserving voice needs one (`TimeStretch`
+    /// A Float copy of a compact sound, made the first time a pitch-preserving voice needs one (`TimeStretch`
     /// reads Float), then kept for the sound's life.
     private let floatCopy = FloatCopy()
 
@@ -87,7 +95,7 @@ public final class Sound: @unchecked Sendable {
         stream = file
         live = nil
         loopPoints = nil
-        pcm16 = nil
+        held = nil
         samples = .allocate(capacity: 4)
         samples.initialize(repeating: 0, count: 4)
     }
@@ -103,8 +111,8 @@ public final class Sound: @unchecked Sendable {
         try self.init(audio, name: name, loopPoints: loopPoints, storage: .float32)
     }
 
-    /// Takes decoded audio into engine memory; `.compact` keeps it as 16-bit when every sample is a 16-bit value
-    /// (k / 32768, as 16- and 8-bit PCM decode), losslessly.
+    /// Takes decoded audio into engine memory; `.compact` keeps it as 8-, 16- or 24-bit integers when every
+    /// sample is such a value (k / 128, k / 32768, k / 8388608, as PCM decodes), losslessly.
     public init(_ audio: DecodedAudio, name: String, loopPoints: (start: Int, end: Int)?,
                 storage preference: StoragePreference) throws(EngineError) {
         guard audio.channelCount == 1 || audio.channelCount == 2 else {
@@ -124,13 +132,13 @@ public final class Sound: @unchecked Sendable {
         sampleRate = audio.sampleRate
         channelCount = audio.channelCount
         frameCount = audio.frameCount
-        if preference == .compact, let compact = Self.int16(audio) {
-            pcm16 = compact
+        if preference == .compact, let compact = CompactStorage.linear(audio) {
+            held = compact
             samples = .allocate(capacity: 4)
             samples.initialize(repeating: 0, count: 4)
             return
         }
-        pcm16 = nil
+        held = nil
         samples = .allocate(capacity: max(1, channelCount * frameCount))
         for c in 0..<channelCount {
             audio.channels[c].withUnsafeBufferPointer { src in
@@ -141,31 +149,20 @@ public final class Sound: @unchecked Sendable {
         }
     }
 
-    /// The samples as planar 16-bit integers, if every one of them is exactly k / 32768 (else nil).
-    private static func int16(_ audio: DecodedAudio) -> UnsafeMutablePointer<Int16>? {
-        let frames = audio.frameCount, n = audio.channelCount * frames
-        guard n > 0 else { return nil }
-        let out = UnsafeMutablePointer<Int16>.allocate(capacity: n)
-        for c in 0..<audio.channelCount {
-            let ok = audio.channels[c].withUnsafeBufferPointer { src -> Bool in
-                let dst = out + c * frames
-                for i in 0..<frames {
-                    let scaled = src[i] * 32768
-                    guard scaled >= -32768, scaled <= 32767, scaled == scaled.rounded(.towardZero) else { return false }
-                    dst[i] = Int16(scaled)
-                }
-                return true
-            }
-            if !ok {
-                out.deallocate()
-                return nil
+    /// Loads the file at `path` (any format `AudioFile` reads) into memory, held as `storage` says (see
+    /// `StoragePreference.compact`: by default in the file's own sample format).
+    public convenience init(contentsOf path: String, storage: StoragePreference = .compact) throws(EngineError) {
+        // IMA4 packets are read straight from the file into the sound; anything else (and any file that cannot be
+        // opened, whose error the read below words) is read whole first.
+        if storage == .compact, !FileBytes.isSequential(path: path), let source = try? ByteSource.open(path: path) {
+            let packets: CompactStorage?
+            do { packets = try CompactStorage.ima4(source, name: path) } catch { throw .file(error) }
+            if let packets {
+                try self.init(packets: packets, name: path, sampleRate: packets.sampleRate,
+                              loopPoints: FileLoopPoints.read(source, path: path))
+                return
             }
         }
-        return out
-    }
-
-    /// Decodes the file at `path` (any format `AudioFile` reads) into memory.
-    public convenience init(contentsOf path: String, storage: StoragePreference = .compact) throws(EngineError) {
         let bytes: [UInt8]
         do { bytes = try FileBytes.read(path: path) } catch { throw .file(error) }
         try self.init(bytes: bytes, name: path, storage: storage)
@@ -174,13 +171,45 @@ public final class Sound: @unchecked Sendable {
     /// Decodes a whole file held in memory (any format `AudioFile` reads), with its loop points; `name` stands
     /// for the file in messages. Every way of loading a sound into memory ends here.
     public convenience init(bytes: [UInt8], name: String, storage: StoragePreference = .compact) throws(EngineError) {
+        let loopPoints = FileLoopPoints.read(.memory(bytes), path: name)
+        if storage == .compact {
+            let packets: CompactStorage?
+            do { packets = try CompactStorage.ima4(.memory(bytes), name: name) } catch { throw .file(error) }
+            if let packets {
+                try self.init(packets: packets, name: name, sampleRate: packets.sampleRate, loopPoints: loopPoints)
+                return
+            }
+        }
         let audio: DecodedAudio
         do {
             audio = try AudioFile.decode(bytes: bytes, name: name)
         } catch {
             throw .file(error)
         }
-        try self.init(audio, name: name, loopPoints: FileLoopPoints.read(.memory(bytes), path: name), storage: storage)
+        try self.init(audio, name: name, loopPoints: loopPoints, storage: storage)
+    }
+
+    /// A sound over IMA4 packets (`CompactStorage.ima4`), which it then owns.
+    private init(packets: CompactStorage, name: String, sampleRate: Double,
+                 loopPoints: (start: Int, end: Int)?) throws(EngineError) {
+        guard sampleRate.isFinite, sampleRate >= 1000, sampleRate <= 768_000 else {
+            packets.deallocate()
+            throw .invalidParameter(name: "sampleRate of \(name)", value: sampleRate, expected: "1000…768000")
+        }
+        self.name = name
+        self.sampleRate = sampleRate
+        channelCount = packets.channelCount
+        frameCount = packets.frameCount
+        stream = nil
+        live = nil
+        if let l = loopPoints, l.start >= 0, l.start < l.end, l.end <= frameCount {
+            self.loopPoints = l
+        } else {
+            self.loopPoints = nil
+        }
+        held = packets
+        samples = .allocate(capacity: 4)
+        samples.initialize(repeating: 0, count: 4)
     }
 
     /// A live sound over a feed whose format is known; its length is 0 until the stream ends.
@@ -198,7 +227,7 @@ public final class Sound: @unchecked Sendable {
         stream = nil
         live = feed
         loopPoints = nil
-        pcm16 = nil
+        held = nil
         samples = .allocate(capacity: 4)
         samples.initialize(repeating: 0, count: 4)
     }
@@ -220,7 +249,7 @@ public final class Sound: @unchecked Sendable {
 
     deinit {
         samples.deallocate()
-        pcm16?.deallocate()
+        held?.deallocate()
         floatCopy.free()
     }
 
@@ -228,39 +257,39 @@ public final class Sound: @unchecked Sendable {
     public func sample(channel: Int, frame: Int) -> Float {
         precondition(!isStreamed, "a streamed sound has no samples in memory")
         precondition(channel >= 0 && channel < channelCount && frame >= 0 && frame < frameCount)
-        if let pcm16 { return Float(pcm16[channel * frameCount + frame]) * 0x1p-15 }
+        if let held { return held.sample(channel: channel, frame: frame) }
         return samples[channel * frameCount + frame]
     }
 
     var voiceSource: VoiceSource {
         let left = UnsafePointer(samples)
-        let right = channelCount == 2 && !isStreamed && pcm16 == nil ? UnsafePointer(samples + frameCount) : left
+        let right = channelCount == 2 && !isStreamed && held == nil ? UnsafePointer(samples + frameCount) : left
         return VoiceSource(left: left, right: right, channelCount: channelCount,
                            frameCount: live != nil ? LiveReader.unboundedLength : frameCount, sampleRate: sampleRate,
-                           pcm16: pcm16.map { UnsafePointer($0) })
+                           packed: held?.packed)
     }
 
-    /// The source a pitch-preserving voice reads: Float samples (for an `int16` sound, its Float copy).
+    /// The source a pitch-preserving voice reads: Float samples (for a compact sound, its Float copy).
     var floatVoiceSource: VoiceSource {
-        guard let pcm16 else { return voiceSource }
-        let copy = floatCopy.make(from: pcm16, count: channelCount * frameCount)
+        guard let held else { return voiceSource }
+        let copy = floatCopy.make(from: held)
         let right = channelCount == 2 ? UnsafePointer(copy + frameCount) : UnsafePointer(copy)
         return VoiceSource(left: UnsafePointer(copy), right: right, channelCount: channelCount, frameCount: frameCount,
                            sampleRate: sampleRate)
     }
 }
 
-/// The Float copy of an `int16` sound for pitch-preserving voices: made once, under a lock, on the control side.
+/// The Float copy of a compact sound for pitch-preserving voices: made once, under a lock, on the control side.
 final class FloatCopy: @unchecked Sendable {
     private let lock = NSLock()
     private var samples: UnsafeMutablePointer<Float>?
 
-    func make(from pcm: UnsafePointer<Int16>, count: Int) -> UnsafeMutablePointer<Float> {
+    func make(from compact: CompactStorage) -> UnsafeMutablePointer<Float> {
         lock.lock()
         defer { lock.unlock() }
         if let samples { return samples }
-        let made = UnsafeMutablePointer<Float>.allocate(capacity: max(count, 1))
-        for i in 0..<count { made[i] = Float(pcm[i]) * 0x1p-15 }
+        let made = UnsafeMutablePointer<Float>.allocate(capacity: max(compact.channelCount * compact.frameCount, 1))
+        compact.decode(into: made)
         samples = made
         return made
     }
