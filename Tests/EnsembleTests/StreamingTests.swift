@@ -159,15 +159,18 @@ final class StreamingTests: XCTestCase {
         assertBitIdentical(r.streamed, r.memory, "IMA4 seeks")
     }
 
-    /// Makes an MP3 with ffmpeg (libmp3lame, with its LAME/Xing header unless `xing` is false), or skips.
-    static func makeMP3(_ dir: TemporaryDirectory, seconds: Double = 1, channels: Int = 1, xing: Bool = true) throws -> String {
+    /// Makes an MP3 with ffmpeg (libmp3lame, with its LAME/Xing header unless `xing` is false; 128 kbit/s, or VBR
+    /// quality 4 with `vbr`), or skips.
+    static func makeMP3(_ dir: TemporaryDirectory, seconds: Double = 1, channels: Int = 1, xing: Bool = true,
+                        vbr: Bool = false) throws -> String {
         let ffmpeg = try requireTool("ffmpeg")
         let wav = dir.file("src.wav")
         try AudioFileWriter.write(DecodedAudio(sampleRate: 44100, channels: signal(frames: Int(seconds * 44100), rate: 44100,
                                                                                  channels: channels)),
                                   format: OutputFormat(container: .wav, codec: .pcm16), to: wav)
-        let mp3 = dir.file(xing ? "x.mp3" : "noxing.mp3")
-        let r = try runProcess(ffmpeg, ["-v", "error", "-y", "-i", wav, "-c:a", "libmp3lame", "-b:a", "128k"]
+        let mp3 = dir.file((xing ? "x" : "noxing") + (vbr ? "-vbr" : "") + ".mp3")
+        let r = try runProcess(ffmpeg, ["-v", "error", "-y", "-i", wav, "-c:a", "libmp3lame"]
+                               + (vbr ? ["-q:a", "4"] : ["-b:a", "128k"])
                                + (xing ? [] : ["-write_xing", "0"]) + [mp3])
         guard r.status == 0 else { throw XCTSkip("ffmpeg cannot encode MP3 here") }
         return mp3
@@ -207,14 +210,38 @@ final class StreamingTests: XCTestCase {
         XCTAssertGreaterThan(r.memory.reduce(0) { max($0, abs($1)) }, 0.05)
     }
 
-    /// An MP3 without a LAME/Xing header has no known length, so it is not streamed (it plays from memory).
-    func testMP3WithoutXingSaysItCannotStream() throws {
+    /// An MP3 without a LAME/Xing header (CBR and VBR) streams too: its length is counted from its frame headers
+    /// (every frame's 1152 samples: nothing is trimmed without the tag), equal to the in-memory decode's; loops and
+    /// offsets are bit-identical, a long seek and a backward one line up sample for sample within 1e-6.
+    func testMP3WithoutXingStreams() throws {
         let dir = try TemporaryDirectory()
-        let mp3 = try Self.makeMP3(dir, xing: false)
-        XCTAssertThrowsError(try Sound(streamingContentsOf: mp3)) { e in
-            XCTAssertTrue("\(e)".contains("Xing"), "\(e)")
+        for vbr in [false, true] {
+            let path = try Self.makeMP3(dir, seconds: 16, channels: 2, xing: false, vbr: vbr)
+            let head = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)).prefix(16384))
+            XCTAssertFalse(String(decoding: head, as: UTF8.self).contains("Xing") || String(decoding: head, as: UTF8.self).contains("Info"))
+            let streamed = try Sound(streamingContentsOf: path)
+            let memory = try Sound(contentsOf: path)
+            XCTAssertEqual(streamed.frameCount, memory.frameCount, "vbr \(vbr)")
+            XCTAssertEqual(streamed.frameCount % 1152, 0)
+            let specs = [TrackSpec(offset: 1.5, loops: 1, rate: 1, start: 0, volume: 0.6, pan: -0.4),
+                         TrackSpec(offset: 15.9, loops: 1, rate: 0.8, start: 777, volume: 0.4, pan: 0)]
+            let r = try renderBoth(path, specs, frames: 48000 * 6, blockFrames: 1000)
+            assertBitIdentical(r.streamed, r.memory, "untagged mp3, vbr \(vbr)")
+            let seek = try renderBoth(path, [TrackSpec(offset: 0, loops: 0, rate: 1, volume: 1, pan: 0)], frames: 48000 * 3,
+                                      blockFrames: 1024, between: { k, tracks in
+                switch k {
+                case 20: tracks[0].pause()
+                case 21: try! tracks[0].setCurrentTime(13.321) // more than 10 s ahead: libmpg123's seek
+                case 22: tracks[0].play()
+                case 80: tracks[0].pause()
+                case 81: try! tracks[0].setCurrentTime(1.25) // backwards
+                case 82: tracks[0].play()
+                default: break
+                }
+            })
+            XCTAssertLessThanOrEqual(maxAbsDifference(seek.streamed, seek.memory), 1e-6, "vbr \(vbr)")
+            XCTAssertGreaterThan(seek.memory.reduce(0) { max($0, abs($1)) }, 0.05)
         }
-        XCTAssertNoThrow(try Sound(contentsOf: mp3))
     }
 
     /// A source at the output rate plays through untouched (copy kernel) across loop seams, with an odd block size.

@@ -134,13 +134,21 @@ public final class MP3Decoder {
     /// Prepares to continue decoding at PCM frame `frame` (in gapless terms: frame 0 is the first real
     /// sample). Returns the byte offset in the original input from which the caller must feed next; any
     /// input already queued is discarded. Exactness needs libmpg123 to know where frames start: either
-    /// from having parsed the stream up to there (its frame index) or from a Xing table of contents,
-    /// which is only approximate.
-    public func seek(toFrame frame: Int) throws(AudioFileError) -> Int {
+    /// from having parsed the stream up to there (its frame index), from `frameIndex` (the byte offset of every
+    /// MPEG frame, as `MP3StreamDecoder.countFrames` finds them: exact anywhere), or from a Xing table of
+    /// contents, which is only approximate.
+    public func seek(toFrame frame: Int, frameIndex: [Int]? = nil) throws(AudioFileError) -> Int {
         guard frame >= 0 else {
             throw AudioFileError(.unsupported, path: path, "cannot seek to negative frame \(frame)")
         }
         var inputOffset = 0
+        if var index = frameIndex, !index.isEmpty {
+            // libmpg123 copies the table; with every frame in it, the seek is exact however far the stream has been
+            // parsed (without it, an untagged file's far seek is a guess from the bit rate).
+            guard mpg123_set_index(handle, &index, 1, index.count) == MPG123_OK.rawValue else {
+                throw failure("cannot set the frame index")
+            }
+        }
         let reached = mpg123_feedseek(handle, frame, SEEK_SET, &inputOffset)
         guard reached >= 0, inputOffset >= 0 else { throw failure("seek to frame \(frame) failed") }
         decodedFrameCount = reached

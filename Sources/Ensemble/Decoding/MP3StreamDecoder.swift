@@ -28,14 +28,17 @@ final class MP3StreamDecoder: StreamDecoder {
     private var position = 0
     private var finished = false
     private var chunk = [UInt8](repeating: 0, count: MP3StreamDecoder.feedBytes)
+    /// Every MPEG frame's byte offset, for a file without a Xing table (`MP3Probe.frameOffsets`).
+    private let frameOffsets: [Int]?
 
     /// A decoder reading `source` (its own open file, or bytes shared by every stream of the sound); `path` names it.
-    init(source: ByteSource, path: String, channelCount: Int) throws(AudioFileError) {
+    init(source: ByteSource, path: String, channelCount: Int, frameOffsets: [Int]? = nil) throws(AudioFileError) {
         // The throwing call first: a class init that throws after storing properties leaked them.
         decoder = try MP3Decoder(path: path)
         self.source = source
         self.path = path
         self.channelCount = channelCount
+        self.frameOffsets = frameOffsets
     }
 
     private func restart() throws(AudioFileError) {
@@ -92,7 +95,10 @@ final class MP3StreamDecoder: StreamDecoder {
             }
             return
         }
-        let offset = try decoder.seek(toFrame: frame)
+        // libmpg123 turns a sample into a frame with the stream's frame size, which it knows once it has parsed a
+        // header: a fresh decoder (a track starting far into the file) is fed its first bytes first.
+        while decoder.sampleRate == nil && !finished { try fill() }
+        let offset = try decoder.seek(toFrame: frame, frameIndex: frameOffsets)
         inputOffset = offset
         pending = []
         pendingStart = 0
@@ -112,8 +118,8 @@ final class MP3StreamDecoder: StreamDecoder {
         return n
     }
 
-    /// Format and length of an MP3 from its first bytes; the length must be known (a LAME/Xing header) to stream.
-    static func probe(source: ByteSource, path: String) throws(AudioFileError) -> (sampleRate: Double, channelCount: Int, frameCount: Int) {
+    /// Format and length of an MP3: from its first bytes when it has a LAME/Xing header, else by counting its frames.
+    static func probe(source: ByteSource, path: String) throws(AudioFileError) -> MP3Probe {
         let decoder = try MP3Decoder(path: path)
         // Without a Xing/Info tag libmpg123's length is an estimate; the exact length needs a full decode.
         let head = source.bytes(at: 0, count: feedBytes)
@@ -140,9 +146,16 @@ final class MP3StreamDecoder: StreamDecoder {
         guard let rate = decoder.sampleRate, let channels = decoder.channelCount else {
             throw AudioFileError(.corrupt, path: path, "no decodable MPEG audio frames found")
         }
-        guard tagged, let length = decoder.knownLength else {
-            throw AudioFileError(.unsupported, path: path,
-                                 "MP3 without a LAME/Xing header cannot be streamed (its length is unknown; decode it into memory)")
+        // Untagged, libmpg123 trims nothing: the length is every frame's samples, which a walk over the frame
+        // headers counts (the whole file is read, but not decoded).
+        let length: Int
+        var frameOffsets: [Int]? = nil
+        if tagged, let known = decoder.knownLength {
+            length = known
+        } else {
+            let frames = try countFrames(source: source, path: path)
+            length = frames.count
+            frameOffsets = frames.offsets
         }
         // A lying header (0xFFFFFFFF frames) would make the track, and a render of it, run for days.
         let most = maximumFrames(byteCount: source.count, sampleRate: rate, layer: decoder.layer)
@@ -150,7 +163,47 @@ final class MP3StreamDecoder: StreamDecoder {
             throw AudioFileError(.unsupported, path: path,
                                  "MP3 header claims \(length) frames, more than its bytes can hold (at most \(most)); its length is unknown until decoded, so decode it into memory")
         }
-        return (Double(rate), channels, length)
+        return MP3Probe(sampleRate: Double(rate), channelCount: channels, frameCount: length, frameOffsets: frameOffsets)
+    }
+
+    /// PCM frames in every MPEG frame of `source`, and each MPEG frame's byte offset, found as `AudioFileStream`
+    /// finds them (ID3 skipped, junk resynchronised over). A last frame cut short is not counted: the decoder cannot
+    /// decode it either.
+    static func countFrames(source: ByteSource, path: String) throws(AudioFileError) -> (count: Int, offsets: [Int]) {
+        let parser = AudioFileStream(name: path)
+        var frames = 0
+        var offsets: [Int] = []
+        func count(_ events: [AudioFileStreamEvent]) {
+            for case .packets(let packets) in events {
+                for d in packets.descriptions {
+                    frames += d.frameCount
+                    offsets.append(d.byteOffset)
+                }
+            }
+        }
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var offset = 0
+        while true {
+            let piece = chunk.withUnsafeMutableBytes { raw -> Result<[AudioFileStreamEvent]?, AudioFileError> in
+                do throws(AudioFileError) {
+                    let n = try source.read(at: offset, into: raw, path: path)
+                    if n == 0 { return .success(nil) }
+                    offset += n
+                    return .success(try parser.parse(UnsafeRawBufferPointer(rebasing: raw[..<n])))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            guard let events = try piece.get() else { break }
+            count(events)
+        }
+        do {
+            count(try parser.finish())
+        } catch where error.kind == .truncated {
+            // The frames before the cut are counted already.
+        }
+        guard frames > 0 else { throw AudioFileError(.corrupt, path: path, "no MPEG audio frames found") }
+        return (frames, offsets)
     }
 
     /// The most PCM frames `byteCount` bytes of MPEG audio can hold: every MPEG frame at its version's lowest bit
@@ -161,4 +214,13 @@ final class MP3StreamDecoder: StreamDecoder {
         let (bits, overflow) = byteCount.multipliedReportingOverflow(by: 8 * sampleRate)
         return overflow ? Int.max : bits / lowestBitRate
     }
+}
+
+/// What `MP3StreamDecoder.probe` learns of a file.
+struct MP3Probe: Sendable {
+    var sampleRate: Double
+    var channelCount: Int
+    var frameCount: Int
+    /// For a file without a LAME/Xing tag: every MPEG frame's byte offset, which makes its far seeks exact.
+    var frameOffsets: [Int]?
 }

@@ -74,8 +74,8 @@ public final class Sound: @unchecked Sendable {
 
     /// A streamed sound: only the header is read now; each track that plays it decodes a little ahead of
     /// playback on the engine's stream loader, holding about `Engine.Configuration.streamBufferDuration` of audio.
-    /// Streams WAV, AIFF, CAF/AIFC with PCM or float samples, FLAC, Ogg Vorbis, Apple IMA4, and MP3 with a
-    /// LAME/Xing tag (see `StreamFile`).
+    /// Streams WAV, AIFF, CAF/AIFC with PCM or float samples, FLAC, Ogg Vorbis, Apple IMA4, and MP3
+    /// (see `StreamFile`).
     /// Tracks only: one-shot effects need a sound in memory.
     public convenience init(streamingContentsOf path: String) throws(EngineError) {
         let file: StreamFile

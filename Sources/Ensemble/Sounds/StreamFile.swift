@@ -25,13 +25,14 @@ public struct StreamFile: Sendable {
     let ima4: IMA4StreamDecoder.Layout?
     /// Decoder states of an IMA4 file, shared by every stream of it (the loader thread alone touches them).
     let ima4Checkpoints = IMA4StreamDecoder.Checkpoints()
+    /// An MP3 without a LAME/Xing tag: every MPEG frame's byte offset (counted when the file is opened).
+    private(set) var mp3FrameOffsets: [Int]? = nil
     /// Length in seconds (`frameCount / sampleRate`).
     public var duration: Double { Double(frameCount) / sampleRate }
 
     /// Reads the header of `path`. Streams WAV, AIFF, CAF and AIFC with PCM or float samples, FLAC and Ogg
-    /// Vorbis (through libsndfile), Apple IMA4 in CAF or AIFC, and MP3 with a LAME/Xing header (libmpg123's feed
-    /// API; an MP3 without one throws `.unsupported`, since its length is unknown until decoded: `Sound(contentsOf:)`
-    /// decodes it into memory).
+    /// Vorbis (through libsndfile), Apple IMA4 in CAF or AIFC, and MP3 (libmpg123's feed API; an MP3 without a
+    /// LAME/Xing header has its frames counted here, which reads the whole file without decoding it).
     public init(path: String) throws(AudioFileError) {
         let head = try Self.readPrefix(path: path, count: 64 * 1024)
         try self.init(source: .file(OpenFile(path: path)), head: head, name: path, shared: false)
@@ -68,6 +69,7 @@ public struct StreamFile: Sendable {
             sampleRate = probe.sampleRate
             channelCount = probe.channelCount
             frameCount = probe.frameCount
+            mp3FrameOffsets = probe.frameOffsets
             codec = "mp3"
             ima4 = nil
             return
@@ -140,7 +142,9 @@ public struct StreamFile: Sendable {
         let source: ByteSource
         if let shared { source = shared } else { source = try ByteSource.open(path: path) }
         if let ima4 { return try IMA4StreamDecoder(source: source, path: path, layout: ima4, checkpoints: ima4Checkpoints) }
-        if codec == "mp3" { return try MP3StreamDecoder(source: source, path: path, channelCount: channelCount) }
+        if codec == "mp3" {
+            return try MP3StreamDecoder(source: source, path: path, channelCount: channelCount, frameOffsets: mp3FrameOffsets)
+        }
         return try SndfileStreamDecoder(source: source, path: path, channelCount: channelCount, frameCount: frameCount)
     }
 }
