@@ -194,7 +194,10 @@ final class StreamingTests: XCTestCase {
     func testMP3LongSeekIsSampleAccurate() throws {
         let dir = try TemporaryDirectory()
         let path = try Self.makeMP3(dir, seconds: 25, channels: 1)
-        let r = try renderBoth(path, [TrackSpec(offset: 0, loops: 0, rate: 1, volume: 1, pan: 0)], frames: 48000 * 4,
+        // The second track starts 21 s in: its fresh decoder seeks before it has seen a frame.
+        let specs = [TrackSpec(offset: 0, loops: 0, rate: 1, volume: 1, pan: 0),
+                     TrackSpec(offset: 21, loops: 0, rate: 1, start: 3000, volume: 0.5, pan: 0.5)]
+        let r = try renderBoth(path, specs, frames: 48000 * 4,
                                blockFrames: 1024, between: { k, tracks in
             switch k {
             case 40: tracks[0].pause()
