@@ -10,7 +10,8 @@ import Foundation
 /// `EngineEvent.trackStarved` when the queue runs dry and sounds again (`trackBuffered`) from where it stopped once
 /// frames come back, and ends after the last frame once `finish()` is called (or the callback returns nil). It
 /// can be scheduled (`play(at:)`), positioned in 3D, given a rate, sends and a filter like any track; it plays
-/// once, from its start (no seek, loop or restart: the frames are consumed).
+/// once, from its start (no seek, loop or restart: the frames are consumed; `PCMSource` plays frames that can be
+/// computed at any position, with all three).
 public final class PCMQueue: LiveFeed, @unchecked Sendable {
     /// Fills the buffer with interleaved frames (room for `buffer.count / channelCount` of them) and returns how
     /// many it wrote: 0 when none are ready yet (the track starves until the next call brings some), nil when the

@@ -31,4 +31,10 @@ extension Sound {
         do { file = try StreamFile(reader: reader, name: name) } catch { throw .file(error) }
         try self.init(streaming: file)
     }
+
+    /// A sound over frames the application computes on request (`PCMSource`): streamed, so tracks loop it, seek
+    /// in it and schedule it like a streamed file, and several tracks can play it at once.
+    public convenience init(pcmSource source: PCMSource) throws(EngineError) {
+        try self.init(streaming: StreamFile(pcm: source))
+    }
 }

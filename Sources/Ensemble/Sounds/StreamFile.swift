@@ -19,14 +19,16 @@ public struct StreamFile: Sendable {
     public let channelCount: Int
     /// Length in frames at `sampleRate`, from the file's header.
     public let frameCount: Int
-    /// The codec family: "ima4" (Apple IMA4 in CAF/AIFC, decoded here), "mp3" (libmpg123), or "sndfile" (WAV/AIFF/CAF PCM, FLAC
-    /// and Ogg Vorbis).
+    /// The codec family: "ima4" (Apple IMA4 in CAF/AIFC, decoded here), "mp3" (libmpg123), "sndfile" (WAV/AIFF/CAF PCM, FLAC
+    /// and Ogg Vorbis), or "pcm" (a `PCMSource`).
     public let codec: String
     let ima4: IMA4StreamDecoder.Layout?
     /// Decoder states of an IMA4 file, shared by every stream of it (the loader thread alone touches them).
     let ima4Checkpoints = IMA4StreamDecoder.Checkpoints()
     /// An MP3 without a LAME/Xing tag: every MPEG frame's byte offset (counted when the file is opened).
     private(set) var mp3FrameOffsets: [Int]? = nil
+    /// Set for frames the application computes (`codec` "pcm").
+    private(set) var pcm: PCMSource? = nil
     /// Length in seconds (`frameCount / sampleRate`).
     public var duration: Double { Double(frameCount) / sampleRate }
 
@@ -43,6 +45,18 @@ public struct StreamFile: Sendable {
     public init(bytes: [UInt8], name: String) throws(AudioFileError) {
         guard !bytes.isEmpty else { throw AudioFileError(.empty, path: name, "file is empty") }
         try self.init(source: .memory(bytes), head: Array(bytes.prefix(64 * 1024)), name: name, shared: true)
+    }
+
+    /// A stream of frames the application computes: its name, format and length are the source's.
+    public init(pcm source: PCMSource) {
+        path = source.name
+        shared = nil
+        sampleRate = source.sampleRate
+        channelCount = source.channelCount
+        frameCount = source.frameCount
+        codec = "pcm"
+        ima4 = nil
+        pcm = source
     }
 
     /// A stream over an application's reader, which must seek and know its size (a pipe cannot be streamed:
@@ -139,6 +153,7 @@ public struct StreamFile: Sendable {
     }
 
     func open() throws(AudioFileError) -> StreamDecoder {
+        if let pcm { return PCMSourceDecoder(pcm) }
         let source: ByteSource
         if let shared { source = shared } else { source = try ByteSource.open(path: path) }
         if let ima4 { return try IMA4StreamDecoder(source: source, path: path, layout: ima4, checkpoints: ima4Checkpoints) }
