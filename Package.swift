@@ -19,13 +19,15 @@ let package = Package(
         .systemLibrary(name: "CMpg123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .target(
             name: "Ensemble",
-            dependencies: ["COpenAL", "CSndfile", "CMpg123", "CFloatControl", "CSincKernel", "CWorkerSync", "CRenderMath"]
+            dependencies: ["COpenAL", "CSndfile", "CMpg123", "CFloatControl", "CSincKernel", "CMixKernel", "CWorkerSync", "CRenderMath"]
         ),
         // Flush-to-zero around rendering (header-only: static inline MXCSR / FPCR access).
         .target(name: "CFloatControl"),
         .target(name: "CRenderMath", linkerSettings: [.linkedLibrary("m")]),
         // The sinc resampler's inner products: eight-lane FMA on CPUs with AVX2, the same bits elsewhere.
         .target(name: "CSincKernel"),
+        // The step-1 copy with gains: eight lanes on CPUs with AVX2, the same bits elsewhere.
+        .target(name: "CMixKernel"),
         // Futex wait/wake and the spin hint for the render worker pool (`renderThreads` > 1).
         .target(name: "CWorkerSync"),
         .executableTarget(
@@ -48,7 +50,7 @@ let package = Package(
         .executableTarget(name: "ensemble-fuzz", dependencies: ["EnsembleFuzzTargets"], path: "Tests/Fuzz/ensemble-fuzz"),
         .testTarget(
             name: "EnsembleTests",
-            dependencies: ["Ensemble", "EnsembleSoak", "CAllocationCounter", "CFloatControl", "CSincKernel", "EnsembleFuzzTargets"]
+            dependencies: ["Ensemble", "EnsembleSoak", "CAllocationCounter", "CFloatControl", "CSincKernel", "EnsembleFuzzTargets", "CMixKernel"]
         ),
     ]
 )

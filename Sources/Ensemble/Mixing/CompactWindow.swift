@@ -1,4 +1,5 @@
 // Render thread (the lanes): a compact voice's frames, converted a window at a time for the kernels.
+import CMixKernel
 
 /// The render side of a sound kept in its file's own format (`PackedSamples`): each chunk converts the frames its
 /// taps read — the cursor's kernel's taps before it, every frame it moves over, the taps after the last one, loop
@@ -93,7 +94,13 @@ enum CompactWindow {
             let n = min(available, count - done)
             let l = pcm + cursor.position, r = rightPlane + cursor.position
             let outL = sink.left + done, outR = sink.right + done
-            if sink.fused {
+            if sink.fused, T.self == Int16.self {
+                // The same arithmetic in C, eight lanes where AVX2 is (`ensemble_mix_f32`'s twin).
+                let l16 = (packed.base + 2 * cursor.position).assumingMemoryBound(to: Int16.self)
+                let r16 = (packed.base + packed.planeBytes + 2 * cursor.position).assumingMemoryBound(to: Int16.self)
+                // A C function is opaque to the performance checker; the kernel only reads and computes.
+                _unsafePerformance { ensemble_mix_i16(l16, r16, stereo ? 1 : 0, n, a, b, c, d, outL, outR) }
+            } else if sink.fused {
                 if stereo {
                     for j in 0..<n {
                         let sl = Float(l[j]), sr = Float(r[j])

@@ -1,0 +1,61 @@
+import CMixKernel
+import XCTest
+
+/// The step-1 copy with gains (CMixKernel): the kernel chosen for this CPU (eight lanes with AVX2) against the
+/// arithmetic written out in Swift — each product rounded, then the sum, then the accumulation — and against the
+/// portable build, bit for bit, for every length around the vector widths.
+final class MixKernelTests: XCTestCase {
+    private struct Noise {
+        var state: UInt32
+        mutating func next() -> UInt32 {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return state
+        }
+    }
+
+    func testKernelsMatchTheUnfusedFormulaBitForBit() {
+        var noise = Noise(state: 0x1234_5678)
+        let gains: [(Float, Float, Float, Float)] = [(0.7, 0.3, -0.2, 0.9), (1, 0, 0, 1), (0x1p-15 * 0.61, 0x1p-15 * 0.2, 0x1p-15, -0x1p-15)]
+        for n in [0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 100, 1023] {
+            let l16 = (0..<n).map { _ in Int16(truncatingIfNeeded: noise.next() >> 16) }
+            let r16 = (0..<n).map { _ in Int16(truncatingIfNeeded: noise.next() >> 16) }
+            let lf = (0..<n).map { _ in Float(Int32(bitPattern: noise.next())) * 0x1p-31 }
+            let rf = (0..<n).map { _ in Float(Int32(bitPattern: noise.next())) * 0x1p-31 }
+            let start = (0..<n).map { _ in Float(Int32(bitPattern: noise.next())) * 0x1p-33 }
+            for (a, b, c, d) in gains {
+                for stereo in [false, true] {
+                    // The formula, one rounding at a time.
+                    func expected(_ l: [Float], _ r: [Float]) -> ([Float], [Float]) {
+                        var outL = start, outR = start.reversed() as [Float]
+                        for j in 0..<n {
+                            let pl = stereo ? a * l[j] + b * r[j] : a * l[j]
+                            let pr = stereo ? c * l[j] + d * r[j] : c * l[j]
+                            outL[j] = outL[j] + pl
+                            outR[j] = outR[j] + pr
+                        }
+                        return (outL, outR)
+                    }
+                    var fl = start, fr = start.reversed() as [Float]
+                    ensemble_mix_f32(lf, rf, stereo ? 1 : 0, n, a, b, c, d, &fl, &fr)
+                    var pl = start, pr = start.reversed() as [Float]
+                    ensemble_mix_f32_portable(lf, rf, stereo ? 1 : 0, n, a, b, c, d, &pl, &pr)
+                    let ef = expected(lf, rf)
+                    XCTAssertEqual(fl.map(\.bitPattern), ef.0.map(\.bitPattern), "f32 n \(n) stereo \(stereo)")
+                    XCTAssertEqual(fr.map(\.bitPattern), ef.1.map(\.bitPattern), "f32 n \(n) stereo \(stereo)")
+                    XCTAssertEqual(pl.map(\.bitPattern), fl.map(\.bitPattern))
+                    XCTAssertEqual(pr.map(\.bitPattern), fr.map(\.bitPattern))
+
+                    var il = start, ir = start.reversed() as [Float]
+                    ensemble_mix_i16(l16, r16, stereo ? 1 : 0, n, a, b, c, d, &il, &ir)
+                    var ql = start, qr = start.reversed() as [Float]
+                    ensemble_mix_i16_portable(l16, r16, stereo ? 1 : 0, n, a, b, c, d, &ql, &qr)
+                    let ei = expected(l16.map(Float.init), r16.map(Float.init))
+                    XCTAssertEqual(il.map(\.bitPattern), ei.0.map(\.bitPattern), "i16 n \(n) stereo \(stereo)")
+                    XCTAssertEqual(ir.map(\.bitPattern), ei.1.map(\.bitPattern), "i16 n \(n) stereo \(stereo)")
+                    XCTAssertEqual(ql.map(\.bitPattern), il.map(\.bitPattern))
+                    XCTAssertEqual(qr.map(\.bitPattern), ir.map(\.bitPattern))
+                }
+            }
+        }
+    }
+}
