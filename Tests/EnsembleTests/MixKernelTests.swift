@@ -1,5 +1,6 @@
 import CMixKernel
 import XCTest
+@testable import Ensemble
 
 /// The step-1 copy with gains (CMixKernel): the kernel chosen for this CPU (eight lanes with AVX2) against the
 /// arithmetic written out in Swift — each product rounded, then the sum, then the accumulation — and against the
@@ -55,6 +56,33 @@ final class MixKernelTests: XCTestCase {
                     XCTAssertEqual(ql.map(\.bitPattern), il.map(\.bitPattern))
                     XCTAssertEqual(qr.map(\.bitPattern), ir.map(\.bitPattern))
                 }
+            }
+        }
+    }
+
+    /// The moving voice's gain ramp against `SpatialVoice.fraction` and the formula, for offsets that fit 32 bits
+    /// (the vector path) and offsets that do not (the 64-bit one).
+    func testRampMatchesTheFormulaBitForBit() {
+        var noise = Noise(state: 0x9E37_79B9)
+        for (first, length) in [(Int64(0), 800), (Int64(37), 256), (Int64(799), 800), (Int64(Int32.max) - 5, 1 << 30),
+                                (Int64(1) << 40, 3000)] {
+            for n in [0, 1, 7, 8, 9, 17, 255] {
+                let s = (0..<n).map { _ in Float(Int32(bitPattern: noise.next())) * 0x1p-31 }
+                let start = (0..<n).map { _ in Float(Int32(bitPattern: noise.next())) * 0x1p-33 }
+                let (l0, dl, r0, dr, g): (Float, Float, Float, Float, Float) = (0.3, 0.45, 0.9, -0.6, 0.8)
+                var el = start, er = start
+                for j in 0..<n {
+                    let q = SpatialVoice.fraction(first + Int64(j), length: length)
+                    el[j] = el[j] + ((l0 + dl * q) * g) * s[j]
+                    er[j] = er[j] + ((r0 + dr * q) * g) * s[j]
+                }
+                var gl = start, gr = start, pl = start, pr = start
+                ensemble_mix_ramped(s, n, first, 1 / Float(length), l0, dl, r0, dr, g, &gl, &gr)
+                ensemble_mix_ramped_portable(s, n, first, 1 / Float(length), l0, dl, r0, dr, g, &pl, &pr)
+                XCTAssertEqual(gl.map(\.bitPattern), el.map(\.bitPattern), "first \(first) n \(n)")
+                XCTAssertEqual(gr.map(\.bitPattern), er.map(\.bitPattern), "first \(first) n \(n)")
+                XCTAssertEqual(pl.map(\.bitPattern), gl.map(\.bitPattern))
+                XCTAssertEqual(pr.map(\.bitPattern), gr.map(\.bitPattern))
             }
         }
     }

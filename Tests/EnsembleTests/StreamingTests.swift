@@ -503,14 +503,19 @@ final class StreamingSceneTests: XCTestCase {
                                              folder: dir.path, path: "s.json")) { e in
             XCTAssertTrue("\(e)".contains("tracks[0].stream"), "\(e)")
         }
-        // Asking to stream a format that cannot stream is an error naming the key; by default it plays from memory.
-        _ = try StreamingTests.makeMP3(dir, xing: false)
-        let bad = try Scene.parse(Data(#"{ "tracks": [ { "file": "noxing.mp3", "stream": true } ] }"#.utf8), folder: dir.path, path: "s.json")
+        // A file that cannot be streamed is an error naming the key.
+        _ = try dir.write(Array("not audio at all".utf8), to: "junk.mp3")
+        let bad = try Scene.parse(Data(#"{ "tracks": [ { "file": "junk.mp3", "stream": true } ] }"#.utf8), folder: dir.path, path: "s.json")
         XCTAssertThrowsError(try ScenePlayback(scene: bad, path: "s.json", engine: try Engine())) { e in
             XCTAssertTrue("\(e)".contains("tracks[0].file"), "\(e)")
         }
-        let fine = try Scene.parse(Data(#"{ "tracks": [ { "file": "noxing.mp3" } ] }"#.utf8), folder: dir.path, path: "s.json")
-        XCTAssertNoThrow(try ScenePlayback(scene: fine, path: "s.json", engine: try Engine()))
+        // An MP3 without a LAME/Xing tag streams when asked (its frames are counted), and plays from memory by default.
+        _ = try StreamingTests.makeMP3(dir, xing: false)
+        for (stream, json) in [(true, #"{ "tracks": [ { "file": "noxing.mp3", "stream": true } ] }"#),
+                               (false, #"{ "tracks": [ { "file": "noxing.mp3" } ] }"#)] {
+            let scene = try Scene.parse(Data(json.utf8), folder: dir.path, path: "s.json")
+            XCTAssertEqual(try ScenePlayback(scene: scene, path: "s.json", engine: try Engine()).trackSounds.map(\.isStreamed), [stream])
+        }
     }
 
     /// `ensemble render` of a scene with streamed tracks writes the same bytes as with every track in memory.

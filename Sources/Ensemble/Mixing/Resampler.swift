@@ -73,10 +73,11 @@ enum Resampler {
             let s = source.left + cursor.position
             let l = outL + done, r = outR + done
             let first = gains.first + Int64(done)
-            for j in 0..<n {
-                let q = SpatialVoice.fraction(first + Int64(j), length: gains.length)
-                l[j] += ((gains.left0 + gains.dLeft * q) * gains.g) * s[j]
-                r[j] += ((gains.right0 + gains.dRight * q) * gains.g) * s[j]
+            // Per frame q = SpatialVoice.fraction(first + j, length:), then l += ((left0 + dLeft·q)·g)·s and
+            // r += ((right0 + dRight·q)·g)·s, unfused, eight lanes where AVX2 is.
+            _unsafePerformance {
+                ensemble_mix_ramped(s, n, first, 1 / Float(gains.length), gains.left0, gains.dLeft, gains.right0,
+                                    gains.dRight, gains.g, l, r)
             }
             cursor.position += n
             done += n
