@@ -55,14 +55,6 @@ struct PackedSamples: BitwiseCopyable, @unchecked Sendable {
         }
     }
 
-    /// True for formats whose samples can be read one at a time where they lie (all but IMA4's packets).
-    var isLinear: Bool {
-        @_noLocks get {
-            if case .ima4 = format { return false }
-            return true
-        }
-    }
-
     /// Samples [first, first + count) of channel `channel`, unscaled (the integers as Float), into `out`. Linear
     /// formats only; the range lies inside the sound.
     @inline(__always)
