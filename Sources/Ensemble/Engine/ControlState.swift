@@ -48,6 +48,14 @@ struct ControlState {
         }
     }
 
+    /// `send` of one command.
+    mutating func send(_ command: MixerCommand, to queue: CommandQueue) {
+        flushOverflow(to: queue)
+        if !overflow.isEmpty || !queue.push(command) {
+            overflow.append([command])
+        }
+    }
+
     mutating func flushOverflow(to queue: CommandQueue) {
         while let first = overflow.first, queue.push(first) {
             overflow.removeFirst()

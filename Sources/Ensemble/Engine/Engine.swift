@@ -392,6 +392,12 @@ public final class Engine: @unchecked Sendable {
         control.withLock { state in state.send(batch, to: queue) }
     }
 
+    /// `send` of one command, without an array.
+    func send(_ command: MixerCommand) {
+        let queue = mixer.commands
+        control.withLock { state in state.send(command, to: queue) }
+    }
+
     /// Moves commands that found the command ring full into it, and frees the effect chains the render side
     /// has finished with. The event thread does this continuously; an offline render loop calls it between
     /// blocks so that a burst of commands is never left behind.

@@ -530,7 +530,7 @@ public final class Track: @unchecked Sendable {
             let c = change(&s)
             return phase == .idle ? nil : c
         }
-        if let command { engine.send([command]) }
+        if let command { engine.send(command) }
     }
 
     func frames(_ seconds: Double) -> Int { Int((seconds * engine.sampleRate).rounded()) }

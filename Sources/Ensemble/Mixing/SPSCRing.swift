@@ -88,6 +88,14 @@ extension SPSCRing where Element == MixerCommand {
         return true
     }
 
+    /// `push` of a batch of one, without making an array (a track's property change, the most frequent).
+    func push(_ command: MixerCommand) -> Bool {
+        guard let w = indices.reserve(1) else { return false }
+        storage[w & indices.mask] = command
+        indices.publish(w + 1)
+        return true
+    }
+
     @_noLocks
     func pop() -> MixerCommand? {
         guard let r = indices.next() else { return nil }
