@@ -51,14 +51,24 @@ struct IMA4ChannelState: Equatable {
     /// Uses the shift-and-add form of the IMA dequantizer (step/8 + step/4 + step/2 + step), whose truncations
     /// differ from the multiply form and are what Apple and ffmpeg reproduce.
     func expanded(_ code: UInt8) -> IMA4ChannelState {
+        let unclamped = predictor + Self.difference(code, stepIndex: stepIndex)
+        return IMA4ChannelState(predictor: min(max(unclamped, -32768), 32767),
+                                stepIndex: Self.nextStepIndex(code, after: stepIndex))
+    }
+
+    /// The signed difference `code` adds to the predictor at `stepIndex` (the shift-and-add dequantizer).
+    static func difference(_ code: UInt8, stepIndex: Int) -> Int32 {
         let step = IMA4.stepTable[stepIndex]
         var diff = step >> 3
         if code & 4 != 0 { diff += step }
         if code & 2 != 0 { diff += step >> 1 }
         if code & 1 != 0 { diff += step >> 2 }
-        let unclamped = code & 8 != 0 ? predictor - diff : predictor + diff
-        let next = min(max(stepIndex + IMA4.indexTable[Int(code & 0x0F)], 0), IMA4.maxStepIndex)
-        return IMA4ChannelState(predictor: min(max(unclamped, -32768), 32767), stepIndex: next)
+        return code & 8 != 0 ? -diff : diff
+    }
+
+    /// The step index after `code`.
+    static func nextStepIndex(_ code: UInt8, after stepIndex: Int) -> Int {
+        min(max(stepIndex + IMA4.indexTable[Int(code & 0x0F)], 0), IMA4.maxStepIndex)
     }
 
     /// Applies one 4-bit code and returns the reconstructed sample.

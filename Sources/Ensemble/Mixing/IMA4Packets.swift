@@ -7,9 +7,9 @@
 ///
 /// The step update and the dequantizer are one table lookup per code: entry `index × 16 + code` holds the signed
 /// difference (the shift-and-add form of `IMA4ChannelState.expanded`) above 8 bits and the next step index in the
-/// low 8, so no clamp of the index is left to branch on. Two blocks are decoded in one loop (a stereo packet's two
-/// channels, or two packets of a mono sound) because each code's lookup waits for the one before it: two independent
-/// chains keep the core busy.
+/// low 8, so no clamp of the index is left to branch on. Several blocks are decoded in one loop (two or four: a
+/// stereo packet's two channels, two packets' four, or a mono sound's consecutive packets) because each code's
+/// lookup waits for the one before it: independent chains keep the core busy.
 enum IMA4Packets {
     static var framesPerPacket: Int { @_noLocks get { 64 } }
     static var blockBytes: Int { @_noLocks get { 34 } }
@@ -19,15 +19,10 @@ enum IMA4Packets {
     nonisolated(unsafe) static let table: UnsafePointer<Int32> = {
         let t = UnsafeMutablePointer<Int32>.allocate(capacity: (IMA4.maxStepIndex + 1) * 16)
         for index in 0...IMA4.maxStepIndex {
-            let step = IMA4.stepTable[index]
             for code in 0..<16 {
-                var diff = step >> 3
-                if code & 4 != 0 { diff += step }
-                if code & 2 != 0 { diff += step >> 1 }
-                if code & 1 != 0 { diff += step >> 2 }
-                if code & 8 != 0 { diff = -diff }
-                let next = min(max(index + IMA4.indexTable[code], 0), IMA4.maxStepIndex)
-                t[index * 16 + code] = diff << 8 | Int32(next)
+                let c = UInt8(code)
+                t[index * 16 + code] = IMA4ChannelState.difference(c, stepIndex: index) << 8
+                    | Int32(IMA4ChannelState.nextStepIndex(c, after: index))
             }
         }
         return UnsafePointer(t)
