@@ -421,37 +421,31 @@ let tracksOut = parse(captureProcess(exe, ["--memory-child", "tracks", "\(memCou
 var memJSON: [String: Any] = ["count": memCount, "sound_seconds": memSeconds]
 print("| what | peak RSS | added | per item |")
 print("|---|---|---|---|")
-if soundsOut.count == 3 {
-    let added = Double(soundsOut[1] - soundsOut[0]) * 1024
-    print("| \(memCount) loaded \(fmt(memSeconds, 0))-s sounds (half mono, half stereo, 48 kHz) | \(fmt(Double(soundsOut[1]) / 1024, 1)) MB "
+/// One row of loaded sounds from a memory child's "rssBefore hwmAfter payload" (`MemoryProbe.sounds`), with its
+/// JSON entries under `key`; returns the bytes added, or nil (and a failure) when the child failed.
+@discardableResult
+@MainActor func soundsRow(_ out: [Int], _ what: String, ratioDigits: Int, payload: String, key: String, child: String) -> Double? {
+    guard out.count == 3 else {
+        failures.append("memory child (\(child)) failed")
+        return nil
+    }
+    let added = Double(out[1] - out[0]) * 1024
+    print("| \(what) | \(fmt(Double(out[1]) / 1024, 1)) MB "
           + "| \(fmt(added / 1_048_576, 1)) MB | \(fmt(added / Double(memCount) / 1_048_576, 2)) MB per sound "
-          + "(\(fmt(added / Double(soundsOut[2]), 2))× the 16-bit file payload: samples are held as Float) |")
-    memJSON["sounds_peak_rss_kb"] = soundsOut[1]
+          + "(\(fmt(added / Double(out[2]), ratioDigits))× \(payload)) |")
+    memJSON["\(key)_peak_rss_kb"] = out[1]
+    memJSON["\(key)_ratio_to_16bit_payload"] = added / Double(out[2])
+    return added
+}
+if let added = soundsRow(soundsOut, "\(memCount) loaded \(fmt(memSeconds, 0))-s sounds (half mono, half stereo, 48 kHz)",
+                         ratioDigits: 2, payload: "the 16-bit file payload: samples are held as Float", key: "sounds",
+                         child: "sounds") {
     memJSON["sounds_bytes_per_sound"] = added / Double(memCount)
-    memJSON["sounds_ratio_to_16bit_payload"] = added / Double(soundsOut[2])
-} else {
-    failures.append("memory child (sounds) failed")
 }
-if sounds16Out.count == 3 {
-    let added = Double(sounds16Out[1] - sounds16Out[0]) * 1024
-    print("| the same \(memCount) sounds held as 16-bit (`Sound.Storage.int16`, the default for 16-bit files) | \(fmt(Double(sounds16Out[1]) / 1024, 1)) MB "
-          + "| \(fmt(added / 1_048_576, 1)) MB | \(fmt(added / Double(memCount) / 1_048_576, 2)) MB per sound "
-          + "(\(fmt(added / Double(sounds16Out[2]), 3))× the 16-bit file payload) |")
-    memJSON["sounds16_peak_rss_kb"] = sounds16Out[1]
-    memJSON["sounds16_ratio_to_16bit_payload"] = added / Double(sounds16Out[2])
-} else {
-    failures.append("memory child (sounds16) failed")
-}
-if soundsIMA4Out.count == 3 {
-    let added = Double(soundsIMA4Out[1] - soundsIMA4Out[0]) * 1024
-    print("| the same \(memCount) sounds encoded as IMA4 CAF and held as its packets (`Sound.Storage.ima4`) | \(fmt(Double(soundsIMA4Out[1]) / 1024, 1)) MB "
-          + "| \(fmt(added / 1_048_576, 1)) MB | \(fmt(added / Double(memCount) / 1_048_576, 2)) MB per sound "
-          + "(\(fmt(added / Double(soundsIMA4Out[2]), 3))× the 16-bit payload) |")
-    memJSON["sounds_ima4_peak_rss_kb"] = soundsIMA4Out[1]
-    memJSON["sounds_ima4_ratio_to_16bit_payload"] = added / Double(soundsIMA4Out[2])
-} else {
-    failures.append("memory child (soundsIMA4) failed")
-}
+soundsRow(sounds16Out, "the same \(memCount) sounds held as 16-bit (`Sound.Storage.int16`, the default for 16-bit files)",
+          ratioDigits: 3, payload: "the 16-bit file payload", key: "sounds16", child: "sounds16")
+soundsRow(soundsIMA4Out, "the same \(memCount) sounds encoded as IMA4 CAF and held as its packets (`Sound.Storage.ima4`)",
+          ratioDigits: 3, payload: "the 16-bit payload", key: "sounds_ima4", child: "soundsIMA4")
 if tracksOut.count == 3 {
     let added = Double(tracksOut[1] - tracksOut[0]) * 1024
     print("| \(memCount) playing tracks (16 shared sounds, engine included) | \(fmt(Double(tracksOut[1]) / 1024, 1)) MB "

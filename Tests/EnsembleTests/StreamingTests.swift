@@ -189,6 +189,18 @@ final class StreamingTests: XCTestCase {
         assertBitIdentical(r.streamed, r.memory, "mp3")
     }
 
+    /// A `between` for `renderBoth`: for each (block k, time), track 0 pauses before block k, seeks to the time
+    /// before k + 1 and plays again before k + 2 (a far seek forward, more than 10 s, goes through libmpg123's seek).
+    static func pausedSeeks(_ seeks: [(block: Int, time: Double)]) -> (Int, [Track]) -> Void {
+        { k, tracks in
+            for seek in seeks {
+                if k == seek.block { tracks[0].pause() }
+                if k == seek.block + 1 { try! tracks[0].setCurrentTime(seek.time) }
+                if k == seek.block + 2 { tracks[0].play() }
+            }
+        }
+    }
+
     /// A long seek in an MP3 uses libmpg123's seek: the position is exact (the output lines up sample for sample)
     /// and the samples are within 1e-6 of the in-memory ones.
     func testMP3LongSeekIsSampleAccurate() throws {
@@ -198,17 +210,7 @@ final class StreamingTests: XCTestCase {
         let specs = [TrackSpec(offset: 0, loops: 0, rate: 1, volume: 1, pan: 0),
                      TrackSpec(offset: 21, loops: 0, rate: 1, start: 3000, volume: 0.5, pan: 0.5)]
         let r = try renderBoth(path, specs, frames: 48000 * 4,
-                               blockFrames: 1024, between: { k, tracks in
-            switch k {
-            case 40: tracks[0].pause()
-            case 41: try! tracks[0].setCurrentTime(21.123) // more than 10 s ahead: libmpg123's seek
-            case 42: tracks[0].play()
-            case 100: tracks[0].pause()
-            case 101: try! tracks[0].setCurrentTime(2.5) // backwards
-            case 102: tracks[0].play()
-            default: break
-            }
-        })
+                               blockFrames: 1024, between: Self.pausedSeeks([(40, 21.123), (100, 2.5)]))
         XCTAssertLessThanOrEqual(maxAbsDifference(r.streamed, r.memory), 1e-6)
         XCTAssertGreaterThan(r.memory.reduce(0) { max($0, abs($1)) }, 0.05)
     }
@@ -231,17 +233,7 @@ final class StreamingTests: XCTestCase {
             let r = try renderBoth(path, specs, frames: 48000 * 6, blockFrames: 1000)
             assertBitIdentical(r.streamed, r.memory, "untagged mp3, vbr \(vbr)")
             let seek = try renderBoth(path, [TrackSpec(offset: 0, loops: 0, rate: 1, volume: 1, pan: 0)], frames: 48000 * 3,
-                                      blockFrames: 1024, between: { k, tracks in
-                switch k {
-                case 20: tracks[0].pause()
-                case 21: try! tracks[0].setCurrentTime(13.321) // more than 10 s ahead: libmpg123's seek
-                case 22: tracks[0].play()
-                case 80: tracks[0].pause()
-                case 81: try! tracks[0].setCurrentTime(1.25) // backwards
-                case 82: tracks[0].play()
-                default: break
-                }
-            })
+                                      blockFrames: 1024, between: Self.pausedSeeks([(20, 13.321), (80, 1.25)]))
             XCTAssertLessThanOrEqual(maxAbsDifference(seek.streamed, seek.memory), 1e-6, "vbr \(vbr)")
             XCTAssertGreaterThan(seek.memory.reduce(0) { max($0, abs($1)) }, 0.05)
         }
