@@ -108,6 +108,25 @@ if arguments.first == "--tail-and-burst" {
     }
 }
 
+if arguments.first == "--profile-spatial" {
+    // One Ensemble run of section 10's scene, nothing else, for `perf record`:
+    // `ensemble-bench --profile-spatial VOICES DOPPLER(0|1) SECONDS [cubic]`.
+    let n = arguments.dropFirst().first.flatMap(Int.init) ?? 256
+    let doppler = arguments.dropFirst(2).first == "1"
+    let seconds = arguments.dropFirst(3).first.flatMap(Double.init) ?? 10
+    let resampler: ResamplerQuality = arguments.contains("cubic") ? .cubic : .sinc
+    do {
+        let sounds = try InputSet(sampleRate: 48000, seconds: 10).sounds(prefix: "p3d-")
+        let t = try Spatial3D.ensemble(sounds: sounds, voices: n, doppler: doppler, resampler: resampler, seconds: seconds)
+        print(String(format: "voice_x %.0f, render only %.0f, %.2f µs per update, %d allocations", Double(n) * seconds / t.wall,
+                     Double(n) * seconds / t.render, t.updates / (Double(n) * seconds * 60) * 1e6, t.allocations))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("profile-spatial: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 if arguments.first == "--spatial" {
     // Section 10 alone (moving 3D voices against OpenAL Soft): `ensemble-bench --spatial [--quick] [SECONDS] [REPEATS]`.
     let quickSpatial = arguments.contains("--quick")

@@ -56,6 +56,14 @@ struct ControlState {
         }
     }
 
+    /// `send` of a voice change in its small form (`VoiceChange`).
+    mutating func send(_ change: VoiceChange, slot: Int32, generation: UInt32, to queue: CommandQueue) {
+        flushOverflow(to: queue)
+        if !overflow.isEmpty || !queue.push(change, slot: slot, generation: generation) {
+            overflow.append([MixerCommand(change, slot: slot, generation: generation)])
+        }
+    }
+
     mutating func flushOverflow(to queue: CommandQueue) {
         while let first = overflow.first, queue.push(first) {
             overflow.removeFirst()

@@ -247,64 +247,83 @@ extension Track {
     /// The largest `numberOfLoops` (the scene format's limit too).
     public static let maxLoops = 1_000_000
 
-    /// The command carrying a checked `change` to voice `g`, with what its taking effect does to the track's state.
-    func command(for change: TrackChange, generation g: UInt32) -> (MixerCommand, @Sendable (inout State) -> Void) {
-        let smoothing = engine.smoothingFrames, rate = engine.sampleRate
-        func ramp(_ r: Double?) -> Int { r.map { Int(($0 * rate).rounded()) } ?? smoothing }
+    /// The command carrying a checked `change` to voice `g`.
+    func command(for change: TrackChange, generation g: UInt32) -> MixerCommand {
+        let smoothing = engine.smoothingFrames
         switch change {
-        case let .volume(v, r):
-            return (.setVolume(slot: slot, generation: g, volume: v, rampFrames: ramp(r)), { $0.volume = v })
-        case let .pan(p, r):
-            return (.setPan(slot: slot, generation: g, matrix: PanMatrix(pan: p, channelCount: sound.channelCount),
-                            rampFrames: ramp(r)), { $0.pan = p })
-        case let .rate(r):
-            return (.setRate(slot: slot, generation: g, step: step(rate: r)), { $0.rate = r })
+        case .volume, .pan, .rate, .position, .velocity, .direction:
+            // `voiceChange(for:)` gives exactly these; the `.setLoops` below is never made.
+            if let c = voiceChange(for: change) { return MixerCommand(c, slot: slot, generation: g) }
+            return .setLoops(slot: slot, generation: g, loops: 0)
         case let .loops(n):
-            return (.setLoops(slot: slot, generation: g, loops: n), { $0.loops = n })
+            return .setLoops(slot: slot, generation: g, loops: n)
         case let .seek(seconds):
-            let p = min(Int((seconds * sound.sampleRate).rounded()), sound.frameCount)
-            return (.seek(slot: slot, generation: g, position: p), { _ in })
+            return .seek(slot: slot, generation: g, position: min(Int((seconds * sound.sampleRate).rounded()), sound.frameCount))
         case let .pause(f):
-            return (.pause(slot: slot, generation: g, rampFrames: ramp(f)), { s in
-                if s.phase == .active { s.phase = .paused }
-            })
+            return .pause(slot: slot, generation: g, rampFrames: rampFrames(f))
         case let .resume(f):
-            return (.resume(slot: slot, generation: g, frame: .min, rampFrames: ramp(f)), { s in
-                if s.phase == .paused { s.phase = .active }
-            })
+            return .resume(slot: slot, generation: g, frame: .min, rampFrames: rampFrames(f))
         case let .stop(f):
-            return (.stop(slot: slot, generation: g, frame: .min, rampFrames: ramp(f)), { s in
-                s.phase = .idle
-                s.startPosition = 0
-            })
+            return .stop(slot: slot, generation: g, frame: .min, rampFrames: rampFrames(f))
         case let .spatial(source):
-            return (.setSpatial(slot: slot, generation: g, source), { $0.spatial = source })
-        case let .position(p, r):
-            return (.setPosition(slot: slot, generation: g, p, rampFrames: ramp(r)), { s in
-                var source = s.spatial ?? SpatialSource()
-                source.position = p
-                s.spatial = source
-            })
-        case let .velocity(v):
-            return (.setVelocity(slot: slot, generation: g, v), { s in
-                var source = s.spatial ?? SpatialSource()
-                source.velocity = v
-                s.spatial = source
-            })
-        case let .direction(d, r):
-            return (.setDirection(slot: slot, generation: g, d, rampFrames: ramp(r)), { s in
-                var source = s.spatial ?? SpatialSource()
-                source.direction = d
-                s.spatial = source
-            })
+            return .setSpatial(slot: slot, generation: g, source)
         case let .sends(sends):
-            return (.setSends(slot: slot, generation: g, SendsSetup(sends), rampFrames: smoothing), { $0.sends = sends })
+            return .setSends(slot: slot, generation: g, SendsSetup(sends), rampFrames: smoothing)
         case let .sendLevel(send, level, r):
-            return (.setSendLevel(slot: slot, generation: g, index: Int32(send), level: level, rampFrames: ramp(r)), { s in
-                if send < s.sends.count { s.sends[send].level = level }
-            })
+            return .setSendLevel(slot: slot, generation: g, index: Int32(send), level: level, rampFrames: rampFrames(r))
         case let .filter(filter, r):
-            return (.setFilter(slot: slot, generation: g, FilterSetup(filter), rampFrames: ramp(r)), { $0.filter = filter })
+            return .setFilter(slot: slot, generation: g, FilterSetup(filter), rampFrames: rampFrames(r))
+        }
+    }
+
+    /// A checked `change` in the small form the command ring carries on its own (`VoiceChange`), for the
+    /// properties changed many times a second; nil for the others.
+    func voiceChange(for change: TrackChange) -> VoiceChange? {
+        switch change {
+        case let .volume(v, r): .volume(v, rampFrames: rampFrames(r))
+        case let .pan(p, r): .pan(PanMatrix(pan: p, channelCount: sound.channelCount), rampFrames: rampFrames(r))
+        case let .rate(r): .rate(step: step(rate: r))
+        case let .position(p, r): .position(p, rampFrames: rampFrames(r))
+        case let .velocity(v): .velocity(v)
+        case let .direction(d, r): .direction(d, rampFrames: rampFrames(r))
+        default: nil
+        }
+    }
+
+    /// A ramp in seconds as frames (nil: the engine's smoothing time).
+    private func rampFrames(_ seconds: Double?) -> Int {
+        seconds.map { Int(($0 * engine.sampleRate).rounded()) } ?? engine.smoothingFrames
+    }
+
+    /// What `change` taking effect does to the track's state.
+    static func take(_ change: TrackChange, into s: inout State) {
+        switch change {
+        case let .volume(v, _): s.volume = v
+        case let .pan(p, _): s.pan = p
+        case let .rate(r): s.rate = r
+        case let .loops(n): s.loops = n
+        case .seek: break
+        case .pause: if s.phase == .active { s.phase = .paused }
+        case .resume: if s.phase == .paused { s.phase = .active }
+        case .stop:
+            s.phase = .idle
+            s.startPosition = 0
+        case let .spatial(source): s.spatial = source
+        case let .position(p, _):
+            var source = s.spatial ?? SpatialSource()
+            source.position = p
+            s.spatial = source
+        case let .velocity(v):
+            var source = s.spatial ?? SpatialSource()
+            source.velocity = v
+            s.spatial = source
+        case let .direction(d, _):
+            var source = s.spatial ?? SpatialSource()
+            source.direction = d
+            s.spatial = source
+        case let .sends(sends): s.sends = sends
+        case let .sendLevel(send, level, _): if send < s.sends.count { s.sends[send].level = level }
+        case let .filter(filter, _): s.filter = filter
         }
     }
 
@@ -328,15 +347,14 @@ extension Track {
     func schedule(_ change: TrackChange, atFrame frame: Int64,
                   onApplied: CommandApplyHandler? = nil,
                   onDropped: CommandDropHandler? = nil) -> ScheduledCommandID? {
-        let made: (MixerCommand, @Sendable (inout State) -> Void, UInt32)? = state.withLock { s in
+        let made: (MixerCommand, UInt32)? = state.withLock { s in
             guard s.phase != .idle else { return nil }
-            let (command, update) = command(for: change, generation: s.generation)
-            return (command, update, s.generation)
+            return (command(for: change, generation: s.generation), s.generation)
         }
-        guard let (command, update, generation) = made else { return nil }
+        guard let (command, generation) = made else { return nil }
         return engine.schedule(command, atFrame: frame, dropped: onDropped) { [weak self] applied in
             self?.state.withLock { s in
-                if s.generation == generation { update(&s) }
+                if s.generation == generation { Self.take(change, into: &s) }
             }
             onApplied?(applied)
         }

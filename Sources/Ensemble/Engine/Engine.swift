@@ -398,6 +398,12 @@ public final class Engine: @unchecked Sendable {
         control.withLock { state in state.send(command, to: queue) }
     }
 
+    /// `send` of a voice change in its small form (`VoiceChange`).
+    func send(_ change: VoiceChange, slot: Int32, generation: UInt32) {
+        let queue = mixer.commands
+        control.withLock { state in state.send(change, slot: slot, generation: generation, to: queue) }
+    }
+
     /// Moves commands that found the command ring full into it, and frees the effect chains the render side
     /// has finished with. The event thread does this continuously; an offline render loop calls it between
     /// blocks so that a burst of commands is never left behind.

@@ -282,9 +282,18 @@ public final class Track: @unchecked Sendable {
     private func change(_ change: TrackChange, at time: EngineTime?) throws(EngineError) -> ScheduledCommandID? {
         if let time { return try schedule(change, at: time) }
         try check(change)
+        if let voiceChange = voiceChange(for: change) {
+            // The properties a game changes every frame go in the ring's small form, with no `MixerCommand` made.
+            let generation: UInt32? = state.withLock { s in
+                Self.take(change, into: &s)
+                return s.phase == .idle ? nil : s.generation
+            }
+            if let generation { engine.send(voiceChange, slot: slot, generation: generation) }
+            return nil
+        }
         update { s in
-            let (command, apply) = command(for: change, generation: s.generation)
-            apply(&s)
+            let command = command(for: change, generation: s.generation)
+            Self.take(change, into: &s)
             // A seek made now is also where the next `play` starts when the track is stopped.
             if case let .seek(_, _, position) = command { s.startPosition = position }
             return command

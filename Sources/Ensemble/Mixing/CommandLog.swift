@@ -35,6 +35,9 @@ struct CommandLog: @unchecked Sendable {
         lostCount.deallocate()
     }
 
+    /// Whether commands are being recorded.
+    var isRecording: Bool { @_noLocks get { ring != nil } }
+
     /// Render side: appends `command`, received at the start of the block beginning at `frame`.
     @_noLocks
     func record(_ command: MixerCommand, frame: Int64) {

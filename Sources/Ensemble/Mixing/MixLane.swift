@@ -91,6 +91,26 @@ struct MixLane {
     /// Voices that stopped sounding in this lane in the current span, in active order.
     let ends: UnsafeMutablePointer<End>
     var endCount = 0
+    /// Per entry of `voices`: the voice's generation and its cursor position after the span, written by the lane
+    /// for each voice that goes on (an ended one's entry is left stale; `Mixer.publishPositions` skips it). The
+    /// serial phase publishes these instead of reading the voices again: a voice's cursor line, just written
+    /// by the lane on another core, would have to travel back to the render thread's core every block, and
+    /// again to the lane's on its next write.
+    let after: UnsafeMutablePointer<After>
+
+    /// What a lane leaves for `Mixer.publishPositions` about one of its voices.
+    struct After: BitwiseCopyable {
+        var generation: UInt32
+        var ended: Bool
+        var position: Int
+
+        @_noLocks
+        init(generation: UInt32, ended: Bool, position: Int) {
+            self.generation = generation
+            self.ended = ended
+            self.position = position
+        }
+    }
 
     init(index: Int, maxBlockFrames: Int, capacity: Int, cubic: UnsafePointer<Float>, channelCount: Int = 2) {
         self.index = index
@@ -120,6 +140,7 @@ struct MixLane {
         touched.initialize(repeating: Self.untouched, count: busCount)
         voices = .allocate(capacity: max(capacity, 1))
         ends = .allocate(capacity: max(capacity, 1))
+        after = .allocate(capacity: max(capacity, 1))
     }
 
     func deallocate() {
@@ -129,14 +150,17 @@ struct MixLane {
         routeOthers?.deallocate()
         voices.deallocate()
         ends.deallocate()
+        after.deallocate()
     }
 
     /// Where this lane sums a 2D voice on `bus` in the span (the front pair): for lane 0 the rack's input
     /// (`BusRack.destination`), for the others the lane's own accumulator of the same bus, cleared on first use
-    /// in the span.
+    /// in the span. (`mutating`, like `planes`, though it changes nothing in the struct: called through the
+    /// lane's pointer, a mutating method gets the lane's address where a non-mutating one was handed a copy of
+    /// all its 248 bytes, at every voice of every span.)
     @inline(__always)
     @_noLocks
-    func destination(_ bus: Int32, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators)
+    mutating func destination(_ bus: Int32, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators)
         -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
         if index == 0 { return rack.destination(bus, span.left, span.right) }
         let b = rack.isConfigured(bus) ? Int(bus) : 0
@@ -158,7 +182,7 @@ struct MixLane {
     /// in lane order, plane by plane (`addInto`).
     @inline(__always)
     @_noLocks
-    func planes(_ bus: Int32, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) -> ChannelPlanes {
+    mutating func planes(_ bus: Int32, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) -> ChannelPlanes {
         if index == 0 { return rack.destination(bus, span.output) }
         let b = rack.isConfigured(bus) ? Int(bus) : 0
         let planes = accumulators.planes(lane: index, bus: b)
@@ -201,7 +225,7 @@ struct MixLane {
     /// Splits the routed voice between its previous bus (1 − f) and its new one (f), f rising over the move.
     /// Past the move's end f = 1 gives the new bus exactly what the direct path would have added.
     @_noLocks
-    func split(_ voice: Voice, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) {
+    mutating func split(_ voice: Voice, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) {
         let (fromL, fromR) = destination(voice.previousBus, span, rack, accumulators)
         let (toL, toR) = destination(voice.bus, span, rack, accumulators)
         let fade = voice.busFade
@@ -217,7 +241,7 @@ struct MixLane {
 
     /// `split` for every channel of the route buffers (`beginRoutePlanes`).
     @_noLocks
-    func splitPlanes(_ voice: Voice, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) {
+    mutating func splitPlanes(_ voice: Voice, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) {
         let from = planes(voice.previousBus, span, rack, accumulators)
         let to = planes(voice.bus, span, rack, accumulators)
         let route = ChannelPlanes(left: routeLeft, right: routeRight, extra: routeOthers, stride: maxBlockFrames,

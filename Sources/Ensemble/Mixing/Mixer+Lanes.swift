@@ -49,12 +49,17 @@ extension Mixer {
     func renderLane(_ lane: Int, _ span: MixSpan) {
         let me = lanes + lane
         let pool = voices.slots, rack = buses, accumulators = laneAccumulators
+        // Read once per lane rather than per voice: the paths are structs of a few hundred bytes, and reading a
+        // class's stored struct to call a method on it copies it.
+        let spatialRender = self.spatialRender, voiceRender = self.voiceRender
         for i in 0..<me.pointee.voiceCount {
             let slot = Int(me.pointee.voices[i])
             let voice = pool + slot
             let keep = voice.pointee.spatial.isOn
                 ? spatialRender.render(voice, slot: slot, span, lane: me, rack, accumulators)
                 : voiceRender.render(voice, slot: slot, from: span.start, span, lane: me, rack, accumulators)
+            me.pointee.after[i] = MixLane.After(generation: voice.pointee.generation, ended: !keep,
+                                                position: voice.pointee.cursor.position)
             if !keep { me.pointee.recordEnd(slot: slot, frame: voice.pointee.stopFrame) }
         }
         if let signal = testSignal, signal.lane == lane {
@@ -79,14 +84,17 @@ extension Mixer {
     }
 
     /// Serial phase: publishes the state and cursor position of every voice still playing after the span (one
-    /// thread writing the packed telemetry words, instead of the lanes from several cores).
+    /// thread writing the packed telemetry words, instead of the lanes from several cores), from what each lane
+    /// recorded of its voices (`MixLane.after`), without touching the voices themselves.
     @_noLocks
     func publishPositions() {
-        let pool = voices.slots, active = voices.active, telemetry = self.telemetry
-        for k in 0..<voices.activeCount {
-            let slot = Int(active[k])
-            telemetry.publish(slot: slot, generation: pool[slot].generation, phase: .playing,
-                              position: pool[slot].cursor.position)
+        let telemetry = self.telemetry
+        for k in 0..<laneCount {
+            let lane = lanes[k]
+            for i in 0..<lane.voiceCount where !lane.after[i].ended {
+                telemetry.publish(slot: Int(lane.voices[i]), generation: lane.after[i].generation, phase: .playing,
+                                  position: lane.after[i].position)
+            }
         }
     }
 }

@@ -253,9 +253,15 @@ final class Mixer: @unchecked Sendable {
         let t0 = now, t1 = now + Int64(n)
         output.clear(n)
         let firstEvent = outbox.count
-        while let command = commands.pop() {
-            commandLog.record(command, frame: t0)
-            receive(command)
+        while let (cell, position) = commands.oldest() {
+            if let change = cell.pointee.change {
+                receive(change, slot: cell.pointee.slot, generation: cell.pointee.generation, blockStart: t0)
+            } else {
+                let command = cell.pointee.command
+                commandLog.record(command, frame: t0)
+                receive(command)
+            }
+            commands.release(position)
         }
 
         // The block is rendered in spans that end where a timed command is due; the commands are applied
@@ -299,6 +305,20 @@ final class Mixer: @unchecked Sendable {
     @_noLocks
     func receive(_ command: MixerCommand) {
         if let command = timed.receive(command, now: now, pool: voices, reports: reports) { apply(command) }
+    }
+
+    /// A voice change from the ring (`VoiceChange`): applied to its live voice at once, without making the
+    /// `MixerCommand` it stands for; when something else must see it first (a timed command it belongs to, a
+    /// voice whose timed start has not come, the command log) it goes the general way as that command.
+    @_noLocks
+    private func receive(_ change: VoiceChange, slot: Int32, generation: UInt32, blockStart: Int64) {
+        guard !commandLog.isRecording, !timed.awaitsCommand, let s = voices.live(slot, generation) else {
+            let command = MixerCommand(change, slot: slot, generation: generation)
+            commandLog.record(command, frame: blockStart)
+            receive(command)
+            return
+        }
+        update.apply(change, to: s, now: now)
     }
 
     /// Applies every timed command due at or before `frame` (late ones take effect on `frame`), in (frame, id)

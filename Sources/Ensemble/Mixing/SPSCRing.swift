@@ -76,14 +76,14 @@ struct SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
 }
 
 /// Commands from the control side to the render side.
-typealias CommandQueue = SPSCRing<MixerCommand>
+typealias CommandQueue = SPSCRing<CommandCell>
 
-extension SPSCRing where Element == MixerCommand {
+extension SPSCRing where Element == CommandCell {
     /// Appends all of `batch` or nothing, published with one store, so the render side never sees half of a
     /// batch (a synchronised group start must land in one render block).
     func push(_ batch: [MixerCommand]) -> Bool {
         guard let w = indices.reserve(batch.count) else { return false }
-        for (i, c) in batch.enumerated() { storage[(w + i) & indices.mask] = c }
+        for (i, c) in batch.enumerated() { write(c, at: w + i) }
         indices.publish(w + batch.count)
         return true
     }
@@ -91,18 +91,45 @@ extension SPSCRing where Element == MixerCommand {
     /// `push` of a batch of one, without making an array (a track's property change, the most frequent).
     func push(_ command: MixerCommand) -> Bool {
         guard let w = indices.reserve(1) else { return false }
-        storage[w & indices.mask] = command
+        write(command, at: w)
         indices.publish(w + 1)
         return true
     }
 
-    @_noLocks
-    func pop() -> MixerCommand? {
-        guard let r = indices.next() else { return nil }
-        let c = storage[r & indices.mask]
-        indices.consumed(r)
-        return c
+    /// `push` of a voice change in its small form.
+    func push(_ change: VoiceChange, slot: Int32, generation: UInt32) -> Bool {
+        guard let w = indices.reserve(1) else { return false }
+        let cell = storage + (w & indices.mask)
+        cell.pointee.change = change
+        cell.pointee.slot = slot
+        cell.pointee.generation = generation
+        indices.publish(w + 1)
+        return true
     }
+
+    /// Fills position `w`: a voice change goes in the cell's small field and leaves the command field as it was.
+    private func write(_ command: MixerCommand, at w: Int) {
+        let cell = storage + (w & indices.mask)
+        if let c = command.change {
+            cell.pointee.change = c.change
+            cell.pointee.slot = c.slot
+            cell.pointee.generation = c.generation
+        } else {
+            cell.pointee.change = nil
+            cell.pointee.command = command
+        }
+    }
+
+    /// The oldest unread cell, to be read in place, and its position, or nil when empty; `release(position)`
+    /// hands the cell back to the producer once it has been read.
+    @_noLocks
+    func oldest() -> (cell: UnsafePointer<CommandCell>, position: Int)? {
+        guard let r = indices.next() else { return nil }
+        return (UnsafePointer(storage + (r & indices.mask)), r)
+    }
+
+    @_noLocks
+    func release(_ position: Int) { indices.consumed(position) }
 }
 
 /// Reports from the render side to the event-delivery thread.

@@ -1,64 +1,109 @@
 // Render thread (between spans): the spatial commands for one voice.
 
 extension VoiceUpdate {
-    /// Applies `.setSpatial`, `.setPosition`, `.setVelocity` or `.setDirection` at frame `now` to a live voice, and
-    /// asks for its spatial update on that frame (or on its first frame, if it has not started). A 2D voice given
-    /// a position, velocity or direction becomes positioned with OpenAL's defaults (`spatialDefaults`) for the
-    /// rest; `.setSpatial(nil)` glides it back to its pan and then the 2D path (`SpatialUpdate`).
+    /// `.setSpatial` at frame `now` for the live voice in slot `s`: a placement, or nil, which glides the voice
+    /// back to its pan and then the 2D path (`SpatialUpdate`).
+    ///
+    /// This and `move` change the spatial state in place, through the pool's address: a copy of its few hundred
+    /// bytes in and out per command showed in profiles of games moving many sources.
     @_noLocks
-    func applySpatial(_ command: MixerCommand, now: Int64) {
-        guard let voice = command.voice, let s = pool.live(voice.slot, voice.generation) else { return }
+    func place(_ s: Int, _ source: SpatialSource?, now: Int64) {
         let at = max(now, pool[s].startFrame)
-        // Has the voice sounded yet? Before that, becoming positioned needs no glide from its pan.
-        let sounding = pool[s].isPlaying && now > pool[s].startFrame
-        var sp = pool[s].spatial
-        switch command {
-        case let .setSpatial(_, _, source):
-            guard let source else {
-                if !sp.isOn { return }
-                if sounding {
-                    sp.isLeaving = true
-                } else {
-                    sp.isOn = false
-                    sp.isLeaving = false
-                    sp.shelf = nil
-                    pool[s].cursor.step = sp.rateStep
-                    pool[s].updateNaturalEnd(now: at)
-                }
-                break
-            }
-            if sp.isOn {
-                // Gains glide from where they are to the new placement (position and direction jump there).
-                sp.source = source
-                sp.position = SpatialRamp(constant: source.position)
-                sp.direction = SpatialRamp(constant: source.direction)
-                sp.isLeaving = false
+        let sounding = isSounding(s, now: now)
+        if let source {
+            pool[s].spatial.place(source, sounding: sounding)
+        } else {
+            if !pool[s].spatial.isOn { return }
+            if sounding {
+                pool[s].spatial.isLeaving = true
             } else {
-                sp.enter(source, onset: sounding ? .fromPan : .atTarget)
+                pool[s].spatial.isOn = false
+                pool[s].spatial.isLeaving = false
+                pool[s].spatial.shelf = nil
+                pool[s].cursor.step = pool[s].spatial.rateStep
+                pool[s].updateNaturalEnd(now: at)
             }
-        case let .setPosition(_, _, position, rampFrames):
-            if !sp.isOn {
-                var source = spatialDefaults
-                source.position = position
-                sp.enter(source, onset: sounding ? .fromPan : .atTarget)
-            }
-            sp.isLeaving = false
-            sp.position.retarget(position, at: at, rampFrames: rampFrames)
-            sp.source?.position = position
-        case let .setVelocity(_, _, velocity):
-            if !sp.isOn { sp.enter(spatialDefaults, onset: sounding ? .fromPan : .atTarget) }
-            sp.isLeaving = false
-            sp.source?.velocity = velocity
-        case let .setDirection(_, _, direction, rampFrames):
-            if !sp.isOn { sp.enter(spatialDefaults, onset: sounding ? .fromPan : .atTarget) }
-            sp.isLeaving = false
-            sp.direction.retarget(direction, at: at, rampFrames: rampFrames)
-            sp.source?.direction = direction
-        default:
+        }
+        spatialChanged(s, at: at)
+    }
+
+    /// A position, velocity or direction change (`VoiceChange`) at frame `now` for the live voice in slot `s`. A
+    /// 2D voice given one becomes positioned with OpenAL's defaults (`spatialDefaults`) for the rest.
+    @_noLocks
+    func move(_ s: Int, _ change: VoiceChange, now: Int64) {
+        let at = max(now, pool[s].startFrame)
+        let sounding = isSounding(s, now: now)
+        switch change {
+        case let .position(position, rampFrames):
+            pool[s].spatial.move(to: position, at: at, rampFrames: rampFrames, defaults: spatialDefaults,
+                                 sounding: sounding)
+        case let .velocity(velocity):
+            pool[s].spatial.setVelocity(velocity, defaults: spatialDefaults, sounding: sounding)
+        case let .direction(direction, rampFrames):
+            pool[s].spatial.turn(to: direction, at: at, rampFrames: rampFrames, defaults: spatialDefaults,
+                                 sounding: sounding)
+        case .volume, .pan, .rate:
             return
         }
-        sp.isDirty = true
-        if sp.nextUpdate > at { sp.nextUpdate = at }
-        pool[s].spatial = sp
+        spatialChanged(s, at: at)
+    }
+
+    /// Has the voice sounded yet? Before that, becoming positioned needs no glide from its pan.
+    @inline(__always)
+    @_noLocks
+    private func isSounding(_ s: Int, now: Int64) -> Bool { pool[s].isPlaying && now > pool[s].startFrame }
+
+    /// Asks for the voice's spatial update at `at` (or on its first frame, if it has not started).
+    @inline(__always)
+    @_noLocks
+    private func spatialChanged(_ s: Int, at: Int64) {
+        pool[s].spatial.isDirty = true
+        if pool[s].spatial.nextUpdate > at { pool[s].spatial.nextUpdate = at }
+    }
+}
+
+extension SpatialVoice {
+    /// `.setSpatial` with a placement: a positioned voice glides its gains to the new placement (position and
+    /// direction jump there); a 2D one enters the spatial path.
+    @_noLocks
+    mutating func place(_ new: SpatialSource, sounding: Bool) {
+        if isOn {
+            source = new
+            position = SpatialRamp(constant: new.position)
+            direction = SpatialRamp(constant: new.direction)
+            isLeaving = false
+        } else {
+            enter(new, onset: sounding ? .fromPan : .atTarget)
+        }
+    }
+
+    /// `.setPosition`: along a straight line over `rampFrames` from `at`.
+    @_noLocks
+    mutating func move(to new: Vector3, at: Int64, rampFrames: Int, defaults: SpatialSource, sounding: Bool) {
+        if !isOn {
+            var placed = defaults
+            placed.position = new
+            enter(placed, onset: sounding ? .fromPan : .atTarget)
+        }
+        isLeaving = false
+        position.retarget(new, at: at, rampFrames: rampFrames)
+        source?.position = new
+    }
+
+    /// `.setVelocity`.
+    @_noLocks
+    mutating func setVelocity(_ velocity: Vector3, defaults: SpatialSource, sounding: Bool) {
+        if !isOn { enter(defaults, onset: sounding ? .fromPan : .atTarget) }
+        isLeaving = false
+        source?.velocity = velocity
+    }
+
+    /// `.setDirection`: turning over `rampFrames` from `at`.
+    @_noLocks
+    mutating func turn(to new: Vector3, at: Int64, rampFrames: Int, defaults: SpatialSource, sounding: Bool) {
+        if !isOn { enter(defaults, onset: sounding ? .fromPan : .atTarget) }
+        isLeaving = false
+        direction.retarget(new, at: at, rampFrames: rampFrames)
+        source?.direction = new
     }
 }

@@ -86,9 +86,8 @@ struct SpatialRender {
         let tables = lane.pointee.tables
         let offset = Int(a - span.start)
         let bus = voice.pointee.bus
-        let environments = flat.environments
         // No sends and no filter (almost every voice): the path as it was before either existed, bit for bit.
-        let plain = environments.isPlain(slot, from: a)
+        let plain = flat.environments.isPlain(slot, from: a)
         if plain, source.channelCount == 1, source.stream == nil, SpatialUpdate.dopplerApplies(voice.pointee),
            voice.pointee.spatial.shelf == nil, !voice.pointee.metering, !voice.pointee.isRouting(a) {
             // A still mono source: resample and mix in one pass into the front pair, the other channels' gains
@@ -135,10 +134,10 @@ struct SpatialRender {
         // The voice's own filter acts on the mono signal before the distance gains, after the 3D shelf (cone and
         // air absorption belong to the 3D gains, which sends carry too). A send with a filter of its own takes
         // the signal from before it (`dry`).
-        let keepDry = !plain && environments.needsDry(slot, from: a)
+        let keepDry = !plain && flat.environments.needsDry(slot, from: a)
         if !plain {
             if keepDry { MixLane.copy(mono, to: lane.pointee.dryLeft, n) }
-            environments.filter(slot).pointee.process(mono, mono, channels: 1, frame: a, count: n)
+            flat.environments.filter(slot).pointee.process(mono, mono, channels: 1, frame: a, count: n)
         }
         let gains = lane.pointee.scratchGain, fractions = right
         if voice.pointee.isRouting(a) {
@@ -155,9 +154,9 @@ struct SpatialRender {
                                  fractionScratch: fractions, into: to, share: .whole)
         }
         if voice.pointee.metering { SpatialGainStage.meter(voice, frame: a, count: n, mono: mono, into: &meter) }
-        if plain || !environments.hasSends(slot) { return }
+        if plain || !flat.environments.hasSends(slot) { return }
         for i in 0..<SendsSetup.count {
-            let send = environments.send(slot, i)
+            let send = flat.environments.send(slot, i)
             let sendBus = send.pointee.bus
             // Unused, or its bus since removed (silent rather than poured into the master).
             guard send.pointee.isOn, sendBus == 0 || rack.isConfigured(sendBus) else { continue }

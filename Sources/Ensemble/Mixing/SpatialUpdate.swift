@@ -96,102 +96,98 @@ enum SpatialUpdate {
     @_noLocks
     @discardableResult
     static func run(_ voice: inout Voice, at frame: Int64, scene: UnsafePointer<SpatialScene>) -> Bool {
-        var sp = voice.spatial
-        sp.nextUpdate = nextGridFrame(after: frame)
-        let rampDone = frame >= sp.rampStart + Int64(sp.rampLength)
-        if sp.isLeaving, rampDone, sp.pitch == 1, sp.gainHF == 1, same(sp.gainsTo, panGains(voice, at: frame)) {
+        // In place: the voice's spatial state is a few hundred bytes, and a copy in and out per update showed
+        // in profiles of many moving voices.
+        voice.spatial.nextUpdate = nextGridFrame(after: frame)
+        let rampDone = frame >= voice.spatial.rampStart + Int64(voice.spatial.rampLength)
+        if voice.spatial.isLeaving, rampDone, voice.spatial.pitch == 1, voice.spatial.gainHF == 1, same(voice.spatial.gainsTo, panGains(voice, at: frame)) {
             // Back at the pan's gains: the 2D path takes over from this frame, with the same gains.
-            sp.isOn = false
-            sp.isLeaving = false
-            sp.shelf = nil
-            voice.spatial = sp
+            voice.spatial.isOn = false
+            voice.spatial.isLeaving = false
+            voice.spatial.shelf = nil
             voice.spatialAudibility = 1
-            setStep(&voice, SpatialUpdate.step(sp.rateStep, pitch: 1), at: frame, smoothingFrames: scene.pointee.smoothingFrames)
+            setStep(&voice, SpatialUpdate.step(voice.spatial.rateStep, pitch: 1), at: frame, smoothingFrames: scene.pointee.smoothingFrames)
             return false
         }
         // A still scene (no command since the last evaluation, every ramp over by then) would compute exactly
         // what it computed last time: skip the evaluation. The bits are the same either way.
-        if !sp.isDirty, !sp.isLeaving, case .ramp = sp.onset, sp.sceneEpoch == scene.pointee.epoch,
-           sp.position.isStill(from: sp.evaluatedAt), sp.direction.isStill(from: sp.evaluatedAt),
-           scene.pointee.isStill(from: sp.evaluatedAt) {
-            if rampDone, sp.pitch == sp.targetPitch, sp.gainHF == sp.targetHF {
-                voice.spatial.nextUpdate = sp.nextUpdate
+        if !voice.spatial.isDirty, !voice.spatial.isLeaving, case .ramp = voice.spatial.onset, voice.spatial.sceneEpoch == scene.pointee.epoch,
+           voice.spatial.position.isStill(from: voice.spatial.evaluatedAt), voice.spatial.direction.isStill(from: voice.spatial.evaluatedAt),
+           scene.pointee.isStill(from: voice.spatial.evaluatedAt) {
+            if rampDone, voice.spatial.pitch == voice.spatial.targetPitch, voice.spatial.gainHF == voice.spatial.targetHF {
                 return true
             }
             // Only the doppler pitch and HF gain still glide towards targets that stay put (a velocity change
             // bends the pitch over several updates): glide them, leave the gains' ramp as it is.
-            sp.pitch = glide(sp.pitch, to: sp.targetPitch, scene.pointee.glide)
-            sp.gainHF = glide(sp.gainHF, to: sp.targetHF, scene.pointee.glide)
-            finish(&voice, sp, at: frame, scene: scene)
+            voice.spatial.pitch = glide(voice.spatial.pitch, to: voice.spatial.targetPitch, scene.pointee.glide)
+            voice.spatial.gainHF = glide(voice.spatial.gainHF, to: voice.spatial.targetHF, scene.pointee.glide)
+            finish(&voice, at: frame, scene: scene)
             return false
         }
 
         var target: ChannelGains
-        if sp.isLeaving {
+        if voice.spatial.isLeaving {
             target = panGains(voice, at: frame)
-            sp.targetPitch = 1
-            sp.targetHF = 1
-        } else if let source = sp.source {
-            let outcome = SpatialMath.evaluate(source: source, position: sp.position.value(at: frame),
-                                               direction: sp.direction.value(at: frame), velocity: source.velocity,
+            voice.spatial.targetPitch = 1
+            voice.spatial.targetHF = 1
+        } else if let source = voice.spatial.source {
+            let outcome = SpatialMath.evaluate(source: source, position: voice.spatial.position.value(at: frame),
+                                               direction: voice.spatial.direction.value(at: frame), velocity: source.velocity,
                                                listener: scene.pointee.listener(at: frame),
                                                space: scene.pointee.space(at: frame),
                                                settings: scene.pointee.settings, layout: scene.pointee.layout)
             target = outcome.gains
             let pitch = outcome.pitch
-            sp.targetPitch = dopplerApplies(voice) ? (pitch > 0 ? min(max(pitch, minPitch), maxPitch) : minPitch) : 1
+            voice.spatial.targetPitch = dopplerApplies(voice) ? (pitch > 0 ? min(max(pitch, minPitch), maxPitch) : minPitch) : 1
             let hf = outcome.gainHF
-            sp.targetHF = hf >= 0 ? min(hf, 1) : 0
-            sp.audibility = outcome.audibility
+            voice.spatial.targetHF = hf >= 0 ? min(hf, 1) : 0
+            voice.spatial.audibility = outcome.audibility
             // What `VirtualVoices` weighs at its next update frame.
             voice.spatialAudibility = outcome.audibility
-            sp.evaluatedAt = frame
-            sp.sceneEpoch = scene.pointee.epoch
-            sp.isDirty = false
+            voice.spatial.evaluatedAt = frame
+            voice.spatial.sceneEpoch = scene.pointee.epoch
+            voice.spatial.isDirty = false
         } else {
-            target = sp.gainsTo // not reached: a positioned voice always has its properties
+            target = voice.spatial.gainsTo // not reached: a positioned voice always has its properties
         }
 
-        switch sp.onset {
+        switch voice.spatial.onset {
         case .atTarget:
-            sp.gainsFrom = target
-            sp.pitch = sp.targetPitch
-            sp.gainHF = sp.targetHF
+            voice.spatial.gainsFrom = target
+            voice.spatial.pitch = voice.spatial.targetPitch
+            voice.spatial.gainHF = voice.spatial.targetHF
         case .fromPan:
-            sp.gainsFrom = panGains(voice, at: frame)
-            sp.pitch = glide(sp.pitch, to: sp.targetPitch, scene.pointee.glide)
-            sp.gainHF = glide(sp.gainHF, to: sp.targetHF, scene.pointee.glide)
+            voice.spatial.gainsFrom = panGains(voice, at: frame)
+            voice.spatial.pitch = glide(voice.spatial.pitch, to: voice.spatial.targetPitch, scene.pointee.glide)
+            voice.spatial.gainHF = glide(voice.spatial.gainHF, to: voice.spatial.targetHF, scene.pointee.glide)
         case .ramp:
             var from = ChannelGains()
-            for c in 0..<ChannelGains.capacity { from[c] = sp.gain(c, at: frame) }
-            sp.gainsFrom = from
-            sp.pitch = glide(sp.pitch, to: sp.targetPitch, scene.pointee.glide)
-            sp.gainHF = glide(sp.gainHF, to: sp.targetHF, scene.pointee.glide)
+            for c in 0..<ChannelGains.capacity { from[c] = voice.spatial.gain(c, at: frame) }
+            voice.spatial.gainsFrom = from
+            voice.spatial.pitch = glide(voice.spatial.pitch, to: voice.spatial.targetPitch, scene.pointee.glide)
+            voice.spatial.gainHF = glide(voice.spatial.gainHF, to: voice.spatial.targetHF, scene.pointee.glide)
         }
-        sp.onset = .ramp
-        sp.gainsTo = target
-        sp.rampStart = frame
-        sp.rampLength = interval
-        finish(&voice, sp, at: frame, scene: scene)
+        voice.spatial.onset = .ramp
+        voice.spatial.gainsTo = target
+        voice.spatial.rampStart = frame
+        voice.spatial.rampLength = interval
+        finish(&voice, at: frame, scene: scene)
         return false
     }
 
-    /// Stores the update's state `sp` in `voice`: the shelf at the applied HF gain, the step at the applied pitch.
+    /// Completes the update in `voice`: the shelf at the applied HF gain, the step at the applied pitch.
     @inline(__always)
     @_noLocks
-    private static func finish(_ voice: inout Voice, _ spatial: SpatialVoice, at frame: Int64,
-                               scene: UnsafePointer<SpatialScene>) {
-        var sp = spatial
-        if sp.gainHF < 1 || sp.targetHF < 1 {
+    private static func finish(_ voice: inout Voice, at frame: Int64, scene: UnsafePointer<SpatialScene>) {
+        if voice.spatial.gainHF < 1 || voice.spatial.targetHF < 1 {
             var shelf = scene.pointee.shelf
-            if let running = sp.shelf { shelf = running }
-            shelf.setGain(sp.gainHF)
-            sp.shelf = shelf
+            if let running = voice.spatial.shelf { shelf = running }
+            shelf.setGain(voice.spatial.gainHF)
+            voice.spatial.shelf = shelf
         } else {
-            sp.shelf = nil
+            voice.spatial.shelf = nil
         }
-        voice.spatial = sp
-        let step = dopplerApplies(voice) ? SpatialUpdate.step(sp.rateStep, pitch: sp.pitch) : sp.rateStep
+        let step = dopplerApplies(voice) ? SpatialUpdate.step(voice.spatial.rateStep, pitch: voice.spatial.pitch) : voice.spatial.rateStep
         setStep(&voice, step, at: frame, smoothingFrames: scene.pointee.smoothingFrames)
     }
 

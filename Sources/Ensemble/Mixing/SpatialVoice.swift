@@ -106,7 +106,8 @@ struct SpatialVoice: BitwiseCopyable {
         Float(offset) * (1 / Float(length))
     }
 
-    /// True when some channel's gain changes inside [start, end).
+    /// True when some channel's gain changes inside [start, end). (Inlined: see `Voice.gainVaries`.)
+    @inline(__always)
     @_noLocks
     func gainsVary(in start: Int64, _ end: Int64, channels: Int) -> Bool {
         if rampLength == 0 || start >= rampStart + Int64(rampLength) || end <= rampStart { return false }

@@ -28,6 +28,9 @@ struct TimedCommands {
         dropped.deallocate()
     }
 
+    /// Whether a `.schedule` marker waits for the next command (which must then come through `receive`).
+    var awaitsCommand: Bool { @_noLocks get { hasMarker } }
+
     /// Frame of the earliest waiting command, or `Int64.max`: the current span ends there.
     var nextFrame: Int64 { @_noLocks get { pending.nextFrame } }
 

@@ -138,6 +138,9 @@ struct Voice: BitwiseCopyable {
     }
 
     /// True when some gain or pan changes inside [start, end), so the block needs the per-sample path.
+    /// (Inlined, like the voice's other small queries: called on a voice in the pool, a method that is not would
+    /// be handed a copy of all its ~900 bytes.)
+    @inline(__always)
     @_noLocks
     func gainVaries(in start: Int64, _ end: Int64) -> Bool {
         if volume.varies(in: start, end) { return true }

@@ -35,11 +35,14 @@ struct VoiceEnvironments: @unchecked Sendable {
     /// `SendsSetup.count` sends per slot, slot by slot.
     let sends: UnsafeMutablePointer<SendState>
     /// What an entry is reset to: a pass-through filter for this sample rate (its prewarped shelves), no sends.
-    private let blankFilter: VoiceFilterState
+    /// Behind a pointer, which keeps this table (and the render paths that hold it) a few words long: the render
+    /// side passes it around by value.
+    private let blankFilter: UnsafeMutablePointer<VoiceFilterState>
 
     init(capacity: Int, sampleRate: Double) {
         self.capacity = capacity
-        blankFilter = VoiceFilterState(sampleRate: sampleRate)
+        blankFilter = .allocate(capacity: 1)
+        blankFilter.initialize(to: VoiceFilterState(sampleRate: sampleRate))
         filters = .allocate(capacity: max(capacity, 1))
         sends = .allocate(capacity: max(capacity, 1) * SendsSetup.count)
     }
@@ -47,6 +50,7 @@ struct VoiceEnvironments: @unchecked Sendable {
     func deallocate() {
         filters.deallocate()
         sends.deallocate()
+        blankFilter.deallocate()
     }
 
     /// The direct-path filter of `slot`.
@@ -63,8 +67,8 @@ struct VoiceEnvironments: @unchecked Sendable {
     /// never have been written (the types are trivial, so this is also a plain store over an old entry).
     @_noLocks
     func reset(_ slot: Int) {
-        filter(slot).initialize(to: blankFilter)
-        for i in 0..<SendsSetup.count { send(slot, i).initialize(to: SendState(filter: blankFilter)) }
+        filter(slot).initialize(to: blankFilter.pointee)
+        for i in 0..<SendsSetup.count { send(slot, i).initialize(to: SendState(filter: blankFilter.pointee)) }
     }
 
     /// True when the voice in `slot` has no send and its filter passes every frame from `frame` on untouched:
@@ -110,12 +114,12 @@ struct VoiceEnvironments: @unchecked Sendable {
         for i in 0..<SendsSetup.count {
             let new = setup[i], s = send(slot, i)
             guard new.bus >= 0 else {
-                s.pointee = SendState(filter: blankFilter)
+                s.pointee = SendState(filter: blankFilter.pointee)
                 continue
             }
             let sameBus = s.pointee.bus == new.bus
             if !sameBus {
-                s.pointee = SendState(filter: blankFilter)
+                s.pointee = SendState(filter: blankFilter.pointee)
                 s.pointee.bus = new.bus
             }
             let from = sameBus ? s.pointee.level.value(at: frame) : 0
@@ -125,12 +129,12 @@ struct VoiceEnvironments: @unchecked Sendable {
                 if !s.pointee.ownFilter {
                     // Taking a filter of its own: start from the direct filter's state and gains, so a send that
                     // followed it glides from there instead of jumping.
-                    s.pointee.filter = sameBus ? filters[slot] : blankFilter
+                    s.pointee.filter = sameBus ? filters[slot] : blankFilter.pointee
                 }
                 s.pointee.filter.retarget(new.filter, at: frame, rampFrames: sameBus ? rampFrames : 0,
                                           beforeFirstFrame: beforeFirstFrame)
             } else {
-                s.pointee.filter = blankFilter
+                s.pointee.filter = blankFilter.pointee
             }
             s.pointee.ownFilter = new.ownFilter
         }

@@ -30,7 +30,7 @@ struct VoiceRender {
     /// `voice.stopFrame`), true while it goes on.
     @_noLocks
     func render(_ voice: UnsafeMutablePointer<Voice>, slot: Int, from t0: Int64, to t1: Int64,
-                into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, lane: MixLane,
+                into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, lane: UnsafeMutablePointer<MixLane>,
                 _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) -> Bool {
         let begin = max(voice.pointee.startFrame, t0)
         if begin >= t1 { return true }
@@ -49,19 +49,19 @@ struct VoiceRender {
             let count = Int(mixEnd - begin)
             let offset = Int(begin - t0)
             let source = voice.pointee.source
-            let tables = lane.tables
-            let scratchLeft = lane.scratchLeft, scratchRight = lane.scratchRight, scratchGain = lane.scratchGain
+            let tables = lane.pointee.tables
+            let scratchLeft = lane.pointee.scratchLeft, scratchRight = lane.pointee.scratchRight, scratchGain = lane.pointee.scratchGain
             // No sends and no filter (almost every voice): the path as it was before either existed, bit for bit.
             let plain = environments.isPlain(slot, from: begin)
             if let stream = source.stream, stream.live {
                 // Live: what has arrived, then silence while the stream is dry (the cursor waits).
                 LiveReader.fill(&voice.pointee.cursor, stream, frame: begin, tables: tables, scratchLeft, scratchRight,
-                                count: count, windowLeft: lane.streamWindowLeft, windowRight: lane.streamWindowRight,
+                                count: count, windowLeft: lane.pointee.streamWindowLeft, windowRight: lane.pointee.streamWindowRight,
                                 windowCapacity: MixLane.streamWindowFrames)
             } else if let stream = source.stream {
                 // Streamed: fill the scratch from the ring, then the same gain stage (same bits as the fused path).
                 StreamReader.fill(&voice.pointee.cursor, stream, tables: tables, scratchLeft, scratchRight, count: count,
-                                  windowLeft: lane.streamWindowLeft, windowRight: lane.streamWindowRight,
+                                  windowLeft: lane.pointee.streamWindowLeft, windowRight: lane.pointee.streamWindowRight,
                                   windowCapacity: MixLane.streamWindowFrames)
             } else if voice.pointee.preservePitch, voice.pointee.cursor.step != voice.pointee.baseStep {
                 // Pitch-preserving rate: WSOLA grains around the cursor, then the same gain stage.
@@ -118,17 +118,17 @@ struct VoiceRender {
     @_noLocks
     private func mixWithEnvironment(_ voice: UnsafeMutablePointer<Voice>, slot: Int, frame: Int64, count: Int,
                                     into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>,
-                                    lane: MixLane, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators,
+                                    lane: UnsafeMutablePointer<MixLane>, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators,
                                     meter: inout MeterAccumulator) {
-        let left = lane.scratchLeft, right = lane.scratchRight
+        let left = lane.pointee.scratchLeft, right = lane.pointee.scratchRight
         let channels = voice.pointee.source.channelCount == 2 ? 2 : 1
         let keepDry = environments.needsDry(slot, from: frame)
         if keepDry {
-            MixLane.copy(left, to: lane.dryLeft, count)
-            if channels == 2 { MixLane.copy(right, to: lane.dryRight, count) }
+            MixLane.copy(left, to: lane.pointee.dryLeft, count)
+            if channels == 2 { MixLane.copy(right, to: lane.pointee.dryRight, count) }
         }
         environments.filter(slot).pointee.process(left, right, channels: channels, frame: frame, count: count)
-        GainStage.mix(voice, frame: frame, count: count, source: left, right, gainScratch: lane.scratchGain,
+        GainStage.mix(voice, frame: frame, count: count, source: left, right, gainScratch: lane.pointee.scratchGain,
                       into: outL, outR, meter: &meter)
         guard environments.hasSends(slot) else { return }
         let offset = Int(frame - span.start)
@@ -141,16 +141,16 @@ struct VoiceRender {
             guard bus == 0 || rack.isConfigured(bus) else { continue }
             var fromL = left, fromR = right
             if send.pointee.ownFilter {
-                let dryL = keepDry ? lane.dryLeft : left, dryR = keepDry ? lane.dryRight : right
-                MixLane.copy(dryL, to: lane.sendLeft, count)
-                if channels == 2 { MixLane.copy(dryR, to: lane.sendRight, count) }
-                send.pointee.filter.process(lane.sendLeft, lane.sendRight, channels: channels, frame: frame,
+                let dryL = keepDry ? lane.pointee.dryLeft : left, dryR = keepDry ? lane.pointee.dryRight : right
+                MixLane.copy(dryL, to: lane.pointee.sendLeft, count)
+                if channels == 2 { MixLane.copy(dryR, to: lane.pointee.sendRight, count) }
+                send.pointee.filter.process(lane.pointee.sendLeft, lane.pointee.sendRight, channels: channels, frame: frame,
                                             count: count)
-                (fromL, fromR) = (lane.sendLeft, lane.sendRight)
+                (fromL, fromR) = (lane.pointee.sendLeft, lane.pointee.sendRight)
             }
-            let (toL, toR) = lane.destination(bus, span, rack, accumulators)
+            let (toL, toR) = lane.pointee.destination(bus, span, rack, accumulators)
             var unmetered = MeterAccumulator()
-            GainStage.mix(voice, frame: frame, count: count, source: fromL, fromR, gainScratch: lane.scratchGain,
+            GainStage.mix(voice, frame: frame, count: count, source: fromL, fromR, gainScratch: lane.pointee.scratchGain,
                           into: toL + offset, toR + offset,
                           share: .send(level: send.pointee.level, preFader: send.pointee.preFader), meter: &unmetered)
         }
@@ -167,12 +167,12 @@ struct VoiceRender {
         if voice.pointee.isRouting(span.start) {
             let (routeL, routeR) = lane.pointee.beginRoute(span.frames)
             let keep = render(voice, slot: slot, from: frame, to: span.end, into: routeL + offset, routeR + offset,
-                              lane: lane.pointee, span, rack, accumulators)
+                              lane: lane, span, rack, accumulators)
             lane.pointee.split(voice.pointee, span, rack, accumulators)
             return keep
         }
         let (toL, toR) = lane.pointee.destination(voice.pointee.bus, span, rack, accumulators)
         return render(voice, slot: slot, from: frame, to: span.end, into: toL + offset, toR + offset,
-                      lane: lane.pointee, span, rack, accumulators)
+                      lane: lane, span, rack, accumulators)
     }
 }

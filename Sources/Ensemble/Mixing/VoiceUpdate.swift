@@ -17,6 +17,10 @@ struct VoiceUpdate {
     /// for a voice that is not live (ended, or replaced by a newer generation) does nothing.
     @_noLocks
     func apply(_ command: MixerCommand, now: Int64, starts: inout VoiceStarts) {
+        if let c = command.change {
+            if let s = pool.live(c.slot, c.generation) { apply(c.change, to: s, now: now) }
+            return
+        }
         switch command {
         case let .start(slot, generation, setup):
             start(Int(slot), generation, setup, now: now, starts: &starts)
@@ -44,20 +48,6 @@ struct VoiceUpdate {
             pool[s].cursor.wrap()
             pool[s].moveNaturalEnd(now: now, smoothingFrames: smoothingFrames)
             StreamFailure.retarget(pool[s])
-        case let .setVolume(slot, generation, volume, rampFrames):
-            guard let s = pool.live(slot, generation) else { return }
-            let at = max(now, pool[s].startFrame)
-            pool[s].volume = LinearRamp(from: pool[s].volume.value(at: at), to: volume, startFrame: at, length: rampFrames)
-        case let .setPan(slot, generation, matrix, rampFrames):
-            guard let s = pool.live(slot, generation) else { return }
-            pool[s].pan.retarget(matrix, at: max(now, pool[s].startFrame), rampFrames: rampFrames)
-        case let .setRate(slot, generation, step):
-            guard let s = pool.live(slot, generation) else { return }
-            // A positioned voice keeps its doppler pitch on top of the new rate (`SpatialUpdate`).
-            pool[s].spatial.rateStep = step
-            pool[s].cursor.step = pool[s].spatial.isOn && SpatialUpdate.dopplerApplies(pool[s])
-                ? SpatialUpdate.step(step, pitch: pool[s].spatial.pitch) : step
-            pool[s].moveNaturalEnd(now: now, smoothingFrames: smoothingFrames)
         case let .setLoops(slot, generation, loops):
             guard let s = pool.live(slot, generation) else { return }
             // A pass already under way is always finished, even if the new count is lower.
@@ -77,8 +67,11 @@ struct VoiceUpdate {
             guard let s = pool.live(slot, generation) else { return }
             pool[s].metering = enabled
             if !enabled { reports.telemetry.meters[s].clear() }
-        case .setSpatial, .setPosition, .setVelocity, .setDirection:
-            applySpatial(command, now: now)
+        case let .setSpatial(slot, generation, source):
+            guard let s = pool.live(slot, generation) else { return }
+            place(s, source, now: now)
+        case .setVolume, .setPan, .setRate, .setPosition, .setVelocity, .setDirection:
+            break // voice changes, applied above
         case let .setSends(slot, generation, setup, rampFrames):
             guard let s = pool.live(slot, generation) else { return }
             pool.environments.setSends(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames,
@@ -95,6 +88,26 @@ struct VoiceUpdate {
                                         beforeFirstFrame: pool[s].isScheduled)
         case .bus, .schedule, .cancelScheduled, .listener, .spatialSettings:
             break // not voice commands: the mixer handles them
+        }
+    }
+
+    /// Applies `change` at frame `now` to the live voice in slot `s`.
+    @_noLocks
+    func apply(_ change: VoiceChange, to s: Int, now: Int64) {
+        switch change {
+        case let .volume(volume, rampFrames):
+            let at = max(now, pool[s].startFrame)
+            pool[s].volume = LinearRamp(from: pool[s].volume.value(at: at), to: volume, startFrame: at, length: rampFrames)
+        case let .pan(matrix, rampFrames):
+            pool[s].pan.retarget(matrix, at: max(now, pool[s].startFrame), rampFrames: rampFrames)
+        case let .rate(step):
+            // A positioned voice keeps its doppler pitch on top of the new rate (`SpatialUpdate`).
+            pool[s].spatial.rateStep = step
+            pool[s].cursor.step = pool[s].spatial.isOn && SpatialUpdate.dopplerApplies(pool[s])
+                ? SpatialUpdate.step(step, pitch: pool[s].spatial.pitch) : step
+            pool[s].moveNaturalEnd(now: now, smoothingFrames: smoothingFrames)
+        case .position, .velocity, .direction:
+            move(s, change, now: now)
         }
     }
 

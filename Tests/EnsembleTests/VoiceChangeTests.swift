@@ -1,0 +1,131 @@
+import XCTest
+@_spi(Testing) @testable import Ensemble
+
+/// The small form of the frequent voice changes (`VoiceChange`): the command ring carries it in a field of its own,
+/// and the render side applies it to a live voice without making the `MixerCommand` it stands for. That short cut
+/// must give exactly the bits of the general path, which every change still takes when the command log records
+/// (and when it waits for a timed start).
+final class VoiceChangeTests: XCTestCase {
+    private let changes: [VoiceChange] = [
+        .volume(0.25, rampFrames: 10), .pan(PanMatrix(pan: -0.5, channelCount: 2), rampFrames: 20),
+        .rate(step: SourceCursor.one + 12345), .position(Vector3(1, 2, 3), rampFrames: 30), .velocity(Vector3(-4, 5, -6)),
+        .direction(Vector3(0, 0, 1), rampFrames: 40),
+    ]
+
+    /// Each change becomes its `MixerCommand` and back, slot and generation kept; other commands are not changes.
+    func testChangesRoundTripThroughTheirCommands() {
+        for change in changes {
+            let command = MixerCommand(change, slot: 7, generation: 9)
+            let back = try? XCTUnwrap(command.change)
+            XCTAssertEqual(back?.slot, 7)
+            XCTAssertEqual(back?.generation, 9)
+            XCTAssertEqual(back.map { "\($0.change)" }, "\(change)")
+            XCTAssertEqual(command.voice?.slot, 7)
+        }
+        XCTAssertNil(MixerCommand.setLoops(slot: 1, generation: 1, loops: 3).change)
+        XCTAssertNil(MixerCommand.seek(slot: 1, generation: 1, position: 3).change)
+        XCTAssertNil(MixerCommand.schedule(frame: 5, id: 1).change)
+    }
+
+    /// The ring keeps a change in the cell's small field and any other command whole, in order.
+    func testTheRingCarriesChangesInTheirSmallField() throws {
+        let ring = CommandQueue(minimumCapacity: 16)
+        defer { ring.deallocate() }
+        XCTAssertTrue(ring.push(MixerCommand(changes[3], slot: 2, generation: 4)))
+        XCTAssertTrue(ring.push(.setLoops(slot: 2, generation: 4, loops: 6)))
+        XCTAssertTrue(ring.push(changes[1], slot: 3, generation: 5))
+        XCTAssertTrue(ring.push([.seek(slot: 1, generation: 1, position: 100), MixerCommand(changes[0], slot: 1, generation: 1)]))
+
+        var seen: [String] = []
+        while let (cell, position) = ring.oldest() {
+            if let change = cell.pointee.change {
+                seen.append("change \(cell.pointee.slot)/\(cell.pointee.generation) \(change)")
+            } else {
+                seen.append("command \(cell.pointee.command)")
+            }
+            ring.release(position)
+        }
+        XCTAssertEqual(seen, [
+            "change 2/4 \(changes[3])",
+            "command \(MixerCommand.setLoops(slot: 2, generation: 4, loops: 6))",
+            "change 3/5 \(changes[1])",
+            "command \(MixerCommand.seek(slot: 1, generation: 1, position: 100))",
+            "change 1/1 \(changes[0])",
+        ])
+    }
+
+    /// A scene of positioned and 2D tracks whose volume, pan, rate, position, velocity and direction change
+    /// every block, rendered with the short cut (no command log) and with every change on the general path (the
+    /// log on, which sends each through `receive` as its `MixerCommand`): the same bits. Some changes reach
+    /// voices still waiting for a timed start, which take the general path in both renders.
+    func testShortCutAndGeneralPathGiveTheSameBits() throws {
+        func run(logging: Bool, changing: Bool = true) throws -> (Mix, [LoggedCommand]) {
+            var c = Engine.Configuration()
+            c.maxBlockFrames = 512
+            c.smoothingTime = 0.005
+            c.commandLogCapacity = logging ? 1 << 14 : 0
+            let engine = try Engine(configuration: c)
+            let sound = try monoSound(48000) { sin(Double($0) * 0.031) * 0.5 + sin(Double($0) * 0.0071) * 0.3 }
+            let stereo = try stereoSound(48000, left: { sin(Double($0) * 0.02) * 0.4 }, right: { sin(Double($0) * 0.05) * 0.4 })
+            var tracks: [Track] = []
+            for i in 0..<6 {
+                let t = try engine.makeTrack(i % 3 == 2 ? stereo : sound)
+                try t.setNumberOfLoops(-1)
+                if i % 2 == 0 { try t.setSpatial(SpatialSource(position: Vector3(Float(i) - 3, 0, -2))) }
+                tracks.append(t)
+            }
+            try engine.play(Array(tracks.prefix(4)), at: engine.time(frame: 0))
+            // Two start later: changes sent before then wait for their timed starts.
+            try tracks[4].play(at: engine.time(frame: 3000))
+            try tracks[5].play(at: engine.time(frame: 3500))
+            var log: [LoggedCommand] = []
+            let mix = render(engine, frames: 9000, block: 500) { frame in
+                let k = Float(frame / 500)
+                for (i, t) in tracks.enumerated() where changing {
+                    let x = Float(i)
+                    do {
+                        try t.setVolume(0.3 + 0.5 * abs(sin(k * 0.7 + x)), ramp: i == 1 ? 0.002 : nil)
+                        if i % 2 == 0 {
+                            try t.setPosition(Vector3(4 * sin(k * 0.3 + x), 0.5, -2 + cos(k * 0.2)), ramp: 0.004)
+                            try t.setVelocity(Vector3(3 * cos(k), 0, -sin(k)))
+                            try t.setDirection(Vector3(sin(k), 0, cos(k)))
+                        } else {
+                            try t.setPan(sin(k * 0.5 + x))
+                            try t.setRate(1 + 0.2 * sin(k * 0.4 + x))
+                        }
+                    } catch {
+                        XCTFail("\(error)")
+                    }
+                }
+                engine.pumpCommands()
+                engine.drainCommandLog(into: &log)
+            }
+            engine.drainCommandLog(into: &log)
+            XCTAssertEqual(engine.lostCommandLogEntries, 0)
+            return (mix, log)
+        }
+        let (fast, noLog) = try run(logging: false)
+        let (general, log) = try run(logging: true)
+        XCTAssertTrue(noLog.isEmpty)
+        // The logged run did take the general path: every kind of change is in its log as a command.
+        let kinds = Set(log.compactMap { entry -> String? in
+            switch entry.command {
+            case .setVolume: "volume"
+            case .setPan: "pan"
+            case .setRate: "rate"
+            case .setPosition: "position"
+            case .setVelocity: "velocity"
+            case .setDirection: "direction"
+            default: nil
+            }
+        })
+        XCTAssertEqual(kinds, ["volume", "pan", "rate", "position", "velocity", "direction"])
+        // (Compared as one Bool with the first differing frame: a failure should not print 18,000 samples.)
+        let differs = (0..<fast.count).first { fast.left[$0] != general.left[$0] || fast.right[$0] != general.right[$0] }
+        XCTAssertNil(differs, "the short cut and the general path differ from frame \(differs ?? -1)")
+        // And the changes were heard: the mix is not what the first settings alone give.
+        XCTAssertGreaterThan(fast.left.map { abs($0) }.max() ?? 0, 0.05)
+        let still = try run(logging: false, changing: false).0
+        XCTAssertTrue(still.left != fast.left)
+    }
+}
