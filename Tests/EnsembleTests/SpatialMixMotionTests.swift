@@ -34,6 +34,39 @@ final class SpatialMixMotionTests: XCTestCase {
         return 10 * log10(high / all)
     }
 
+    /// A source straight ahead (both channels equal) moved from 2 m to 4 m on the inverse-clamped model (gain 1/d):
+    /// with a glide that ends within one update (100 frames), the update on the command's frame evaluates where
+    /// the glide ends, so the gain ramps straight from 1/2 to 1/4 over one update interval and stays; with a longer
+    /// glide (1,000 frames) each update evaluates where the source is on its path, so one update after the grid
+    /// frame 4864 the gain is 1/d(4864).
+    func testShortGlidesAreEvaluatedWhereTheyEndLongOnesAlongTheirPath() throws {
+        func level(glide: Int) throws -> [Float] {
+            let engine = try makeEngine(maxBlockFrames: 1000)
+            let track = try engine.makeTrack(try monoSound(48000) { _ in 0.5 })
+            try track.setNumberOfLoops(-1)
+            try track.setSpatial(SpatialSource(position: Vector3(0, 0, -2)))
+            track.play()
+            try track.setPosition(Vector3(0, 0, -4), at: engine.time(frame: 4800), ramp: Double(glide) / 48000)
+            let mix = render(engine, frames: 9600, block: 1000)
+            XCTAssertEqual(mix.left, mix.right)
+            return mix.left
+        }
+        let n = SpatialUpdate.interval
+        let short = try level(glide: 100)
+        let before = Double(short[4700]) // 1/2 of the panned level
+        for f in [4800, 4800 + n / 4, 4800 + n / 2, 4800 + n - 1] {
+            let expected = before * (1 - 0.5 * Double(f - 4800) / Double(n)) // 1/2 → 1/4, linearly over the update
+            XCTAssertEqual(Double(short[f]), expected, accuracy: 1e-6 * before, "frame \(f)")
+        }
+        for f in [4800 + n, 6000, 9599] { XCTAssertEqual(Double(short[f]), before / 2, accuracy: 1e-6 * before, "frame \(f)") }
+
+        let long = try level(glide: 1000)
+        let d4864 = 2 + 2 * Double(4864 - 4800) / 1000
+        XCTAssertEqual(Double(long[4800 + n / 4]), before, accuracy: 1e-6 * before, "evaluated at 2 m on the command's frame")
+        XCTAssertEqual(Double(long[4864 + n]), before * 2 / d4864, accuracy: 1e-5 * before, "one update after 4864: 1/d(4864)")
+        XCTAssertEqual(Double(long[9599]), before / 2, accuracy: 1e-6 * before, "at 4 m in the end")
+    }
+
     func testDopplerShiftOfASourceApproachingAStillListener() throws {
         // 1 kHz (48 frames a period at 48 kHz, looped) on a source 100 m ahead coming at 34.33 m/s (a tenth of the
         // speed of sound), moving along its velocity; OpenAL 1.1 §3.5.2 with a still listener:

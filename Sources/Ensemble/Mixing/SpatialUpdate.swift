@@ -114,8 +114,13 @@ enum SpatialUpdate {
         if !voice.spatial.isDirty, !voice.spatial.isLeaving, case .ramp = voice.spatial.onset, voice.spatial.sceneEpoch == scene.pointee.epoch,
            voice.spatial.position.isStill(from: voice.spatial.evaluatedAt), voice.spatial.direction.isStill(from: voice.spatial.evaluatedAt),
            scene.pointee.isStill(from: voice.spatial.evaluatedAt) {
-            if rampDone, voice.spatial.pitch == voice.spatial.targetPitch, voice.spatial.gainHF == voice.spatial.targetHF {
-                return true
+            let settled = voice.spatial.pitch == voice.spatial.targetPitch && voice.spatial.gainHF == voice.spatial.targetHF
+            if rampDone, settled { return true }
+            if settled {
+                // Only the gains' ramp runs on, by itself: nothing to do before its end (rather than at every grid
+                // frame it spans, each of which would split the voice's run).
+                voice.spatial.nextUpdate = voice.spatial.rampStart + Int64(voice.spatial.rampLength)
+                return false
             }
             // Only the doppler pitch and HF gain still glide towards targets that stay put (a velocity change
             // bends the pitch over several updates): glide them, leave the gains' ramp as it is.
@@ -131,10 +136,11 @@ enum SpatialUpdate {
             voice.spatial.targetPitch = 1
             voice.spatial.targetHF = 1
         } else if let source = voice.spatial.source {
-            let outcome = SpatialMath.evaluate(source: source, position: voice.spatial.position.value(at: frame),
-                                               direction: voice.spatial.direction.value(at: frame), velocity: source.velocity,
-                                               listener: scene.pointee.listener(at: frame),
-                                               space: scene.pointee.space(at: frame),
+            let at = evaluationFrame(voice.spatial, at: frame, scene: scene)
+            let outcome = SpatialMath.evaluate(source: source, position: voice.spatial.position.value(at: at),
+                                               direction: voice.spatial.direction.value(at: at), velocity: source.velocity,
+                                               listener: scene.pointee.listener(at: at),
+                                               space: scene.pointee.space(at: at),
                                                settings: scene.pointee.settings, layout: scene.pointee.layout)
             target = outcome.gains
             let pitch = outcome.pitch
@@ -144,7 +150,7 @@ enum SpatialUpdate {
             voice.spatial.audibility = outcome.audibility
             // What `VirtualVoices` weighs at its next update frame.
             voice.spatialAudibility = outcome.audibility
-            voice.spatial.evaluatedAt = frame
+            voice.spatial.evaluatedAt = at
             voice.spatial.sceneEpoch = scene.pointee.epoch
             voice.spatial.isDirty = false
         } else {
@@ -173,6 +179,22 @@ enum SpatialUpdate {
         voice.spatial.rampLength = interval
         finish(&voice, at: frame, scene: scene)
         return false
+    }
+
+    /// Where an update at `frame` evaluates the 3D model: where the glides under way end (the voice's position
+    /// and direction, the listener's) when they all end within the update's gain ramp (`interval`), so that the
+    /// gains head straight for the place the glides reach, as OpenAL Soft's do at each of its updates, and the
+    /// next update finds nothing moved. A game that sets its sources' positions every frame gives each a short
+    /// glide (the smoothing time, 5 ms); evaluating along it at every update it spans doubled the evaluations and
+    /// the runs that moving voices cost. A longer glide is followed along its path, update by update.
+    @inline(__always)
+    @_noLocks
+    static func evaluationFrame(_ spatial: SpatialVoice, at frame: Int64, scene: UnsafePointer<SpatialScene>) -> Int64 {
+        let voiceEnd = max(spatial.position.endFrame, spatial.direction.endFrame)
+        let listenerEnd = max(scene.pointee.listenerPosition.endFrame,
+                              max(scene.pointee.listenerAt.endFrame, scene.pointee.listenerUp.endFrame))
+        let end = max(voiceEnd, listenerEnd)
+        return end > frame && end <= frame + Int64(interval) ? end : frame
     }
 
     /// Completes the update in `voice`: the shelf at the applied HF gain, the step at the applied pitch.
