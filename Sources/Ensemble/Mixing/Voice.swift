@@ -66,6 +66,10 @@ struct Voice: BitwiseCopyable {
     /// such a send sounds whatever the voice's volume, so the voice is as audible as that level
     /// (`audibility(at:)`), and a voice turned down to 0 keeps feeding its reverb instead of going virtual.
     var preFaderSendLevel: Float = 0
+    /// Set once a send or filter command has reached the voice: until then its entries in `VoiceEnvironments` are
+    /// the blank ones its start left there, so the render paths know it is plain without reading those tables
+    /// (a few hundred bytes a voice, elsewhere in memory: cache misses on every run of every voice).
+    var usesEnvironment = false
 
     // Pattern matches rather than `==`: the synthesized Equatable goes through generic code that the
     // render path's @_noLocks check rejects in debug builds.

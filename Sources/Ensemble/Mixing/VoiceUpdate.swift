@@ -74,16 +74,19 @@ struct VoiceUpdate {
             break // voice changes, applied above
         case let .setSends(slot, generation, setup, rampFrames):
             guard let s = pool.live(slot, generation) else { return }
+            pool[s].usesEnvironment = true
             pool.environments.setSends(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames,
                                        beforeFirstFrame: pool[s].isScheduled)
             pool[s].preFaderSendLevel = pool.environments.preFaderLevel(s, at: max(now, pool[s].startFrame))
         case let .setSendLevel(slot, generation, index, level, rampFrames):
             guard let s = pool.live(slot, generation) else { return }
+            pool[s].usesEnvironment = true
             pool.environments.setSendLevel(s, index: Int(index), level, at: max(now, pool[s].startFrame),
                                            rampFrames: rampFrames)
             pool[s].preFaderSendLevel = pool.environments.preFaderLevel(s, at: max(now, pool[s].startFrame))
         case let .setFilter(slot, generation, setup, rampFrames):
             guard let s = pool.live(slot, generation) else { return }
+            pool[s].usesEnvironment = true
             pool.environments.setFilter(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames,
                                         beforeFirstFrame: pool[s].isScheduled)
         case .bus, .schedule, .cancelScheduled, .listener, .spatialSettings:
