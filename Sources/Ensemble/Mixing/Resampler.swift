@@ -70,18 +70,25 @@ enum Resampler {
         while done < count {
             let n = min(cursor.length - cursor.position, count - done)
             if n <= 0 { return } // a zero-length sound: nothing to add
-            let s = source.left + cursor.position
-            let l = outL + done, r = outR + done
-            let first = gains.first + Int64(done)
-            // Per frame q = SpatialVoice.fraction(first + j, length:), then l += ((left0 + dLeft·q)·g)·s and
-            // r += ((right0 + dRight·q)·g)·s, unfused, eight lanes where AVX2 is.
-            _unsafePerformance {
-                ensemble_mix_ramped(s, n, first, 1 / Float(gains.length), gains.left0, gains.dLeft, gains.right0,
-                                    gains.dRight, gains.g, l, r)
-            }
+            var part = gains
+            part.first += Int64(done)
+            mixRamped(source.left + cursor.position, gains: part, into: outL + done, outR + done, count: n)
             cursor.position += n
             done += n
             cursor.wrap()
+        }
+    }
+
+    /// Adds `count` mono samples from `s` into `outL`/`outR` with ramping gains: `SpatialGainStage.mix` of a run
+    /// inside one ramp at a steady volume, bit for bit (a resampled moving voice mixes its scratch this way).
+    @_noLocks
+    static func mixRamped(_ s: UnsafePointer<Float>, gains: RampGains, into outL: UnsafeMutablePointer<Float>,
+                          _ outR: UnsafeMutablePointer<Float>, count: Int) {
+        // Per frame q = SpatialVoice.fraction(first + j, length:), then l += ((left0 + dLeft·q)·g)·s and
+        // r += ((right0 + dRight·q)·g)·s, unfused, eight lanes where AVX2 is.
+        _unsafePerformance {
+            ensemble_mix_ramped(s, count, gains.first, 1 / Float(gains.length), gains.left0, gains.dLeft, gains.right0,
+                                gains.dRight, gains.g, outL, outR)
         }
     }
 

@@ -150,8 +150,13 @@ struct SpatialRender {
                                  fractionScratch: fractions, into: to, share: .arriving(fade))
         } else {
             let to = lane.pointee.planes(bus, span, rack, accumulators).advanced(by: offset)
-            SpatialGainStage.mix(voice, frame: a, count: n, mono: mono, gainScratch: gains,
-                                 fractionScratch: fractions, into: to, share: .whole)
+            if let ramp = SpatialGainStage.rampPair(voice, frame: a, count: n, channels: to.count) {
+                // Inside one ramp at a steady volume (a resampled moving voice, most of its frames): the C kernel.
+                Resampler.mixRamped(mono, gains: ramp, into: to[0], to[1], count: n)
+            } else {
+                SpatialGainStage.mix(voice, frame: a, count: n, mono: mono, gainScratch: gains,
+                                     fractionScratch: fractions, into: to, share: .whole)
+            }
         }
         if voice.pointee.metering { SpatialGainStage.meter(voice, frame: a, count: n, mono: mono, into: &meter) }
         if plain || !flat.environments.hasSends(slot) { return }
