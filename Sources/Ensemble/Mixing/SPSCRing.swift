@@ -99,25 +99,25 @@ extension SPSCRing where Element == CommandCell {
     /// `push` of a voice change in its small form.
     func push(_ change: VoiceChange, slot: Int32, generation: UInt32) -> Bool {
         guard let w = indices.reserve(1) else { return false }
-        let cell = storage + (w & indices.mask)
-        cell.pointee.change = change
-        cell.pointee.slot = slot
-        cell.pointee.generation = generation
+        write(change, slot: slot, generation: generation, at: w)
         indices.publish(w + 1)
         return true
     }
 
-    /// Fills position `w`: a voice change goes in the cell's small field and leaves the command field as it was.
+    /// Fills position `w`: a voice change goes in the cell's small field.
     private func write(_ command: MixerCommand, at w: Int) {
+        if let c = command.change { return write(c.change, slot: c.slot, generation: c.generation, at: w) }
         let cell = storage + (w & indices.mask)
-        if let c = command.change {
-            cell.pointee.change = c.change
-            cell.pointee.slot = c.slot
-            cell.pointee.generation = c.generation
-        } else {
-            cell.pointee.change = nil
-            cell.pointee.command = command
-        }
+        cell.pointee.change = nil
+        cell.pointee.command = command
+    }
+
+    /// Fills position `w` with a voice change, leaving the cell's command field as it was.
+    private func write(_ change: VoiceChange, slot: Int32, generation: UInt32, at w: Int) {
+        let cell = storage + (w & indices.mask)
+        cell.pointee.change = change
+        cell.pointee.slot = slot
+        cell.pointee.generation = generation
     }
 
     /// The oldest unread cell, to be read in place, and its position, or nil when empty; `release(position)`

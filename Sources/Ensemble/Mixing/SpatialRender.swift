@@ -87,7 +87,7 @@ struct SpatialRender {
         let offset = Int(a - span.start)
         let bus = voice.pointee.bus
         // No sends and no filter (almost every voice): the path as it was before either existed, bit for bit.
-        let plain = !voice.pointee.usesEnvironment || flat.environments.isPlain(slot, from: a)
+        let plain = flat.environments.isPlain(slot, usesEnvironment: voice.pointee.usesEnvironment, from: a)
         if plain, source.channelCount == 1, source.stream == nil, SpatialUpdate.dopplerApplies(voice.pointee),
            voice.pointee.spatial.shelf == nil, !voice.pointee.metering, !voice.pointee.isRouting(a) {
             // A still mono source: resample and mix in one pass into the front pair, the other channels' gains

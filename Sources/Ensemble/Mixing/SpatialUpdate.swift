@@ -100,21 +100,25 @@ enum SpatialUpdate {
         // in profiles of many moving voices.
         voice.spatial.nextUpdate = nextGridFrame(after: frame)
         let rampDone = frame >= voice.spatial.rampStart + Int64(voice.spatial.rampLength)
-        if voice.spatial.isLeaving, rampDone, voice.spatial.pitch == 1, voice.spatial.gainHF == 1, same(voice.spatial.gainsTo, panGains(voice, at: frame)) {
+        if voice.spatial.isLeaving, rampDone, voice.spatial.pitch == 1, voice.spatial.gainHF == 1,
+           same(voice.spatial.gainsTo, panGains(voice, at: frame)) {
             // Back at the pan's gains: the 2D path takes over from this frame, with the same gains.
             voice.spatial.isOn = false
             voice.spatial.isLeaving = false
             voice.spatial.shelf = nil
             voice.spatialAudibility = 1
-            setStep(&voice, SpatialUpdate.step(voice.spatial.rateStep, pitch: 1), at: frame, smoothingFrames: scene.pointee.smoothingFrames)
+            setStep(&voice, SpatialUpdate.step(voice.spatial.rateStep, pitch: 1), at: frame,
+                    smoothingFrames: scene.pointee.smoothingFrames)
             return false
         }
         // A still scene (no command since the last evaluation, every ramp over by then) would compute exactly
         // what it computed last time: skip the evaluation. The bits are the same either way.
-        if !voice.spatial.isDirty, !voice.spatial.isLeaving, case .ramp = voice.spatial.onset, voice.spatial.sceneEpoch == scene.pointee.epoch,
-           voice.spatial.position.isStill(from: voice.spatial.evaluatedAt), voice.spatial.direction.isStill(from: voice.spatial.evaluatedAt),
-           scene.pointee.isStill(from: voice.spatial.evaluatedAt) {
-            let settled = voice.spatial.pitch == voice.spatial.targetPitch && voice.spatial.gainHF == voice.spatial.targetHF
+        let evaluatedAt = voice.spatial.evaluatedAt
+        if !voice.spatial.isDirty, !voice.spatial.isLeaving, case .ramp = voice.spatial.onset,
+           voice.spatial.sceneEpoch == scene.pointee.epoch, voice.spatial.position.isStill(from: evaluatedAt),
+           voice.spatial.direction.isStill(from: evaluatedAt), scene.pointee.isStill(from: evaluatedAt) {
+            let settled = voice.spatial.pitch == voice.spatial.targetPitch
+                && voice.spatial.gainHF == voice.spatial.targetHF
             if rampDone, settled { return true }
             if settled {
                 // Only the gains' ramp runs on, by itself: nothing to do before its end (rather than at every grid
@@ -138,13 +142,15 @@ enum SpatialUpdate {
         } else if let source = voice.spatial.source {
             let at = evaluationFrame(voice.spatial, at: frame, scene: scene)
             let outcome = SpatialMath.evaluate(source: source, position: voice.spatial.position.value(at: at),
-                                               direction: voice.spatial.direction.value(at: at), velocity: source.velocity,
+                                               direction: voice.spatial.direction.value(at: at),
+                                               velocity: source.velocity,
                                                listener: scene.pointee.listener(at: at),
                                                space: scene.pointee.space(at: at),
                                                settings: scene.pointee.settings, layout: scene.pointee.layout)
             target = outcome.gains
             let pitch = outcome.pitch
-            voice.spatial.targetPitch = dopplerApplies(voice) ? (pitch > 0 ? min(max(pitch, minPitch), maxPitch) : minPitch) : 1
+            voice.spatial.targetPitch = dopplerApplies(voice)
+                ? (pitch > 0 ? min(max(pitch, minPitch), maxPitch) : minPitch) : 1
             let hf = outcome.gainHF
             voice.spatial.targetHF = hf >= 0 ? min(hf, 1) : 0
             voice.spatial.audibility = outcome.audibility
@@ -209,7 +215,8 @@ enum SpatialUpdate {
         } else {
             voice.spatial.shelf = nil
         }
-        let step = dopplerApplies(voice) ? SpatialUpdate.step(voice.spatial.rateStep, pitch: voice.spatial.pitch) : voice.spatial.rateStep
+        let rate = voice.spatial.rateStep
+        let step = dopplerApplies(voice) ? SpatialUpdate.step(rate, pitch: voice.spatial.pitch) : rate
         setStep(&voice, step, at: frame, smoothingFrames: scene.pointee.smoothingFrames)
     }
 

@@ -67,8 +67,7 @@ struct Voice: BitwiseCopyable {
     /// (`audibility(at:)`), and a voice turned down to 0 keeps feeding its reverb instead of going virtual.
     var preFaderSendLevel: Float = 0
     /// Set once a send or filter command has reached the voice: until then its entries in `VoiceEnvironments` are
-    /// the blank ones its start left there, so the render paths know it is plain without reading those tables
-    /// (a few hundred bytes a voice, elsewhere in memory: cache misses on every run of every voice).
+    /// the blank ones its start left there (`VoiceEnvironments.isPlain` then reads nothing).
     var usesEnvironment = false
 
     // Pattern matches rather than `==`: the synthesized Equatable goes through generic code that the

@@ -52,7 +52,7 @@ struct VoiceRender {
             let tables = lane.pointee.tables
             let scratchLeft = lane.pointee.scratchLeft, scratchRight = lane.pointee.scratchRight, scratchGain = lane.pointee.scratchGain
             // No sends and no filter (almost every voice): the path as it was before either existed, bit for bit.
-            let plain = !voice.pointee.usesEnvironment || environments.isPlain(slot, from: begin)
+            let plain = environments.isPlain(slot, usesEnvironment: voice.pointee.usesEnvironment, from: begin)
             if let stream = source.stream, stream.live {
                 // Live: what has arrived, then silence while the stream is dry (the cursor waits).
                 LiveReader.fill(&voice.pointee.cursor, stream, frame: begin, tables: tables, scratchLeft, scratchRight,
