@@ -128,6 +128,23 @@ if arguments.first == "--profile-spatial" {
     }
 }
 
+if arguments.first == "--profile-threads" {
+    // Section 1c's rate-1.0 scene alone, for `perf record`: `ensemble-bench --profile-threads THREADS SECONDS [VOICES]`.
+    let threads = arguments.dropFirst().first.flatMap(Int.init) ?? 1
+    let seconds = arguments.dropFirst(2).first.flatMap(Double.init) ?? 30
+    let n = arguments.dropFirst(3).first.flatMap(Int.init) ?? 256
+    do {
+        let sounds = try InputSet(sampleRate: 48000, seconds: 10).sounds(prefix: "pt-")
+        let r = try EnsembleRuns.throughput(sounds: sounds, voices: n, pitch: false, seconds: seconds, threads: threads)
+        print(String(format: "× real time %.1f, serial %.1f µs per block, barrier %.1f µs per block, %d allocations",
+                     seconds / r.wall, r.serialMicroseconds ?? .nan, r.barrierMicroseconds ?? .nan, r.allocations))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("profile-threads: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 if arguments.first == "--spatial" {
     // Section 10 alone (moving 3D voices against OpenAL Soft): `ensemble-bench --spatial [--quick] [SECONDS] [REPEATS]`.
     let quickSpatial = arguments.contains("--quick")

@@ -86,4 +86,56 @@ final class MixKernelTests: XCTestCase {
             }
         }
     }
+
+    /// The one-pass lane sum: the additions in source order, each rounded, as one pass per source would give,
+    /// on values whose sum depends on that order (large terms cancelling around small ones).
+    func testSumIntoAddsTheSourcesInOrderBitForBit() {
+        var noise = Noise(state: 0x0bad_cafe)
+        for n in [0, 1, 7, 31, 32, 33, 64, 75, 1024] {
+            for count in [1, 2, 3, 7] {
+                let start = (0..<n).map { _ in Float(Int32(bitPattern: noise.next())) * 0x1p-31 }
+                let sources = (0..<count).map { k in
+                    (0..<n).map { _ in
+                        Float(Int32(bitPattern: noise.next())) * (k % 2 == 0 ? 0x1p-7 : 0x1p-31)
+                    }
+                }
+                var expected = start
+                for k in 0..<count { for j in 0..<n { expected[j] = expected[j] + sources[k][j] } }
+                var fast = start, portable = start
+                let buffers = sources.map { s -> UnsafeMutablePointer<Float> in
+                    let p = UnsafeMutablePointer<Float>.allocate(capacity: max(n, 1))
+                    p.initialize(from: s, count: n)
+                    return p
+                }
+                defer { buffers.forEach { $0.deallocate() } }
+                let pointers: [UnsafePointer<Float>?] = buffers.map { UnsafePointer($0) }
+                ensemble_sum_into(&fast, pointers, Int32(count), n)
+                ensemble_sum_into_portable(&portable, pointers, Int32(count), n)
+                XCTAssertEqual(fast.map(\.bitPattern), expected.map(\.bitPattern), "n \(n) count \(count)")
+                XCTAssertEqual(portable.map(\.bitPattern), expected.map(\.bitPattern), "n \(n) count \(count)")
+            }
+        }
+    }
+
+    /// The meter pass: peaks exactly the largest magnitudes, sums of squares equal to the exact sum in Double
+    /// (every square of a float is exact in Double here, 12-bit samples) within the rounding of 8 partials, and
+    /// the same bits from the portable build.
+    func testMeterPairFindsPeaksAndEnergy() {
+        var noise = Noise(state: 0x5eed_0001)
+        for n in [0, 1, 7, 8, 9, 100, 1024] {
+            let l = (0..<n).map { _ in Float(Int16(truncatingIfNeeded: noise.next() >> 16) >> 4) * 0x1p-11 }
+            let r = (0..<n).map { _ in Float(Int16(truncatingIfNeeded: noise.next() >> 16) >> 4) * 0x1p-11 }
+            var m = ensemble_meter_sums(peakL: 0.125, peakR: 0, sumL: 2, sumR: 0)
+            ensemble_meter_pair(l, r, n, &m)
+            var p = ensemble_meter_sums(peakL: 0.125, peakR: 0, sumL: 2, sumR: 0)
+            ensemble_meter_pair_portable(l, r, n, &p)
+            XCTAssertEqual(m.peakL, max(0.125, l.map(abs).max() ?? 0), "n \(n)")
+            XCTAssertEqual(m.peakR, r.map(abs).max() ?? 0, "n \(n)")
+            // 12-bit values: squares have ≤ 24 significant bits and 1024 of them sum exactly in a Double.
+            XCTAssertEqual(m.sumL, 2 + l.reduce(0.0) { $0 + Double($1) * Double($1) }, "n \(n)")
+            XCTAssertEqual(m.sumR, r.reduce(0.0) { $0 + Double($1) * Double($1) }, "n \(n)")
+            XCTAssertEqual([p.peakL, p.peakR], [m.peakL, m.peakR])
+            XCTAssertEqual([p.sumL.bitPattern, p.sumR.bitPattern], [m.sumL.bitPattern, m.sumR.bitPattern])
+        }
+    }
 }

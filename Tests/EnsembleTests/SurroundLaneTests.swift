@@ -41,6 +41,19 @@ final class SurroundLaneTests: XCTestCase {
         return Rig(rack: rack, accumulators: accumulators, lane: lane, output: output, cubic: cubic, span: span)
     }
 
+    /// The serial phase's sum of the lanes (`LaneAccumulators.addLanes`) with the rig's lane as lane 1 and an
+    /// untouched lane 0.
+    private func addLanes(_ r: Rig) {
+        var zero = MixLane(index: 0, maxBlockFrames: block, capacity: 1, cubic: r.cubic, channelCount: channels)
+        zero.begin()
+        let lanes = UnsafeMutablePointer<MixLane>.allocate(capacity: 2)
+        lanes.initialize(to: zero)
+        (lanes + 1).initialize(to: r.lane)
+        r.accumulators.addLanes(lanes, r.span, r.rack)
+        lanes.deallocate()
+        zero.deallocate()
+    }
+
     /// A lane that first gave a 2D voice the front pair keeps it when a positioned voice then asks for every
     /// plane: only the other channels are cleared, once; the sum after the lanes carries all of them.
     func testPlanesAfterTheFrontPairClearOnlyTheOtherChannels() {
@@ -61,7 +74,7 @@ final class SurroundLaneTests: XCTestCase {
         // Asking again changes nothing (no second clear).
         let again = r.lane.planes(1, r.span, r.rack, r.accumulators)
         XCTAssertEqual(again[4][3], 0.5)
-        r.lane.addInto(r.span, r.rack, r.accumulators)
+        addLanes(r)
         let bus = r.rack.planes(of: 1)
         for c in 0..<channels {
             let expected: Float = c == 0 ? 0.25 + 0.1 : c == 1 ? -0.5 + 0.2 : Float(c + 1) / 10
@@ -86,7 +99,7 @@ final class SurroundLaneTests: XCTestCase {
         XCTAssertEqual(route.count, channels)
         for c in 0..<channels { for j in 0..<frames { route[c][j] += Float(c + 1) } }
         r.lane.splitPlanes(voice, r.span, r.rack, r.accumulators)
-        r.lane.addInto(r.span, r.rack, r.accumulators)
+        addLanes(r)
         let from = r.rack.planes(of: 1), to = r.rack.planes(of: 2)
         for c in 0..<channels {
             for j in 0..<frames {

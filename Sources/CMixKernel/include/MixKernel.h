@@ -20,6 +20,26 @@ void ensemble_mix_i16(const int16_t *l, const int16_t *r, int stereo, long n, fl
 void ensemble_mix_ramped(const float *s, long n, int64_t first, float inv, float left0, float dLeft, float right0,
                          float dRight, float g, float *outL, float *outR);
 
+/// The lanes' accumulators into a destination, in one pass: for j < n,
+/// dst[j] = (((dst[j] + src[0][j]) + src[1][j]) + …) + src[count − 1][j], each addition rounded in that order:
+/// the bits of `count` passes `dst[j] += src[k][j]`, with one load and store of `dst` instead of `count`.
+void ensemble_sum_into(float *dst, const float *const *src, int count, long n);
+
+/// A meter's running peaks and sums of squares of a stereo pair.
+typedef struct {
+    float peakL, peakR;
+    double sumL, sumR;
+} ensemble_meter_sums;
+
+/// A meter's pass over a stereo pair: for j < n, raises peakL to |l[j]| and peakR to |r[j]|, and adds
+/// (double)(l[j]·l[j]) to sumL and (double)(r[j]·r[j]) to sumR. The squares are summed in eight partial
+/// sums per channel (frame j into partial j mod 8, combined in a fixed order) rather than in one chain, so
+/// the pass is not held up by the latency of each addition; the same bits on every CPU.
+void ensemble_meter_pair(const float *l, const float *r, long n, ensemble_meter_sums *m);
+
+void ensemble_sum_into_portable(float *dst, const float *const *src, int count, long n);
+void ensemble_meter_pair_portable(const float *l, const float *r, long n, ensemble_meter_sums *m);
+
 /// The portable builds whatever the CPU (for tests: the kernels chosen for this CPU must give the same bits).
 void ensemble_mix_f32_portable(const float *l, const float *r, int stereo, long n, float a, float b, float c, float d,
                                float *outL, float *outR);

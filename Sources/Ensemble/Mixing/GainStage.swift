@@ -8,13 +8,14 @@
 enum GainStage {
     /// The block's hoisted constants when neither gain nor pan varies over [frame, frame + n): the same `k`
     /// values as `mix`'s constant path (mono uses a and c), for the fused kernel `Resampler.mix`. Nil when
-    /// the block needs the per-sample path.
+    /// the block needs the per-sample path. (The voice is read in place: passed by value, all of it was
+    /// copied for every voice of every span.)
     @_noLocks
-    static func constantGains(_ voice: Voice, frame: Int64, count n: Int) -> Resampler.Gains? {
+    static func constantGains(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int) -> Resampler.Gains? {
         let end = frame + Int64(n)
-        if voice.pan.varies(in: frame, end) || voice.gainVaries(in: frame, end) { return nil }
-        let g = voice.gain(at: frame)
-        let m = voice.pan.matrix(at: frame)
+        if voice.pointee.pan.varies(in: frame, end) || voice.pointee.gainVaries(in: frame, end) { return nil }
+        let g = voice.pointee.gain(at: frame)
+        let m = voice.pointee.pan.matrix(at: frame)
         return Resampler.Gains(a: m.leftFromLeft * g, b: m.leftFromRight * g,
                                c: m.rightFromLeft * g, d: m.rightFromRight * g)
     }

@@ -1,6 +1,8 @@
 // Allocated on the control thread (`prepare`, before the bus's configure command is sent); written by the lanes
 // and read by the mixer's serial phases on the render thread.
 
+import CMixKernel
+
 /// The bus accumulators of lanes 1…L−1 (lane 0 mixes straight into the bus rack's inputs, see `MixLane`): per
 /// bus, one block of (L − 1) × `channelCount` planes of `maxBlockFrames` (2 for stereo output, 6 or 8 for
 /// surround), allocated only for buses that exist — the master at once, bus 1…16 when it is first configured.
@@ -18,6 +20,8 @@ struct LaneAccumulators: @unchecked Sendable {
     let channelCount: Int
     /// `BusRack.count`, kept here: the render side cannot read a global.
     private let busCount: Int
+    /// The serial phase's list of one plane per lane for `addLanes` (capacity `laneCount`).
+    private let sources: UnsafeMutablePointer<UnsafePointer<Float>?>
 
     init(laneCount: Int, maxBlockFrames: Int, channelCount: Int = 2) {
         self.laneCount = laneCount
@@ -26,12 +30,15 @@ struct LaneAccumulators: @unchecked Sendable {
         busCount = BusRack.count
         blocks = .allocate(capacity: BusRack.count)
         blocks.initialize(repeating: nil, count: BusRack.count)
+        sources = .allocate(capacity: max(laneCount, 1))
+        sources.initialize(repeating: nil, count: max(laneCount, 1))
         prepare(bus: 0)
     }
 
     func deallocate() {
         for b in 0..<BusRack.count { blocks[b]?.deallocate() }
         blocks.deallocate()
+        sources.deallocate()
     }
 
     /// Control side: makes bus `bus`'s lane buffers, once (later calls do nothing). Call before sending the
@@ -64,5 +71,33 @@ struct LaneAccumulators: @unchecked Sendable {
     func planes(lane: Int, bus: Int) -> ChannelPlanes {
         let base = blocks[bus].unsafelyUnwrapped + (lane - 1) * channelCount * maxBlockFrames
         return ChannelPlanes(base: base, stride: maxBlockFrames, count: channelCount)
+    }
+
+    /// Serial phase after the lanes: adds the accumulators of lanes 1…L−1 (`lanes`, all `laneCount` of them) into
+    /// the rack's inputs, in lane order per sample: per bus and channel, the planes of the lanes that wrote there
+    /// (the front pair of every lane that touched the bus, the other channels of those `planes` gave out) summed
+    /// into the destination in one pass (`ensemble_sum_into`: the bits of one pass per lane, with one load and
+    /// store of the destination instead of one per lane). A bus no lane touched costs nothing.
+    @_noLocks
+    func addLanes(_ lanes: UnsafeMutablePointer<MixLane>, _ span: MixSpan, _ rack: BusRack) {
+        guard laneCount > 1 else { return }
+        let n = span.frames
+        for b in 0..<busCount {
+            var any = false
+            for k in 1..<laneCount where (lanes + k).pointee.touched[b] != MixLane.untouched { any = true }
+            guard any else { continue }
+            let to = rack.destination(Int32(b), span.output)
+            for c in 0..<channelCount {
+                var count = 0
+                for k in 1..<laneCount {
+                    let state = (lanes + k).pointee.touched[b]
+                    if state == MixLane.allTouched || (c < 2 && state == MixLane.frontTouched) {
+                        sources[count] = UnsafePointer(planes(lane: k, bus: b)[c])
+                        count += 1
+                    }
+                }
+                if count > 0 { _unsafePerformance { ensemble_sum_into(to[c], sources, Int32(count), n) } }
+            }
+        }
     }
 }

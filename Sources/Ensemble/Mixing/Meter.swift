@@ -1,3 +1,4 @@
+import CMixKernel
 import Foundation
 import Synchronization
 
@@ -31,9 +32,15 @@ struct MeterAccumulator {
         for j in 0..<n { add(a * l[j] + b * r[j], c * l[j] + d * r[j]) }
     }
 
+    /// A whole buffer pair at once (the master's and buses' meters): `ensemble_meter_pair`, whose squares go
+    /// into eight partial sums, so a block's energy is not one chain of 1024 dependent Double additions in the
+    /// serial phase. (A reading is a measurement, not output: only its grouping of the additions differs from
+    /// `add(_:_:)`'s, by rounding.)
     @_noLocks
     mutating func add(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, count: Int) {
-        for j in 0..<count { add(left[j], right[j]) }
+        var m = ensemble_meter_sums(peakL: peakL, peakR: peakR, sumL: sumL, sumR: sumR)
+        _unsafePerformance { ensemble_meter_pair(left, right, count, &m) }
+        (peakL, peakR, sumL, sumR) = (m.peakL, m.peakR, m.sumL, m.sumR)
     }
 
     /// Measures every pair of `planes` over `count` frames into `readout` (pair by pair, as `publish(_:pair:)`).

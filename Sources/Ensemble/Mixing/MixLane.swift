@@ -284,28 +284,4 @@ struct MixLane {
         ends[endCount] = End(slot: Int32(slot), frame: frame)
         endCount += 1
     }
-
-    /// Serial phase: adds this lane's accumulators (lanes k ≥ 1) into the rack's inputs, bus by bus: the front
-    /// pair of every bus it touched, the other channels of those `planes` gave out.
-    @_noLocks
-    func addInto(_ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) {
-        guard index > 0 else { return }
-        let n = span.frames
-        for b in 0..<busCount where touched[b] != Self.untouched {
-            let (l, r) = accumulators.buffers(lane: index, bus: b)
-            let (toL, toR) = rack.destination(Int32(b), span.left, span.right)
-            for j in 0..<n {
-                toL[j] += l[j]
-                toR[j] += r[j]
-            }
-            if touched[b] == Self.allTouched && channelCount > 2 {
-                let from = accumulators.planes(lane: index, bus: b)
-                let to = rack.destination(Int32(b), span.output)
-                for c in 2..<channelCount {
-                    let x = from[c], y = to[c]
-                    for j in 0..<n { y[j] += x[j] }
-                }
-            }
-        }
-    }
 }

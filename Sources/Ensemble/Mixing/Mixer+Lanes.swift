@@ -73,13 +73,12 @@ extension Mixer {
     func finishLanes(_ span: MixSpan) {
         var ended = 0
         for k in 0..<laneCount {
-            let lane = lanes[k]
-            for e in 0..<lane.endCount { finish(Int(lane.ends[e].slot), at: lane.ends[e].frame) }
-            ended += lane.endCount
+            let lane = lanes + k
+            for e in 0..<lane.pointee.endCount { finish(Int(lane.pointee.ends[e].slot), at: lane.pointee.ends[e].frame) }
+            ended += lane.pointee.endCount
         }
         if ended > 0 { voices.removeSilenced() }
-        let rack = buses, accumulators = laneAccumulators
-        for k in 1..<laneCount { lanes[k].addInto(span, rack, accumulators) }
+        laneAccumulators.addLanes(lanes, span, buses)
         publishPositions()
     }
 
@@ -90,10 +89,10 @@ extension Mixer {
     func publishPositions() {
         let telemetry = self.telemetry
         for k in 0..<laneCount {
-            let lane = lanes[k]
-            for i in 0..<lane.voiceCount where !lane.after[i].ended {
-                telemetry.publish(slot: Int(lane.voices[i]), generation: lane.after[i].generation, phase: .playing,
-                                  position: lane.after[i].position)
+            let lane = lanes + k
+            for i in 0..<lane.pointee.voiceCount where !lane.pointee.after[i].ended {
+                telemetry.publish(slot: Int(lane.pointee.voices[i]), generation: lane.pointee.after[i].generation,
+                                  phase: .playing, position: lane.pointee.after[i].position)
             }
         }
     }

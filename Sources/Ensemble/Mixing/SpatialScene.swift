@@ -9,6 +9,9 @@ import Foundation
 ///
 /// Only commands change it, and only between spans, so every spatial update of a span reads the listener the
 /// commands applied so far made, whichever lane or thread runs it.
+///
+/// Its queries are inlined: the update reads the scene through a pointer, and a method that is not would be
+/// handed a copy of all of it (264 bytes) at each call.
 struct SpatialScene {
     var listenerPosition = SpatialRamp(constant: .zero)
     var listenerAt = SpatialRamp(constant: Vector3(0, 0, -1))
@@ -41,6 +44,7 @@ struct SpatialScene {
 
     /// The listener as the spatial update sees it at `frame`: position and orientation on their ramps. An
     /// orientation vector that passes through zero on its way (a half turn) is taken at its target there.
+    @inline(__always)
     @_noLocks
     func listener(at frame: Int64) -> Listener {
         var at = listenerAt.value(at: frame), up = listenerUp.value(at: frame)
@@ -51,12 +55,14 @@ struct SpatialScene {
     }
 
     /// The listener's coordinate frame at `frame`: the resting one once its ramps are over.
+    @inline(__always)
     @_noLocks
     func space(at frame: Int64) -> ListenerSpace {
         isStill(from: frame) ? restingSpace : ListenerSpace(listener(at: frame))
     }
 
     /// True when the listener stays where it is from `frame` on.
+    @inline(__always)
     @_noLocks
     func isStill(from frame: Int64) -> Bool {
         listenerPosition.isStill(from: frame) && listenerAt.isStill(from: frame) && listenerUp.isStill(from: frame)

@@ -74,7 +74,7 @@ struct VoiceRender {
                 voice.pointee.cursor = cursor
                 voice.pointee.stretch = stretch
             } else if plain, !voice.pointee.metering,
-                      let gains = GainStage.constantGains(voice.pointee, frame: begin, count: count) {
+                      let gains = GainStage.constantGains(voice, frame: begin, count: count) {
                 // Constant gains, no meter: resample and mix in one pass (same bits as the two-pass path).
                 Resampler.mix(&voice.pointee.cursor, source, tables: tables, gains: gains,
                               into: outL + offset, outR + offset, count: count)
