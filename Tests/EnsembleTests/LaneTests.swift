@@ -12,6 +12,16 @@ final class LaneTests: XCTestCase {
         var applied: [String]
     }
 
+    /// Lanes on different cores write their own voices every span: the pool starts on a cache line and a voice
+    /// fills whole lines, so no line holds two voices (a performance property, checked here so that a change of
+    /// `Voice`'s size that breaks it is seen).
+    func testVoicesDoNotShareCacheLines() {
+        let pool = VoicePool(capacity: 3, sampleRate: 48000)
+        defer { pool.deallocate() }
+        XCTAssertEqual(Int(bitPattern: pool.slots) % 64, 0)
+        XCTAssertEqual(MemoryLayout<Voice>.stride % 64, 0, "Voice is \(MemoryLayout<Voice>.stride) bytes a slot")
+    }
+
     func testLanesInReverseOrderGiveTheSameBytesAndEvents() throws {
         let dir = try TemporaryDirectory()
         let frames = 48000
@@ -32,7 +42,7 @@ final class LaneTests: XCTestCase {
         XCTAssertTrue(forward.samples.contains { Float(bitPattern: $0).magnitude > 0.05 })
     }
 
-    /// 24 tracks (3 per lane) and 6 effects on the master and three buses (one with an effect chain): resampled,
+    /// 24 tracks and 6 effects (spread over the 8 lanes, four to a lane) on the master and three buses (one with an effect chain): resampled,
     /// stereo and mono, one pitch-keeping, one streamed; timed volume, pan and stop changes; a track moving to
     /// another bus while sounding (a crossfade); effects over the polyphony limit (a steal). Rendered in blocks
     /// of 700 frames so that timed commands split blocks into spans.

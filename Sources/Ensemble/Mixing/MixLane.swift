@@ -4,11 +4,14 @@
 /// `MixLane.defaultCount`), each mixing its voices into accumulators of its own, so that lanes can run on
 /// different threads and the mix still has the same bytes for any number of threads.
 ///
-/// A voice's lane is fixed for its life: its sequence (the order of the `play`/`fire` calls) modulo the lane
-/// count (`lane(of:count:)`), so voices started one after the other spread over the lanes. Not chunks of the
-/// active list: those would regroup the sums whenever a voice joins or leaves the list, and the list changes
-/// on block boundaries, so the bytes would depend on the block size. With a fixed lane per voice, the sum at
-/// every frame depends only on which voices sound there.
+/// A voice's lane is fixed for its life: its sequence (the order of the `play`/`fire` calls) in groups of
+/// `groupSize`, the groups dealt round the lanes (`lane(of:count:)`), so voices started one after the other
+/// spread over the lanes, four to a lane before the next. A lane costs a clear and a sum of its accumulator per
+/// span whatever its number of voices, so a few voices share a few lanes (16 voices: 4 lanes, 3 accumulators
+/// where one voice per lane filled 7), while from 32 voices on every lane is in use for the threads. Not
+/// chunks of the active list: those would regroup the sums whenever a voice joins or leaves the list, and the
+/// list changes on block boundaries, so the bytes would depend on the block size. With a fixed lane per voice,
+/// the sum at every frame depends only on which voices sound there.
 ///
 /// ## Contract (what a parallel driver may rely on)
 /// A span is rendered in three phases (`Mixer.renderSpan`):
@@ -257,11 +260,16 @@ struct MixLane {
         }
     }
 
-    /// The lane of `voice` among `count`: its sequence modulo the count, the same for the voice's whole life.
+    /// Consecutive voices (by sequence) that share a lane before the next lane is used (see the type's comment).
+    /// Like the lane count, an input of the summation order: fixed, never derived from the threads.
+    static var groupSize: Int { @_noLocks get { 4 } }
+
+    /// The lane of `voice` among `count`: its group of `groupSize` sequences, modulo the count; the same for the
+    /// voice's whole life.
     @inline(__always)
     @_noLocks
     static func lane(of voice: Voice, count: Int) -> Int {
-        Int(truncatingIfNeeded: voice.sequence % UInt64(count))
+        Int(truncatingIfNeeded: (voice.sequence / UInt64(groupSize)) % UInt64(count))
     }
 
     /// Serial phase: forgets the previous span (no voices, nothing touched, nothing ended).

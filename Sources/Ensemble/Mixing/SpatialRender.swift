@@ -33,8 +33,10 @@ struct SpatialRender {
             StreamFailure.endIfFailed(&voice.pointee, stream, at: begin)
             if stream.live { LiveReader.endIfEnded(&voice.pointee, stream, at: begin) }
         }
-        // Grains restart whenever the voice plays unstretched in between.
-        if !voice.pointee.preservePitch || voice.pointee.spatial.rateStep == voice.pointee.baseStep {
+        // Grains restart whenever the voice plays unstretched in between (written only when it changes, as in
+        // `VoiceRender`).
+        if voice.pointee.stretch.active,
+           !voice.pointee.preservePitch || voice.pointee.spatial.rateStep == voice.pointee.baseStep {
             voice.pointee.stretch.active = false
         }
         var meter = MeterAccumulator()

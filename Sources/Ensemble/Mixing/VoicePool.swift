@@ -17,7 +17,10 @@ struct VoicePool: @unchecked Sendable {
         self.capacity = capacity
         silence = .allocate(capacity: 4)
         silence.initialize(repeating: 0, count: 4)
-        slots = .allocate(capacity: max(capacity, 1))
+        // On cache-line boundaries: while a voice's stride is a whole number of lines (896 bytes now), no line
+        // holds parts of two voices, which lanes on different cores would otherwise both write.
+        slots = UnsafeMutableRawPointer.allocate(byteCount: max(capacity, 1) * MemoryLayout<Voice>.stride, alignment: 64)
+            .bindMemory(to: Voice.self, capacity: max(capacity, 1))
         slots.initialize(repeating: Voice(source: VoiceSource(left: silence, right: silence, channelCount: 1,
                                                                frameCount: 0, sampleRate: sampleRate)),
                          count: capacity)

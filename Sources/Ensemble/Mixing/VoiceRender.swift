@@ -41,8 +41,12 @@ struct VoiceRender {
         let stop = voice.pointee.stopFrame
         let end = min(stop, t1)
         var meter = MeterAccumulator()
-        // Grains restart whenever the voice plays unstretched (rate 1) in between.
-        if voice.pointee.cursor.step == voice.pointee.baseStep { voice.pointee.stretch.active = false }
+        // Grains restart whenever the voice plays unstretched (rate 1) in between. (Written only when it changes:
+        // a store every span would pull the line, which the serial phase reads for `VirtualVoices`, back and
+        // forth between the cores of a parallel render.)
+        if voice.pointee.stretch.active, voice.pointee.cursor.step == voice.pointee.baseStep {
+            voice.pointee.stretch.active = false
+        }
         // A virtual voice is not mixed from `silentFrom` on: its cursor only advances (below), exactly.
         let mixEnd = min(end, max(voice.pointee.virtual.silentFrom, begin))
         if mixEnd > begin {
