@@ -82,10 +82,11 @@ struct LaneAccumulators: @unchecked Sendable {
     func addLanes(_ lanes: UnsafeMutablePointer<MixLane>, _ span: MixSpan, _ rack: BusRack) {
         guard laneCount > 1 else { return }
         let n = span.frames
-        for b in 0..<busCount {
-            var any = false
-            for k in 1..<laneCount where (lanes + k).pointee.touched[b] != MixLane.untouched { any = true }
-            guard any else { continue }
+        var buses: UInt32 = 0
+        for k in 1..<laneCount { buses |= (lanes + k).pointee.touchedBuses }
+        while buses != 0 {
+            let b = buses.trailingZeroBitCount
+            buses &= buses - 1
             let to = rack.destination(Int32(b), span.output)
             for c in 0..<channelCount {
                 var count = 0

@@ -94,6 +94,9 @@ struct MixLane {
     /// Voices that stopped sounding in this lane in the current span, in active order.
     let ends: UnsafeMutablePointer<End>
     var endCount = 0
+    /// Bit b set when the lane has touched bus b in the current span (`touched[b]` not `untouched`): what
+    /// `LaneAccumulators.addLanes` reads first, instead of every lane's flag of every bus.
+    var touchedBuses: UInt32 = 0
     /// Per entry of `voices`: the voice's generation and its cursor position after the span, written by the lane
     /// for each voice that goes on (an ended one's entry is left stale; `Mixer.publishPositions` skips it). The
     /// serial phase publishes these instead of reading the voices again: a voice's cursor line, just written
@@ -170,6 +173,7 @@ struct MixLane {
         let (l, r) = accumulators.buffers(lane: index, bus: b)
         if touched[b] == Self.untouched {
             touched[b] = Self.frontTouched
+            touchedBuses |= 1 << UInt32(b)
             for j in 0..<span.frames {
                 l[j] = 0
                 r[j] = 0
@@ -192,6 +196,7 @@ struct MixLane {
         let state = touched[b]
         if state != Self.allTouched {
             touched[b] = Self.allTouched
+            touchedBuses |= 1 << UInt32(b)
             planes.clear(from: state == Self.untouched ? 0 : 2, span.frames)
         }
         return planes
@@ -276,6 +281,7 @@ struct MixLane {
     @_noLocks
     mutating func begin() {
         for b in 0..<busCount { touched[b] = Self.untouched }
+        touchedBuses = 0
         voiceCount = 0
         endCount = 0
     }
