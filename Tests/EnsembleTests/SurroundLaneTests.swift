@@ -41,15 +41,18 @@ final class SurroundLaneTests: XCTestCase {
         return Rig(rack: rack, accumulators: accumulators, lane: lane, output: output, cubic: cubic, span: span)
     }
 
-    /// The serial phase's sum of the lanes (`LaneAccumulators.addLanes`) with the rig's lane as lane 1 and an
-    /// untouched lane 0.
+    /// The sum of the lanes (`LaneAccumulators`: each half when its last lane finishes, then the second half into
+    /// the rack) with the rig's lane as lane 1 and an untouched lane 0.
     private func addLanes(_ r: Rig) {
         var zero = MixLane(index: 0, maxBlockFrames: block, capacity: 1, cubic: r.cubic, channelCount: channels)
         zero.begin()
         let lanes = UnsafeMutablePointer<MixLane>.allocate(capacity: 2)
         lanes.initialize(to: zero)
         (lanes + 1).initialize(to: r.lane)
-        r.accumulators.addLanes(lanes, r.span, r.rack)
+        r.accumulators.beginLanes()
+        r.accumulators.laneFinished(1, lanes, r.span, r.rack)
+        r.accumulators.laneFinished(0, lanes, r.span, r.rack)
+        r.accumulators.addSecondHalf(lanes, r.span, r.rack)
         lanes.deallocate()
         zero.deallocate()
     }

@@ -2,6 +2,7 @@
 // and read by the mixer's serial phases on the render thread.
 
 import CMixKernel
+import Synchronization
 
 /// The bus accumulators of lanes 1…L−1 (lane 0 mixes straight into the bus rack's inputs, see `MixLane`): per
 /// bus, one block of (L − 1) × `channelCount` planes of `maxBlockFrames` (2 for stereo output, 6 or 8 for
@@ -20,8 +21,13 @@ struct LaneAccumulators: @unchecked Sendable {
     let channelCount: Int
     /// `BusRack.count`, kept here: the render side cannot read a global.
     private let busCount: Int
-    /// The serial phase's list of one plane per lane for `addLanes` (capacity `laneCount`).
+    /// Lists of one plane per lane for the sums, one list per half (capacity `laneCount` each): the two halves'
+    /// sums may run at once on different threads.
     private let sources: UnsafeMutablePointer<UnsafePointer<Float>?>
+    /// Per half, the lanes finished in the current span (two cache lines, one per counter).
+    private let finished: UnsafeMutableRawPointer
+    /// The first lane of the second half: lanes 0..<split are the first half, split..<laneCount the second.
+    let split: Int
 
     init(laneCount: Int, maxBlockFrames: Int, channelCount: Int = 2) {
         self.laneCount = laneCount
@@ -30,8 +36,12 @@ struct LaneAccumulators: @unchecked Sendable {
         busCount = BusRack.count
         blocks = .allocate(capacity: BusRack.count)
         blocks.initialize(repeating: nil, count: BusRack.count)
-        sources = .allocate(capacity: max(laneCount, 1))
-        sources.initialize(repeating: nil, count: max(laneCount, 1))
+        sources = .allocate(capacity: 2 * max(laneCount, 1))
+        sources.initialize(repeating: nil, count: 2 * max(laneCount, 1))
+        split = (max(laneCount, 1) + 1) / 2
+        finished = .allocate(byteCount: 128, alignment: 64)
+        finished.bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
+        (finished + 64).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
         prepare(bus: 0)
     }
 
@@ -39,6 +49,7 @@ struct LaneAccumulators: @unchecked Sendable {
         for b in 0..<BusRack.count { blocks[b]?.deallocate() }
         blocks.deallocate()
         sources.deallocate()
+        finished.deallocate()
     }
 
     /// Control side: makes bus `bus`'s lane buffers, once (later calls do nothing). Call before sending the
@@ -73,31 +84,107 @@ struct LaneAccumulators: @unchecked Sendable {
         return ChannelPlanes(base: base, stride: maxBlockFrames, count: channelCount)
     }
 
-    /// Serial phase after the lanes: adds the accumulators of lanes 1…L−1 (`lanes`, all `laneCount` of them) into
-    /// the rack's inputs, in lane order per sample: per bus and channel, the planes of the lanes that wrote there
-    /// (the front pair of every lane that touched the bus, the other channels of those `planes` gave out) summed
-    /// into the destination in one pass (`ensemble_sum_into`: the bits of one pass per lane, with one load and
-    /// store of the destination instead of one per lane). A bus no lane touched costs nothing.
+    // MARK: The sum of the lanes
+    //
+    // Per bus and channel, the lanes' signals are summed as two sequential halves: S0 = ((l0 + l1) + l2) + l3,
+    // formed in the rack's input (where lane 0 mixes), and S1 = ((l4 + l5) + l6) + l7, formed in the first
+    // second-half lane's accumulator, then out = S0 + S1 (`addSecondHalf`); a lane that did not write a plane is
+    // left out of its half's chain. Each half is summed by the thread that finishes its last lane, inside the lane
+    // phase (`laneFinished`): with two threads, each usually sums the lanes it ran, from its own cache, and the
+    // render thread then reads one accumulator of the other thread's lanes per plane instead of four. The order
+    // is fixed by the lanes alone, so the bytes do not depend on the threads or on who sums.
+
+    private func counter(_ half: Int) -> UnsafeMutablePointer<Atomic<Int>> {
+        (finished + 64 * half).assumingMemoryBound(to: Atomic<Int>.self)
+    }
+
+    /// Serial phase, before the lanes: no lane has finished.
     @_noLocks
-    func addLanes(_ lanes: UnsafeMutablePointer<MixLane>, _ span: MixSpan, _ rack: BusRack) {
+    func beginLanes() {
+        counter(0).pointee.store(0, ordering: .relaxed)
+        counter(1).pointee.store(0, ordering: .relaxed)
+    }
+
+    /// Lane phase, at the end of lane `lane` (on the thread that ran it): the thread that finishes the last lane of
+    /// a half sums that half (`sumHalf`). The counter's acquire-release chain makes every lane of the half, run on
+    /// whichever thread, visible to the one that sums it.
+    @_noLocks
+    func laneFinished(_ lane: Int, _ lanes: UnsafeMutablePointer<MixLane>, _ span: MixSpan, _ rack: BusRack) {
         guard laneCount > 1 else { return }
-        let n = span.frames
+        let half = lane < split ? 0 : 1
+        let size = half == 0 ? split : laneCount - split
+        if counter(half).pointee.add(1, ordering: .acquiringAndReleasing).newValue == size {
+            sumHalf(half, lanes, span, rack)
+        }
+    }
+
+    /// Whether lane `k`'s state for a bus says it wrote channel `c` (the front pair for 2D voices, every channel
+    /// for positioned ones).
+    @inline(__always)
+    @_noLocks
+    private static func wrote(_ state: UInt8, channel c: Int) -> Bool {
+        state == MixLane.allTouched || (c < 2 && state == MixLane.frontTouched)
+    }
+
+    /// The buses any of lanes [from, to) touched in the span.
+    @inline(__always)
+    @_noLocks
+    private static func touchedBuses(_ lanes: UnsafeMutablePointer<MixLane>, _ from: Int, _ to: Int) -> UInt32 {
         var buses: UInt32 = 0
-        for k in 1..<laneCount { buses |= (lanes + k).pointee.touchedBuses }
+        for k in from..<to { buses |= (lanes + k).pointee.touchedBuses }
+        return buses
+    }
+
+    /// Sums half `half` in one pass per bus and channel (`ensemble_sum_into`: the additions in lane order, one
+    /// load and store of the destination): the first half's lanes 1…split−1 into the rack's input (lane 0's
+    /// destination), the second half's lanes into the first of them that wrote the plane.
+    @_noLocks
+    private func sumHalf(_ half: Int, _ lanes: UnsafeMutablePointer<MixLane>, _ span: MixSpan, _ rack: BusRack) {
+        let from = half == 0 ? 1 : split, to = half == 0 ? split : laneCount
+        guard from < to else { return }
+        let list = sources + half * laneCount
+        let n = span.frames
+        var buses = Self.touchedBuses(lanes, from, to)
         while buses != 0 {
             let b = buses.trailingZeroBitCount
             buses &= buses - 1
-            let to = rack.destination(Int32(b), span.output)
+            let out = rack.destination(Int32(b), span.output)
             for c in 0..<channelCount {
+                var destination: UnsafeMutablePointer<Float>? = half == 0 ? out[c] : nil
                 var count = 0
-                for k in 1..<laneCount {
-                    let state = (lanes + k).pointee.touched[b]
-                    if state == MixLane.allTouched || (c < 2 && state == MixLane.frontTouched) {
-                        sources[count] = UnsafePointer(planes(lane: k, bus: b)[c])
+                for k in from..<to where Self.wrote((lanes + k).pointee.touched[b], channel: c) {
+                    let plane = planes(lane: k, bus: b)[c]
+                    if destination == nil {
+                        destination = plane
+                    } else {
+                        list[count] = UnsafePointer(plane)
                         count += 1
                     }
                 }
-                if count > 0 { _unsafePerformance { ensemble_sum_into(to[c], sources, Int32(count), n) } }
+                if count > 0, let destination {
+                    _unsafePerformance { ensemble_sum_into(destination, list, Int32(count), n) }
+                }
+            }
+        }
+    }
+
+    /// Serial phase after the lanes: adds the second half's sum (in its first lane that wrote each plane) into the
+    /// rack's inputs, which hold the first half's. A bus no second-half lane touched costs nothing.
+    @_noLocks
+    func addSecondHalf(_ lanes: UnsafeMutablePointer<MixLane>, _ span: MixSpan, _ rack: BusRack) {
+        guard laneCount > 1, split < laneCount else { return }
+        let n = span.frames
+        var buses = Self.touchedBuses(lanes, split, laneCount)
+        while buses != 0 {
+            let b = buses.trailingZeroBitCount
+            buses &= buses - 1
+            let out = rack.destination(Int32(b), span.output)
+            for c in 0..<channelCount {
+                for k in split..<laneCount where Self.wrote((lanes + k).pointee.touched[b], channel: c) {
+                    sources[0] = UnsafePointer(planes(lane: k, bus: b)[c])
+                    _unsafePerformance { ensemble_sum_into(out[c], sources, 1, n) }
+                    break
+                }
             }
         }
     }

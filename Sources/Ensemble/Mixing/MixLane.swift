@@ -24,6 +24,8 @@
 ///    lane writes only:
 ///    - its own `MixLane` (scratch, route buffers, stream windows, edge taps, `touched` flags, the list of voices
 ///      that ended in it),
+///    - when it is the last of its half to finish, that half's sum (the rack's inputs for the first half, the
+///      half's accumulators for the second: nothing else writes them then),
 ///    - its accumulators: lane 0 mixes straight into the bus rack's inputs (the span's output for the master,
 ///      the rack's bus buffers for buses 1…16), which no other lane touches; lanes k ≥ 1 into their own
 ///      buffers in `LaneAccumulators`, cleared when the lane first writes to them in the span (`touched`).
@@ -38,13 +40,14 @@
 /// 3. **Serial, after the lanes** (render thread, `Mixer.finishLanes`): the voices that ended are finished
 ///    (slot freed or paused, telemetry, end/pause event) lane by lane in lane order, each lane's in active order
 ///    (a block's events are then sorted by frame, stably, so this decides only the order of ends on one frame),
-///    and dropped from the active list; then the
-///    accumulators of lanes 1…L−1 are added into the rack's inputs in lane order, for each bus the lane
-///    touched and for each channel it wrote (a lane that touched nothing costs nothing); then the bus rack runs
-///    (chains, bus mixdown, master).
+///    and dropped from the active list; then the second half of the lanes' sum is added into the rack's inputs
+///    (`LaneAccumulators.addSecondHalf`); then the bus rack runs (chains, bus mixdown, master).
 ///
-/// The float sums therefore run in a fixed order, on every channel: within a lane in active order, then
-/// lane 0 + lane 1 + … .
+/// The lanes' accumulators are summed in two halves, each by the thread that finishes the half's last lane,
+/// inside phase 2 (`LaneAccumulators.laneFinished`): lanes 1…L/2−1 into the rack's inputs after lane 0, lanes
+/// L/2…L−1 into the first of them that wrote the plane; only the planes a lane wrote take part (a lane that
+/// touched nothing costs nothing). The float sums therefore run in a fixed order, on every channel: within a
+/// lane in active order, then (((lane 0 + lane 1) + …) + lane L/2−1) + ((lane L/2 + …) + lane L−1).
 struct MixLane {
     /// Lanes of a mixer unless configured otherwise: enough for 8 worker threads. Fixed, like every input of
     /// the summation order: never derived from the number of threads or cores.

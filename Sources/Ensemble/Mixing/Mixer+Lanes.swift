@@ -11,6 +11,7 @@ extension Mixer {
         activateStarts(before: t1)
         assignLanes()
         buses.beginBlock(span.frames)
+        laneAccumulators.beginLanes()
         runLanes(span)
         finishLanes(span)
         buses.finishBlock(output, span.frames, t0)
@@ -43,7 +44,8 @@ extension Mixer {
         }
     }
 
-    /// Renders lane `lane`'s voices over `span` into the lane's accumulators (lane 0: the bus rack's inputs).
+    /// Renders lane `lane`'s voices over `span` into the lane's accumulators (lane 0: the bus rack's inputs),
+    /// then, if it is the last lane of its half to finish, sums that half (`LaneAccumulators.laneFinished`).
     /// Safe to call concurrently for different lanes of the same span, between the serial phases (`MixLane`).
     @_noLocks
     func renderLane(_ lane: Int, _ span: MixSpan) {
@@ -65,10 +67,11 @@ extension Mixer {
         if let signal = testSignal, signal.lane == lane {
             signal.add(into: me.pointee.planes(signal.bus, span, rack, accumulators), span)
         }
+        accumulators.laneFinished(lane, lanes, span, rack)
     }
 
     /// The serial phase after the lanes: finishes the voices that ended, in lane order, drops them from the
-    /// active list, and adds the lanes' accumulators into the rack's inputs in lane order.
+    /// active list, and adds the second half of the lanes' sum into the rack's inputs (`LaneAccumulators`).
     @_noLocks
     func finishLanes(_ span: MixSpan) {
         var ended = 0
@@ -78,7 +81,7 @@ extension Mixer {
             ended += lane.pointee.endCount
         }
         if ended > 0 { voices.removeSilenced() }
-        laneAccumulators.addLanes(lanes, span, buses)
+        laneAccumulators.addSecondHalf(lanes, span, buses)
         publishPositions()
     }
 
