@@ -21,15 +21,19 @@ final class LaneSumTests: XCTestCase {
         var expected = [[Float]](repeating: [Float](repeating: 0, count: frames), count: 2)
         for c in 0..<2 {
             for j in 0..<frames {
-                let s0 = (values[0][c][j] + values[1][c][j]) + values[3][c][j]
-                let s1 = values[5][c][j] + values[6][c][j]
+                let s01: Float = values[0][c][j] + values[1][c][j]
+                let s0: Float = s01 + values[3][c][j]
+                let s1: Float = values[5][c][j] + values[6][c][j]
                 expected[c][j] = s0 + s1
             }
         }
         // The values are chosen so that the grouping shows: one chain through all five lanes rounds differently.
-        let chain = (0..<2).flatMap { c in
-            (0..<frames).map { j in
-                ((((values[0][c][j] + values[1][c][j]) + values[3][c][j]) + values[5][c][j]) + values[6][c][j]).bitPattern
+        var chain: [UInt32] = []
+        for c in 0..<2 {
+            for j in 0..<frames {
+                var x: Float = values[0][c][j] + values[1][c][j]
+                for k in [3, 5, 6] { x = x + values[k][c][j] }
+                chain.append(x.bitPattern)
             }
         }
         XCTAssertNotEqual(chain, expected.flatMap { $0.map(\.bitPattern) })
