@@ -7,6 +7,7 @@
 //   --resamplers runs only section 1b (the resampler table) and exits.
 //   --spatial [--quick] [SECONDS] [REPEATS] runs only section 10 (moving 3D voices against OpenAL Soft) and exits.
 //   --profile-spatial VOICES DOPPLER(0|1) SECONDS [cubic] runs only Ensemble's side of section 10's scene (for perf).
+//   --profile-threads THREADS SECONDS [VOICES] runs only section 1c's rate-1.0 scene on Ensemble (for perf).
 //   --threads runs only section 1c (one and more render threads; with section 1's rate 1.0 and spread rows at
 //   256 voices for the OpenAL column) and exits.
 //   swift run -c release ensemble-bench --soak MINUTES [SEED] [--real-time]   (random multi-threaded traffic, checked)
@@ -199,7 +200,7 @@ while k < arguments.count {
     case "--resamplers": resamplersOnly = true
     case "--threads": threadsOnly = true
     case "-h", "--help":
-        print("usage: ensemble-bench [--quick] [--json FILE] [--seconds S] [--repeats R] [--voices 16,64,…] [--no-openal] [--no-mixdown] [--resamplers] [--threads]; or one section alone: --environment [--quick] [SECONDS] [REPEATS], --spatial …, --profile-spatial …, --virtual-voices …, --tail-and-burst …, --streams …, --soak …")
+        print("usage: ensemble-bench [--quick] [--json FILE] [--seconds S] [--repeats R] [--voices 16,64,…] [--no-openal] [--no-mixdown] [--resamplers] [--threads]; or one section alone: --environment [--quick] [SECONDS] [REPEATS], --spatial …, --profile-spatial …, --profile-threads …, --virtual-voices …, --tail-and-burst …, --streams …, --soak …")
         exit(0)
     default:
         FileHandle.standardError.write(Data("ensemble-bench: unknown option \(arguments[k])\n".utf8))

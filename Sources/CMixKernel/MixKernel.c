@@ -6,12 +6,9 @@
 
 #pragma clang fp contract(off)
 
-#include <string.h>
-
 // Eight floats and four doubles as values (GCC vector extensions): the same lane-wise operations in either build,
 // eight lanes in one register with AVX2, two registers of four without.
 typedef float v8f __attribute__((vector_size(32)));
-typedef float v4f __attribute__((vector_size(16)));
 typedef double v4d __attribute__((vector_size(32)));
 
 // Unaligned loads and stores of eight floats (macros: a helper function returning a vector would have the ABI

@@ -42,8 +42,8 @@ final class LaneTests: XCTestCase {
         XCTAssertTrue(forward.samples.contains { Float(bitPattern: $0).magnitude > 0.05 })
     }
 
-    /// 24 tracks and 6 effects (spread over the 8 lanes, four to a lane) on the master and three buses (one with an effect chain): resampled,
-    /// stereo and mono, one pitch-keeping, one streamed; timed volume, pan and stop changes; a track moving to
+    /// 24 tracks and 6 effects (spread over the 8 lanes, four to a lane) on the master and three buses (one with
+    /// an effect chain): resampled, stereo and mono, one pitch-keeping, one streamed; timed volume, pan and stop changes; a track moving to
     /// another bus while sounding (a crossfade); effects over the polyphony limit (a steal). Rendered in blocks
     /// of 700 frames so that timed commands split blocks into spans.
     private func renderScene(_ streamedPath: String, reversed: Bool) throws -> Outcome {

@@ -135,6 +135,20 @@ struct LaneAccumulators: @unchecked Sendable {
         return buses
     }
 
+    /// Lists in `list` the planes `c` of bus `b` that lanes [from, to) wrote in the span, in lane order, and
+    /// returns how many.
+    @inline(__always)
+    @_noLocks
+    private func written(_ lanes: UnsafeMutablePointer<MixLane>, _ from: Int, _ to: Int, bus b: Int, channel c: Int,
+                         into list: UnsafeMutablePointer<UnsafePointer<Float>?>) -> Int {
+        var count = 0
+        for k in from..<to where Self.wrote((lanes + k).pointee.touched[b], channel: c) {
+            list[count] = UnsafePointer(planes(lane: k, bus: b)[c])
+            count += 1
+        }
+        return count
+    }
+
     /// Sums half `half` in one pass per bus and channel (`ensemble_sum_into`: the additions in lane order, one
     /// load and store of the destination): the first half's lanes 1…split−1 into the rack's input (lane 0's
     /// destination), the second half's lanes into the first of them that wrote the plane.
@@ -150,19 +164,13 @@ struct LaneAccumulators: @unchecked Sendable {
             buses &= buses - 1
             let out = rack.destination(Int32(b), span.output)
             for c in 0..<channelCount {
-                var destination: UnsafeMutablePointer<Float>? = half == 0 ? out[c] : nil
-                var count = 0
-                for k in from..<to where Self.wrote((lanes + k).pointee.touched[b], channel: c) {
-                    let plane = planes(lane: k, bus: b)[c]
-                    if destination == nil {
-                        destination = plane
-                    } else {
-                        list[count] = UnsafePointer(plane)
-                        count += 1
-                    }
-                }
-                if count > 0, let destination {
-                    _unsafePerformance { ensemble_sum_into(destination, list, Int32(count), n) }
+                let count = written(lanes, from, to, bus: b, channel: c, into: list)
+                if half == 0, count > 0 {
+                    _unsafePerformance { ensemble_sum_into(out[c], list, Int32(count), n) }
+                } else if half == 1, count > 1, let first = list[0] {
+                    // The half's first writing lane holds the chain; the others add into it.
+                    let chain = UnsafeMutablePointer(mutating: first)
+                    _unsafePerformance { ensemble_sum_into(chain, list + 1, Int32(count - 1), n) }
                 }
             }
         }
@@ -179,12 +187,8 @@ struct LaneAccumulators: @unchecked Sendable {
             let b = buses.trailingZeroBitCount
             buses &= buses - 1
             let out = rack.destination(Int32(b), span.output)
-            for c in 0..<channelCount {
-                for k in split..<laneCount where Self.wrote((lanes + k).pointee.touched[b], channel: c) {
-                    sources[0] = UnsafePointer(planes(lane: k, bus: b)[c])
-                    _unsafePerformance { ensemble_sum_into(out[c], sources, 1, n) }
-                    break
-                }
+            for c in 0..<channelCount where written(lanes, split, laneCount, bus: b, channel: c, into: sources) > 0 {
+                _unsafePerformance { ensemble_sum_into(out[c], sources, 1, n) }
             }
         }
     }

@@ -97,8 +97,8 @@ struct MixLane {
     /// Voices that stopped sounding in this lane in the current span, in active order.
     let ends: UnsafeMutablePointer<End>
     var endCount = 0
-    /// Bit b set when the lane has touched bus b in the current span (`touched[b]` not `untouched`): what
-    /// `LaneAccumulators.addLanes` reads first, instead of every lane's flag of every bus.
+    /// Bit b set when the lane has touched bus b in the current span (`touched[b]` not `untouched`): what the
+    /// lane sums (`LaneAccumulators`) read first, instead of every lane's flag of every bus.
     var touchedBuses: UInt32 = 0
     /// Per entry of `voices`: the voice's generation and its cursor position after the span, written by the lane
     /// for each voice that goes on (an ended one's entry is left stale; `Mixer.publishPositions` skips it). The
