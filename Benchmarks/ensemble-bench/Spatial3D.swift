@@ -7,10 +7,11 @@ import Foundation
 
 /// Section 10 (issue 14): N mono voices moving on circles around a listener at the origin, their positions (and
 /// velocities) set once per game frame of 1/60 s = 800 output frames, with doppler off (factor 0) and on
-/// (factor 1). Ensemble (`Track.setPosition`/`setVelocity`, default ramp) and OpenAL Soft (`AL_POSITION`/
-/// `AL_VELOCITY` on non-relative sources, ALC_SOFT_loopback) render the same scene in the same 800-frame blocks,
-/// 48 kHz stereo float, inverse-clamped distance model. The timed loop is what a game's audio does per frame:
-/// the 2N property calls and one block's render; setup is not timed.
+/// (factor 1). Ensemble (`Track.setPosition(_:velocity:)`, one call for both, default ramp) and OpenAL Soft
+/// (`AL_POSITION` and `AL_VELOCITY`, two calls, on non-relative sources, ALC_SOFT_loopback) render the same scene
+/// in the same 800-frame blocks, 48 kHz stereo float, inverse-clamped distance model. The timed loop is what a
+/// game's audio does per frame with each engine's API: the property calls (N for Ensemble, 2N for OpenAL Soft)
+/// and one block's render; setup is not timed.
 ///
 /// With doppler on, every voice is resampled: Ensemble with its default sinc and with `.cubic`, OpenAL Soft
 /// with its default (linear) and cubic (`AL_SOURCE_RESAMPLER_SOFT`).
@@ -91,8 +92,7 @@ enum Spatial3D {
                 let u0 = now()
                 let t = Double(done) / 48000
                 for (i, track) in tracks.enumerated() {
-                    try track.setPosition(motions[i].position(t))
-                    try track.setVelocity(motions[i].velocity(t))
+                    try track.setPosition(motions[i].position(t), velocity: motions[i].velocity(t))
                 }
                 engine.pumpCommands()
                 updates += now() - u0

@@ -9,11 +9,12 @@ final class SpatialMixDeterminismTests: XCTestCase {
     /// 20 positioned voices (enough for the lanes to go to the worker pool with 2 threads) circling, with
     /// doppler, cones with an outer HF gain, air absorption, a listener that moves and turns, a change of settings, a voice that leaves 3D and
     /// one that enters it; every change timed, so the scene is the same whatever the blocks.
-    static func movingScene(block: Int, threads: Int = 1, frames: Int = 24000) throws -> Mix {
+    static func movingScene(block: Int, threads: Int = 1, frames: Int = 24000, everyUpdate: Bool = false) throws -> Mix {
         var c = Engine.Configuration()
         c.maxBlockFrames = 4096
         c.renderThreads = threads
         let engine = try Engine(configuration: c)
+        engine.mixer.scene.pointee.runsEveryUpdateForTesting = everyUpdate
         let sine = try monoSound(4800) { 0.2 * sin(2 * .pi * 440 * Double($0) / 48000) }
         let stereo = try stereoSound(3000, left: { 0.2 * sin(Double($0) * 0.021) }, right: { 0.1 * sin(Double($0) * 0.05) })
         var tracks: [Track] = []
@@ -65,6 +66,73 @@ final class SpatialMixDeterminismTests: XCTestCase {
             let mix = try Self.movingScene(block: block)
             XCTAssertEqual(mix.left, reference.left, "left, block \(block)")
             XCTAssertEqual(mix.right, reference.right, "right, block \(block)")
+        }
+    }
+
+    /// A voice whose last update left nothing to glide but its gains' ramp skips the updates before the span's
+    /// end (`SpatialUpdate.isQuiet`): every one of them would have changed nothing, so the bytes are those of a
+    /// render that runs them all.
+    func testSkippingTheUpdatesOfQuietVoicesChangesNoBit() throws {
+        for block in [512, 1000] {
+            let skipping = try Self.movingScene(block: block)
+            let all = try Self.movingScene(block: block, everyUpdate: true)
+            let differs = (0..<skipping.count).first { skipping.left[$0] != all.left[$0] || skipping.right[$0] != all.right[$0] }
+            XCTAssertNil(differs, "block \(block): skipping quiet updates changed frame \(differs ?? -1)")
+        }
+    }
+
+    /// A game loop: 12 voices given a position and a velocity every 800-frame game frame (some jumping, ramp 0),
+    /// doppler off for the first half second and on after it, the listener turning every seventh frame. The
+    /// voices are quiet between their updates most of the time, and skipping those updates changes no bit; the
+    /// one-call `setPosition(_:velocity:)` gives the bytes of `setPosition` then `setVelocity`.
+    func testGameLoopSkipsQuietUpdatesAndOneCallEqualsTwo() throws {
+        func place(_ i: Int, _ k: Int) -> (Vector3, Vector3) {
+            let a = Float(i) * 0.5 + Float(k) * (0.02 + 0.004 * Float(i))
+            let r = 2 + Float(i % 4)
+            return (Vector3(r * cos(a), 0.3, r * sin(a) - 1), Vector3(-8 * sin(a), 0, 8 * cos(a)))
+        }
+        func run(everyUpdate: Bool, oneCall: Bool) throws -> Mix {
+            let engine = try makeEngine(maxBlockFrames: 1024)
+            engine.mixer.scene.pointee.runsEveryUpdateForTesting = everyUpdate
+            try engine.setSpatialSettings(SpatialSettings(dopplerFactor: 0))
+            try engine.setSpatialSettings(SpatialSettings(dopplerFactor: 1), at: engine.time(frame: 24000))
+            let sine = try monoSound(4800) { 0.2 * sin(2 * .pi * 440 * Double($0) / 48000) }
+            var tracks: [Track] = []
+            for i in 0..<12 {
+                let t = try engine.makeTrack(sine)
+                try t.setNumberOfLoops(-1)
+                try t.setSpatial(SpatialSource(position: place(i, 0).0))
+                tracks.append(t)
+            }
+            try engine.play(tracks, at: engine.time(frame: 0))
+            return render(engine, frames: 48000, block: 800) { frame in
+                let k = Int(frame / 800)
+                do {
+                    for (i, t) in tracks.enumerated() {
+                        let (p, v) = place(i, k), ramp: Double? = i % 5 == 0 ? 0 : nil
+                        if oneCall {
+                            try t.setPosition(p, velocity: v, ramp: ramp)
+                        } else {
+                            try t.setPosition(p, ramp: ramp)
+                            try t.setVelocity(v)
+                        }
+                    }
+                    if k % 7 == 3 {
+                        let turn = Float(k) * 0.05
+                        try engine.setListener(Listener(at: Vector3(sin(turn), 0, -cos(turn))))
+                    }
+                } catch {
+                    XCTFail("\(error)")
+                }
+                engine.pumpCommands()
+            }
+        }
+        let reference = try run(everyUpdate: true, oneCall: false)
+        XCTAssertGreaterThan(reference.left.map { abs($0) }.max() ?? 0, 0.05, "the scene must be sounding")
+        for (everyUpdate, oneCall) in [(false, false), (false, true), (true, true)] {
+            let mix = try run(everyUpdate: everyUpdate, oneCall: oneCall)
+            let differs = (0..<mix.count).first { mix.left[$0] != reference.left[$0] || mix.right[$0] != reference.right[$0] }
+            XCTAssertNil(differs, "every update \(everyUpdate), one call \(oneCall): differs from frame \(differs ?? -1)")
         }
     }
 

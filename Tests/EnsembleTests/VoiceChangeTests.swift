@@ -9,7 +9,7 @@ final class VoiceChangeTests: XCTestCase {
     private let changes: [VoiceChange] = [
         .volume(0.25, rampFrames: 10), .pan(PanMatrix(pan: -0.5, channelCount: 2), rampFrames: 20),
         .rate(step: SourceCursor.one + 12345), .position(Vector3(1, 2, 3), rampFrames: 30), .velocity(Vector3(-4, 5, -6)),
-        .direction(Vector3(0, 0, 1), rampFrames: 40),
+        .direction(Vector3(0, 0, 1), rampFrames: 40), .motion(Vector3(7, -8, 9), velocity: Vector3(1, 0, -1), rampFrames: 50),
     ]
 
     /// Each change becomes its `MixerCommand` and back, slot and generation kept; other commands are not changes.
@@ -86,8 +86,13 @@ final class VoiceChangeTests: XCTestCase {
                     do {
                         try t.setVolume(0.3 + 0.5 * abs(sin(k * 0.7 + x)), ramp: i == 1 ? 0.002 : nil)
                         if i % 2 == 0 {
-                            try t.setPosition(Vector3(4 * sin(k * 0.3 + x), 0.5, -2 + cos(k * 0.2)), ramp: 0.004)
-                            try t.setVelocity(Vector3(3 * cos(k), 0, -sin(k)))
+                            if i == 4 {
+                                try t.setPosition(Vector3(4 * sin(k * 0.3 + x), 0.5, -2 + cos(k * 0.2)),
+                                                  velocity: Vector3(3 * cos(k), 0, -sin(k)), ramp: 0.004)
+                            } else {
+                                try t.setPosition(Vector3(4 * sin(k * 0.3 + x), 0.5, -2 + cos(k * 0.2)), ramp: 0.004)
+                                try t.setVelocity(Vector3(3 * cos(k), 0, -sin(k)))
+                            }
                             try t.setDirection(Vector3(sin(k), 0, cos(k)))
                         } else {
                             try t.setPan(sin(k * 0.5 + x))
@@ -116,10 +121,11 @@ final class VoiceChangeTests: XCTestCase {
             case .setPosition: "position"
             case .setVelocity: "velocity"
             case .setDirection: "direction"
+            case .setMotion: "motion"
             default: nil
             }
         })
-        XCTAssertEqual(kinds, ["volume", "pan", "rate", "position", "velocity", "direction"])
+        XCTAssertEqual(kinds, ["volume", "pan", "rate", "position", "velocity", "direction", "motion"])
         // (Compared as one Bool with the first differing frame: a failure should not print 18,000 samples.)
         let differs = (0..<fast.count).first { fast.left[$0] != general.left[$0] || fast.right[$0] != general.right[$0] }
         XCTAssertNil(differs, "the short cut and the general path differ from frame \(differs ?? -1)")
@@ -127,5 +133,31 @@ final class VoiceChangeTests: XCTestCase {
         XCTAssertGreaterThan(fast.left.map { abs($0) }.max() ?? 0, 0.05)
         let still = try run(logging: false, changing: false).0
         XCTAssertTrue(still.left != fast.left)
+    }
+
+    /// `setPosition(_:velocity:)` is `setPosition` and `setVelocity` at once: the track reports both, a timed one
+    /// takes effect on its frame (one scheduled command), and a bad vector throws naming it, changing nothing.
+    func testPositionAndVelocityInOneCall() throws {
+        let engine = try makeEngine(maxBlockFrames: 512)
+        let track = try engine.makeTrack(try monoSound(48000) { sin(Double($0) * 0.05) * 0.5 })
+        try track.setNumberOfLoops(-1)
+        try track.setPosition(Vector3(1, 2, 3), velocity: Vector3(-4, 0, 4))
+        XCTAssertEqual(track.spatial?.position, Vector3(1, 2, 3))
+        XCTAssertEqual(track.spatial?.velocity, Vector3(-4, 0, 4))
+        XCTAssertThrowsError(try track.setPosition(Vector3(0, 0, -1), velocity: Vector3(.nan, 0, 0))) { error in
+            XCTAssertTrue("\(error)".contains("velocity"), "\(error)")
+        }
+        XCTAssertThrowsError(try track.setPosition(Vector3(.infinity, 0, 0), velocity: .zero)) { error in
+            XCTAssertTrue("\(error)".contains("position"), "\(error)")
+        }
+        XCTAssertEqual(track.spatial?.velocity, Vector3(-4, 0, 4), "a refused call changes nothing")
+        track.play()
+        let id = try track.setPosition(Vector3(0, 0, -5), velocity: Vector3(0, 0, 2), at: engine.time(frame: 1000),
+                                       ramp: 0)
+        XCTAssertNotNil(id)
+        _ = render(engine, frames: 2048, block: 512)
+        engine.waitForEvents()
+        XCTAssertEqual(track.spatial?.position, Vector3(0, 0, -5))
+        XCTAssertEqual(track.spatial?.velocity, Vector3(0, 0, 2))
     }
 }

@@ -35,6 +35,9 @@ public enum TrackChange: Sendable, Equatable {
     case position(Vector3, ramp: Double? = nil)
     /// The velocity used for doppler, from the time on.
     case velocity(Vector3)
+    /// `.position` and `.velocity` in one command: what a game sends each frame for a moving source (one
+    /// lock, one ring cell and one update of the voice instead of two).
+    case motion(Vector3, velocity: Vector3, ramp: Double? = nil)
     /// Turns the source's cone to `direction` (zero: omnidirectional) over `ramp` seconds.
     case direction(Vector3, ramp: Double? = nil)
     /// Replaces the track's auxiliary sends (at most `AuxSend.maxCount`); levels ramp over the smoothing time.
@@ -210,6 +213,10 @@ extension Track {
             try duration(ramp, "ramp")
         case let .velocity(v):
             try v.check("velocity")
+        case let .motion(p, v, ramp):
+            try p.check("position")
+            try v.check("velocity")
+            try duration(ramp, "ramp")
         case let .direction(d, ramp):
             try d.check("direction")
             try duration(ramp, "ramp")
@@ -251,7 +258,7 @@ extension Track {
     func command(for change: TrackChange, generation g: UInt32) -> MixerCommand {
         let smoothing = engine.smoothingFrames
         switch change {
-        case .volume, .pan, .rate, .position, .velocity, .direction:
+        case .volume, .pan, .rate, .position, .velocity, .motion, .direction:
             // `voiceChange(for:)` gives exactly these; the `.setLoops` below is never made.
             if let c = voiceChange(for: change) { return MixerCommand(c, slot: slot, generation: g) }
             return .setLoops(slot: slot, generation: g, loops: 0)
@@ -285,6 +292,7 @@ extension Track {
         case let .rate(r): .rate(step: step(rate: r))
         case let .position(p, r): .position(p, rampFrames: rampFrames(r))
         case let .velocity(v): .velocity(v)
+        case let .motion(p, v, r): .motion(p, velocity: v, rampFrames: rampFrames(r))
         case let .direction(d, r): .direction(d, rampFrames: rampFrames(r))
         default: nil
         }
@@ -315,6 +323,11 @@ extension Track {
             s.spatial = source
         case let .velocity(v):
             var source = s.spatial ?? SpatialSource()
+            source.velocity = v
+            s.spatial = source
+        case let .motion(p, v, _):
+            var source = s.spatial ?? SpatialSource()
+            source.position = p
             source.velocity = v
             s.spatial = source
         case let .direction(d, _):

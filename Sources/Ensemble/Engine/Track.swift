@@ -124,7 +124,8 @@ public final class Track: @unchecked Sendable {
     }
 
     /// Where the track is in 3D, nil while it is 2D (the default). Change it with `setSpatial(_:at:)`,
-    /// `setPosition(_:at:ramp:)`, `setVelocity(_:at:)` and `setDirection(_:at:ramp:)`.
+    /// `setPosition(_:at:ramp:)`, `setVelocity(_:at:)` (both at once: `setPosition(_:velocity:at:ramp:)`) and
+    /// `setDirection(_:at:ramp:)`.
     public var spatial: SpatialSource? { state.withLock { $0.spatial } }
 
     /// Places the track in 3D (nil: back to 2D, where its `pan` applies again); `time` as for
@@ -143,6 +144,14 @@ public final class Track: @unchecked Sendable {
     public func setPosition(_ position: Vector3, at time: EngineTime? = nil, ramp: Double? = nil) throws(EngineError)
         -> ScheduledCommandID? {
         try change(.position(position, ramp: ramp), at: time)
+    }
+
+    /// `setPosition(_:at:ramp:)` and `setVelocity(_:at:)` in one command, for a game that moves a source every
+    /// frame: half the control-side cost of the two calls, and the voice is updated once.
+    @discardableResult
+    public func setPosition(_ position: Vector3, velocity: Vector3, at time: EngineTime? = nil, ramp: Double? = nil)
+        throws(EngineError) -> ScheduledCommandID? {
+        try change(.motion(position, velocity: velocity, ramp: ramp), at: time)
     }
 
     /// Sets the velocity used for doppler (units per second); motion itself comes from `setPosition`.

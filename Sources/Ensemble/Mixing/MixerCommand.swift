@@ -66,6 +66,8 @@ enum MixerCommand: BitwiseCopyable, Sendable {
     /// Moves a voice (a 2D one becomes positioned with OpenAL's defaults) along a straight line over `rampFrames`.
     case setPosition(slot: Int32, generation: UInt32, Vector3, rampFrames: Int)
     case setVelocity(slot: Int32, generation: UInt32, Vector3)
+    /// `.setPosition` and `.setVelocity` at once.
+    case setMotion(slot: Int32, generation: UInt32, Vector3, velocity: Vector3, rampFrames: Int)
     case setDirection(slot: Int32, generation: UInt32, Vector3, rampFrames: Int)
     /// The listener, its position and orientation moving along straight lines over `rampFrames`.
     case listener(Listener, rampFrames: Int)
@@ -101,7 +103,8 @@ extension MixerCommand {
                  let .setLoops(slot, generation, _), let .setMetering(slot, generation, _):
                 return (slot, generation)
             case let .setSpatial(slot, generation, _), let .setPosition(slot, generation, _, _),
-                 let .setVelocity(slot, generation, _), let .setDirection(slot, generation, _, _):
+                 let .setVelocity(slot, generation, _), let .setDirection(slot, generation, _, _),
+                 let .setMotion(slot, generation, _, _, _):
                 return (slot, generation)
             case let .setSends(slot, generation, _, _), let .setSendLevel(slot, generation, _, _, _),
                  let .setFilter(slot, generation, _, _):

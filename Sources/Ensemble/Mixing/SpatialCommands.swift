@@ -39,6 +39,10 @@ extension VoiceUpdate {
                                  sounding: sounding)
         case let .velocity(velocity):
             pool[s].spatial.setVelocity(velocity, defaults: spatialDefaults, sounding: sounding)
+        case let .motion(position, velocity, rampFrames):
+            pool[s].spatial.move(to: position, at: at, rampFrames: rampFrames, defaults: spatialDefaults,
+                                 sounding: sounding)
+            pool[s].spatial.setVelocity(velocity, defaults: spatialDefaults, sounding: sounding)
         case let .direction(direction, rampFrames):
             pool[s].spatial.turn(to: direction, at: at, rampFrames: rampFrames, defaults: spatialDefaults,
                                  sounding: sounding)

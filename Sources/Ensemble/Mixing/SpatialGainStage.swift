@@ -38,6 +38,25 @@ enum SpatialGainStage {
                                    g: voice.pointee.gain(at: frame), length: rampLength, first: frame - rampStart)
     }
 
+    /// The gains of a run that starts inside a spatial ramp and goes on past its end, at a steady scalar gain with
+    /// every other channel silent: `rampPair` up to the ramp's end, then `constantPair`'s products after it (the
+    /// same values those give the two runs, computed once); nil otherwise.
+    @_noLocks
+    static func rampThenSteady(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int, channels: Int)
+        -> (ramp: Resampler.RampGains, rampFrames: Int, steady: Resampler.Gains)? {
+        let end = frame + Int64(n)
+        let rampStart = voice.pointee.spatial.rampStart, rampLength = voice.pointee.spatial.rampLength
+        let rampEnd = rampStart + Int64(rampLength)
+        guard rampLength > 0, frame >= rampStart, rampEnd > frame, rampEnd < end,
+              !voice.pointee.gainVaries(in: frame, end) else { return nil }
+        let from = voice.pointee.spatial.gainsFrom, to = voice.pointee.spatial.gainsTo
+        for c in 2..<max(channels, 2) where from[c] != 0 || to[c] != 0 { return nil }
+        let g = voice.pointee.gain(at: frame)
+        return (Resampler.RampGains(left0: from[0], dLeft: to[0] - from[0], right0: from[1], dRight: to[1] - from[1],
+                                    g: g, length: rampLength, first: frame - rampStart),
+                Int(rampEnd - frame), Resampler.Gains(a: to[0] * g, b: 0, c: to[1] * g, d: 0))
+    }
+
     /// Mixes `n` frames of `mono` (output frames from `frame`) into `planes` (which start at `frame`).
     /// `gainScratch` and `fractionScratch` hold `n` floats each. (The voice is read in place: it is large.)
     @_noLocks

@@ -54,6 +54,11 @@ struct SpatialRender {
                     // audibility, and the doppler step its cursor moves by). Thousands of distant sources then
                     // cost a cursor step and one evaluation per 1024 frames each.
                     voice.pointee.spatial.nextUpdate = VirtualVoices.nextFrame(after: t)
+                } else if !scene.pointee.runsEveryUpdateForTesting, SpatialUpdate.isQuiet(&voice.pointee, scene: scene) {
+                    // Moved, then nothing more (a game's position for this frame): the updates left before the
+                    // span's end would all change nothing (`isQuiet`), so none is run, and one run takes the
+                    // ramp and the steady frames after it.
+                    voice.pointee.spatial.nextUpdate = SpatialUpdate.nextGridFrame(after: t1 - 1)
                 }
                 if !voice.pointee.spatial.isOn {
                     leftSpatial = true
@@ -77,11 +82,43 @@ struct SpatialRender {
         return voice.pointee.stopFrame > t1
     }
 
-    /// Output frames [a, b), all between two updates: fill, downmix, shelf, mix (and meter).
+    /// Output frames [a, b), all between two updates. A run that crosses the end of the gains' ramp (a quiet
+    /// voice's run after its update, `SpatialUpdate.isQuiet`) is one pass of the fused kernels when it can be,
+    /// else two runs split there.
     @_noLocks
     private func run(_ voice: UnsafeMutablePointer<Voice>, slot: Int, from a: Int64, to b: Int64, _ span: MixSpan,
                      lane: UnsafeMutablePointer<MixLane>, _ rack: BusRack, _ accumulators: LaneAccumulators,
                      meter: inout MeterAccumulator) {
+        let rampEnd = voice.pointee.spatial.rampStart + Int64(voice.pointee.spatial.rampLength)
+        if rampEnd <= a || rampEnd >= b {
+            runPart(voice, slot: slot, from: a, to: b, span, lane: lane, rack, accumulators, meter: &meter)
+            return
+        }
+        if voice.pointee.source.channelCount == 1, voice.pointee.source.stream == nil,
+           voice.pointee.source.packed == nil, voice.pointee.cursor.isPassthrough, !voice.pointee.preservePitch,
+           voice.pointee.spatial.shelf == nil, !voice.pointee.metering, !voice.pointee.isRouting(a),
+           flat.environments.isPlain(slot, usesEnvironment: voice.pointee.usesEnvironment, from: a) {
+            let planes = lane.pointee.planes(voice.pointee.bus, span, rack, accumulators).advanced(by: Int(a - span.start))
+            if let gains = SpatialGainStage.rampThenSteady(voice, frame: a, count: Int(b - a), channels: planes.count) {
+                // A moving mono voice at rate 1 (no doppler) after its update: the ramp, then the steady gains,
+                // the same kernels and products as the two runs.
+                let k = gains.rampFrames, source = voice.pointee.source
+                Resampler.mixRamped(&voice.pointee.cursor, source, gains: gains.ramp, into: planes[0], planes[1], count: k)
+                Resampler.mix(&voice.pointee.cursor, source, tables: lane.pointee.tables, gains: gains.steady,
+                              into: planes[0] + k, planes[1] + k, count: Int(b - a) - k)
+                return
+            }
+        }
+        runPart(voice, slot: slot, from: a, to: rampEnd, span, lane: lane, rack, accumulators, meter: &meter)
+        runPart(voice, slot: slot, from: rampEnd, to: b, span, lane: lane, rack, accumulators, meter: &meter)
+    }
+
+    /// Output frames [a, b), all between two updates and on one side of the gains' ramp's end: fill, downmix,
+    /// shelf, mix (and meter).
+    @_noLocks
+    private func runPart(_ voice: UnsafeMutablePointer<Voice>, slot: Int, from a: Int64, to b: Int64, _ span: MixSpan,
+                         lane: UnsafeMutablePointer<MixLane>, _ rack: BusRack, _ accumulators: LaneAccumulators,
+                         meter: inout MeterAccumulator) {
         let n = Int(b - a)
         let mono = lane.pointee.scratchLeft, right = lane.pointee.scratchRight
         let source = voice.pointee.source

@@ -33,6 +33,9 @@ struct SpatialScene {
     /// The listener's coordinate frame once its ramps are over, made once per listener command rather than once
     /// per voice and update (`space(at:)`).
     var restingSpace = ListenerSpace(Listener())
+    /// Test hook: runs every update on the grid, even those a quiet voice skips (`SpatialUpdate.isQuiet`), to
+    /// show that skipping them changes no bit.
+    var runsEveryUpdateForTesting = false
 
     init(sampleRate: Double, smoothingFrames: Int, layout: SpeakerLayout) {
         self.layout = layout

@@ -113,12 +113,8 @@ enum SpatialUpdate {
         }
         // A still scene (no command since the last evaluation, every ramp over by then) would compute exactly
         // what it computed last time: skip the evaluation. The bits are the same either way.
-        let evaluatedAt = voice.spatial.evaluatedAt
-        if !voice.spatial.isDirty, !voice.spatial.isLeaving, case .ramp = voice.spatial.onset,
-           voice.spatial.sceneEpoch == scene.pointee.epoch, voice.spatial.position.isStill(from: evaluatedAt),
-           voice.spatial.direction.isStill(from: evaluatedAt), scene.pointee.isStill(from: evaluatedAt) {
-            let settled = voice.spatial.pitch == voice.spatial.targetPitch
-                && voice.spatial.gainHF == voice.spatial.targetHF
+        if nothingMoved(&voice, scene: scene) {
+            let settled = isSettled(&voice)
             if rampDone, settled { return true }
             if settled {
                 // Only the gains' ramp runs on, by itself: nothing to do before its end (rather than at every grid
@@ -185,6 +181,33 @@ enum SpatialUpdate {
         voice.spatial.rampLength = interval
         finish(&voice, at: frame, scene: scene)
         return false
+    }
+
+    /// True when the last evaluation still holds: no command since, no listener change, and every glide (the
+    /// voice's position and direction, the listener's) over where it was evaluated. (In place: the voice is large.)
+    @inline(__always)
+    @_noLocks
+    static func nothingMoved(_ voice: inout Voice, scene: UnsafePointer<SpatialScene>) -> Bool {
+        let evaluatedAt = voice.spatial.evaluatedAt
+        guard !voice.spatial.isDirty, !voice.spatial.isLeaving, case .ramp = voice.spatial.onset else { return false }
+        return voice.spatial.sceneEpoch == scene.pointee.epoch && voice.spatial.position.isStill(from: evaluatedAt)
+            && voice.spatial.direction.isStill(from: evaluatedAt) && scene.pointee.isStill(from: evaluatedAt)
+    }
+
+    /// True when the doppler pitch and the HF gain have reached their targets (nothing left to glide).
+    @inline(__always)
+    @_noLocks
+    static func isSettled(_ voice: inout Voice) -> Bool {
+        voice.spatial.pitch == voice.spatial.targetPitch && voice.spatial.gainHF == voice.spatial.targetHF
+    }
+
+    /// True when every update from here on, up to the next command or listener change, would change nothing:
+    /// at most the gains' ramp runs on, by itself (an update inside it waits for its end, and one after it finds
+    /// the voice still). The render side then runs the voice without them, ending a run at the ramp's end.
+    @inline(__always)
+    @_noLocks
+    static func isQuiet(_ voice: inout Voice, scene: UnsafePointer<SpatialScene>) -> Bool {
+        nothingMoved(&voice, scene: scene) && isSettled(&voice)
     }
 
     /// Where an update at `frame` evaluates the 3D model: where the glides under way end (the voice's position

@@ -1,7 +1,7 @@
 // Built on the control thread, carried by the command ring (`CommandCell`), applied on the render thread.
 
 /// The changes sent to one voice many times a second (a game moving its sources every frame, automation):
-/// volume, pan, rate, position, velocity, direction, each the `MixerCommand` case of the same name, in a form
+/// volume, pan, rate, position, velocity (and both at once: motion), direction, each the `MixerCommand` case of the same name, in a form
 /// small enough to cross the command ring on its own.
 ///
 /// A `MixerCommand` is as large as its largest case (a start's `VoiceSetup`, about 400 bytes), and Swift copies a
@@ -17,6 +17,8 @@ enum VoiceChange: BitwiseCopyable, Sendable {
     case rate(step: UInt64)
     case position(Vector3, rampFrames: Int)
     case velocity(Vector3)
+    /// A position and a velocity at once (`TrackChange.motion`).
+    case motion(Vector3, velocity: Vector3, rampFrames: Int)
     case direction(Vector3, rampFrames: Int)
 }
 
@@ -35,6 +37,8 @@ extension MixerCommand {
             self = .setPosition(slot: slot, generation: generation, position, rampFrames: rampFrames)
         case let .velocity(velocity):
             self = .setVelocity(slot: slot, generation: generation, velocity)
+        case let .motion(position, velocity, rampFrames):
+            self = .setMotion(slot: slot, generation: generation, position, velocity: velocity, rampFrames: rampFrames)
         case let .direction(direction, rampFrames):
             self = .setDirection(slot: slot, generation: generation, direction, rampFrames: rampFrames)
         }
@@ -54,6 +58,8 @@ extension MixerCommand {
                 return (slot, generation, .position(position, rampFrames: rampFrames))
             case let .setVelocity(slot, generation, velocity):
                 return (slot, generation, .velocity(velocity))
+            case let .setMotion(slot, generation, position, velocity, rampFrames):
+                return (slot, generation, .motion(position, velocity: velocity, rampFrames: rampFrames))
             case let .setDirection(slot, generation, direction, rampFrames):
                 return (slot, generation, .direction(direction, rampFrames: rampFrames))
             default:

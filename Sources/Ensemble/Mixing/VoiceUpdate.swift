@@ -70,7 +70,7 @@ struct VoiceUpdate {
         case let .setSpatial(slot, generation, source):
             guard let s = pool.live(slot, generation) else { return }
             place(s, source, now: now)
-        case .setVolume, .setPan, .setRate, .setPosition, .setVelocity, .setDirection:
+        case .setVolume, .setPan, .setRate, .setPosition, .setVelocity, .setMotion, .setDirection:
             break // voice changes, applied above
         case let .setSends(slot, generation, setup, rampFrames):
             guard let s = pool.live(slot, generation) else { return }
@@ -109,7 +109,7 @@ struct VoiceUpdate {
             pool[s].cursor.step = pool[s].spatial.isOn && SpatialUpdate.dopplerApplies(pool[s])
                 ? SpatialUpdate.step(step, pitch: pool[s].spatial.pitch) : step
             pool[s].moveNaturalEnd(now: now, smoothingFrames: smoothingFrames)
-        case .position, .velocity, .direction:
+        case .position, .velocity, .motion, .direction:
             move(s, change, now: now)
         }
     }
