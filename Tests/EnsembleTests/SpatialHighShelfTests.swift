@@ -178,17 +178,3 @@ final class SpatialHighShelfTests: XCTestCase {
         XCTAssertEqual(x[4000..<8000].map(abs).max()!, 1, accuracy: 0.01)
     }
 }
-
-/// A small deterministic noise source for the stability test.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func nextSigned() -> Float {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return Float(z >> 40) / Float(1 << 23) - 1
-    }
-}

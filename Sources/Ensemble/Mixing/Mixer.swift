@@ -69,6 +69,9 @@ final class Mixer: @unchecked Sendable {
     let spatialRender: SpatialRender
     /// Test hook: runs a span's lanes last to first, to show that they share no state.
     var lanesInReverseForTesting = false
+    /// Test hook: ends a span at every virtual-voice update frame, even where the update changes nothing
+    /// (`IdleVirtualUpdates`), to show that passing those changes no bit.
+    var splitsAtEveryVirtualUpdateForTesting = false
     /// The worker threads that run the lanes when `Engine.Configuration.renderThreads` > 1 (set by
     /// `Engine.makeMixer` before the first render; nil: the render thread runs every lane).
     var parallelLanes: ParallelLanes? {
@@ -276,9 +279,14 @@ final class Mixer: @unchecked Sendable {
             now = t
             if t == interruption.freezeFrame, interruption.reachFreeze(at: t, runRequested: request == .max) { break }
             applyDueCommands(at: t)
-            // Virtual voices are decided on their update frames, where spans end (`VirtualVoices`).
+            // Virtual voices are decided on their update frames, where spans end (`VirtualVoices`), unless the
+            // update there certainly changes nothing (`IdleVirtualUpdates`).
             if virtualVoices.isUpdate(t) { virtualVoices.update(at: t, pool: voices, reports: reports) }
-            let next = min(min(timed.nextFrame, t1), min(interruption.freezeFrame, virtualVoices.nextUpdate(after: t)))
+            let bound = min(min(timed.nextFrame, t1), interruption.freezeFrame)
+            let next = min(bound, splitsAtEveryVirtualUpdateForTesting
+                ? virtualVoices.nextUpdate(after: t)
+                : virtualVoices.nextNeededUpdate(after: t, before: bound, pool: voices, scene: scene,
+                                                 firstStart: starts.nextFrame))
             let offset = Int(t - t0)
             renderSpan(output.advanced(by: offset), t, next)
             if interruption.ramps(t, next) {
@@ -355,10 +363,28 @@ final class Mixer: @unchecked Sendable {
         switch command {
         case let .listener(listener, rampFrames):
             scene.pointee.apply(listener, rampFrames: rampFrames, now: now)
+            spatialSceneChanged()
         case let .spatialSettings(settings):
             scene.pointee.apply(settings)
+            spatialSceneChanged()
         default:
             update.apply(command, now: now, starts: &starts)
+        }
+    }
+
+    /// After a listener or settings change: a still or quiet positioned voice runs no update until one is asked
+    /// for (`SpatialRender`), so every sounding positioned voice gets one at the first grid frame from now, where
+    /// it would have noticed the change had it checked at every grid frame (a voice that has not started yet, or
+    /// is paused, updates on its first frame anyway).
+    @_noLocks
+    private func spatialSceneChanged() {
+        let first = SpatialUpdate.nextGridFrame(after: now - 1)
+        let active = voices.active, pool = voices.slots
+        for i in 0..<voices.activeCount {
+            let voice = pool + Int(active[i])
+            if voice.pointee.spatial.isOn, voice.pointee.spatial.nextUpdate > first {
+                voice.pointee.spatial.nextUpdate = first
+            }
         }
     }
 

@@ -46,9 +46,10 @@ struct SpatialRender {
             let silentFrom = voice.pointee.virtual.silentFrom
             if t >= voice.pointee.spatial.nextUpdate {
                 if SpatialUpdate.run(&voice.pointee, at: t, scene: scene) {
-                    // Still: so is every update left in the span (only commands and listener changes, applied
-                    // between spans, can change that). One run to the span's end, the same bits as many.
-                    voice.pointee.spatial.nextUpdate = SpatialUpdate.nextGridFrame(after: t1 - 1)
+                    // Still: so is every update until a command for the voice or a listener or settings change
+                    // asks for one (`spatialChanged`, `Mixer.spatialSceneChanged`). One run to the span's end,
+                    // the same bits as many.
+                    voice.pointee.spatial.nextUpdate = untilAsked(t1)
                 } else if t >= silentFrom {
                     // Virtual: nothing is heard, so one update per `VirtualVoices` decision is enough (its
                     // audibility, and the doppler step its cursor moves by). Thousands of distant sources then
@@ -57,8 +58,8 @@ struct SpatialRender {
                 } else if !scene.pointee.runsEveryUpdateForTesting, SpatialUpdate.isQuiet(&voice.pointee, scene: scene) {
                     // Moved, then nothing more (a game's position for this frame): the updates left before the
                     // span's end would all change nothing (`isQuiet`), so none is run, and one run takes the
-                    // ramp and the steady frames after it.
-                    voice.pointee.spatial.nextUpdate = SpatialUpdate.nextGridFrame(after: t1 - 1)
+                    // ramp and the steady frames after it; nor is any after it, until one is asked for.
+                    voice.pointee.spatial.nextUpdate = untilAsked(t1)
                 }
                 if !voice.pointee.spatial.isOn {
                     leftSpatial = true
@@ -80,6 +81,15 @@ struct SpatialRender {
         if voice.pointee.metering { telemetry.meters[slot].publish(meter) }
         if leftSpatial { return flat.render(voice, slot: slot, from: t, span, lane: lane, rack, accumulators) }
         return voice.pointee.stopFrame > t1
+    }
+
+    /// The next update of a voice that is still or quiet (`SpatialUpdate.isQuiet`): none until a command or a
+    /// listener change asks for one; with the test hook, the first grid frame after the span, where the update
+    /// skipped finds it still.
+    @inline(__always)
+    @_noLocks
+    private func untilAsked(_ t1: Int64) -> Int64 {
+        scene.pointee.runsEveryUpdateForTesting ? SpatialUpdate.nextGridFrame(after: t1 - 1) : .max
     }
 
     /// Output frames [a, b), all between two updates. A run that crosses the end of the gains' ramp (a quiet

@@ -33,6 +33,9 @@ struct VoiceStarts {
         return false
     }
 
+    /// The earliest queued start frame (a stale entry's too), `Int64.max` when none.
+    var nextFrame: Int64 { @_noLocks get { queue.top?.frame ?? .max } }
+
     /// Starts every queued voice whose start frame is before `end` (`now` is the span's first frame).
     @_noLocks
     mutating func activate(before end: Int64, now: Int64, pool: VoicePool, stealing: VoiceStealing,
