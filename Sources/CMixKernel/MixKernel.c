@@ -81,49 +81,56 @@ typedef float v8f_unaligned __attribute__((vector_size(32), aligned(4)));
 SUM_KERNEL(sum_portable, )
 METER_KERNEL(meter_portable, )
 
+// How a kernel puts its value x into the destination: added, or (the first writer of a lane's accumulator in a
+// span, which skips clearing it) assigned as x + 0, which is 0 + x, the bits of adding into a cleared plane.
+#define ADD_TO(dst, x) ((dst) += (x))
+#define ASSIGN_TO(dst, x) ((dst) = (x) + 0.0f)
+
 // One body per sample type and target; the compiler vectorizes each for its target.
-#define MIX_KERNEL(name, type, attributes)                                                                    \
+#define MIX_KERNEL(name, type, attributes, PUT)                                                               \
     attributes static void name(const type *l, const type *r, int stereo, long n, float a, float b, float c, \
                                 float d, float *restrict outL, float *restrict outR) {                        \
         if (stereo) {                                                                                         \
             for (long j = 0; j < n; j++) {                                                                    \
                 float sl = (float)l[j], sr = (float)r[j];                                                     \
-                outL[j] += a * sl + b * sr;                                                                   \
-                outR[j] += c * sl + d * sr;                                                                   \
+                PUT(outL[j], a * sl + b * sr);                                                                \
+                PUT(outR[j], c * sl + d * sr);                                                                \
             }                                                                                                 \
         } else {                                                                                              \
             for (long j = 0; j < n; j++) {                                                                    \
                 float sl = (float)l[j];                                                                       \
-                outL[j] += a * sl;                                                                            \
-                outR[j] += c * sl;                                                                            \
+                PUT(outL[j], a * sl);                                                                         \
+                PUT(outR[j], c * sl);                                                                         \
             }                                                                                                 \
         }                                                                                                     \
     }
 
-MIX_KERNEL(mix_f32_portable, float, )
-MIX_KERNEL(mix_i16_portable, int16_t, )
+MIX_KERNEL(mix_f32_portable, float, , ADD_TO)
+MIX_KERNEL(mix_i16_portable, int16_t, , ADD_TO)
+MIX_KERNEL(assign_f32_portable, float, , ASSIGN_TO)
 
 // The gain-ramped copy of a moving mono voice: the frame's place in the ramp as (offset)·(1/length), converted from
 // 32 bits where the offsets fit (exactly the value of the 64-bit conversion, and it vectorizes), else from 64.
-#define RAMP_BODY(index_type, index)                                                                          \
+#define RAMP_BODY(index_type, index, PUT)                                                                     \
     for (long j = 0; j < n; j++) {                                                                            \
         float q = (float)(index) * inv;                                                                       \
-        outL[j] += ((left0 + dLeft * q) * g) * s[j];                                                          \
-        outR[j] += ((right0 + dRight * q) * g) * s[j];                                                        \
+        PUT(outL[j], ((left0 + dLeft * q) * g) * s[j]);                                                       \
+        PUT(outR[j], ((right0 + dRight * q) * g) * s[j]);                                                     \
     }
-#define RAMP_KERNEL(name, attributes)                                                                         \
+#define RAMP_KERNEL(name, attributes, PUT)                                                                    \
     attributes static void name(const float *s, long n, int64_t first, float inv, float left0, float dLeft,   \
                                 float right0, float dRight, float g, float *restrict outL,                   \
                                 float *restrict outR) {                                                       \
         if (first >= INT32_MIN && first + n <= INT32_MAX) {                                                   \
             int32_t f0 = (int32_t)first;                                                                      \
-            RAMP_BODY(int32_t, f0 + (int32_t)j)                                                               \
+            RAMP_BODY(int32_t, f0 + (int32_t)j, PUT)                                                          \
         } else {                                                                                              \
-            RAMP_BODY(int64_t, first + j)                                                                     \
+            RAMP_BODY(int64_t, first + j, PUT)                                                                \
         }                                                                                                     \
     }
 
-RAMP_KERNEL(ramp_portable, )
+RAMP_KERNEL(ramp_portable, , ADD_TO)
+RAMP_KERNEL(ramp_assign_portable, , ASSIGN_TO)
 
 typedef void (*mix_f32_fn)(const float *, const float *, int, long, float, float, float, float, float *, float *);
 typedef void (*mix_i16_fn)(const int16_t *, const int16_t *, int, long, float, float, float, float, float *, float *);
@@ -131,15 +138,19 @@ static mix_f32_fn mix_f32 = mix_f32_portable;
 static mix_i16_fn mix_i16 = mix_i16_portable;
 typedef void (*ramp_fn)(const float *, long, int64_t, float, float, float, float, float, float, float *, float *);
 static ramp_fn ramp = ramp_portable;
+static mix_f32_fn assign_f32 = assign_f32_portable;
+static ramp_fn ramp_assign = ramp_assign_portable;
 typedef void (*sum_fn)(float *, const float *const *, int, long);
 static sum_fn sum_into = sum_portable;
 typedef void (*meter_fn)(const float *, const float *, long, ensemble_meter_sums *);
 static meter_fn meter_pair = meter_portable;
 
 #if defined(__x86_64__)
-MIX_KERNEL(mix_f32_avx2, float, __attribute__((target("avx2"))))
-MIX_KERNEL(mix_i16_avx2, int16_t, __attribute__((target("avx2"))))
-RAMP_KERNEL(ramp_avx2, __attribute__((target("avx2"))))
+MIX_KERNEL(mix_f32_avx2, float, __attribute__((target("avx2"))), ADD_TO)
+MIX_KERNEL(mix_i16_avx2, int16_t, __attribute__((target("avx2"))), ADD_TO)
+MIX_KERNEL(assign_f32_avx2, float, __attribute__((target("avx2"))), ASSIGN_TO)
+RAMP_KERNEL(ramp_avx2, __attribute__((target("avx2"))), ADD_TO)
+RAMP_KERNEL(ramp_assign_avx2, __attribute__((target("avx2"))), ASSIGN_TO)
 SUM_KERNEL(sum_avx2, __attribute__((target("avx2"))))
 METER_KERNEL(meter_avx2, __attribute__((target("avx2"))))
 
@@ -150,6 +161,8 @@ __attribute__((constructor)) static void choose_mix_kernels(void) {
         mix_f32 = mix_f32_avx2;
         mix_i16 = mix_i16_avx2;
         ramp = ramp_avx2;
+        assign_f32 = assign_f32_avx2;
+        ramp_assign = ramp_assign_avx2;
         sum_into = sum_avx2;
         meter_pair = meter_avx2;
     }
@@ -184,6 +197,26 @@ void ensemble_mix_ramped(const float *s, long n, int64_t first, float inv, float
 void ensemble_mix_ramped_portable(const float *s, long n, int64_t first, float inv, float left0, float dLeft,
                                   float right0, float dRight, float g, float *outL, float *outR) {
     ramp_portable(s, n, first, inv, left0, dLeft, right0, dRight, g, outL, outR);
+}
+
+void ensemble_assign_f32(const float *l, const float *r, int stereo, long n, float a, float b, float c, float d,
+                         float *outL, float *outR) {
+    assign_f32(l, r, stereo, n, a, b, c, d, outL, outR);
+}
+
+void ensemble_assign_f32_portable(const float *l, const float *r, int stereo, long n, float a, float b, float c,
+                                  float d, float *outL, float *outR) {
+    assign_f32_portable(l, r, stereo, n, a, b, c, d, outL, outR);
+}
+
+void ensemble_assign_ramped(const float *s, long n, int64_t first, float inv, float left0, float dLeft, float right0,
+                            float dRight, float g, float *outL, float *outR) {
+    ramp_assign(s, n, first, inv, left0, dLeft, right0, dRight, g, outL, outR);
+}
+
+void ensemble_assign_ramped_portable(const float *s, long n, int64_t first, float inv, float left0, float dLeft,
+                                     float right0, float dRight, float g, float *outL, float *outR) {
+    ramp_assign_portable(s, n, first, inv, left0, dLeft, right0, dRight, g, outL, outR);
 }
 
 void ensemble_sum_into(float *dst, const float *const *src, int count, long n) { sum_into(dst, src, count, n); }

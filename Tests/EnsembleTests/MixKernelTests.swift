@@ -87,6 +87,49 @@ final class MixKernelTests: XCTestCase {
         }
     }
 
+    /// The assigning kernels store exactly what the adding ones leave in a cleared plane (0 + x), over garbage
+    /// they must overwrite, with the −0 products (negative zero samples, zero gains) that 0 + x turns into +0:
+    /// the chosen build and the portable one, mono and stereo copies and the ramp.
+    func testAssigningKernelsStoreWhatAddingIntoZeroGives() {
+        var noise = Noise(state: 0x5eed_f00d)
+        for n in [0, 1, 7, 8, 9, 17, 33, 255] {
+            let l = (0..<n).map { j in j % 5 == 0 ? -0.0 : Float(Int32(bitPattern: noise.next())) * 0x1p-31 }
+            let r = (0..<n).map { j in j % 7 == 0 ? -0.0 : Float(Int32(bitPattern: noise.next())) * 0x1p-31 }
+            let garbage = (0..<n).map { _ in Float(bitPattern: noise.next() | 0x7f80_0001) } // NaNs
+            for (a, b, c, d) in [(Float(0.7), Float(0.3), Float(-0.2), Float(0.9)), (0, 0, -0.5, 0), (-1, 0, 0, 1)] {
+                for stereo in [false, true] {
+                    var el = [Float](repeating: 0, count: n), er = el
+                    ensemble_mix_f32_portable(l, r, stereo ? 1 : 0, n, a, b, c, d, &el, &er)
+                    var fl = garbage, fr = garbage, pl = garbage, pr = garbage
+                    ensemble_assign_f32(l, r, stereo ? 1 : 0, n, a, b, c, d, &fl, &fr)
+                    ensemble_assign_f32_portable(l, r, stereo ? 1 : 0, n, a, b, c, d, &pl, &pr)
+                    XCTAssertEqual(fl.map(\.bitPattern), el.map(\.bitPattern), "n \(n) stereo \(stereo) gains \(a)")
+                    XCTAssertEqual(fr.map(\.bitPattern), er.map(\.bitPattern), "n \(n) stereo \(stereo) gains \(a)")
+                    XCTAssertEqual(pl.map(\.bitPattern), el.map(\.bitPattern))
+                    XCTAssertEqual(pr.map(\.bitPattern), er.map(\.bitPattern))
+                }
+            }
+            for (first, g) in [(Int64(0), Float(0.8)), (Int64(100), -0.25), (Int64(1) << 40, 0)] {
+                var el = [Float](repeating: 0, count: n), er = el
+                ensemble_mix_ramped_portable(l, n, first, 1 / 256, 0.3, 0.45, 0, -0.6, g, &el, &er)
+                var fl = garbage, fr = garbage, pl = garbage, pr = garbage
+                ensemble_assign_ramped(l, n, first, 1 / 256, 0.3, 0.45, 0, -0.6, g, &fl, &fr)
+                ensemble_assign_ramped_portable(l, n, first, 1 / 256, 0.3, 0.45, 0, -0.6, g, &pl, &pr)
+                XCTAssertEqual(fl.map(\.bitPattern), el.map(\.bitPattern), "ramp n \(n) first \(first)")
+                XCTAssertEqual(fr.map(\.bitPattern), er.map(\.bitPattern), "ramp n \(n) first \(first)")
+                XCTAssertEqual(pl.map(\.bitPattern), el.map(\.bitPattern))
+                XCTAssertEqual(pr.map(\.bitPattern), er.map(\.bitPattern))
+            }
+            // The −0 products did occur, and did come out as +0.
+            if n > 0 {
+                var fl = garbage, fr = garbage
+                ensemble_assign_f32(l, r, 0, n, -1, 0, 0, 0, &fl, &fr)
+                XCTAssertEqual(fl[0].bitPattern, 0, "−1 · −0 is +0: fine; 0 · x below")
+                XCTAssertEqual(fr[0].bitPattern, 0, "0 · (−0) = −0, stored as −0 + 0 = +0")
+            }
+        }
+    }
+
     /// The one-pass lane sum: the additions in source order, each rounded, as one pass per source would give,
     /// on values whose sum depends on that order (large terms cancelling around small ones).
     func testSumIntoAddsTheSourcesInOrderBitForBit() {

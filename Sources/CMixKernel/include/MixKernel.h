@@ -20,6 +20,14 @@ void ensemble_mix_i16(const int16_t *l, const int16_t *r, int stereo, long n, fl
 void ensemble_mix_ramped(const float *s, long n, int64_t first, float inv, float left0, float dLeft, float right0,
                          float dRight, float g, float *outL, float *outR);
 
+/// `ensemble_mix_f32` and `ensemble_mix_ramped` assigning instead of adding: each value x is stored as x + 0,
+/// the bits that adding it into a cleared plane gives (so the first voice a lane mixes into its accumulator in a
+/// span need not clear it first).
+void ensemble_assign_f32(const float *l, const float *r, int stereo, long n, float a, float b, float c, float d,
+                         float *outL, float *outR);
+void ensemble_assign_ramped(const float *s, long n, int64_t first, float inv, float left0, float dLeft, float right0,
+                            float dRight, float g, float *outL, float *outR);
+
 /// The lanes' accumulators into a destination, in one pass: for j < n,
 /// dst[j] = (((dst[j] + src[0][j]) + src[1][j]) + …) + src[count − 1][j], each addition rounded in that order:
 /// the bits of `count` passes `dst[j] += src[k][j]`, with one load and store of `dst` instead of `count`.
@@ -48,5 +56,9 @@ void ensemble_mix_i16_portable(const int16_t *l, const int16_t *r, int stereo, l
 
 void ensemble_mix_ramped_portable(const float *s, long n, int64_t first, float inv, float left0, float dLeft,
                                   float right0, float dRight, float g, float *outL, float *outR);
+void ensemble_assign_f32_portable(const float *l, const float *r, int stereo, long n, float a, float b, float c,
+                                  float d, float *outL, float *outR);
+void ensemble_assign_ramped_portable(const float *s, long n, int64_t first, float inv, float left0, float dLeft,
+                                     float right0, float dRight, float g, float *outL, float *outR);
 
 #endif

@@ -205,6 +205,33 @@ struct MixLane {
         return planes
     }
 
+    /// `planes`, for a voice about to write frames [offset, offset + count) of the front pair and nothing else:
+    /// true when this is the lane's first use of `bus` in the span, in which case only the rest of its planes is
+    /// cleared and the caller must store every frame of that range in both front planes as x + 0 (what adding
+    /// into the cleared plane gives: `ensemble_assign_f32`, `ensemble_assign_ramped`); false as `planes`.
+    @inline(__always)
+    @_noLocks
+    mutating func planesToAssign(_ bus: Int32, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators,
+                                 offset: Int, count: Int) -> (ChannelPlanes, Bool) {
+        if index == 0 { return (rack.destination(bus, span.output), false) }
+        let b = rack.isConfigured(bus) ? Int(bus) : 0
+        guard touched[b] == Self.untouched else { return (planes(bus, span, rack, accumulators), false) }
+        let planes = accumulators.planes(lane: index, bus: b)
+        touched[b] = Self.allTouched
+        touchedBuses |= 1 << UInt32(b)
+        let l = planes[0], r = planes[1]
+        for j in 0..<offset {
+            l[j] = 0
+            r[j] = 0
+        }
+        for j in (offset + count)..<span.frames {
+            l[j] = 0
+            r[j] = 0
+        }
+        planes.clear(from: 2, span.frames)
+        return (planes, true)
+    }
+
     /// Copies `n` floats (a loop: the standard library's generic `update(from:count:)` fails the `@_noLocks` check
     /// in debug builds).
     @inline(__always)

@@ -79,6 +79,62 @@ enum Resampler {
         }
     }
 
+    /// A mono sound at step 1 into `outL`/`outR`: its first `rampFrames` frames with ramping gains (`mixRamped`),
+    /// the rest with steady ones (`mix`), in one pass over the sound's passes; with `assign`, each value stored
+    /// as x + 0 (the bits of adding into a cleared plane) and any frame the sound does not reach set to 0, so the
+    /// planes need no clearing first (the quiet moving voice of `SpatialRender`, first in its lane).
+    @_noLocks
+    static func mixRampThenSteady(_ cursor: inout SourceCursor, _ source: VoiceSource, ramp: RampGains, rampFrames: Int,
+                                  steady: Gains, into outL: UnsafeMutablePointer<Float>,
+                                  _ outR: UnsafeMutablePointer<Float>, count: Int, assign: Bool) {
+        var done = 0
+        while done < count {
+            let available = cursor.length - cursor.position
+            if available <= 0 {
+                // Past the last pass (the caller asks for no more than the voice has: a zero-length sound).
+                if assign {
+                    for j in done..<count {
+                        outL[j] = 0
+                        outR[j] = 0
+                    }
+                }
+                return
+            }
+            let n = min(available, count - done)
+            let s = source.left + cursor.position
+            let ramped = max(min(rampFrames - done, n), 0)
+            if ramped > 0 {
+                var part = ramp
+                part.first += Int64(done)
+                let inv = 1 / Float(part.length)
+                _unsafePerformance {
+                    if assign {
+                        ensemble_assign_ramped(s, ramped, part.first, inv, part.left0, part.dLeft, part.right0,
+                                               part.dRight, part.g, outL + done, outR + done)
+                    } else {
+                        ensemble_mix_ramped(s, ramped, part.first, inv, part.left0, part.dLeft, part.right0,
+                                            part.dRight, part.g, outL + done, outR + done)
+                    }
+                }
+            }
+            if n > ramped {
+                let k = done + ramped
+                _unsafePerformance {
+                    if assign {
+                        ensemble_assign_f32(s + ramped, s + ramped, 0, n - ramped, steady.a, steady.b, steady.c,
+                                            steady.d, outL + k, outR + k)
+                    } else {
+                        ensemble_mix_f32(s + ramped, s + ramped, 0, n - ramped, steady.a, steady.b, steady.c,
+                                         steady.d, outL + k, outR + k)
+                    }
+                }
+            }
+            cursor.position += n
+            done += n
+            cursor.wrap()
+        }
+    }
+
     /// Adds `count` mono samples from `s` into `outL`/`outR` with ramping gains: `SpatialGainStage.mix` of a run
     /// inside one ramp at a steady volume, bit for bit (a resampled moving voice mixes its scratch this way).
     @_noLocks

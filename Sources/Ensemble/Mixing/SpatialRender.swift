@@ -108,14 +108,18 @@ struct SpatialRender {
            voice.pointee.source.packed == nil, voice.pointee.cursor.isPassthrough, !voice.pointee.preservePitch,
            voice.pointee.spatial.shelf == nil, !voice.pointee.metering, !voice.pointee.isRouting(a),
            flat.environments.isPlain(slot, usesEnvironment: voice.pointee.usesEnvironment, from: a) {
-            let planes = lane.pointee.planes(voice.pointee.bus, span, rack, accumulators).advanced(by: Int(a - span.start))
-            if let gains = SpatialGainStage.rampThenSteady(voice, frame: a, count: Int(b - a), channels: planes.count) {
+            let offset = Int(a - span.start), n = Int(b - a)
+            if let gains = SpatialGainStage.rampThenSteady(voice, frame: a, count: n,
+                                                           channels: lane.pointee.channelCount) {
                 // A moving mono voice at rate 1 (no doppler) after its update: the ramp, then the steady gains,
-                // the same kernels and products as the two runs.
-                let k = gains.rampFrames, source = voice.pointee.source
-                Resampler.mixRamped(&voice.pointee.cursor, source, gains: gains.ramp, into: planes[0], planes[1], count: k)
-                Resampler.mix(&voice.pointee.cursor, source, tables: lane.pointee.tables, gains: gains.steady,
-                              into: planes[0] + k, planes[1] + k, count: Int(b - a) - k)
+                // the same products as the two runs; the first voice of its lane on the bus assigns them rather
+                // than clearing the lane's planes and adding.
+                let (planes, fresh) = lane.pointee.planesToAssign(voice.pointee.bus, span, rack, accumulators,
+                                                                  offset: offset, count: n)
+                let to = planes.advanced(by: offset), source = voice.pointee.source
+                Resampler.mixRampThenSteady(&voice.pointee.cursor, source, ramp: gains.ramp,
+                                            rampFrames: gains.rampFrames, steady: gains.steady, into: to[0], to[1],
+                                            count: n, assign: fresh)
                 return
             }
         }
