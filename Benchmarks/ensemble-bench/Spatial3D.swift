@@ -113,6 +113,13 @@ enum Spatial3D {
     /// The same scene on OpenAL Soft's 3D sources; nil when OpenAL is unusable.
     static func openAL(inputs: InputSet, voices n: Int, doppler: Bool, resampler: OpenALPeer.Resampler?, seconds: Double,
                        moving: Bool = true) -> Timing? {
+        openAL(inputs: inputs, voices: n, doppler: doppler, resamplerIndex: resampler?.rawValue, seconds: seconds,
+               moving: moving)
+    }
+
+    /// The same with `AL_SOURCE_RESAMPLER_SOFT` set to resampler number `resamplerIndex` (nil: the default).
+    static func openAL(inputs: InputSet, voices n: Int, doppler: Bool, resamplerIndex: Int?, seconds: Double,
+                       moving: Bool = true) -> Timing? {
         guard let fn = OpenALPeer.functions, let device = fn.open(nil) else { return nil }
         defer { alcCloseDevice(device) }
         guard fn.isSupported(device, 48000, ALCenum(ALC_STEREO_SOFT), ALCenum(ALC_FLOAT_SOFT)) != 0 else { return nil }
@@ -149,7 +156,7 @@ enum Spatial3D {
             alSourcef(s, AL_GAIN, VoiceParams.gain(i))
             alSource3f(s, AL_POSITION, p.x, p.y, p.z)
             alSource3f(s, AL_VELOCITY, v.x, v.y, v.z)
-            if let resampler { alSourcei(s, AL_SOURCE_RESAMPLER_SOFT, ALint(resampler.rawValue)) }
+            if let resamplerIndex { alSourcei(s, AL_SOURCE_RESAMPLER_SOFT, ALint(resamplerIndex)) }
         }
         guard alGetError() == AL_NO_ERROR else { return nil }
         alSourcePlayv(ALsizei(n), sources)
@@ -188,6 +195,9 @@ enum Spatial3D {
         var ensembleCubic: Timing
         var openALLinear: Timing?
         var openALCubic: Timing?
+        /// Doppler on only: the other like-for-like pairs (linear against linear, sinc against Soft's longest sinc).
+        var ensembleLinear: Timing?
+        var openALSinc: Timing?
     }
 
     /// Runs and prints section 10; returns its JSON and any failures (render allocations only: speeds are
@@ -214,6 +224,9 @@ enum Spatial3D {
             return kept
         }
 
+        // OpenAL Soft's longest sinc (1.19: "23rd order Sinc", the last of its resamplers), for doppler on.
+        let alNames = openALAvailable ? OpenALPeer.resamplerNames() : []
+        let sincIndex = alNames.lastIndex { $0.lowercased().contains("sinc") }
         var rows: [Row] = []
         for n in counts {
             for doppler in [false, true] {
@@ -221,10 +234,16 @@ enum Spatial3D {
                 let cubic = try best { try ensemble(sounds: sounds, voices: n, doppler: doppler, resampler: .cubic, seconds: secs) }!
                 let linearAL = openALAvailable ? best { openAL(inputs: inputs, voices: n, doppler: doppler, resampler: nil, seconds: secs) } : nil
                 let cubicAL = openALAvailable ? best { openAL(inputs: inputs, voices: n, doppler: doppler, resampler: .cubic, seconds: secs) } : nil
-                let row = Row(voices: n, doppler: doppler, ensembleSinc: sinc, ensembleCubic: cubic, openALLinear: linearAL,
+                var row = Row(voices: n, doppler: doppler, ensembleSinc: sinc, ensembleCubic: cubic, openALLinear: linearAL,
                               openALCubic: cubicAL)
+                if doppler {
+                    row.ensembleLinear = try best { try ensemble(sounds: sounds, voices: n, doppler: true, resampler: .linear, seconds: secs) }
+                    if let sincIndex {
+                        row.openALSinc = best { openAL(inputs: inputs, voices: n, doppler: true, resamplerIndex: sincIndex, seconds: secs) }
+                    }
+                }
                 rows.append(row)
-                let allocations = sinc.allocations + cubic.allocations
+                let allocations = sinc.allocations + cubic.allocations + (row.ensembleLinear?.allocations ?? 0)
                 if allocations != 0 {
                     failures.append("\(allocations) render allocations with \(n) moving 3D voices (doppler \(doppler ? "on" : "off"))")
                 }
@@ -247,6 +266,16 @@ enum Spatial3D {
         print("Goals (issue 14): Ensemble ≥ 2× OpenAL Soft with doppler off, ≥ 1.5× with doppler on (reported, not asserted). "
               + "Doppler off: factor 0, every rate is 1 and neither engine resamples; on: Ensemble resamples every voice with "
               + "the resampler named, OpenAL Soft with its default (linear) or cubic.")
+
+        // Doppler on, each Ensemble resampler against OpenAL Soft's of the same kind.
+        print("\nDoppler on, like for like (the same runs' rows for cubic above):\n")
+        print("| voices | Ensemble linear | OpenAL linear | ratio | Ensemble sinc | OpenAL \(sincIndex.map { alNames[$0] } ?? "sinc") | ratio |")
+        print("|---|---|---|---|---|---|---|")
+        for r in rows where r.doppler {
+            print("| \(r.voices) | \(fmt(vx(r.voices, r.ensembleLinear?.wall))) | \(fmt(vx(r.voices, r.openALLinear?.wall))) "
+                  + "| \(fmt(ratio(r.ensembleLinear?.wall, r.openALLinear?.wall), 2)) | \(fmt(vx(r.voices, r.ensembleSinc.wall))) "
+                  + "| \(fmt(vx(r.voices, r.openALSinc?.wall))) | \(fmt(ratio(r.ensembleSinc.wall, r.openALSinc?.wall), 2)) |")
+        }
 
         // The same runs split: the property calls (control side) and the rest of the loop (the render, which in
         // both engines also applies the new properties).
@@ -293,7 +322,8 @@ enum Spatial3D {
                 ["voices": r.voices, "doppler": r.doppler,
                  "render_allocations": r.ensembleSinc.allocations + r.ensembleCubic.allocations,
                  "ensemble_sinc": timingJSON(r.ensembleSinc, r.voices), "ensemble_cubic": timingJSON(r.ensembleCubic, r.voices),
-                 "openal_linear": timingJSON(r.openALLinear, r.voices), "openal_cubic": timingJSON(r.openALCubic, r.voices)]
+                 "openal_linear": timingJSON(r.openALLinear, r.voices), "openal_cubic": timingJSON(r.openALCubic, r.voices),
+                 "ensemble_linear": timingJSON(r.ensembleLinear, r.voices), "openal_sinc": timingJSON(r.openALSinc, r.voices)]
             },
             "static_voices": staticVoices,
             "static_2d_voice_x": vx(staticVoices, flat.wall)!, "static_3d_voice_x": vx(staticVoices, placed.wall)!,

@@ -6,7 +6,7 @@
 //       [--repeats R] [--voices 16,64,256,1024] [--no-openal] [--no-mixdown] [--resamplers]
 //   --resamplers runs only section 1b (the resampler table) and exits.
 //   --spatial [--quick] [SECONDS] [REPEATS] runs only section 10 (moving 3D voices against OpenAL Soft) and exits.
-//   --profile-spatial VOICES DOPPLER(0|1) SECONDS [cubic] runs only Ensemble's side of section 10's scene (for perf).
+//   --profile-spatial VOICES DOPPLER(0|1) SECONDS [cubic|linear] runs only Ensemble's side of section 10's scene (for perf).
 //   --profile-threads THREADS SECONDS [VOICES] runs only section 1c's rate-1.0 scene on Ensemble (for perf).
 //   --threads runs only section 1c (one and more render threads; with section 1's rate 1.0 and spread rows at
 //   256 voices for the OpenAL column) and exits.
@@ -112,11 +112,11 @@ if arguments.first == "--tail-and-burst" {
 
 if arguments.first == "--profile-spatial" {
     // One Ensemble run of section 10's scene, nothing else, for `perf record`:
-    // `ensemble-bench --profile-spatial VOICES DOPPLER(0|1) SECONDS [cubic]`.
+    // `ensemble-bench --profile-spatial VOICES DOPPLER(0|1) SECONDS [cubic|linear]`.
     let n = arguments.dropFirst().first.flatMap(Int.init) ?? 256
     let doppler = arguments.dropFirst(2).first == "1"
     let seconds = arguments.dropFirst(3).first.flatMap(Double.init) ?? 10
-    let resampler: ResamplerQuality = arguments.contains("cubic") ? .cubic : .sinc
+    let resampler: ResamplerQuality = arguments.contains("cubic") ? .cubic : arguments.contains("linear") ? .linear : .sinc
     do {
         let sounds = try InputSet(sampleRate: 48000, seconds: 10).sounds(prefix: "p3d-")
         let t = try Spatial3D.ensemble(sounds: sounds, voices: n, doppler: doppler, resampler: resampler, seconds: seconds)
