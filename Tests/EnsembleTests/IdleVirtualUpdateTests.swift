@@ -68,8 +68,8 @@ final class IdleVirtualUpdateTests: XCTestCase {
     /// 800-frame blocks (a game at 60 frames a second) against the 1024-frame update grid, with every kind of
     /// decision happening one after the other: moving audible voices and a voice starting mid-block (idle
     /// updates), one of them flying out past the threshold and back (goes virtual and returns on grid frames),
-    /// a 2D voice faded below the threshold and back, and last a start beyond the cap. Passing the idle updates gives the bytes and the
-    /// virtual-voice events of ending a span at every update frame.
+    /// a 2D voice faded below the threshold and back, and last a start beyond the cap. Passing the idle updates
+    /// gives the bytes and the virtual-voice events of ending a span at every update frame.
     func testPassingIdleUpdatesChangesNoBitNorEvent() throws {
         func run(splitEverywhere: Bool) throws -> (Mix, [String]) {
             var c = Engine.Configuration()
