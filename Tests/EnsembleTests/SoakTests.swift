@@ -83,7 +83,7 @@ final class SoakTests: XCTestCase {
                 case 5: try b.setBus(busNumber(2))
                 case 9: try engine.fire(fx, volume: 0.5, pan: 0.3, at: engine.time(frame: 1300), bus: busNumber(2))
                 case 12: try a.setPan(-0.7)
-                case 20: b.schedule(.seek(to: frameSeconds(100)), atFrame: 2700)
+                case 20: _ = b.schedule(.seek(to: frameSeconds(100)), atFrame: 2700)
                 case 25: a.stop()
                 default: break
                 }

@@ -51,9 +51,13 @@ final class SpatialMixFusedTests: XCTestCase {
                     general.withUnsafeMutableBufferPointer { g in
                         gains.withUnsafeMutableBufferPointer { gs in
                             fractions.withUnsafeMutableBufferPointer { fs in
-                                SpatialGainStage.mix(v, frame: frame, count: count, mono: UnsafeMutablePointer(mutating: mono),
-                                                     gainScratch: gs.baseAddress!, fractionScratch: fs.baseAddress!,
-                                                     into: ChannelPlanes(base: g.baseAddress!, stride: n, count: 2), share: .whole)
+                                mono.withUnsafeBufferPointer { m in
+                                    SpatialGainStage.mix(v, frame: frame, count: count,
+                                                         mono: UnsafeMutablePointer(mutating: m.baseAddress!),
+                                                         gainScratch: gs.baseAddress!, fractionScratch: fs.baseAddress!,
+                                                         into: ChannelPlanes(base: g.baseAddress!, stride: n, count: 2),
+                                                         share: .whole)
+                                }
                             }
                         }
                     }
