@@ -261,7 +261,7 @@ enum Spatial3D {
             print("| \(r.voices) | \(r.doppler ? "on" : "off") | \(fmt(vx(r.voices, r.ensembleSinc.wall))) | \(fmt(vx(r.voices, r.ensembleCubic.wall))) "
                   + "| \(fmt(vx(r.voices, r.openALLinear?.wall))) | \(fmt(vx(r.voices, r.openALCubic?.wall))) "
                   + "| \(fmt(ratio(r.ensembleSinc.wall, r.openALLinear?.wall), 2)) | \(fmt(ratio(r.ensembleCubic.wall, r.openALCubic?.wall), 2)) "
-                  + "| \(r.ensembleSinc.allocations + r.ensembleCubic.allocations) |")
+                  + "| \(r.ensembleSinc.allocations + r.ensembleCubic.allocations + (r.ensembleLinear?.allocations ?? 0)) |")
         }
         print("Goals (issue 14): Ensemble ≥ 2× OpenAL Soft with doppler off, ≥ 1.5× with doppler on (reported, not asserted). "
               + "Doppler off: factor 0, every rate is 1 and neither engine resamples; on: Ensemble resamples every voice with "
@@ -320,7 +320,8 @@ enum Spatial3D {
             "seconds_per_run": secs, "block_frames": blockFrames,
             "moving": rows.map { r -> [String: Any] in
                 ["voices": r.voices, "doppler": r.doppler,
-                 "render_allocations": r.ensembleSinc.allocations + r.ensembleCubic.allocations,
+                 "render_allocations": r.ensembleSinc.allocations + r.ensembleCubic.allocations
+                     + (r.ensembleLinear?.allocations ?? 0),
                  "ensemble_sinc": timingJSON(r.ensembleSinc, r.voices), "ensemble_cubic": timingJSON(r.ensembleCubic, r.voices),
                  "openal_linear": timingJSON(r.openALLinear, r.voices), "openal_cubic": timingJSON(r.openALCubic, r.voices),
                  "ensemble_linear": timingJSON(r.ensembleLinear, r.voices), "openal_sinc": timingJSON(r.openALSinc, r.voices)]

@@ -82,9 +82,11 @@ final class SpatialMixDeterminismTests: XCTestCase {
     }
 
     /// A game loop: 12 voices given a position and a velocity every 800-frame game frame (some jumping, ramp 0),
-    /// doppler off for the first half second and on after it, the listener turning every seventh frame. The
-    /// voices are quiet between their updates most of the time, and skipping those updates changes no bit; the
-    /// one-call `setPosition(_:velocity:)` gives the bytes of `setPosition` then `setVelocity`.
+    /// doppler off for the first half second and on after it, the listener turning every seventh frame, and four
+    /// timed listener turns just before the end of the voices' gains' ramps (after the grid frame inside them,
+    /// where a voice that ran every update would wait for the ramp's end). The voices are quiet between their
+    /// updates most of the time, and skipping those updates changes no bit; the one-call
+    /// `setPosition(_:velocity:)` gives the bytes of `setPosition` then `setVelocity`.
     func testGameLoopSkipsQuietUpdatesAndOneCallEqualsTwo() throws {
         func place(_ i: Int, _ k: Int) -> (Vector3, Vector3) {
             let a = Float(i) * 0.5 + Float(k) * (0.02 + 0.004 * Float(i))
@@ -105,6 +107,12 @@ final class SpatialMixDeterminismTests: XCTestCase {
                 tracks.append(t)
             }
             try engine.play(tracks, at: engine.time(frame: 0))
+            // Game frames start at k·800; each ramp runs 256 frames from there, across one grid frame.
+            for (i, frame) in [1050, 3400, 5800, 27420].enumerated() {
+                let turn = 0.3 + Float(i) * 0.4
+                try engine.setListener(Listener(at: Vector3(-sin(turn), 0, -cos(turn))), at: engine.time(frame: Int64(frame)),
+                                       ramp: 0)
+            }
             return render(engine, frames: 48000, block: 800) { frame in
                 let k = Int(frame / 800)
                 do {

@@ -46,4 +46,29 @@ final class VirtualVoiceSpatialTests: XCTestCase {
         }
         XCTAssertEqual(seen, ["virtual 1024 inaudible", "audible 10240"])
     }
+
+    /// A distant positioned track paused, turned back to 2D while paused and resumed: it is heard at its 2D level
+    /// (its 3D audibility no longer counts, so it does not start virtual and stay there).
+    func testAPausedTrackTurned2DIsHeardWhenResumed() throws {
+        var c = Engine.Configuration()
+        c.virtualThreshold = 0.001
+        c.smoothingTime = 0.005
+        c.maxBlockFrames = 1000
+        let engine = try Engine(configuration: c)
+        let track = try engine.makeTrack(try monoSound(48000) { _ in 0.5 })
+        try track.setNumberOfLoops(-1)
+        try track.setSpatial(SpatialSource(position: Vector3(0, 0, -2000))) // gain 0.0005: inaudible
+        track.play()
+        _ = render(engine, frames: 3000, block: 1000)
+        track.pause()
+        _ = render(engine, frames: 1000, block: 1000)
+        try track.setSpatial(nil)
+        _ = render(engine, frames: 1000, block: 1000)
+        track.play() // continues from where it paused
+        let mix = render(engine, frames: 6000, block: 1000)
+        // Centred 2D mono at volume 1: 0.5 · √½ on each side once resumed.
+        let level = Float(0.5 * 0.5.squareRoot())
+        XCTAssertEqual(mix.left[5000], level, accuracy: 1e-5, "heard in 2D after the resume")
+        XCTAssertEqual(mix.right[5000], level, accuracy: 1e-5)
+    }
 }

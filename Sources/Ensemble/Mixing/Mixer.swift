@@ -373,18 +373,20 @@ final class Mixer: @unchecked Sendable {
     }
 
     /// After a listener or settings change: a still or quiet positioned voice runs no update until one is asked
-    /// for (`SpatialRender`), so every sounding positioned voice gets one at the first grid frame from now, where
-    /// it would have noticed the change had it checked at every grid frame (a voice that has not started yet, or
-    /// is paused, updates on its first frame anyway).
+    /// for (`SpatialRender`), so every sounding positioned voice gets one where it would have noticed the change
+    /// had it run every update: the end of its gains' ramp if that is still to come before the next grid frame
+    /// (an update inside the ramp waits for its end), else the first grid frame from now (a voice that has not
+    /// started yet, or is paused, updates on its first frame anyway).
     @_noLocks
     private func spatialSceneChanged() {
         let first = SpatialUpdate.nextGridFrame(after: now - 1)
         let active = voices.active, pool = voices.slots
         for i in 0..<voices.activeCount {
             let voice = pool + Int(active[i])
-            if voice.pointee.spatial.isOn, voice.pointee.spatial.nextUpdate > first {
-                voice.pointee.spatial.nextUpdate = first
-            }
+            guard voice.pointee.spatial.isOn else { continue }
+            let rampEnd = voice.pointee.spatial.rampStart + Int64(voice.pointee.spatial.rampLength)
+            let due = rampEnd >= now && rampEnd < first ? rampEnd : first
+            if voice.pointee.spatial.nextUpdate > due { voice.pointee.spatial.nextUpdate = due }
         }
     }
 

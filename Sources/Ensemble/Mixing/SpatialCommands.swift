@@ -20,6 +20,8 @@ extension VoiceUpdate {
                 pool[s].spatial.isOn = false
                 pool[s].spatial.isLeaving = false
                 pool[s].spatial.shelf = nil
+                // 2D again: its 3D audibility no longer weighs on `VirtualVoices` (as when a glide back ends).
+                pool[s].spatialAudibility = 1
                 pool[s].cursor.step = pool[s].spatial.rateStep
                 pool[s].updateNaturalEnd(now: at)
             }
