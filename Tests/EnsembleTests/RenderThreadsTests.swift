@@ -197,9 +197,9 @@ final class RenderThreadsTests: XCTestCase {
             (35, .pan(0.9)), (41, .rate(0.7)), (47, .stop()), (53, .volume(0.1, ramp: 1000.0 / 48000)),
         ]
         for (k, (i, change)) in changes.enumerated() {
-            tracks[i].schedule(change, atFrame: Int64(2100 + 1733 * k), onApplied: { applied.append("\(i) \($0.frame)") })
+            _ = tracks[i].schedule(change, atFrame: Int64(2100 + 1733 * k), onApplied: { applied.append("\(i) \($0.frame)") })
         }
-        tracks[23].schedule(.resume(fade: 100.0 / 48000), atFrame: 15000, onApplied: { applied.append("23 resume \($0.frame)") })
+        _ = tracks[23].schedule(.resume(fade: 100.0 / 48000), atFrame: 15000, onApplied: { applied.append("23 resume \($0.frame)") })
         try engine.scheduleVolume(0.3, on: Bus(2), at: engine.time(frame: 9999), ramp: 2000.0 / 48000)
 
         let effect = try engine.registerEffect(try monoSound(5000, name: "fx") { sin(Double($0) * 0.05) * 0.1 })

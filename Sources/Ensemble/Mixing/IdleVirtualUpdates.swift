@@ -42,8 +42,7 @@ extension VirtualVoices {
                 guard let source = voice.pointee.spatial.source else { return false }
                 spatial = Swift.min(spatial, Self.audibilityFloor(source, voice.pointee.spatial.position, scene))
             }
-            let level = Swift.max(voice.pointee.volume.value(at: v), voice.pointee.preFaderSendLevel)
-            if level * spatial < floor { return false }
+            if voice.pointee.audibility(at: v, spatial: spatial) < floor { return false }
         }
         return true
     }

@@ -66,17 +66,8 @@ enum Resampler {
     @_noLocks
     static func mixRamped(_ cursor: inout SourceCursor, _ source: VoiceSource, gains: RampGains,
                           into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, count: Int) {
-        var done = 0
-        while done < count {
-            let n = min(cursor.length - cursor.position, count - done)
-            if n <= 0 { return } // a zero-length sound: nothing to add
-            var part = gains
-            part.first += Int64(done)
-            mixRamped(source.left + cursor.position, gains: part, into: outL + done, outR + done, count: n)
-            cursor.position += n
-            done += n
-            cursor.wrap()
-        }
+        mixRampThenSteady(&cursor, source, ramp: gains, rampFrames: count, steady: Gains(a: 0, b: 0, c: 0, d: 0),
+                          into: outL, outR, count: count, assign: false)
     }
 
     /// A mono sound at step 1 into `outL`/`outR`: its first `rampFrames` frames with ramping gains (`mixRamped`),
@@ -106,16 +97,7 @@ enum Resampler {
             if ramped > 0 {
                 var part = ramp
                 part.first += Int64(done)
-                let inv = 1 / Float(part.length)
-                _unsafePerformance {
-                    if assign {
-                        ensemble_assign_ramped(s, ramped, part.first, inv, part.left0, part.dLeft, part.right0,
-                                               part.dRight, part.g, outL + done, outR + done)
-                    } else {
-                        ensemble_mix_ramped(s, ramped, part.first, inv, part.left0, part.dLeft, part.right0,
-                                            part.dRight, part.g, outL + done, outR + done)
-                    }
-                }
+                mixRamped(s, gains: part, into: outL + done, outR + done, count: ramped, assign: assign)
             }
             if n > ramped {
                 let k = done + ramped
@@ -139,12 +121,18 @@ enum Resampler {
     /// inside one ramp at a steady volume, bit for bit (a resampled moving voice mixes its scratch this way).
     @_noLocks
     static func mixRamped(_ s: UnsafePointer<Float>, gains: RampGains, into outL: UnsafeMutablePointer<Float>,
-                          _ outR: UnsafeMutablePointer<Float>, count: Int) {
+                          _ outR: UnsafeMutablePointer<Float>, count: Int, assign: Bool = false) {
         // Per frame q = SpatialVoice.fraction(first + j, length:), then l += ((left0 + dLeft·q)·g)·s and
-        // r += ((right0 + dRight·q)·g)·s, unfused, eight lanes where AVX2 is.
+        // r += ((right0 + dRight·q)·g)·s, unfused, eight lanes where AVX2 is (with `assign`, stored as x + 0).
+        let inv = 1 / Float(gains.length)
         _unsafePerformance {
-            ensemble_mix_ramped(s, count, gains.first, 1 / Float(gains.length), gains.left0, gains.dLeft, gains.right0,
-                                gains.dRight, gains.g, outL, outR)
+            if assign {
+                ensemble_assign_ramped(s, count, gains.first, inv, gains.left0, gains.dLeft, gains.right0,
+                                       gains.dRight, gains.g, outL, outR)
+            } else {
+                ensemble_mix_ramped(s, count, gains.first, inv, gains.left0, gains.dLeft, gains.right0,
+                                    gains.dRight, gains.g, outL, outR)
+            }
         }
     }
 

@@ -45,16 +45,12 @@ enum SpatialGainStage {
     static func rampThenSteady(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int, channels: Int)
         -> (ramp: Resampler.RampGains, rampFrames: Int, steady: Resampler.Gains)? {
         let end = frame + Int64(n)
-        let rampStart = voice.pointee.spatial.rampStart, rampLength = voice.pointee.spatial.rampLength
-        let rampEnd = rampStart + Int64(rampLength)
-        guard rampLength > 0, frame >= rampStart, rampEnd > frame, rampEnd < end,
-              !voice.pointee.gainVaries(in: frame, end) else { return nil }
-        let from = voice.pointee.spatial.gainsFrom, to = voice.pointee.spatial.gainsTo
-        for c in 2..<max(channels, 2) where from[c] != 0 || to[c] != 0 { return nil }
-        let g = voice.pointee.gain(at: frame)
-        return (Resampler.RampGains(left0: from[0], dLeft: to[0] - from[0], right0: from[1], dRight: to[1] - from[1],
-                                    g: g, length: rampLength, first: frame - rampStart),
-                Int(rampEnd - frame), Resampler.Gains(a: to[0] * g, b: 0, c: to[1] * g, d: 0))
+        let rampEnd = voice.pointee.spatial.rampStart + Int64(voice.pointee.spatial.rampLength)
+        // The scalar gain steady over the whole run (not only over each part: a step at the ramp's end counts).
+        guard rampEnd > frame, rampEnd < end, !voice.pointee.gainVaries(in: frame, end),
+              let ramp = rampPair(voice, frame: frame, count: Int(rampEnd - frame), channels: channels) else { return nil }
+        let to = voice.pointee.spatial.gainsTo
+        return (ramp, Int(rampEnd - frame), Resampler.Gains(a: to[0] * ramp.g, b: 0, c: to[1] * ramp.g, d: 0))
     }
 
     /// Mixes `n` frames of `mono` (output frames from `frame`) into `planes` (which start at `frame`).

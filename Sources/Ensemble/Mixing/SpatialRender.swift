@@ -92,6 +92,24 @@ struct SpatialRender {
         scene.pointee.runsEveryUpdateForTesting ? SpatialUpdate.nextGridFrame(after: t1 - 1) : .max
     }
 
+    /// A mono voice of a sound in memory, without sends or filter (`plain`), shelf, meter or bus move at `frame`,
+    /// whose doppler applies: its gains can go straight into the fused kernels (`Resampler.mix`, `mixRamped`).
+    @inline(__always)
+    @_noLocks
+    private static func isPlainMono(_ voice: UnsafeMutablePointer<Voice>, from frame: Int64, plain: Bool) -> Bool {
+        plain && voice.pointee.source.channelCount == 1 && voice.pointee.source.stream == nil
+            && SpatialUpdate.dopplerApplies(voice.pointee) && voice.pointee.spatial.shelf == nil
+            && !voice.pointee.metering && !voice.pointee.isRouting(frame)
+    }
+
+    /// A voice whose frames are its sound's own (step 1, not pitch-preserving, Float samples): the ramped copy
+    /// kernels read them in place.
+    @inline(__always)
+    @_noLocks
+    private static func copiesAtRateOne(_ voice: UnsafeMutablePointer<Voice>) -> Bool {
+        voice.pointee.cursor.isPassthrough && !voice.pointee.preservePitch && voice.pointee.source.packed == nil
+    }
+
     /// Output frames [a, b), all between two updates. A run that crosses the end of the gains' ramp (a quiet
     /// voice's run after its update, `SpatialUpdate.isQuiet`) is one pass of the fused kernels when it can be,
     /// else two runs split there.
@@ -104,10 +122,9 @@ struct SpatialRender {
             runPart(voice, slot: slot, from: a, to: b, span, lane: lane, rack, accumulators, meter: &meter)
             return
         }
-        if voice.pointee.source.channelCount == 1, voice.pointee.source.stream == nil,
-           voice.pointee.source.packed == nil, voice.pointee.cursor.isPassthrough, !voice.pointee.preservePitch,
-           voice.pointee.spatial.shelf == nil, !voice.pointee.metering, !voice.pointee.isRouting(a),
-           flat.environments.isPlain(slot, usesEnvironment: voice.pointee.usesEnvironment, from: a) {
+        if Self.isPlainMono(voice, from: a,
+                            plain: flat.environments.isPlain(slot, usesEnvironment: voice.pointee.usesEnvironment, from: a)),
+           Self.copiesAtRateOne(voice) {
             let offset = Int(a - span.start), n = Int(b - a)
             if let gains = SpatialGainStage.rampThenSteady(voice, frame: a, count: n,
                                                            channels: lane.pointee.channelCount) {
@@ -141,8 +158,7 @@ struct SpatialRender {
         let bus = voice.pointee.bus
         // No sends and no filter (almost every voice): the path as it was before either existed, bit for bit.
         let plain = flat.environments.isPlain(slot, usesEnvironment: voice.pointee.usesEnvironment, from: a)
-        if plain, source.channelCount == 1, source.stream == nil, SpatialUpdate.dopplerApplies(voice.pointee),
-           voice.pointee.spatial.shelf == nil, !voice.pointee.metering, !voice.pointee.isRouting(a) {
+        if Self.isPlainMono(voice, from: a, plain: plain) {
             // A still mono source: resample and mix in one pass into the front pair, the other channels' gains
             // being 0 (the same bits as the scratch path: L += (G0·g)·s, R += (G1·g)·s, adding ±0 changes nothing).
             let planes = lane.pointee.planes(bus, span, rack, accumulators).advanced(by: offset)
@@ -152,7 +168,7 @@ struct SpatialRender {
                 return
             }
             // Moving at rate 1 (no doppler): copy and ramp in one pass.
-            if voice.pointee.cursor.isPassthrough, !voice.pointee.preservePitch, source.packed == nil,
+            if Self.copiesAtRateOne(voice),
                let gains = SpatialGainStage.rampPair(voice, frame: a, count: n, channels: planes.count) {
                 Resampler.mixRamped(&voice.pointee.cursor, source, gains: gains, into: planes[0], planes[1], count: n)
                 return

@@ -38,7 +38,14 @@ extension Voice {
     @inline(__always)
     @_noLocks
     func audibility(at frame: Int64) -> Float {
-        Swift.max(volume.value(at: frame), preFaderSendLevel) * spatialAudibility
+        audibility(at: frame, spatial: spatialAudibility)
+    }
+
+    /// `audibility(at:)` with `spatial` in place of the voice's 3D audibility (`IdleVirtualUpdates` bounds it).
+    @inline(__always)
+    @_noLocks
+    func audibility(at frame: Int64, spatial: Float) -> Float {
+        Swift.max(volume.value(at: frame), preFaderSendLevel) * spatial
     }
 
     /// What the cap ranks voices by (`VoiceStealing.yields`): the gain the voice has at `frame` — volume ×
