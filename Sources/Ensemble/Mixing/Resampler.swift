@@ -141,7 +141,26 @@ enum Resampler {
         var left: UnsafeMutablePointer<Float>
         var right: UnsafeMutablePointer<Float>
         var gains: Gains
+        /// Added with the constant `gains` (after the ramp's frames when `ramped`).
         var fused: Bool
+        /// Added with the ramping `ramp` for its first `rampFrames` frames (a mono voice; only the linear and sinc
+        /// kernels take such a sink, see `mixRamped(_:_:tables:gains:rampFrames:steady:into:_:count:)`). `ramp.first` is the ramp's
+        /// frame at index 0.
+        var ramped: Bool
+        var ramp: RampGains
+        var rampFrames: Int
+
+        @_noLocks
+        init(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, gains: Gains, fused: Bool,
+             ramp: RampGains? = nil, rampFrames: Int = .max) {
+            self.left = left
+            self.right = right
+            self.gains = gains
+            self.fused = fused
+            ramped = ramp != nil
+            self.ramp = ramp ?? RampGains(left0: 0, dLeft: 0, right0: 0, dRight: 0, g: 0, length: 1, first: 0)
+            self.rampFrames = rampFrames
+        }
 
         /// The same sink from its frame `frames` on.
         @inline(__always)
@@ -150,6 +169,8 @@ enum Resampler {
             var s = self
             s.left += frames
             s.right += frames
+            s.ramp.first += Int64(frames)
+            s.rampFrames = rampFrames == .max ? .max : rampFrames - frames
             return s
         }
 
@@ -157,7 +178,11 @@ enum Resampler {
         @inline(__always)
         @_noLocks
         func put(_ j: Int, _ sl: Float, _ sr: Float, stereo: Bool) {
-            if !fused {
+            if ramped, j < rampFrames {
+                let q = SpatialVoice.fraction(ramp.first + Int64(j), length: ramp.length)
+                left[j] += ((ramp.left0 + ramp.dLeft * q) * ramp.g) * sl
+                right[j] += ((ramp.right0 + ramp.dRight * q) * ramp.g) * sl
+            } else if !fused {
                 left[j] = sl
                 if stereo { right[j] = sr }
             } else if stereo {
@@ -167,6 +192,18 @@ enum Resampler {
                 left[j] += gains.a * sl
                 right[j] += gains.c * sl
             }
+        }
+
+        /// The sink as the C kernels take it (`ensemble_put`), from index `at`.
+        @inline(__always)
+        @_noLocks
+        func put(from at: Int) -> ensemble_put {
+            let mode = ramped ? ENSEMBLE_PUT_RAMP : fused ? ENSEMBLE_PUT_GAINS : ENSEMBLE_PUT_STORE
+            return ensemble_put(mode: Int32(mode), a: gains.a, b: gains.b, c: gains.c, d: gains.d,
+                                first: ramp.first + Int64(at), rampFrames: rampFrames == .max ? .max : rampFrames - at,
+                                inv: 1 / Float(ramp.length), left0: ramp.left0,
+                                dLeft: ramp.dLeft, right0: ramp.right0, dRight: ramp.dRight, g: ramp.g,
+                                outL: left + at, outR: right + at)
         }
     }
 
@@ -204,6 +241,27 @@ enum Resampler {
                     into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, count: Int) {
         let sink = Sink(left: outL, right: outR, gains: gains, fused: true)
         resample(&cursor, source, tables, sink, count: count)
+    }
+
+    /// Resamples `count` frames of a mono sound in memory (Float samples, not at step 1) with the linear or sinc
+    /// kernel and adds them into `outL`/`outR` with ramping gains for the first `rampFrames` and the constant
+    /// `steady` ones after them: the same bits as `fill` followed by `mixRamped(_:gains:into:_:count:assign:)`
+    /// and `GainStage`'s constant gains, without the scratch round trip (a moving voice with doppler).
+    @_noLocks
+    static func mixRamped(_ cursor: inout SourceCursor, _ source: VoiceSource, tables: ResamplerTables, gains: RampGains,
+                          rampFrames: Int = .max, steady: Gains = Gains(a: 0, b: 0, c: 0, d: 0),
+                          into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, count: Int) {
+        let sink = Sink(left: outL, right: outR, gains: steady, fused: true, ramp: gains, rampFrames: rampFrames)
+        convolve(&cursor, source, TapKernel(cursor, tables), tables, sink, count: count)
+    }
+
+    /// Whether `mixRamped(_:_:tables:gains:rampFrames:steady:into:_:count:)` takes the voice's cursor and sound.
+    @inline(__always)
+    @_noLocks
+    static func rampsInKernel(_ cursor: SourceCursor, _ source: VoiceSource) -> Bool {
+        if cursor.isPassthrough || source.packed != nil || source.channelCount != 1 { return false }
+        if case .cubic = cursor.quality { return false }
+        return true
     }
 
     /// The kernel for the cursor's resampler: an exact copy at step 1, the four-frame cubic, or a tap kernel.
@@ -347,9 +405,9 @@ enum Resampler {
         cursor.wrap()
     }
 
-    /// The sinc and linear kernels (and any kernel other paths share): one frame at a time through
-    /// `TapKernel.frame`, reading the file directly where all taps lie inside the current pass, else through
-    /// taps gathered with `SourceCursor.tap` (loop seams, silence outside the passes).
+    /// The sinc and linear kernels: runs of frames whose taps all lie inside the current pass read the file
+    /// directly (`sincRun`, `linearRun`); the others go one at a time through `TapKernel.frame` with taps
+    /// gathered by `SourceCursor.tap` (loop seams, silence outside the passes).
     @_noLocks
     private static func convolve(_ cursor: inout SourceCursor, _ source: VoiceSource, _ kernel: TapKernel,
                                  _ tables: ResamplerTables, _ sink: Sink, count: Int) {
@@ -372,11 +430,8 @@ enum Resampler {
                 let f = isSinc
                     ? sincRun(l + base, r + base, UInt64(cursor.fraction), step, kernel.table, tables, sink, at: done,
                               count: fast, stereo: stereo)
-                    : stereo
-                    ? tapFrames(l + base, r + base, UInt64(cursor.fraction), step, kernel, sink, at: done, count: fast,
-                                stereo: true)
-                    : tapFrames(l + base, r + base, UInt64(cursor.fraction), step, kernel, sink, at: done, count: fast,
-                                stereo: false)
+                    : linearRun(l + base, r + base, UInt64(cursor.fraction), step, available: cursor.length - base,
+                                sink, at: done, count: fast, stereo: stereo)
                 cursor.position += Int(truncatingIfNeeded: f >> 32)
                 cursor.fraction = UInt32(truncatingIfNeeded: f)
                 done += fast
@@ -399,39 +454,48 @@ enum Resampler {
         while done < count {
             let n = min(SincBank.maxTaps, count - done)
             SincBank.run(l, r, stereo: stereo, table, start: f, step: step, count: n, outL, outR)
-            for j in 0..<n { sink.put(at &+ done &+ j, outL[j], stereo ? outR[j] : 0, stereo: stereo) }
+            put(outL, outR, stereo: stereo, count: n, into: sink, at: at &+ done)
             f &+= step &* UInt64(n)
             done += n
         }
         return f
     }
 
-    /// `count` frames of a tap kernel whose taps all lie inside the file, from fixed-point offset `start` past the
-    /// first tap `l`/`r`, into `sink` from index `at`; returns the final offset. Inlined once per channel count
-    /// and resampler (`frame`'s switch folds away on a constant quality), so neither is tested inside the loop.
+    /// Puts `count` frames computed into `l`/`r` into `sink` from index `at`: `Sink.put` frame by frame, through
+    /// the C kernels with the same formulas where the sink adds.
     @inline(__always)
     @_noLocks
-    private static func tapFrames(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ start: UInt64, _ step: UInt64,
-                                  _ kernel: TapKernel, _ sink: Sink, at: Int, count: Int, stereo: Bool) -> UInt64 {
-        switch kernel.quality {
-        case .sinc: tapLoop(l, r, start, step, kernel.as(.sinc), sink, at: at, count: count, stereo: stereo)
-        case .cubic: tapLoop(l, r, start, step, kernel.as(.cubic), sink, at: at, count: count, stereo: stereo)
-        case .linear: tapLoop(l, r, start, step, kernel.as(.linear), sink, at: at, count: count, stereo: stereo)
+    private static func put(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, stereo: Bool, count: Int, into sink: Sink,
+                            at: Int) {
+        var done = 0
+        if sink.ramped, sink.rampFrames > at {
+            var gains = sink.ramp
+            gains.first += Int64(at)
+            done = min(count, sink.rampFrames - at)
+            mixRamped(l, gains: gains, into: sink.left + at, sink.right + at, count: done)
+        }
+        if done == count { return }
+        let l = l + done, r = r + done, at = at + done, count = count - done
+        if sink.ramped || sink.fused {
+            let g = sink.gains
+            _unsafePerformance {
+                ensemble_mix_f32(l, r, stereo ? 1 : 0, count, g.a, g.b, g.c, g.d, sink.left + at, sink.right + at)
+            }
+        } else {
+            for j in 0..<count { sink.put(at &+ j, l[j], stereo ? r[j] : 0, stereo: stereo) }
         }
     }
 
+    /// The linear kernel's fast loop: `count` frames whose two taps lie inside the file, from fixed-point offset
+    /// `start` past `l`/`r` (of which `available` frames may be read), into `sink` from index `at`; returns the
+    /// final offset. In C (`ensemble_linear`: eight frames per window of source samples where AVX2 is), the bits
+    /// of `TapKernel.frame` and `Sink.put` frame by frame.
     @inline(__always)
     @_noLocks
-    private static func tapLoop(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ start: UInt64, _ step: UInt64,
-                                _ kernel: TapKernel, _ sink: Sink, at: Int, count: Int, stereo: Bool) -> UInt64 {
-        var f = start
-        for j in 0..<count {
-            let i = Int(truncatingIfNeeded: f >> 32)
-            let (sl, sr) = kernel.frame(l + i, r + i, stereo: stereo, UInt32(truncatingIfNeeded: f))
-            sink.put(at &+ j, sl, sr, stereo: stereo)
-            f &+= step
-        }
-        return f
+    private static func linearRun(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ start: UInt64, _ step: UInt64,
+                                  available: Int, _ sink: Sink, at: Int, count: Int, stereo: Bool) -> UInt64 {
+        var put = sink.put(from: at)
+        return _unsafePerformance { ensemble_linear(l, r, stereo ? 1 : 0, count, available, start, step, &put) }
     }
 
     /// `count` frames whose taps all lie inside the file, starting at fixed-point offset `start` from `l`/`r`;

@@ -110,6 +110,13 @@ struct SpatialRender {
         voice.pointee.cursor.isPassthrough && !voice.pointee.preservePitch && voice.pointee.source.packed == nil
     }
 
+    /// A voice the linear or sinc kernel resamples with its gains (`Resampler.rampsInKernel`, not pitch-preserving).
+    @inline(__always)
+    @_noLocks
+    private static func resamplesRamped(_ voice: UnsafeMutablePointer<Voice>) -> Bool {
+        !voice.pointee.preservePitch && Resampler.rampsInKernel(voice.pointee.cursor, voice.pointee.source)
+    }
+
     /// Output frames [a, b), all between two updates. A run that crosses the end of the gains' ramp (a quiet
     /// voice's run after its update, `SpatialUpdate.isQuiet`) is one pass of the fused kernels when it can be,
     /// else two runs split there.
@@ -122,10 +129,20 @@ struct SpatialRender {
             runPart(voice, slot: slot, from: a, to: b, span, lane: lane, rack, accumulators, meter: &meter)
             return
         }
-        if Self.isPlainMono(voice, from: a,
-                            plain: flat.environments.isPlain(slot, usesEnvironment: voice.pointee.usesEnvironment, from: a)),
-           Self.copiesAtRateOne(voice) {
-            let offset = Int(a - span.start), n = Int(b - a)
+        let plainMono = Self.isPlainMono(voice, from: a, plain: flat.environments.isPlain(
+            slot, usesEnvironment: voice.pointee.usesEnvironment, from: a))
+        let offset = Int(a - span.start), n = Int(b - a)
+        if plainMono, Self.resamplesRamped(voice),
+           let gains = SpatialGainStage.rampThenSteady(voice, frame: a, count: n, channels: lane.pointee.channelCount) {
+            // A moving voice with doppler (linear or sinc) across its gains' ramp's end: one pass, the bits of
+            // the two runs.
+            let planes = lane.pointee.planes(voice.pointee.bus, span, rack, accumulators).advanced(by: offset)
+            Resampler.mixRamped(&voice.pointee.cursor, voice.pointee.source, tables: lane.pointee.tables,
+                                gains: gains.ramp, rampFrames: gains.rampFrames, steady: gains.steady,
+                                into: planes[0], planes[1], count: n)
+            return
+        }
+        if plainMono, Self.copiesAtRateOne(voice) {
             if let gains = SpatialGainStage.rampThenSteady(voice, frame: a, count: n,
                                                            channels: lane.pointee.channelCount) {
                 // A moving mono voice at rate 1 (no doppler) after its update: the ramp, then the steady gains,
@@ -171,6 +188,13 @@ struct SpatialRender {
             if Self.copiesAtRateOne(voice),
                let gains = SpatialGainStage.rampPair(voice, frame: a, count: n, channels: planes.count) {
                 Resampler.mixRamped(&voice.pointee.cursor, source, gains: gains, into: planes[0], planes[1], count: n)
+                return
+            }
+            // Moving with doppler through the linear or sinc kernel: resample and ramp in one pass.
+            if Self.resamplesRamped(voice),
+               let gains = SpatialGainStage.rampPair(voice, frame: a, count: n, channels: planes.count) {
+                Resampler.mixRamped(&voice.pointee.cursor, source, tables: tables, gains: gains, into: planes[0],
+                                    planes[1], count: n)
                 return
             }
         }

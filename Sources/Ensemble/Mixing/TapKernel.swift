@@ -39,16 +39,18 @@ struct TapKernel: BitwiseCopyable {
     @_noLocks
     init(_ quality: ResamplerQuality, step: UInt64, _ tables: ResamplerTables) {
         self.quality = quality
-        table = tables.sinc.table(step: step)
         cubic = tables.cubic
         switch quality {
         case .sinc:
+            table = tables.sinc.table(step: step)
             taps = table.taps
             before = table.before
         case .cubic:
+            table = tables.sinc.table(step: 0) // unused
             taps = 4
             before = 1
         case .linear:
+            table = tables.sinc.table(step: 0) // unused
             taps = 2
             before = 0
         }

@@ -1,0 +1,184 @@
+// Render thread: linear interpolation at a constant step, the inner loop of a voice resampled with the linear
+// kernel (a moving 3D voice's doppler, a 2D voice off its sound's rate). One frame at a time the loop is about
+// twenty dependent scalar instructions; with AVX2, eight frames share a window of source samples from which
+// each frame's two taps are picked by lane permutes instead of sixteen scalar loads, and the gains (constant or
+// ramping) are applied in the same pass. No operation is fused (contraction is off), so both builds give the bits
+// of the Swift formulas.
+#include "LinearKernel.h"
+
+#pragma clang fp contract(off)
+
+// One frame at offset f: the Swift formula, operation for operation.
+#define LERP(p, f) ((p)[(f) >> 32] + ((p)[((f) >> 32) + 1] - (p)[(f) >> 32]) * ((float)((uint32_t)(f) >> 8) * 0x1p-24f))
+
+#define STORE_MONO(j, sl, sr) (outL[j] = (sl))
+#define STORE_STEREO(j, sl, sr) (outL[j] = (sl), outR[j] = (sr))
+#define GAINS_MONO(j, sl, sr) (outL[j] += a * (sl), outR[j] += c * (sl))
+#define GAINS_STEREO(j, sl, sr) (outL[j] += a * (sl) + b * (sr), outR[j] += c * (sl) + d * (sr))
+#define RAMP_MONO(j, sl, sr)                                                                                  \
+    do {                                                                                                      \
+        float q_ = (float)(first + (j)) * inv;                                                                \
+        outL[j] += ((left0 + dLeft * q_) * g) * (sl);                                                         \
+        outR[j] += ((right0 + dRight * q_) * g) * (sl);                                                       \
+    } while (0)
+
+// The put's fields as locals, for the loops' macros.
+#define UNPACK_PUT(p)                                                                                         \
+    float *restrict outL = (p)->outL, *restrict outR = (p)->outR;                                             \
+    const float a = (p)->a, b = (p)->b, c = (p)->c, d = (p)->d;                                               \
+    const int64_t first = (p)->first;                                                                         \
+    const float inv = (p)->inv, left0 = (p)->left0, dLeft = (p)->dLeft, right0 = (p)->right0;                 \
+    const float dRight = (p)->dRight, g = (p)->g;                                                             \
+    (void)a, (void)b, (void)c, (void)d, (void)first, (void)inv, (void)left0, (void)dLeft, (void)right0,       \
+        (void)dRight, (void)g, (void)outR;
+
+// Frames j from `j` to `end`, one at a time; `f` and `j` advance.
+#define SCALAR_LOOP(PUT, STEREO)                                                                              \
+    for (; j < end; j++) {                                                                                      \
+        float sl = LERP(l, f), sr = (STEREO) ? LERP(r, f) : 0.0f;                                             \
+        PUT(j, sl, sr);                                                                                       \
+        f += step;                                                                                            \
+    }
+
+static uint64_t linear_portable(const float *l, const float *r, int stereo, long n, long avail, uint64_t f,
+                                uint64_t step, const ensemble_put *put) {
+    (void)avail;
+    UNPACK_PUT(put)
+    long j = 0, end = n;
+    switch (put->mode) {
+    case ENSEMBLE_PUT_GAINS:
+        if (stereo) { SCALAR_LOOP(GAINS_STEREO, 1) } else { SCALAR_LOOP(GAINS_MONO, 0) }
+        break;
+    case ENSEMBLE_PUT_RAMP:
+        end = put->rampFrames < n ? put->rampFrames : n;
+        SCALAR_LOOP(RAMP_MONO, 0)
+        end = n;
+        SCALAR_LOOP(GAINS_MONO, 0)
+        break;
+    default:
+        if (stereo) { SCALAR_LOOP(STORE_STEREO, 1) } else { SCALAR_LOOP(STORE_MONO, 0) }
+    }
+    return f;
+}
+
+typedef uint64_t (*linear_fn)(const float *, const float *, int, long, long, uint64_t, uint64_t, const ensemble_put *);
+static linear_fn linear = linear_portable;
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#define AVX2 __attribute__((target("avx2")))
+
+// Eight frames' taps from the sixteen samples at lo and hi: lane k takes tap idx[k] (0…15) from the low window
+// (idx < 8) or the high one, a permute reading only an index's low three bits.
+#define PICK(lo, hi, idx, high)                                                                               \
+    _mm256_blendv_ps(_mm256_permutevar8x32_ps(lo, idx), _mm256_permutevar8x32_ps(hi, idx), high)
+
+// Eight frames of `p` from its window at p + base: s = t0 + (t1 − t0)·t, where t1 comes from the window one sample
+// later at the same index. When the eighth frame's first tap is within the first eight samples (`near`: every
+// step ≤ 1, and most groups of a step a little above), each tap is one permute of one window.
+#define LERP8(p) ({                                                                                           \
+        __m256 t0_, t1_;                                                                                      \
+        if (near) {                                                                                           \
+            t0_ = _mm256_permutevar8x32_ps(_mm256_loadu_ps((p) + base), idx);                                 \
+            t1_ = _mm256_permutevar8x32_ps(_mm256_loadu_ps((p) + base + 1), idx);                             \
+        } else {                                                                                              \
+            __m256 high_ = _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, seven));                               \
+            t0_ = PICK(_mm256_loadu_ps((p) + base), _mm256_loadu_ps((p) + base + 8), idx, high_);             \
+            t1_ = PICK(_mm256_loadu_ps((p) + base + 1), _mm256_loadu_ps((p) + base + 9), idx, high_);         \
+        }                                                                                                     \
+        _mm256_add_ps(t0_, _mm256_mul_ps(_mm256_sub_ps(t1_, t0_), t));                                        \
+    })
+
+// Eight frames at a time while their window (17 samples) lies inside `avail`, then the scalar loop. Offsets within
+// a group are exact 64-bit sums; lanes of `ka`/`kb` hold k·step for k = 0, 1, 4, 5 and 2, 3, 6, 7 so that
+// picking the odd and even halves of both (a per-128-bit-lane shuffle) gives frames 0…7 in order.
+#define VECTOR_LOOP(PUT8, PUT, STEREO)                                                                        \
+    for (; j + 8 <= end && (long)(f >> 32) + 17 <= avail; j += 8) {                                            \
+        long base = (long)(f >> 32);                                                                          \
+        uint32_t frac0 = (uint32_t)f;                                                                         \
+        int near = (((uint64_t)frac0 + step7) >> 32) < 8;                                                     \
+        __m256i frac = _mm256_set1_epi64x((long long)frac0);                                                 \
+        __m256 xa = _mm256_castsi256_ps(_mm256_add_epi64(frac, ka));                                          \
+        __m256 xb = _mm256_castsi256_ps(_mm256_add_epi64(frac, kb));                                          \
+        __m256i idx = _mm256_castps_si256(_mm256_shuffle_ps(xa, xb, _MM_SHUFFLE(3, 1, 3, 1)));                \
+        __m256i low = _mm256_castps_si256(_mm256_shuffle_ps(xa, xb, _MM_SHUFFLE(2, 0, 2, 0)));                \
+        __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(low, 8)), scale);                       \
+        __m256 sl = LERP8(l);                                                                                 \
+        __m256 sr = (STEREO) ? LERP8(r) : sl;                                                                 \
+        PUT8(j, sl, sr);                                                                                      \
+        f += step8;                                                                                           \
+    }                                                                                                         \
+    SCALAR_LOOP(PUT, STEREO)
+
+#define ADD8(dst, v) _mm256_storeu_ps(dst, _mm256_add_ps(_mm256_loadu_ps(dst), v))
+#define STORE8_MONO(j, sl, sr) _mm256_storeu_ps(outL + (j), sl)
+#define STORE8_STEREO(j, sl, sr) (_mm256_storeu_ps(outL + (j), sl), _mm256_storeu_ps(outR + (j), sr))
+#define GAINS8_MONO(j, sl, sr) (ADD8(outL + (j), _mm256_mul_ps(va, sl)), ADD8(outR + (j), _mm256_mul_ps(vc, sl)))
+#define GAINS8_STEREO(j, sl, sr)                                                                              \
+    (ADD8(outL + (j), _mm256_add_ps(_mm256_mul_ps(va, sl), _mm256_mul_ps(vb, sr))),                          \
+     ADD8(outR + (j), _mm256_add_ps(_mm256_mul_ps(vc, sl), _mm256_mul_ps(vd, sr))))
+// The ramp's place (first + j + k)·inv from 32-bit offsets (`ramp32`: the caller's offsets fit) or 64-bit ones.
+#define RAMP8_MONO(j, sl, sr)                                                                                 \
+    do {                                                                                                      \
+        __m256 q_ = _mm256_mul_ps(ramp_offsets(first + (j), ramp32), vinv);                                   \
+        ADD8(outL + (j), _mm256_mul_ps(_mm256_mul_ps(_mm256_add_ps(vl0, _mm256_mul_ps(vdl, q_)), vg), sl));   \
+        ADD8(outR + (j), _mm256_mul_ps(_mm256_mul_ps(_mm256_add_ps(vr0, _mm256_mul_ps(vdr, q_)), vg), sl));   \
+    } while (0)
+
+// (float)(x + k) for k = 0…7, each converted exactly as the scalar (float)(int64) conversion rounds it.
+AVX2 static inline __m256 ramp_offsets(int64_t x, int fits32) {
+    if (fits32) return _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_set1_epi32((int32_t)x), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
+    return _mm256_setr_ps((float)x, (float)(x + 1), (float)(x + 2), (float)(x + 3), (float)(x + 4), (float)(x + 5),
+                          (float)(x + 6), (float)(x + 7));
+}
+
+AVX2 static uint64_t linear_avx2(const float *l, const float *r, int stereo, long n, long avail, uint64_t f,
+                                 uint64_t step, const ensemble_put *put) {
+    // Eight frames span at most 7·step + 2 samples: the two windows hold them while step < 2.
+    if (step >= (2ull << 32)) return linear_portable(l, r, stereo, n, avail, f, step, put);
+    UNPACK_PUT(put)
+    long j = 0, end = n;
+    const __m256i ka = _mm256_setr_epi64x(0, (long long)step, (long long)(4 * step), (long long)(5 * step));
+    const __m256i kb =
+        _mm256_setr_epi64x((long long)(2 * step), (long long)(3 * step), (long long)(6 * step), (long long)(7 * step));
+    const __m256i seven = _mm256_set1_epi32(7);
+    const __m256 scale = _mm256_set1_ps(0x1p-24f);
+    const __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b), vc = _mm256_set1_ps(c), vd = _mm256_set1_ps(d);
+    const __m256 vinv = _mm256_set1_ps(inv), vl0 = _mm256_set1_ps(left0), vdl = _mm256_set1_ps(dLeft);
+    const __m256 vr0 = _mm256_set1_ps(right0), vdr = _mm256_set1_ps(dRight), vg = _mm256_set1_ps(g);
+    const uint64_t step7 = 7 * step, step8 = 8 * step;
+    const int ramp32 = first >= INT32_MIN && first + n <= INT32_MAX;
+    (void)vb, (void)vd, (void)vinv, (void)vl0, (void)vdl, (void)vr0, (void)vdr, (void)vg, (void)ramp32, (void)va, (void)vc;
+    switch (put->mode) {
+    case ENSEMBLE_PUT_GAINS:
+        if (stereo) { VECTOR_LOOP(GAINS8_STEREO, GAINS_STEREO, 1) } else { VECTOR_LOOP(GAINS8_MONO, GAINS_MONO, 0) }
+        break;
+    case ENSEMBLE_PUT_RAMP:
+        end = put->rampFrames < n ? put->rampFrames : n;
+        VECTOR_LOOP(RAMP8_MONO, RAMP_MONO, 0)
+        end = n;
+        VECTOR_LOOP(GAINS8_MONO, GAINS_MONO, 0)
+        break;
+    default:
+        if (stereo) { VECTOR_LOOP(STORE8_STEREO, STORE_STEREO, 1) } else { VECTOR_LOOP(STORE8_MONO, STORE_MONO, 0) }
+    }
+    return f;
+}
+
+// Chosen once at load time, before any thread renders.
+__attribute__((constructor)) static void choose_linear_kernel(void) {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) linear = linear_avx2;
+}
+#endif
+
+uint64_t ensemble_linear(const float *l, const float *r, int stereo, long n, long avail, uint64_t start,
+                         uint64_t step, const ensemble_put *put) {
+    return linear(l, r, stereo, n, avail, start, step, put);
+}
+
+uint64_t ensemble_linear_portable(const float *l, const float *r, int stereo, long n, long avail, uint64_t start,
+                                  uint64_t step, const ensemble_put *put) {
+    return linear_portable(l, r, stereo, n, avail, start, step, put);
+}
