@@ -118,50 +118,73 @@ static linear_fn linear = linear_portable;
 #define GAINS8_STEREO(j, sl, sr)                                                                              \
     (ADD8(outL + (j), _mm256_add_ps(_mm256_mul_ps(va, sl), _mm256_mul_ps(vb, sr))),                          \
      ADD8(outR + (j), _mm256_add_ps(_mm256_mul_ps(vc, sl), _mm256_mul_ps(vd, sr))))
-// The ramp's place (first + j + k)·inv from 32-bit offsets (`ramp32`: the caller's offsets fit) or 64-bit ones.
 #define RAMP8_MONO(j, sl, sr)                                                                                 \
     do {                                                                                                      \
-        __m256 q_ = _mm256_mul_ps(ramp_offsets(first + (j), ramp32), vinv);                                   \
+        __m256 q_ = _mm256_mul_ps(                                                                            \
+            _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_set1_epi32((int32_t)(first + (j))), lanes)), vinv);   \
         ADD8(outL + (j), _mm256_mul_ps(_mm256_mul_ps(_mm256_add_ps(vl0, _mm256_mul_ps(vdl, q_)), vg), sl));   \
         ADD8(outR + (j), _mm256_mul_ps(_mm256_mul_ps(_mm256_add_ps(vr0, _mm256_mul_ps(vdr, q_)), vg), sl));   \
     } while (0)
 
-// (float)(x + k) for k = 0…7, each converted exactly as the scalar (float)(int64) conversion rounds it.
-AVX2 static inline __m256 ramp_offsets(int64_t x, int fits32) {
-    if (fits32) return _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_set1_epi32((int32_t)x), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
-    return _mm256_setr_ps((float)x, (float)(x + 1), (float)(x + 2), (float)(x + 3), (float)(x + 4), (float)(x + 5),
-                          (float)(x + 6), (float)(x + 7));
-}
+// One function per way of putting samples, so that each keeps only its own constants in registers. The ramp's
+// place (first + j + k)·inv is converted from 32-bit offsets, which a ramp's offsets always fit (it is a few
+// hundred frames long); otherwise the scalar loop takes it.
+#define LINEAR_AVX2(name, SETUP, PUT8, PUT, STEREO)                                                           \
+    AVX2 static void name(const float *l, const float *r, long *jp, long end, long avail, uint64_t *fp,      \
+                          uint64_t step, const ensemble_put *put) {                                           \
+        UNPACK_PUT(put)                                                                                       \
+        long j = *jp;                                                                                         \
+        uint64_t f = *fp;                                                                                     \
+        const __m256i ka = _mm256_setr_epi64x(0, (long long)step, (long long)(4 * step), (long long)(5 * step)); \
+        const __m256i kb = _mm256_setr_epi64x((long long)(2 * step), (long long)(3 * step), (long long)(6 * step), \
+                                              (long long)(7 * step));                                         \
+        const __m256i seven = _mm256_set1_epi32(7);                                                           \
+        const __m256 scale = _mm256_set1_ps(0x1p-24f);                                                        \
+        const uint64_t step7 = 7 * step, step8 = 8 * step;                                                    \
+        SETUP                                                                                                 \
+        VECTOR_LOOP(PUT8, PUT, STEREO)                                                                        \
+        *jp = j;                                                                                              \
+        *fp = f;                                                                                              \
+    }
+
+#define NO_SETUP
+#define GAINS_SETUP                                                                                           \
+    const __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b), vc = _mm256_set1_ps(c), vd = _mm256_set1_ps(d); \
+    (void)vb, (void)vd;
+#define RAMP_SETUP                                                                                            \
+    const __m256 vinv = _mm256_set1_ps(inv), vl0 = _mm256_set1_ps(left0), vdl = _mm256_set1_ps(dLeft);        \
+    const __m256 vr0 = _mm256_set1_ps(right0), vdr = _mm256_set1_ps(dRight), vg = _mm256_set1_ps(g);          \
+    const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+
+LINEAR_AVX2(linear_store_mono, NO_SETUP, STORE8_MONO, STORE_MONO, 0)
+LINEAR_AVX2(linear_store_stereo, NO_SETUP, STORE8_STEREO, STORE_STEREO, 1)
+LINEAR_AVX2(linear_gains_mono, GAINS_SETUP, GAINS8_MONO, GAINS_MONO, 0)
+LINEAR_AVX2(linear_gains_stereo, GAINS_SETUP, GAINS8_STEREO, GAINS_STEREO, 1)
+LINEAR_AVX2(linear_ramp_mono, RAMP_SETUP, RAMP8_MONO, RAMP_MONO, 0)
 
 AVX2 static uint64_t linear_avx2(const float *l, const float *r, int stereo, long n, long avail, uint64_t f,
                                  uint64_t step, const ensemble_put *put) {
     // Eight frames span at most 7·step + 2 samples: the two windows hold them while step < 2.
     if (step >= (2ull << 32)) return linear_portable(l, r, stereo, n, avail, f, step, put);
-    UNPACK_PUT(put)
-    long j = 0, end = n;
-    const __m256i ka = _mm256_setr_epi64x(0, (long long)step, (long long)(4 * step), (long long)(5 * step));
-    const __m256i kb =
-        _mm256_setr_epi64x((long long)(2 * step), (long long)(3 * step), (long long)(6 * step), (long long)(7 * step));
-    const __m256i seven = _mm256_set1_epi32(7);
-    const __m256 scale = _mm256_set1_ps(0x1p-24f);
-    const __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b), vc = _mm256_set1_ps(c), vd = _mm256_set1_ps(d);
-    const __m256 vinv = _mm256_set1_ps(inv), vl0 = _mm256_set1_ps(left0), vdl = _mm256_set1_ps(dLeft);
-    const __m256 vr0 = _mm256_set1_ps(right0), vdr = _mm256_set1_ps(dRight), vg = _mm256_set1_ps(g);
-    const uint64_t step7 = 7 * step, step8 = 8 * step;
-    const int ramp32 = first >= INT32_MIN && first + n <= INT32_MAX;
-    (void)vb, (void)vd, (void)vinv, (void)vl0, (void)vdl, (void)vr0, (void)vdr, (void)vg, (void)ramp32, (void)va, (void)vc;
+    long j = 0;
     switch (put->mode) {
     case ENSEMBLE_PUT_GAINS:
-        if (stereo) { VECTOR_LOOP(GAINS8_STEREO, GAINS_STEREO, 1) } else { VECTOR_LOOP(GAINS8_MONO, GAINS_MONO, 0) }
+        (stereo ? linear_gains_stereo : linear_gains_mono)(l, r, &j, n, avail, &f, step, put);
         break;
-    case ENSEMBLE_PUT_RAMP:
-        end = put->rampFrames < n ? put->rampFrames : n;
-        VECTOR_LOOP(RAMP8_MONO, RAMP_MONO, 0)
-        end = n;
-        VECTOR_LOOP(GAINS8_MONO, GAINS_MONO, 0)
+    case ENSEMBLE_PUT_RAMP: {
+        long ramped = put->rampFrames < n ? put->rampFrames : n;
+        if (put->first >= INT32_MIN && put->first + ramped <= INT32_MAX) {
+            linear_ramp_mono(l, r, &j, ramped, avail, &f, step, put);
+        } else {
+            UNPACK_PUT(put)
+            long end = ramped;
+            SCALAR_LOOP(RAMP_MONO, 0)
+        }
+        linear_gains_mono(l, r, &j, n, avail, &f, step, put);
         break;
+    }
     default:
-        if (stereo) { VECTOR_LOOP(STORE8_STEREO, STORE_STEREO, 1) } else { VECTOR_LOOP(STORE8_MONO, STORE_MONO, 0) }
+        (stereo ? linear_store_stereo : linear_store_mono)(l, r, &j, n, avail, &f, step, put);
     }
     return f;
 }

@@ -11,9 +11,11 @@ import CMixKernel
 /// with the same arithmetic, so results do not depend on block boundaries, and the fused path (`mix`) adds
 /// exactly the value the scratch path would have written before `GainStage` applied the same gains.
 ///
-/// - `sinc` and `linear` (`convolve`): one frame at a time through `TapKernel.frame` (the sinc: `SincBank`),
-///   from the file or from taps gathered into a small buffer near the edges; the sinc's fast loop hands whole
-///   runs of frames to `SincBank.run` (C, several frames at once), which computes each frame as `frame` does.
+/// - `sinc` and `linear` (`convolve`): near the edges one frame at a time through `TapKernel.frame` (the sinc:
+///   `SincBank`) from taps gathered into a small buffer; elsewhere whole runs of frames go to C, which computes
+///   each frame as `frame` does: `SincBank.run` (several frames at once) and `ensemble_linear` (eight frames per
+///   window of source samples, their taps picked by lane permutes). Both can add a moving voice's ramping gains
+///   in the same pass (`mixRamped(_:_:tables:gains:rampFrames:steady:into:_:count:)`).
 /// - `cubic`: a 4-point Catmull-Rom whose weights come from a table of 1024 phases (the top 10 bits of the
 ///   32-bit fraction; the position itself stays exact 32.32 fixed point). The fast loop computes four output
 ///   frames at a time with `SIMD4<Float>`: four unaligned tap loads, four products with the frames' weight rows,
@@ -150,15 +152,28 @@ enum Resampler {
         var ramp: RampGains
         var rampFrames: Int
 
+        /// Stores (`fused` false) or adds with `gains`.
         @_noLocks
-        init(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, gains: Gains, fused: Bool,
-             ramp: RampGains? = nil, rampFrames: Int = .max) {
+        init(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, gains: Gains, fused: Bool) {
             self.left = left
             self.right = right
             self.gains = gains
             self.fused = fused
-            ramped = ramp != nil
-            self.ramp = ramp ?? RampGains(left0: 0, dLeft: 0, right0: 0, dRight: 0, g: 0, length: 1, first: 0)
+            ramped = false
+            ramp = RampGains(left0: 0, dLeft: 0, right0: 0, dRight: 0, g: 0, length: 1, first: 0)
+            rampFrames = 0
+        }
+
+        /// Adds with `ramp` for `rampFrames` frames, then with `steady`.
+        @_noLocks
+        init(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, ramp: RampGains, rampFrames: Int,
+             steady: Gains) {
+            self.left = left
+            self.right = right
+            gains = steady
+            fused = true
+            ramped = true
+            self.ramp = ramp
             self.rampFrames = rampFrames
         }
 
@@ -251,7 +266,7 @@ enum Resampler {
     static func mixRamped(_ cursor: inout SourceCursor, _ source: VoiceSource, tables: ResamplerTables, gains: RampGains,
                           rampFrames: Int = .max, steady: Gains = Gains(a: 0, b: 0, c: 0, d: 0),
                           into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, count: Int) {
-        let sink = Sink(left: outL, right: outR, gains: steady, fused: true, ramp: gains, rampFrames: rampFrames)
+        let sink = Sink(left: outL, right: outR, ramp: gains, rampFrames: rampFrames, steady: steady)
         convolve(&cursor, source, TapKernel(cursor, tables), tables, sink, count: count)
     }
 
@@ -368,9 +383,7 @@ enum Resampler {
             var fast = 0
             // In passes after the first, frames before `loopStart` belong to the previous pass (read through `tap`).
             if cursor.position >= (cursor.pass > 0 ? cursor.loopStart : 0) + 1 && limit >= 0 {
-                let span = UInt64(min(limit + 1, 1 << 30)) << 32 - UInt64(cursor.fraction)
-                let possible = (span + cursor.step - 1) / cursor.step
-                fast = Int(min(possible, UInt64(count - done)))
+                fast = fastFrames(cursor, limit: limit, count: count - done)
             }
             if fast > 0 {
                 let base = cursor.position
@@ -386,6 +399,18 @@ enum Resampler {
             edgeFrame(&cursor, source, kernel, tables, sink, at: done, stereo: stereo)
             done += 1
         }
+    }
+
+    /// How many of the next `count` frames read no further than `limit` frames past the cursor's (their offsets
+    /// from its fraction, j·step, below (limit + 1) frames): ⌈span / step⌉ up to `count`, without the division when
+    /// all `count` do (the usual case: a run inside the sound).
+    @inline(__always)
+    @_noLocks
+    private static func fastFrames(_ cursor: SourceCursor, limit: Int, count: Int) -> Int {
+        let span = UInt64(min(limit + 1, 1 << 30)) << 32 - UInt64(cursor.fraction)
+        let step = cursor.step, n = UInt64(count)
+        if n > 0, n <= 1 << 20, step <= 1 << 40, (n - 1) * step < span { return count }
+        return Int(min((span + step - 1) / step, n))
     }
 
     /// One frame whose taps cross a file edge or loop seam: the taps gathered through `SourceCursor.tap` (loop
@@ -420,8 +445,7 @@ enum Resampler {
             let limit = cursor.length - 1 - after - cursor.position
             var fast = 0
             if cursor.position >= (cursor.pass > 0 ? cursor.loopStart : 0) + before && limit >= 0 {
-                let span = UInt64(min(limit + 1, 1 << 30)) << 32 - UInt64(cursor.fraction)
-                fast = Int(min((span + step - 1) / step, UInt64(count - done)))
+                fast = fastFrames(cursor, limit: limit, count: count - done)
             }
             if fast > 0 {
                 let base = cursor.position - before
