@@ -205,6 +205,9 @@ enum Spatial3D {
     static func report(quick: Bool, seconds: Double, repeats: Int, voices: [Int], openAL useOpenAL: Bool)
         throws -> (json: [String: Any], failures: [String]) {
         let secs = quick ? 0.1 : seconds, reps = quick ? 1 : repeats
+        // At least 256 voice-seconds per run: 16 voices for 4 s last under 10 ms of wall time, less than a
+        // scheduler's time slice, so one preemption decided a row. The same for both engines.
+        func runSeconds(_ n: Int) -> Double { quick ? secs : max(secs, 256 / Double(n)) }
         let counts = quick ? [16] : voices
         let inputs = InputSet(sampleRate: 48000, seconds: quick ? 1 : 10)
         let sounds = try inputs.sounds(prefix: "s3d-")
@@ -230,16 +233,16 @@ enum Spatial3D {
         var rows: [Row] = []
         for n in counts {
             for doppler in [false, true] {
-                let sinc = try best { try ensemble(sounds: sounds, voices: n, doppler: doppler, resampler: .sinc, seconds: secs) }!
-                let cubic = try best { try ensemble(sounds: sounds, voices: n, doppler: doppler, resampler: .cubic, seconds: secs) }!
-                let linearAL = openALAvailable ? best { openAL(inputs: inputs, voices: n, doppler: doppler, resampler: nil, seconds: secs) } : nil
-                let cubicAL = openALAvailable ? best { openAL(inputs: inputs, voices: n, doppler: doppler, resampler: .cubic, seconds: secs) } : nil
+                let sinc = try best { try ensemble(sounds: sounds, voices: n, doppler: doppler, resampler: .sinc, seconds: runSeconds(n)) }!
+                let cubic = try best { try ensemble(sounds: sounds, voices: n, doppler: doppler, resampler: .cubic, seconds: runSeconds(n)) }!
+                let linearAL = openALAvailable ? best { openAL(inputs: inputs, voices: n, doppler: doppler, resampler: nil, seconds: runSeconds(n)) } : nil
+                let cubicAL = openALAvailable ? best { openAL(inputs: inputs, voices: n, doppler: doppler, resampler: .cubic, seconds: runSeconds(n)) } : nil
                 var row = Row(voices: n, doppler: doppler, ensembleSinc: sinc, ensembleCubic: cubic, openALLinear: linearAL,
                               openALCubic: cubicAL)
                 if doppler {
-                    row.ensembleLinear = try best { try ensemble(sounds: sounds, voices: n, doppler: true, resampler: .linear, seconds: secs) }
+                    row.ensembleLinear = try best { try ensemble(sounds: sounds, voices: n, doppler: true, resampler: .linear, seconds: runSeconds(n)) }
                     if let sincIndex {
-                        row.openALSinc = best { openAL(inputs: inputs, voices: n, doppler: true, resamplerIndex: sincIndex, seconds: secs) }
+                        row.openALSinc = best { openAL(inputs: inputs, voices: n, doppler: true, resamplerIndex: sincIndex, seconds: runSeconds(n)) }
                     }
                 }
                 rows.append(row)
@@ -249,11 +252,12 @@ enum Spatial3D {
                 }
             }
         }
-        func vx(_ n: Int, _ w: Double?) -> Double? { w.map { Double(n) * secs / $0 } }
+        func vx(_ n: Int, _ w: Double?) -> Double? { w.map { Double(n) * runSeconds(n) / $0 } }
         func ratio(_ a: Double?, _ b: Double?) -> Double? { a.flatMap { a in b.map { b in b / a } } } // wall b / wall a
 
         print("\n## 10. Moving 3D voices (voice_x = voices × seconds / wall s of the loop: 60 position + velocity updates per "
-              + "second per voice and the render, 800-frame blocks, 48 kHz stereo float, best of \(reps); mono sources on circles)\n")
+              + "second per voice and the render, 800-frame blocks, 48 kHz stereo float, best of \(reps), each run at least 256 "
+              + "voice-seconds; mono sources on circles)\n")
         print("| voices | doppler | Ensemble sinc | Ensemble cubic | OpenAL linear (default) | OpenAL cubic "
               + "| Ensemble sinc / OpenAL linear | Ensemble cubic / OpenAL cubic | render allocations |")
         print("|---|---|---|---|---|---|---|---|---|")
@@ -282,7 +286,7 @@ enum Spatial3D {
         print("\n| voices | doppler | render only: Ensemble sinc | OpenAL linear | Ensemble sinc / OpenAL linear "
               + "| Ensemble cubic / OpenAL cubic | µs per voice update (position + velocity): Ensemble | OpenAL |")
         print("|---|---|---|---|---|---|---|---|")
-        let updatesPerRun = { (n: Int) -> Double in Double(n) * (secs * 48000 / Double(blockFrames)).rounded(.up) }
+        let updatesPerRun = { (n: Int) -> Double in Double(n) * (runSeconds(n) * 48000 / Double(blockFrames)).rounded(.up) }
         for r in rows {
             print("| \(r.voices) | \(r.doppler ? "on" : "off") | \(fmt(vx(r.voices, r.ensembleSinc.render))) "
                   + "| \(fmt(vx(r.voices, r.openALLinear?.render))) | \(fmt(ratio(r.ensembleSinc.render, r.openALLinear?.render), 2)) "
@@ -317,7 +321,7 @@ enum Spatial3D {
         }
         var json: [String: Any] = [:]
         json["spatial3d"] = [
-            "seconds_per_run": secs, "block_frames": blockFrames,
+            "seconds_per_run": secs, "min_voice_seconds_per_run": quick ? 0 : 256, "block_frames": blockFrames,
             "moving": rows.map { r -> [String: Any] in
                 ["voices": r.voices, "doppler": r.doppler,
                  "render_allocations": r.ensembleSinc.allocations + r.ensembleCubic.allocations
