@@ -8,15 +8,6 @@ import XCTest
 /// steady gains), mono and stereo, steps below one, just above, up to two and beyond (where the window no longer
 /// holds eight frames), every fraction, and runs that end right at the readable samples.
 final class LinearKernelTests: XCTestCase {
-    private struct Noise {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return state
-        }
-        mutating func sample() -> Float { Float(Int32(truncatingIfNeeded: next() >> 32)) * 0x1p-31 }
-    }
-
     private struct Put {
         var mode: Int32
         var a: Float = 0.7, b: Float = -0.3, c: Float = 0.45, d: Float = 0.9
@@ -69,9 +60,9 @@ final class LinearKernelTests: XCTestCase {
     }
 
     func testKernelMatchesLinearInterpolationBitForBit() {
-        var noise = Noise(state: 0x5EED)
+        var noise = SplitMix(seed: 0x5EED)
         let source = 600
-        let l = (0..<source).map { _ in noise.sample() }, r = (0..<source).map { _ in noise.sample() }
+        let l = (0..<source).map { _ in noise.nextSigned() }, r = (0..<source).map { _ in noise.nextSigned() }
         let one: UInt64 = 1 << 32
         // Below one (receding), one plus a little (the window's near case for most groups, not all), up to two,
         // two and beyond (one frame at a time), and a step whose fraction is all ones.
@@ -91,7 +82,7 @@ final class LinearKernelTests: XCTestCase {
                 let last = Int((f0 &+ step &* UInt64(max(n, 1) - 1)) >> 32) + 2
                 guard last <= source else { continue }
                 for avail in Set([last, source]) {
-                    let start = (0..<n).map { _ in noise.sample() * 0.5 }
+                    let start = (0..<n).map { _ in noise.nextSigned() * 0.5 }
                     for p in puts {
                         for stereo in [false, true] where !(stereo && p.mode == Int32(ENSEMBLE_PUT_RAMP)) {
                             let want = expected(l, r, stereo: stereo, n: n, from: f0, step: step, p, start: start)

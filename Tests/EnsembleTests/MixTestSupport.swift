@@ -249,13 +249,15 @@ func busNumber(_ index: Int) -> Bus {
 struct SplitMix {
     var state: UInt64
     init(seed: UInt64) { state = seed }
-    /// Uniform in −1…1.
-    mutating func nextSigned() -> Float {
+    /// 64 uniform bits.
+    mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return Float(z >> 40) / Float(1 << 23) - 1
+        return z ^ (z >> 31)
     }
+
+    /// Uniform in −1…1.
+    mutating func nextSigned() -> Float { Float(next() >> 40) / Float(1 << 23) - 1 }
 }
