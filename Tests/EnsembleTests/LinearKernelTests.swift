@@ -114,22 +114,24 @@ final class LinearKernelTests: XCTestCase {
         defer { munmap(memory, 2 * page) }
         XCTAssertEqual(mprotect(memory + page, page, PROT_NONE), 0)
         let one: UInt64 = 1 << 32
-        for step in [one * 9 / 10, one + one / 10, one * 19 / 10] {
+        for step in [one * 9 / 10, one + one / 10, one * 19 / 10, 2 * one, one * 27 / 10] {
             let n = 96
             let needed = Int((step * UInt64(n - 1)) >> 32) + 2
             let samples = (memory + page - 4 * needed).bindMemory(to: Float.self, capacity: needed)
             for i in 0..<needed { samples[i] = Float(i % 17) * 0.05 - 0.4 }
             let copy = Array(UnsafeBufferPointer(start: samples, count: needed))
             for stereo in [false, true] {
-                for mode in [ENSEMBLE_PUT_STORE, ENSEMBLE_PUT_GAINS] {
-                    let p = Put(mode: Int32(mode))
+                for mode in [ENSEMBLE_PUT_STORE, ENSEMBLE_PUT_GAINS, ENSEMBLE_PUT_RAMP] where !(stereo && mode == ENSEMBLE_PUT_RAMP) {
+                    var p = Put(mode: Int32(mode))
+                    p.rampFrames = 50
                     let start = [Float](repeating: 0.125, count: n)
                     var outL = start, outR = start
                     let end = outL.withUnsafeMutableBufferPointer { ol in
                         outR.withUnsafeMutableBufferPointer { or in
-                            var put = ensemble_put(mode: p.mode, a: p.a, b: p.b, c: p.c, d: p.d, first: 0,
-                                                   rampFrames: .max, inv: 1, left0: 0, dLeft: 0, right0: 0, dRight: 0,
-                                                   g: 0, outL: ol.baseAddress!, outR: or.baseAddress!)
+                            var put = ensemble_put(mode: p.mode, a: p.a, b: p.b, c: p.c, d: p.d, first: p.first,
+                                                   rampFrames: p.rampFrames, inv: 1 / Float(p.length), left0: p.left0,
+                                                   dLeft: p.dLeft, right0: p.right0, dRight: p.dRight, g: p.g,
+                                                   outL: ol.baseAddress!, outR: or.baseAddress!)
                             return ensemble_linear(samples, samples, stereo ? 1 : 0, n, needed, 0, step, &put)
                         }
                     }

@@ -64,12 +64,12 @@ public final class Engine: @unchecked Sendable {
         public var virtualThreshold: Float = 0.001
         /// Ramp length for parameter changes, pauses, stops without a fade, and steals.
         public var smoothingTime = 0.005
-        /// Commands the render side's command ring holds (64…2²⁰); more wait on the control side. The ring is
-        /// written through when the engine is made (about 450 bytes a command: 7 MB by default), so that
-        /// neither side takes page faults on its first pass.
+        /// Commands the render side's command ring holds (64…2²⁰); more wait on the control side. The ring's
+        /// pages are populated when the engine is made (about 450 bytes a command: 7 MB by default, 470 MB at
+        /// 2²⁰), so that neither side takes page faults on its first pass.
         public var commandCapacity = 16384
-        /// Events the render side's event ring holds (64…2²⁰) before it counts them dropped; written through
-        /// when the engine is made, like the command ring.
+        /// Events the render side's event ring holds (64…2²⁰) before it counts them dropped; populated when the
+        /// engine is made, like the command ring (about 56 bytes an event).
         public var eventCapacity = 16384
         /// Audio each streamed track keeps decoded ahead of playback, in seconds of its source (the ring holds
         /// at least 8 blocks of `maxBlockFrames`, whatever this says).

@@ -266,6 +266,7 @@ enum Resampler {
     static func mixRamped(_ cursor: inout SourceCursor, _ source: VoiceSource, tables: ResamplerTables, gains: RampGains,
                           rampFrames: Int = .max, steady: Gains = Gains(a: 0, b: 0, c: 0, d: 0),
                           into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, count: Int) {
+        assert(rampsInKernel(cursor, source), "mixRamped(tables:) takes mono Float sounds off step 1, linear or sinc")
         let sink = Sink(left: outL, right: outR, ramp: gains, rampFrames: rampFrames, steady: steady)
         convolve(&cursor, source, TapKernel(cursor, tables), tables, sink, count: count)
     }
@@ -283,6 +284,9 @@ enum Resampler {
     @_noLocks
     static func resample(_ cursor: inout SourceCursor, _ source: VoiceSource, _ tables: ResamplerTables,
                          _ sink: Sink, count: Int) {
+        // The copy, cubic and compact paths know nothing of a ramp (`mixRamped(_:_:tables:gains:…)` goes to the
+        // linear and sinc kernels directly).
+        assert(!sink.ramped, "a ramped sink reached the general resampler")
         if let packed = source.packed {
             CompactWindow.resample(&cursor, source, packed, tables, sink, count: count)
         } else if cursor.isPassthrough {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// The index protocol of a bounded single-producer / single-consumer ring: the only way data crosses between
@@ -63,20 +66,26 @@ struct RingIndices: @unchecked Sendable {
 struct SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     let indices: RingIndices
     fileprivate let storage: UnsafeMutablePointer<Element>
+    private let bytes: Int
 
+    /// The cells are pages of their own, mapped and populated now (`MAP_POPULATE`), so that the first pass through
+    /// the ring faults none in: a 16384-cell command ring is megabytes, and faulting a page in every few cells
+    /// cost a game's first seconds of commands a third more, while a render thread posting events would take the
+    /// faults itself. Unmapped again by `deallocate`.
     init(minimumCapacity: Int) {
         indices = RingIndices(minimumCapacity: minimumCapacity)
-        storage = .allocate(capacity: indices.capacity)
-        // Every page written now, so that the first pass through the ring does not fault one in every few cells
-        // (a 16384-cell command ring is megabytes: the faults cost a game's first seconds of commands a third
-        // more, and a render thread posting events would take them itself).
-        UnsafeMutableRawPointer(storage).initializeMemory(as: UInt8.self, repeating: 0,
-                                                          count: indices.capacity * MemoryLayout<Element>.stride)
+        bytes = indices.capacity * MemoryLayout<Element>.stride
+        let mapped = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0)
+        guard let mapped, mapped != MAP_FAILED else {
+            // Out of address space: the engine's other allocations would trap the same way.
+            fatalError("SPSCRing: mmap of \(bytes) bytes failed (errno \(errno))")
+        }
+        storage = mapped.bindMemory(to: Element.self, capacity: indices.capacity)
     }
 
     func deallocate() {
         indices.deallocate()
-        storage.deallocate()
+        munmap(UnsafeMutableRawPointer(storage), bytes)
     }
 }
 
