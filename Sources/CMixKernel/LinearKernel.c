@@ -128,7 +128,7 @@ static linear_fn linear = linear_portable;
 
 // One function per way of putting samples, so that each keeps only its own constants in registers. The ramp's
 // place (first + j + k)·inv is converted from 32-bit offsets, which a ramp's offsets always fit (it is a few
-// hundred frames long); otherwise the scalar loop takes it.
+// hundred frames long); otherwise the portable build takes the call.
 #define LINEAR_AVX2(name, SETUP, PUT8, PUT, STEREO)                                                           \
     AVX2 static void name(const float *l, const float *r, long *jp, long end, long avail, uint64_t *fp,      \
                           uint64_t step, const ensemble_put *put) {                                           \
@@ -173,13 +173,9 @@ AVX2 static uint64_t linear_avx2(const float *l, const float *r, int stereo, lon
         break;
     case ENSEMBLE_PUT_RAMP: {
         long ramped = put->rampFrames < n ? put->rampFrames : n;
-        if (put->first >= INT32_MIN && put->first + ramped <= INT32_MAX) {
-            linear_ramp_mono(l, r, &j, ramped, avail, &f, step, put);
-        } else {
-            UNPACK_PUT(put)
-            long end = ramped;
-            SCALAR_LOOP(RAMP_MONO, 0)
-        }
+        if (put->first < INT32_MIN || put->first + ramped > INT32_MAX)
+            return linear_portable(l, r, stereo, n, avail, f, step, put);
+        linear_ramp_mono(l, r, &j, ramped, avail, &f, step, put);
         linear_gains_mono(l, r, &j, n, avail, &f, step, put);
         break;
     }

@@ -44,7 +44,8 @@ final class LinearKernelTests: XCTestCase {
 
     private func run(_ kernel: (UnsafePointer<Float>?, UnsafePointer<Float>?, Int32, Int, Int, UInt64, UInt64,
                                 UnsafePointer<ensemble_put>?) -> UInt64,
-                     _ l: [Float], _ r: [Float], stereo: Bool, n: Int, avail: Int, from f0: UInt64, step: UInt64,
+                     _ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, stereo: Bool, n: Int, avail: Int,
+                     from f0: UInt64, step: UInt64,
                      _ p: Put, start: [Float]) -> (left: [Float], right: [Float], end: UInt64) {
         var outL = start, outR = start.reversed() as [Float]
         let end = outL.withUnsafeMutableBufferPointer { ol in
@@ -125,20 +126,12 @@ final class LinearKernelTests: XCTestCase {
                     var p = Put(mode: Int32(mode))
                     p.rampFrames = 50
                     let start = [Float](repeating: 0.125, count: n)
-                    var outL = start, outR = start
-                    let end = outL.withUnsafeMutableBufferPointer { ol in
-                        outR.withUnsafeMutableBufferPointer { or in
-                            var put = ensemble_put(mode: p.mode, a: p.a, b: p.b, c: p.c, d: p.d, first: p.first,
-                                                   rampFrames: p.rampFrames, inv: 1 / Float(p.length), left0: p.left0,
-                                                   dLeft: p.dLeft, right0: p.right0, dRight: p.dRight, g: p.g,
-                                                   outL: ol.baseAddress!, outR: or.baseAddress!)
-                            return ensemble_linear(samples, samples, stereo ? 1 : 0, n, needed, 0, step, &put)
-                        }
-                    }
+                    let got = run(ensemble_linear, samples, samples, stereo: stereo, n: n, avail: needed, from: 0,
+                                  step: step, p, start: start)
                     let want = expected(copy, copy, stereo: stereo, n: n, from: 0, step: step, p, start: start)
-                    XCTAssertEqual(outL.map(\.bitPattern), want.left.map(\.bitPattern), "step \(step)")
-                    XCTAssertEqual(outR.map(\.bitPattern), want.right.map(\.bitPattern), "step \(step)")
-                    XCTAssertEqual(end, step * UInt64(n))
+                    XCTAssertEqual(got.left.map(\.bitPattern), want.left.map(\.bitPattern), "step \(step)")
+                    XCTAssertEqual(got.right.map(\.bitPattern), want.right.map(\.bitPattern), "step \(step)")
+                    XCTAssertEqual(got.end, step * UInt64(n))
                 }
             }
         }

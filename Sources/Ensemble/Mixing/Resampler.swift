@@ -213,12 +213,12 @@ enum Resampler {
         @inline(__always)
         @_noLocks
         func put(from at: Int) -> ensemble_put {
+            let s = advanced(by: at)
             let mode = ramped ? ENSEMBLE_PUT_RAMP : fused ? ENSEMBLE_PUT_GAINS : ENSEMBLE_PUT_STORE
             return ensemble_put(mode: Int32(mode), a: gains.a, b: gains.b, c: gains.c, d: gains.d,
-                                first: ramp.first + Int64(at), rampFrames: rampFrames == .max ? .max : rampFrames - at,
-                                inv: 1 / Float(ramp.length), left0: ramp.left0,
-                                dLeft: ramp.dLeft, right0: ramp.right0, dRight: ramp.dRight, g: ramp.g,
-                                outL: left + at, outR: right + at)
+                                first: s.ramp.first, rampFrames: s.rampFrames, inv: 1 / Float(ramp.length),
+                                left0: ramp.left0, dLeft: ramp.dLeft, right0: ramp.right0, dRight: ramp.dRight,
+                                g: ramp.g, outL: s.left, outR: s.right)
         }
     }
 
@@ -495,22 +495,19 @@ enum Resampler {
     @_noLocks
     private static func put(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, stereo: Bool, count: Int, into sink: Sink,
                             at: Int) {
-        var done = 0
-        if sink.ramped, sink.rampFrames > at {
-            var gains = sink.ramp
-            gains.first += Int64(at)
-            done = min(count, sink.rampFrames - at)
-            mixRamped(l, gains: gains, into: sink.left + at, sink.right + at, count: done)
+        var to = sink.advanced(by: at), done = 0
+        if to.ramped, to.rampFrames > 0 {
+            done = min(count, to.rampFrames)
+            mixRamped(l, gains: to.ramp, into: to.left, to.right, count: done)
+            if done == count { return }
+            to = to.advanced(by: done)
         }
-        if done == count { return }
-        let l = l + done, r = r + done, at = at + done, count = count - done
-        if sink.ramped || sink.fused {
-            let g = sink.gains
-            _unsafePerformance {
-                ensemble_mix_f32(l, r, stereo ? 1 : 0, count, g.a, g.b, g.c, g.d, sink.left + at, sink.right + at)
-            }
+        let l = l + done, r = r + done, n = count - done
+        if to.ramped || to.fused {
+            let g = to.gains
+            _unsafePerformance { ensemble_mix_f32(l, r, stereo ? 1 : 0, n, g.a, g.b, g.c, g.d, to.left, to.right) }
         } else {
-            for j in 0..<count { sink.put(at &+ j, l[j], stereo ? r[j] : 0, stereo: stereo) }
+            for j in 0..<n { to.put(j, l[j], stereo ? r[j] : 0, stereo: stereo) }
         }
     }
 

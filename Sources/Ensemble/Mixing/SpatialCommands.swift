@@ -17,11 +17,7 @@ extension VoiceUpdate {
             if sounding {
                 pool[s].spatial.isLeaving = true
             } else {
-                pool[s].spatial.isOn = false
-                pool[s].spatial.isLeaving = false
-                pool[s].spatial.shelf = nil
-                // 2D again: its 3D audibility no longer weighs on `VirtualVoices` (as when a glide back ends).
-                pool[s].spatialAudibility = 1
+                pool[s].leaveSpatial()
                 pool[s].cursor.step = pool[s].spatial.rateStep
                 pool[s].updateNaturalEnd(now: at)
             }

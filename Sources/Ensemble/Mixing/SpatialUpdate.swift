@@ -103,10 +103,7 @@ enum SpatialUpdate {
         if voice.spatial.isLeaving, rampDone, voice.spatial.pitch == 1, voice.spatial.gainHF == 1,
            same(voice.spatial.gainsTo, panGains(voice, at: frame)) {
             // Back at the pan's gains: the 2D path takes over from this frame, with the same gains.
-            voice.spatial.isOn = false
-            voice.spatial.isLeaving = false
-            voice.spatial.shelf = nil
-            voice.spatialAudibility = 1
+            voice.leaveSpatial()
             setStep(&voice, SpatialUpdate.step(voice.spatial.rateStep, pitch: 1), at: frame,
                     smoothingFrames: scene.pointee.smoothingFrames)
             return false

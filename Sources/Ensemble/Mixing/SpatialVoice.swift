@@ -115,3 +115,17 @@ struct SpatialVoice: BitwiseCopyable {
         return false
     }
 }
+
+extension Voice {
+    /// Back on the 2D path (a glide back that got there, or a voice made 2D while not sounding): nothing spatial left
+    /// to run, and no 3D audibility weighing on `VirtualVoices`. The caller sets the cursor's step at the track's
+    /// rate its own way.
+    @inline(__always)
+    @_noLocks
+    mutating func leaveSpatial() {
+        spatial.isOn = false
+        spatial.isLeaving = false
+        spatial.shelf = nil
+        spatialAudibility = 1
+    }
+}
