@@ -33,24 +33,27 @@ func processCPUSeconds() -> Double {
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6
 }
 
+/// `ensemble render`'s default block (its `--block-size`): section 1c measures offline rendering in it.
+let offlineBlockFrames = 8192
+
 enum EnsembleRuns {
     /// `threads` > 1: the engine mixes each block on that many threads; its workers enrol in the shared
     /// allocation count, so `renderLoop` counts their allocations too.
-    static func engine(voices: Int, resampler: ResamplerQuality = .sinc, threads: Int = 1) throws -> Engine {
+    static func engine(voices: Int, resampler: ResamplerQuality = .sinc, threads: Int = 1,
+                       blockFrames: Int = 1024) throws -> Engine {
         var c = Engine.Configuration()
         c.resampler = resampler
         c.renderThreads = threads
         if threads > 1 { c.renderThreadStartHook = allocation_counter_enroll }
         c.maxVoices = voices + 64
-        c.maxBlockFrames = 1024
+        c.maxBlockFrames = max(blockFrames, 1024)
         c.commandCapacity = max(16384, 2 * voices + 64)
         return try Engine(configuration: c)
     }
 
-    /// Renders `frames` frames in 1024-frame blocks as the render thread; times only this loop and counts
+    /// Renders `frames` frames in `block`-frame blocks as the render thread; times only this loop and counts
     /// the render thread's allocations inside it (and those of the engine's render workers, if it has any).
-    static func renderLoop(_ engine: Engine, frames total: Int) -> RenderResult {
-        let block = 1024
+    static func renderLoop(_ engine: Engine, frames total: Int, block: Int = 1024) -> RenderResult {
         let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
         defer { out.deallocate() }
         var allocations: UInt64 = 0
@@ -73,8 +76,9 @@ enum EnsembleRuns {
 
     /// N looping voices (half mono, half stereo) with their own volume, pan and (with `pitch`) rate.
     static func throughput(sounds: [Sound], voices n: Int, pitch: Bool, seconds: Double,
-                           resampler: ResamplerQuality = .sinc, threads: Int = 1) throws -> RenderResult {
-        let engine = try engine(voices: n, resampler: resampler, threads: threads)
+                           resampler: ResamplerQuality = .sinc, threads: Int = 1,
+                           blockFrames: Int = 1024) throws -> RenderResult {
+        let engine = try engine(voices: n, resampler: resampler, threads: threads, blockFrames: blockFrames)
         var tracks: [Track] = []
         tracks.reserveCapacity(n)
         for i in 0..<n {
@@ -87,7 +91,7 @@ enum EnsembleRuns {
         }
         try engine.play(tracks, at: engine.time(frame: 0))
         engine.pumpCommands()
-        var result = renderLoop(engine, frames: Int(seconds * 48000))
+        var result = renderLoop(engine, frames: Int(seconds * 48000), block: blockFrames)
         if let w = engine.renderWorkerStatistics, w.phases > 0 {
             result.workerLaneShare = Double(w.lanesOnWorkers) / Double(8 * w.phases)
             result.barrierMicroseconds = Double(w.barrierNanoseconds) / Double(w.phases) / 1000

@@ -130,13 +130,16 @@ if arguments.first == "--profile-spatial" {
 }
 
 if arguments.first == "--profile-threads" {
-    // Section 1c's rate-1.0 scene alone, for `perf record`: `ensemble-bench --profile-threads THREADS SECONDS [VOICES]`.
+    // Section 1c's rate-1.0 scene alone, for `perf record`:
+    // `ensemble-bench --profile-threads THREADS SECONDS [VOICES] [BLOCK]` (BLOCK: frames per block, 1c's by default).
     let threads = arguments.dropFirst().first.flatMap(Int.init) ?? 1
     let seconds = arguments.dropFirst(2).first.flatMap(Double.init) ?? 30
     let n = arguments.dropFirst(3).first.flatMap(Int.init) ?? 256
+    let block = arguments.dropFirst(4).first.flatMap(Int.init) ?? offlineBlockFrames
     do {
         let sounds = try InputSet(sampleRate: 48000, seconds: 10).sounds(prefix: "pt-")
-        let r = try EnsembleRuns.throughput(sounds: sounds, voices: n, pitch: false, seconds: seconds, threads: threads)
+        let r = try EnsembleRuns.throughput(sounds: sounds, voices: n, pitch: false, seconds: seconds, threads: threads,
+                                            blockFrames: block)
         print(String(format: "× real time %.1f, serial %.1f µs per block, barrier %.1f µs per block, %d allocations",
                      seconds / r.wall, r.serialMicroseconds ?? .nan, r.barrierMicroseconds ?? .nan, r.allocations))
         exit(0)
@@ -330,8 +333,9 @@ print("IMA4 cost relative to PCM (PCM voice_x / IMA4 voice_x), per N: " + ima4Ra
 
 // MARK: 1c. Offline render on several threads
 
-// Section 1's workload (same voices, sounds and 1024-frame blocks) with `Engine.Configuration.renderThreads`,
-// which `ensemble render --threads` sets; the bytes are the same for any thread count (RenderThreadsTests).
+// Section 1's workload (same voices and sounds) with `Engine.Configuration.renderThreads`, which
+// `ensemble render --threads` sets, in `ensemble render`'s blocks (`offlineBlockFrames`); the bytes are the same
+// for any thread count and block size (RenderThreadsTests, BlockSizeTests).
 let parallelVoices = quick ? 64 : voiceList?.last ?? 256
 let cores = ProcessInfo.processInfo.activeProcessorCount
 let threadCounts = cores > 2 ? [1, 2, cores] : [1, 2]
@@ -348,7 +352,7 @@ for s in scenarios where s.key == "rate1" || s.key == "spread" {
         var allocations: UInt64 = 0
         for _ in 0..<reps {
             let r = try EnsembleRuns.throughput(sounds: s.sounds, voices: parallelVoices, pitch: s.pitch, seconds: secs,
-                                                threads: threads)
+                                                threads: threads, blockFrames: offlineBlockFrames)
             if r.wall < best {
                 (bestCPU, share, barrier, serial) = (r.cpu, r.workerLaneShare, r.barrierMicroseconds, r.serialMicroseconds)
             }
@@ -373,7 +377,7 @@ for s in scenarios where s.key == "rate1" || s.key == "spread" {
     }
 }
 print("Goal (issue 13): ≥ 1.8× the one-thread speed with 2 threads on 2 cores at 256 voices. The machine: \(cores) cores. "
-      + "A block is 1024 frames, one lane phase (no timed commands here); the serial phases are the render thread's time "
+      + "A block is \(offlineBlockFrames) frames (`ensemble render`'s default), one lane phase (no timed commands here); the serial phases are the render thread's time "
       + "outside it: Amdahl's bound for 2 threads is T1 / (serial + (T1 − serial) / 2), T1 the one-thread time per block.")
 json["threads"] = parallelJSON
 }

@@ -37,8 +37,10 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Output channels instead of the scene's: 2 (stereo), 6 (5.1) or 8 (7.1).")
     var channels: Int?
 
-    @Option(help: "Frames per render block (the result does not depend on it).")
-    var blockSize = 1024
+    // Offline, a block has no latency to keep short: long blocks spread each block's fixed work (starting the
+    // lanes, waiting for the other threads, the serial phases) over more frames (Benchmarks/README.md, 1c).
+    @Option(help: "Frames per render block, 1…65536 (the result does not depend on it).")
+    var blockSize = 8192
 
     @Option(help: ArgumentHelp("Threads that mix each block, 1…64 (the result does not depend on it).",
                                valueName: "n"))
@@ -57,7 +59,8 @@ struct RenderCommand: ParsableCommand {
             guard (1...Engine.Configuration.maxRenderThreads).contains(threads) else {
                 throw SceneError(path: scene, "--threads \(threads): expected 1…\(Engine.Configuration.maxRenderThreads)")
             }
-            let prepared = try PreparedScene(path: scene, sampleRate: sampleRate, channels: channels, renderThreads: threads)
+            let prepared = try PreparedScene(path: scene, sampleRate: sampleRate, channels: channels, renderThreads: threads,
+                                             maxBlockFrames: blockSize)
             let description = prepared.scene, engine = prepared.engine, playback = prepared.playback
             try playback.schedule()
             // The engine's layout decides the blocks' and the file's channels (the scene's, or --channels).

@@ -11,8 +11,10 @@ struct PreparedScene {
     /// Loads and validates `path`, builds an engine at the scene's rate (or `sampleRate`), decodes every file
     /// and creates tracks and effects. Call `playback.schedule(origin:)` to put them on the timeline.
     /// `renderThreads` > 1 mixes each block on that many threads (offline rendering; same output). `channels`
-    /// (2, 6 or 8, from `--channels`) overrides the scene's `channels`.
-    init(path: String, sampleRate: Int? = nil, channels: Int? = nil, renderThreads: Int = 1) throws {
+    /// (2, 6 or 8, from `--channels`) overrides the scene's `channels`. `maxBlockFrames` raises the engine's
+    /// largest block for an offline render in longer blocks (never lowers it below the default).
+    init(path: String, sampleRate: Int? = nil, channels: Int? = nil, renderThreads: Int = 1,
+         maxBlockFrames: Int? = nil) throws {
         let audio = AudioArgument.isAudio(path)
         var description = try audio ? AudioArgument.scene(playing: path) : Scene.load(path: path)
         // An audio argument is loaded here, so a bad file fails as `decode` and `info` fail (naming the file).
@@ -34,6 +36,7 @@ struct PreparedScene {
         configuration.maxVoices = max(4096, description.tracks.count + description.effects.count + 64)
         configuration.maxSoundingVoices = description.maxVoices ?? 0
         configuration.renderThreads = renderThreads
+        if let maxBlockFrames { configuration.maxBlockFrames = max(configuration.maxBlockFrames, maxBlockFrames) }
         configuration.speakerLayout = description.speakerLayout
         // Every timeline command waits on the render side from the start: room for all of them (up to seven per
         // `set`, plus the end of a restarted `loops: -1` track), so none is ever dropped for a full queue.

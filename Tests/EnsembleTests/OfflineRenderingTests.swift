@@ -68,6 +68,23 @@ final class OfflineRenderingTests: XCTestCase {
         XCTAssertEqual(reports.filter(\.isComplete).count, 1, "only the last report is complete")
     }
 
+    func testDefaultBlockIsTheEnginesLargestWithTheSameSamples() throws {
+        let frames = 9000
+        let (manualEngine, manualTracks) = try scene()
+        var expected: [Float] = []
+        manualLoop(manualEngine, frames: frames, block: 300) { expected += $0 }
+        withExtendedLifetime(manualTracks) {}
+
+        let (engine, tracks) = try scene()
+        var reports: [Int64] = []
+        let got = engine.renderOffline(frames: frames) { reports.append($0.framesRendered) }
+        withExtendedLifetime(tracks) {}
+        XCTAssertEqual(got.map(\.bitPattern), expected.map(\.bitPattern), "the same samples as 300-frame blocks")
+        // The scene's engine renders at most 512 frames a block: ⌈9000 / 512⌉ = 18 reports.
+        XCTAssertEqual(engine.configuration.maxBlockFrames, 512)
+        XCTAssertEqual(reports, (1...17).map { Int64($0 * 512) } + [9000])
+    }
+
     func testIntoAFileMatchesTheManualLoopByteForByte() throws {
         let frames: Int64 = 7000, block = 1000
         let format = OutputFormat(container: .wav, codec: .pcm16)

@@ -63,19 +63,22 @@ final class RenderCommandTests: XCTestCase {
     func testBlockSizeDoesNotChangeTheFile() throws {
         try writeSounds()
         let path = try scene("""
-        { "duration": 0.05,
+        { "duration": 0.4,
           "tracks": [ { "file": "tone.wav", "start": 0.0003, "loops": -1, "rate": 1.37, "pan": -0.2, "fadeIn": 0.001, "fadeOut": 0.002 },
                       { "file": "blip.wav", "start": 0.0011, "loops": 40, "rate": 0.61, "pan": 0.7 } ],
           "effects": [ { "file": "blip.wav", "at": 0.0101 }, { "file": "tone.wav", "at": 0.0233, "pan": 1 } ] }
         """)
         var files: [Data] = []
-        for block in [64, 333, 1000, 4096] {
-            let out = dir.file("out-\(block).wav")
-            let result = try runProcess(try ensembleExecutable(), ["render", path, "-o", out, "--block-size", "\(block)"])
+        // 19,200 frames: several of the default 8192-frame blocks, and one block of 16384 (above the engine's
+        // default largest block, which the command raises to it) plus the rest.
+        for block in [64, 333, 1000, 4096, 16384, nil] {
+            let out = dir.file("out-\(block ?? 0).wav")
+            let size = block.map { ["--block-size", "\($0)"] } ?? []
+            let result = try runProcess(try ensembleExecutable(), ["render", path, "-o", out] + size)
             XCTAssertEqual(result.status, 0, result.stderr)
             files.append(try Data(contentsOf: URL(fileURLWithPath: out)))
         }
-        XCTAssertGreaterThan(files[0].count, 2400 * 8)
+        XCTAssertGreaterThan(files[0].count, 19200 * 8)
         for f in files.dropFirst() { XCTAssertEqual(f, files[0]) }
         // libsndfile's PEAK chunk carries a wall-clock timestamp, which would make two renders differ.
         XCTAssertNil(files[0].range(of: Data("PEAK".utf8)), "no timestamped PEAK chunk")

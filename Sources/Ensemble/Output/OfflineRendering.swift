@@ -28,10 +28,14 @@ extension Engine {
     /// Before returning it waits until every event of the rendered frames has reached its callbacks, `events()`
     /// sequences and async waiters (`Track.finished`, `EffectInstance.completed`). `progress` is called after
     /// each block, on this thread. An error thrown by `consume` stops the render after that block.
-    public func renderOffline<E: Error>(frames: Int64, blockFrames: Int = 1024,
+    ///
+    /// `blockFrames` defaults to `configuration.maxBlockFrames` (4096 unless configured): offline there is no
+    /// latency to keep short, and each block's fixed work (commands, lane set-up, the render threads' hand-over)
+    /// is spread over more frames. The bytes are the same for any block size.
+    public func renderOffline<E: Error>(frames: Int64, blockFrames: Int? = nil,
                                         progress: ((OfflineRenderProgress) -> Void)? = nil,
                                         into consume: (UnsafeBufferPointer<Float>) throws(E) -> Void) throws(E) {
-        let block = max(1, blockFrames)
+        let block = max(1, blockFrames ?? configuration.maxBlockFrames)
         let channels = configuration.speakerLayout.channelCount
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: channels * block)
         defer { buffer.deallocate() }
@@ -52,7 +56,7 @@ extension Engine {
     /// `AudioFileSink(path:format:sampleRate:layout:)` and `speakerLayout`, which also records the layout in the
     /// file). Does not finish the sink: call `finish()` to put the file in place, or `abort()` after an error.
     /// Throws `.unsupported` (writing nothing) when the sink's channel count is not the engine's.
-    public func renderOffline(frames: Int64, blockFrames: Int = 1024, to sink: AudioFileSink,
+    public func renderOffline(frames: Int64, blockFrames: Int? = nil, to sink: AudioFileSink,
                               progress: ((OfflineRenderProgress) -> Void)? = nil) throws(AudioFileError) {
         let channels = configuration.speakerLayout.channelCount
         guard sink.channelCount == channels else {
@@ -66,14 +70,14 @@ extension Engine {
 
     /// `renderOffline(frames:blockFrames:progress:into:)` into memory: the next `frames` frames, interleaved
     /// (`speakerLayout.channelCount` samples a frame: L R L R … for stereo).
-    public func renderOffline(frames: Int, blockFrames: Int = 1024,
+    public func renderOffline(frames: Int, blockFrames: Int? = nil,
                               progress: ((OfflineRenderProgress) -> Void)? = nil) -> [Float] {
         let total = max(frames, 0)
         let channels = configuration.speakerLayout.channelCount
         var output = [Float](repeating: 0, count: channels * total)
         output.withUnsafeMutableBufferPointer { out in
             guard let base = out.baseAddress else { return }
-            let block = max(1, blockFrames)
+            let block = max(1, blockFrames ?? configuration.maxBlockFrames)
             var done = 0
             while done < total {
                 let n = min(block, total - done)
