@@ -151,3 +151,20 @@ func captureProcess(_ path: String, _ arguments: [String]) -> String {
     p.waitUntilExit()
     return String(decoding: data, as: UTF8.self)
 }
+
+/// Starts `count` copies of a process at once and returns their standard outputs, in order.
+func captureConcurrently(_ path: String, _ arguments: [String], count: Int) -> [String] {
+    let runs: [(Process, Pipe)] = (0..<count).map { _ in
+        let p = Process(), pipe = Pipe()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = arguments
+        p.standardOutput = pipe
+        return (p, pipe)
+    }
+    for (p, _) in runs { try? p.run() }
+    return runs.map { p, pipe in
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

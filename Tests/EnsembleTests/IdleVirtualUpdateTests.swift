@@ -68,10 +68,12 @@ final class IdleVirtualUpdateTests: XCTestCase {
     /// updates), one of them flying out past the threshold and back (goes virtual and returns on grid frames),
     /// a 2D voice faded below the threshold and back, and last a start beyond the cap. Passing the idle updates
     /// gives the bytes and the virtual-voice events of ending a span at every update frame.
+    ///
+    /// In 8192-frame blocks (`ensemble render`'s), a span passes up to eight update frames, searched voice by voice.
     func testPassingIdleUpdatesChangesNoBitNorEvent() throws {
-        func run(splitEverywhere: Bool) throws -> (Mix, [String]) {
+        func run(splitEverywhere: Bool, block: Int = 800) throws -> (Mix, [String]) {
             var c = Engine.Configuration()
-            c.maxBlockFrames = 1024
+            c.maxBlockFrames = max(1024, block)
             c.smoothingTime = 0.005
             c.virtualThreshold = 0.001
             c.maxSoundingVoices = 8
@@ -95,12 +97,14 @@ final class IdleVirtualUpdateTests: XCTestCase {
             let events = engine.events()
             try engine.play(tracks + [flat], at: engine.time(frame: 0))
             try late.play(at: engine.time(frame: 5_300))
-            // The volume goes below the threshold at 30,000 and back at 40,000.
-            try flat.setVolume(0.0004, at: engine.time(frame: 30_000), ramp: 0)
+            // The volume ramps down from 30,000 to 35,000, below the threshold from about 34,900 (no command ends a
+            // span there: in long blocks the update frame that finds it is the third one its span passes), and
+            // is back at 40,000.
+            try flat.setVolume(0.0004, at: engine.time(frame: 30_000), ramp: 5000.0 / 48000)
             try flat.setVolume(0.8, at: engine.time(frame: 40_000), ramp: 0)
             // With 8 sounding voices, a ninth at 50,000 exceeds the cap of 8.
             try extra.play(at: engine.time(frame: 50_000))
-            let mix = render(engine, frames: 64_000, block: 800) { frame in
+            let mix = render(engine, frames: 64_000, block: block) { frame in
                 let k = Float(frame / 800)
                 do {
                     for (i, t) in tracks.enumerated() {
@@ -129,7 +133,7 @@ final class IdleVirtualUpdateTests: XCTestCase {
         let (split, splitEvents) = try run(splitEverywhere: true)
         let (passing, passingEvents) = try run(splitEverywhere: false)
         XCTAssertEqual(passingEvents, splitEvents)
-        XCTAssertEqual(splitEvents, ["virtual 3D 12288 inaudible", "audible 24576", "virtual flat 30720 inaudible",
+        XCTAssertEqual(splitEvents, ["virtual 3D 12288 inaudible", "audible 24576", "virtual flat 35840 inaudible",
                                      "audible 40960", "virtual 3D 50000 voiceCap"])
         // Every kind of decision happened, on update frames.
         XCTAssertTrue(splitEvents.contains { $0.hasPrefix("virtual 3D") && $0.hasSuffix("inaudible") }, "\(splitEvents)")
@@ -139,6 +143,18 @@ final class IdleVirtualUpdateTests: XCTestCase {
         let differs = (0..<split.count).first { split.left[$0] != passing.left[$0] || split.right[$0] != passing.right[$0] }
         XCTAssertNil(differs, "passing idle updates changed frame \(differs ?? -1)")
         XCTAssertGreaterThan(split.left.map { abs($0) }.max() ?? 0, 0.05)
+
+        // Long blocks: the positions change once a block, so the 3D voice is far for the block at 16,384 only; each
+        // move glides from the block's start, so the decisions on that frame still find it where it was.
+        let (longSplit, longSplitEvents) = try run(splitEverywhere: true, block: 8192)
+        let (longPassing, longPassingEvents) = try run(splitEverywhere: false, block: 8192)
+        XCTAssertEqual(longPassingEvents, longSplitEvents)
+        XCTAssertEqual(longSplitEvents, ["virtual 3D 17408 inaudible", "audible 25600", "virtual flat 35840 inaudible",
+                                         "audible 40960", "virtual 3D 50000 voiceCap"])
+        let longDiffers = (0..<longSplit.count).first {
+            longSplit.left[$0] != longPassing.left[$0] || longSplit.right[$0] != longPassing.right[$0]
+        }
+        XCTAssertNil(longDiffers, "passing idle updates in long blocks changed frame \(longDiffers ?? -1)")
     }
 }
 

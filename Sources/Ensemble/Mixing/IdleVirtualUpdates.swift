@@ -15,36 +15,52 @@
 /// A voice that starts before `v` (its first evaluation is not known yet) keeps the update.
 extension VirtualVoices {
     /// The first update frame in (`t`, `end`) whose update may change something; `.max` when there is none.
+    ///
+    /// Voice by voice, each voice's update frames in order (rather than frame by frame over every voice): a long
+    /// span, such as an offline render's 8192-frame block, passes eight update frames, and each voice is then
+    /// read once instead of eight times (about 10 µs of a serial phase at 256 voices). The frame found is the
+    /// same: the least over the voices of each one's first frame that may change something.
     @_noLocks
     func nextNeededUpdate(after t: Int64, before end: Int64, pool: VoicePool, scene: UnsafePointer<SpatialScene>,
                           firstStart: Int64) -> Int64 {
         guard isEnabled else { return .max }
-        var v = Self.nextFrame(after: t)
-        while v < end {
-            if v >= firstStart || !changesNothing(at: v, pool: pool, scene: scene) { return v }
-            v += Self.interval
+        let first = Self.nextFrame(after: t)
+        // A voice starting by then has no evaluation yet: the first update frame from `firstStart` on is needed.
+        var bound = end
+        if firstStart < end {
+            let fromStart = firstStart <= first ? first : Self.nextFrame(after: firstStart - 1)
+            bound = Swift.min(bound, fromStart)
         }
-        return .max
-    }
-
-    /// True when the update at `v` certainly changes nothing, judged between spans before `v`.
-    @_noLocks
-    func changesNothing(at v: Int64, pool: VoicePool, scene: UnsafePointer<SpatialScene>) -> Bool {
         // A margin for the rounding of the bound and of the evaluation it bounds.
         let floor = threshold * 1.001
         for k in 0..<pool.activeCount {
+            if bound <= first { break } // nothing earlier to find
             let voice = UnsafePointer(pool.slots + Int(pool.active[k]))
             // A virtual voice may come back, or (held by the cap) stop waiting.
-            if voice.pointee.virtual.isVirtual { return false }
+            if voice.pointee.virtual.isVirtual { return first }
             if threshold == 0 { continue }
-            var spatial = voice.pointee.spatialAudibility
-            if voice.pointee.spatial.isOn, voice.pointee.spatial.nextUpdate <= v {
-                guard let source = voice.pointee.spatial.source else { return false }
-                spatial = Swift.min(spatial, Self.audibilityFloor(source, voice.pointee.spatial.position, scene))
+            var v = first
+            while v < bound {
+                if audibility(voice, at: v, scene: scene) < floor {
+                    bound = v
+                    break
+                }
+                v += Self.interval
             }
-            if voice.pointee.audibility(at: v, spatial: spatial) < floor { return false }
         }
-        return true
+        return bound < end ? bound : .max
+    }
+
+    /// A lower bound of `voice`'s audibility at update frame `v`, judged between spans before `v`.
+    @inline(__always)
+    @_noLocks
+    private func audibility(_ voice: UnsafePointer<Voice>, at v: Int64, scene: UnsafePointer<SpatialScene>) -> Float {
+        var spatial = voice.pointee.spatialAudibility
+        if voice.pointee.spatial.isOn, voice.pointee.spatial.nextUpdate <= v {
+            guard let source = voice.pointee.spatial.source else { return 0 }
+            spatial = Swift.min(spatial, Self.audibilityFloor(source, voice.pointee.spatial.position, scene))
+        }
+        return voice.pointee.audibility(at: v, spatial: spatial)
     }
 
     /// The least spatial audibility (`SpatialMath.evaluate`'s largest speaker gain) of `source` anywhere on the
