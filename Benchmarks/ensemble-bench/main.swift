@@ -7,7 +7,7 @@
 //   --resamplers runs only section 1b (the resampler table) and exits.
 //   --spatial [--quick] [SECONDS] [REPEATS] runs only section 10 (moving 3D voices against OpenAL Soft) and exits.
 //   --profile-spatial VOICES DOPPLER(0|1) SECONDS [cubic|linear] runs only Ensemble's side of section 10's scene (for perf).
-//   --profile-threads THREADS SECONDS [VOICES] runs only section 1c's rate-1.0 scene on Ensemble (for perf).
+//   --profile-threads THREADS SECONDS [VOICES] [BLOCK] runs only section 1c's rate-1.0 scene on Ensemble (for perf).
 //   --threads runs only section 1c (one and more render threads; with section 1's rate 1.0 and spread rows at
 //   256 voices for the OpenAL column) and exits.
 //   swift run -c release ensemble-bench --soak MINUTES [SEED] [--real-time]   (random multi-threaded traffic, checked)
@@ -350,18 +350,23 @@ for s in scenarios where s.key == "rate1" || s.key == "spread" {
     // At rate 1.0 a run of a few seconds lasts a few tens of milliseconds on two threads, a scheduler time slice
     // or two, so one preemption decides it: that row renders at least 60 s (about 0.3 s of wall time).
     let runSeconds = quick || s.pitch ? secs : max(secs, 60)
-    for threads in threadCounts {
-        var best = Double.infinity, bestCPU = Double.nan, share: Double?, barrier: Double?, serial: Double?
-        var allocations: UInt64 = 0
-        for _ in 0..<reps {
+    // The thread counts take turns within each repeat, so every count's best comes from the same minutes of this
+    // shared machine (one count's runs all in a slow minute would otherwise decide the speed-up).
+    var best = [Double](repeating: .infinity, count: threadCounts.count)
+    var allocations = [UInt64](repeating: 0, count: threadCounts.count)
+    var atBest = [RenderResult?](repeating: nil, count: threadCounts.count)
+    for _ in 0..<reps {
+        for (i, threads) in threadCounts.enumerated() {
             let r = try EnsembleRuns.throughput(sounds: s.sounds, voices: parallelVoices, pitch: s.pitch,
                                                 seconds: runSeconds, threads: threads, blockFrames: offlineBlockFrames)
-            if r.wall < best {
-                (bestCPU, share, barrier, serial) = (r.cpu, r.workerLaneShare, r.barrierMicroseconds, r.serialMicroseconds)
-            }
-            best = min(best, r.wall)
-            allocations += r.allocations
+            if r.wall < best[i] { (best[i], atBest[i]) = (r.wall, r) }
+            allocations[i] += r.allocations
         }
+    }
+    for (i, threads) in threadCounts.enumerated() {
+        let best = best[i], allocations = allocations[i], r = atBest[i]
+        let (bestCPU, share) = (r?.cpu ?? .nan, r?.workerLaneShare)
+        let (barrier, serial) = (r?.barrierMicroseconds, r?.serialMicroseconds)
         let speed = runSeconds / best
         if threads == 1 { single = speed }
         let peer = rows.first { $0.voices == parallelVoices && $0.scenario == s.key }?.openalLinear.map { $0 / Double(parallelVoices) }
