@@ -135,7 +135,7 @@ enum CompactWindow {
         if case .ima4 = packed.format {
             if inside {
                 IMA4Packets.convert(packed, stereo: stereo, from: first, width: width, left: wl, right: wr,
-                                    scratch: tables.packetScratch, table: tables.ima4)
+                                    scratch: tables.packetScratch, table: tables.ima4, slack: tables.windowSlack)
                 return
             }
             var cached = -1

@@ -140,10 +140,9 @@ struct MixLane {
         tables = ResamplerTables(cubic: cubic, sinc: SincBank.shared,
                                  edgeLeft: .allocate(capacity: SincBank.maxTaps),
                                  edgeRight: .allocate(capacity: SincBank.maxTaps),
-                                 windowLeft: .allocate(capacity: ResamplerTables.windowFrames),
-                                 windowRight: .allocate(capacity: ResamplerTables.windowFrames),
+                                 windowLeft: Self.allocateWindow(), windowRight: Self.allocateWindow(),
                                  packetScratch: .allocate(capacity: 2 * IMA4Packets.framesPerPacket),
-                                 ima4: IMA4Packets.table)
+                                 ima4: IMA4Packets.table, windowSlack: Self.windowSlack)
         busCount = BusRack.count
         touched = .allocate(capacity: busCount)
         touched.initialize(repeating: Self.untouched, count: busCount)
@@ -152,9 +151,19 @@ struct MixLane {
         after = .allocate(capacity: max(capacity, 1))
     }
 
+    /// The compact windows' slack on each side (`ResamplerTables.windowSlack`): one IMA4 packet.
+    static var windowSlack: Int { IMA4Packets.framesPerPacket }
+
+    /// A compact window of `ResamplerTables.windowFrames` floats with `windowSlack` more on each side.
+    private static func allocateWindow() -> UnsafeMutablePointer<Float> {
+        UnsafeMutablePointer<Float>.allocate(capacity: ResamplerTables.windowFrames + 2 * windowSlack) + windowSlack
+    }
+
     func deallocate() {
         for p in [scratchLeft, scratchRight, scratchGain, dryLeft, dryRight, sendLeft, sendRight, routeLeft, routeRight, streamWindowLeft, streamWindowRight,
-                  tables.edgeLeft, tables.edgeRight, tables.windowLeft, tables.windowRight, tables.packetScratch] { p.deallocate() }
+                  tables.edgeLeft, tables.edgeRight, tables.packetScratch] { p.deallocate() }
+        (tables.windowLeft - Self.windowSlack).deallocate()
+        (tables.windowRight - Self.windowSlack).deallocate()
         touched.deallocate()
         routeOthers?.deallocate()
         voices.deallocate()

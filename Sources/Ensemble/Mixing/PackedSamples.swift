@@ -89,11 +89,12 @@ struct PackedSamples: BitwiseCopyable, @unchecked Sendable {
         }
     }
 
-    /// IMA4: channel `channel`'s block of packet `packet`, and its state offset.
+    /// IMA4: channel `channel`'s blocks from packet `packet` on (34 bytes each, one after the other), and their
+    /// state offsets (one each).
     @inline(__always)
     @_noLocks
-    func block(channel: Int, packet: Int) -> (bytes: UnsafePointer<UInt8>, delta: Int8) {
+    func blocks(channel: Int, from packet: Int) -> (bytes: UnsafePointer<UInt8>, deltas: UnsafePointer<Int8>) {
         let bytes = (base + channel * planeBytes + packet * IMA4Packets.blockBytes).assumingMemoryBound(to: UInt8.self)
-        return (bytes, deltas.unsafelyUnwrapped[channel * packetCount + packet])
+        return (bytes, deltas.unsafelyUnwrapped + channel * packetCount + packet)
     }
 }

@@ -1,4 +1,5 @@
 // Render thread: made per kernel call from the voice's cursor; the tables are built on the control thread.
+import CMixKernel
 
 /// The tables every resampler kernel reads, made once by the mixer (the sinc bank once per process).
 struct ResamplerTables: BitwiseCopyable {
@@ -14,7 +15,11 @@ struct ResamplerTables: BitwiseCopyable {
     /// Two channels' worth of one IMA4 packet, for packets a window wants only part of (`IMA4Packets`).
     var packetScratch: UnsafeMutablePointer<Float>
     /// `IMA4Packets.table`.
-    var ima4: UnsafePointer<Int32>
+    var ima4: UnsafePointer<ensemble_ima4_tables>
+    /// Floats before `windowLeft`/`windowRight` and after their `windowFrames` that a conversion may overwrite:
+    /// with `IMA4Packets.framesPerPacket` of them, IMA4 packets that a window wants only part of are decoded whole
+    /// in place, with the rest of their run (`IMA4Packets.convert`).
+    var windowSlack = 0
 
     /// Frames each window holds.
     static var windowFrames: Int { @_noLocks get { 4096 } }

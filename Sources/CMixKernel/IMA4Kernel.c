@@ -1,0 +1,205 @@
+// Render thread (the lanes): Apple IMA4 blocks decoded for compact sounds (IMA4Packets.convert).
+#include "IMA4Kernel.h"
+
+enum { BLOCK_BYTES = 34, BLOCK_SAMPLES = 64 };
+
+typedef void (*ima4_fn)(const uint8_t *, const int8_t *, long, float *, const ensemble_ima4_tables *);
+
+// Each code's lookup waits for the step index the code before it left, a chain of dependent loads: one block
+// decodes at a few nanoseconds a sample however many there are, which is why the vector path below exists.
+static void decode_one(const uint8_t *block, int8_t delta, float *out, const int32_t *expand) {
+    uint16_t header = (uint16_t)(block[0] << 8 | block[1]);
+    int32_t p = (int32_t)(int16_t)(header & 0xFF80) + delta, index = header & 0x7F;
+    for (int k = 0; k < 32; k++) {
+        uint8_t byte = block[2 + k];
+        for (int half = 0; half < 2; half++) {
+            int32_t e = expand[index << 4 | (half ? byte >> 4 : byte & 0x0F)];
+            index = e & 0xFF;
+            p += e >> 8;
+            p = p < -32768 ? -32768 : p > 32767 ? 32767 : p;
+            out[2 * k + half] = (float)p * 0x1p-15f;
+        }
+    }
+}
+
+static void decode_portable(const uint8_t *blocks, const int8_t *deltas, long count, float *out,
+                            const ensemble_ima4_tables *tables) {
+    for (long i = 0; i < count; i++)
+        decode_one(blocks + BLOCK_BYTES * i, deltas[i], out + BLOCK_SAMPLES * i, tables->expand);
+}
+
+static ima4_fn ima4 = decode_portable;
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#define SSE41 __attribute__((target("sse4.1")))
+
+// Rows of sixteen bytes transposed: afterwards row k holds byte k of every input row, in row order.
+SSE41 static inline void transpose16(__m128i r[16]) {
+    __m128i t[16];
+    for (int i = 0; i < 8; i++) {
+        t[i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
+        t[i + 8] = _mm_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++) {
+        r[i] = _mm_unpacklo_epi16(t[2 * i], t[2 * i + 1]);
+        r[i + 4] = _mm_unpackhi_epi16(t[2 * i], t[2 * i + 1]);
+        r[i + 8] = _mm_unpacklo_epi16(t[8 + 2 * i], t[8 + 2 * i + 1]);
+        r[i + 12] = _mm_unpackhi_epi16(t[8 + 2 * i], t[8 + 2 * i + 1]);
+    }
+    for (int g = 0; g < 4; g++) {
+        for (int i = 0; i < 2; i++) {
+            t[4 * g + i] = _mm_unpacklo_epi32(r[4 * g + 2 * i], r[4 * g + 2 * i + 1]);
+            t[4 * g + i + 2] = _mm_unpackhi_epi32(r[4 * g + 2 * i], r[4 * g + 2 * i + 1]);
+        }
+    }
+    for (int g = 0; g < 4; g++) {
+        r[4 * g] = _mm_unpacklo_epi64(t[4 * g], t[4 * g + 1]);
+        r[4 * g + 1] = _mm_unpackhi_epi64(t[4 * g], t[4 * g + 1]);
+        r[4 * g + 2] = _mm_unpacklo_epi64(t[4 * g + 2], t[4 * g + 3]);
+        r[4 * g + 3] = _mm_unpackhi_epi64(t[4 * g + 2], t[4 * g + 3]);
+    }
+}
+
+// One code of eight blocks (16-bit lanes): the difference as A = step (code bit 2) and B = step/8 + step/2 (bit 1)
+// + step/4 (bit 0), both within 16 bits, negated for bit 3, added with saturation one after the other. A and B
+// have the same sign, so clamp(p + A + B) is what the two saturating additions give: the scalar decoder's value.
+#define EIGHT_LANES(P, UNPACK, OUT)                                                                           \
+    do {                                                                                                      \
+        __m128i step_ = UNPACK(low, high), c_ = UNPACK(code, zero);                                          \
+        __m128i m4_ = _mm_srai_epi16(_mm_slli_epi16(c_, 13), 15), m2_ = _mm_srai_epi16(_mm_slli_epi16(c_, 14), 15); \
+        __m128i m1_ = _mm_srai_epi16(_mm_slli_epi16(c_, 15), 15), m8_ = _mm_srai_epi16(_mm_slli_epi16(c_, 12), 15); \
+        __m128i a_ = _mm_and_si128(step_, m4_);                                                               \
+        __m128i b_ = _mm_add_epi16(_mm_add_epi16(_mm_srli_epi16(step_, 3), _mm_and_si128(_mm_srli_epi16(step_, 1), m2_)), \
+                                   _mm_and_si128(_mm_srli_epi16(step_, 2), m1_));                            \
+        a_ = _mm_sub_epi16(_mm_xor_si128(a_, m8_), m8_);                                                      \
+        b_ = _mm_sub_epi16(_mm_xor_si128(b_, m8_), m8_);                                                      \
+        P = _mm_adds_epi16(_mm_adds_epi16(P, a_), b_);                                                        \
+        OUT = P;                                                                                              \
+    } while (0)
+
+// Step sizes of sixteen step indices (0…88) as two byte planes: six tables of sixteen entries each, the right one
+// picked by the index's bits 4, 5 and 6 (moved to each byte's top bit, which is what a byte blend reads).
+#define STEP_PLANE(tab)                                                                                       \
+    _mm_blendv_epi8(_mm_blendv_epi8(_mm_blendv_epi8(_mm_shuffle_epi8(tab[0], low4), _mm_shuffle_epi8(tab[1], low4), k4), \
+                                    _mm_blendv_epi8(_mm_shuffle_epi8(tab[2], low4), _mm_shuffle_epi8(tab[3], low4), k4), k5), \
+                    _mm_blendv_epi8(_mm_shuffle_epi8(tab[4], low4), _mm_shuffle_epi8(tab[5], low4), k4), k6)
+
+// Up to sixteen blocks at once, block i in byte lane i (lanes past `count` decode zeros and are not stored).
+SSE41 static void decode16(const uint8_t *blocks, const int8_t *deltas, int count, float *out,
+                           const ensemble_ima4_tables *tables) {
+    __m128i first[16], second[16];
+    int16_t p0[16];
+    uint8_t i0[16];
+    for (int q = 0; q < 16; q++) {
+        if (q < count) {
+            const uint8_t *b = blocks + BLOCK_BYTES * q;
+            uint16_t header = (uint16_t)(b[0] << 8 | b[1]);
+            p0[q] = (int16_t)((int16_t)(header & 0xFF80) + deltas[q]);
+            i0[q] = (uint8_t)(header & 0x7F);
+            first[q] = _mm_loadu_si128((const __m128i *)(b + 2));
+            second[q] = _mm_loadu_si128((const __m128i *)(b + 18));
+        } else {
+            p0[q] = 0;
+            i0[q] = 0;
+            first[q] = second[q] = _mm_setzero_si128();
+        }
+    }
+    transpose16(first);
+    transpose16(second);
+    __m128i lowTab[6], highTab[6];
+    for (int c = 0; c < 6; c++) {
+        lowTab[c] = _mm_loadu_si128((const __m128i *)(tables->stepLow + 16 * c));
+        highTab[c] = _mm_loadu_si128((const __m128i *)(tables->stepHigh + 16 * c));
+    }
+    const __m128i indexStep = _mm_loadu_si128((const __m128i *)tables->indexStep);
+    const __m128i nibble = _mm_set1_epi8(0x0F), zero = _mm_setzero_si128(), top = _mm_set1_epi8(88);
+    __m128i index = _mm_loadu_si128((const __m128i *)i0);
+    __m128i pa = _mm_loadu_si128((const __m128i *)p0), pb = _mm_loadu_si128((const __m128i *)(p0 + 8));
+    __m128i samples[BLOCK_SAMPLES][2]; // sample s of blocks 0…7 and 8…15
+    for (int k = 0; k < 32; k++) {
+        __m128i bytes = k < 16 ? first[k] : second[k - 16];
+        for (int half = 0; half < 2; half++) {
+            __m128i code = _mm_and_si128(half ? _mm_srli_epi16(bytes, 4) : bytes, nibble);
+            __m128i low4 = _mm_and_si128(index, nibble);
+            __m128i k4 = _mm_slli_epi16(index, 3), k5 = _mm_slli_epi16(index, 2), k6 = _mm_slli_epi16(index, 1);
+            __m128i low = STEP_PLANE(lowTab), high = STEP_PLANE(highTab);
+            index = _mm_min_epi8(_mm_max_epi8(_mm_add_epi8(index, _mm_shuffle_epi8(indexStep, code)), zero), top);
+            EIGHT_LANES(pa, _mm_unpacklo_epi8, samples[2 * k + half][0]);
+            EIGHT_LANES(pb, _mm_unpackhi_epi8, samples[2 * k + half][1]);
+        }
+    }
+    // Back to block order, eight samples of eight blocks at a time (a transpose of 16-bit lanes), then to Float.
+    const __m128 scale = _mm_set1_ps(0x1p-15f);
+    for (int h = 0; h < 2; h++) {
+        for (int s = 0; s < BLOCK_SAMPLES; s += 8) {
+            __m128i a0 = _mm_unpacklo_epi16(samples[s][h], samples[s + 1][h]);
+            __m128i a1 = _mm_unpackhi_epi16(samples[s][h], samples[s + 1][h]);
+            __m128i a2 = _mm_unpacklo_epi16(samples[s + 2][h], samples[s + 3][h]);
+            __m128i a3 = _mm_unpackhi_epi16(samples[s + 2][h], samples[s + 3][h]);
+            __m128i a4 = _mm_unpacklo_epi16(samples[s + 4][h], samples[s + 5][h]);
+            __m128i a5 = _mm_unpackhi_epi16(samples[s + 4][h], samples[s + 5][h]);
+            __m128i a6 = _mm_unpacklo_epi16(samples[s + 6][h], samples[s + 7][h]);
+            __m128i a7 = _mm_unpackhi_epi16(samples[s + 6][h], samples[s + 7][h]);
+            __m128i b0 = _mm_unpacklo_epi32(a0, a2), b1 = _mm_unpackhi_epi32(a0, a2);
+            __m128i b2 = _mm_unpacklo_epi32(a1, a3), b3 = _mm_unpackhi_epi32(a1, a3);
+            __m128i b4 = _mm_unpacklo_epi32(a4, a6), b5 = _mm_unpackhi_epi32(a4, a6);
+            __m128i b6 = _mm_unpacklo_epi32(a5, a7), b7 = _mm_unpackhi_epi32(a5, a7);
+            __m128i rows[8] = {_mm_unpacklo_epi64(b0, b4), _mm_unpackhi_epi64(b0, b4), _mm_unpacklo_epi64(b1, b5),
+                               _mm_unpackhi_epi64(b1, b5), _mm_unpacklo_epi64(b2, b6), _mm_unpackhi_epi64(b2, b6),
+                               _mm_unpacklo_epi64(b3, b7), _mm_unpackhi_epi64(b3, b7)};
+            for (int j = 0; j < 8 && 8 * h + j < count; j++) {
+                float *o = out + BLOCK_SAMPLES * (8 * h + j) + s;
+                _mm_storeu_ps(o, _mm_mul_ps(_mm_cvtepi32_ps(_mm_cvtepi16_epi32(rows[j])), scale));
+                _mm_storeu_ps(o + 4, _mm_mul_ps(_mm_cvtepi32_ps(_mm_cvtepi16_epi32(_mm_srli_si128(rows[j], 8))), scale));
+            }
+        }
+    }
+}
+
+// Whether every block of the group starts within 16 bits and at a step index of at most 88, as the vector path
+// assumes (a compact sound's recorded states always do; anything else takes the scalar path and its rules).
+static int starts_in_range(const uint8_t *blocks, const int8_t *deltas, int count) {
+    for (int q = 0; q < count; q++) {
+        const uint8_t *b = blocks + BLOCK_BYTES * q;
+        uint16_t header = (uint16_t)(b[0] << 8 | b[1]);
+        int32_t p = (int32_t)(int16_t)(header & 0xFF80) + deltas[q];
+        if (p < -32768 || p > 32767 || (header & 0x7F) > 88) return 0;
+    }
+    return 1;
+}
+
+// Groups of sixteen; a group of fewer than four blocks goes one at a time (the vector loop costs the same for
+// one block as for sixteen).
+static void decode_sse41(const uint8_t *blocks, const int8_t *deltas, long count, float *out,
+                         const ensemble_ima4_tables *tables) {
+    long i = 0;
+    while (count - i >= 4) {
+        int n = count - i < 16 ? (int)(count - i) : 16;
+        if (starts_in_range(blocks + BLOCK_BYTES * i, deltas + i, n)) {
+            decode16(blocks + BLOCK_BYTES * i, deltas + i, n, out + BLOCK_SAMPLES * i, tables);
+        } else {
+            decode_portable(blocks + BLOCK_BYTES * i, deltas + i, n, out + BLOCK_SAMPLES * i, tables);
+        }
+        i += n;
+    }
+    decode_portable(blocks + BLOCK_BYTES * i, deltas + i, count - i, out + BLOCK_SAMPLES * i, tables);
+}
+
+// Chosen once at load time, before any thread renders.
+__attribute__((constructor)) static void choose_ima4_kernel(void) {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("sse4.1")) ima4 = decode_sse41;
+}
+#endif
+
+void ensemble_ima4_decode(const uint8_t *blocks, const int8_t *deltas, long count, float *out,
+                          const ensemble_ima4_tables *tables) {
+    ima4(blocks, deltas, count, out, tables);
+}
+
+void ensemble_ima4_decode_portable(const uint8_t *blocks, const int8_t *deltas, long count, float *out,
+                                   const ensemble_ima4_tables *tables) {
+    decode_portable(blocks, deltas, count, out, tables);
+}

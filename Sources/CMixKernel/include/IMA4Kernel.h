@@ -1,0 +1,32 @@
+// Render thread (the lanes): Apple IMA4 blocks of a compact sound decoded as voices read them (IMA4Packets).
+#ifndef ENSEMBLE_IMA4_KERNEL_H
+#define ENSEMBLE_IMA4_KERNEL_H
+
+#include <stdint.h>
+
+/// The decoder's tables, made once by `IMA4Packets` from `IMA4`'s step and index tables:
+/// - `expand[index · 16 + code]`: the signed difference the code adds at that step index, shifted left by 8, ORed
+///   with the next step index (the scalar decoder's one lookup a code);
+/// - `stepLow[i]` / `stepHigh[i]`: the low and high bytes of step size i for i < 89, of 32767 above (the vector
+///   decoder looks them up sixteen entries at a time);
+/// - `indexStep[code]`: what a code adds to the step index (before the clamp to 0…88).
+typedef struct {
+    const int32_t *expand;
+    uint8_t stepLow[96], stepHigh[96];
+    int8_t indexStep[16];
+} ensemble_ima4_tables;
+
+/// Decodes `count` consecutive 34-byte IMA4 blocks from `blocks` (a 2-byte header, then 64 four-bit codes, low
+/// nibble first) into 64 floats each at `out` + 64·i: block i starts from its header's predictor (the top 9 bits of
+/// the header, as a signed 16-bit value) plus `deltas[i]`, which must give a value within −32768…32767, and its
+/// step index (the low 7 bits, at most 88); each code's difference is added and the predictor clamped to
+/// −32768…32767, and the sample is predictor · 2⁻¹⁵. Integer arithmetic throughout, so every path gives the same
+/// bits: sixteen blocks at once with SSE4.1 (a block per byte lane), one at a time elsewhere and for the rest.
+void ensemble_ima4_decode(const uint8_t *blocks, const int8_t *deltas, long count, float *out,
+                          const ensemble_ima4_tables *tables);
+
+/// `ensemble_ima4_decode` one block at a time on any CPU (what the vector path is tested against).
+void ensemble_ima4_decode_portable(const uint8_t *blocks, const int8_t *deltas, long count, float *out,
+                                   const ensemble_ima4_tables *tables);
+
+#endif
