@@ -161,10 +161,11 @@ func captureConcurrently(_ path: String, _ arguments: [String], count: Int) -> [
         p.standardOutput = pipe
         return (p, pipe)
     }
-    for (p, _) in runs { try? p.run() }
-    return runs.map { p, pipe in
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
+    let started = runs.map { (try? $0.0.run()) != nil }
+    return zip(runs, started).map { run, started in
+        guard started else { return "" } // its pipe would never reach its end
+        let data = run.1.fileHandleForReading.readDataToEndOfFile()
+        run.0.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
     }
 }

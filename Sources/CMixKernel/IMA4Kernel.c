@@ -10,6 +10,7 @@ typedef void (*ima4_fn)(const uint8_t *, const int8_t *, long, float *, const en
 static void decode_one(const uint8_t *block, int8_t delta, float *out, const int32_t *expand) {
     uint16_t header = (uint16_t)(block[0] << 8 | block[1]);
     int32_t p = (int32_t)(int16_t)(header & 0xFF80) + delta, index = header & 0x7F;
+    if (index > 88) index = 88; // not a loaded sound's state (their headers are checked); kept inside the table
     for (int k = 0; k < 32; k++) {
         uint8_t byte = block[2 + k];
         for (int half = 0; half < 2; half++) {
@@ -97,7 +98,7 @@ SSE41 static void decode16(const uint8_t *blocks, const int8_t *deltas, int coun
             const uint8_t *b = blocks + BLOCK_BYTES * q;
             uint16_t header = (uint16_t)(b[0] << 8 | b[1]);
             p0[q] = (int16_t)((int16_t)(header & 0xFF80) + deltas[q]);
-            i0[q] = (uint8_t)(header & 0x7F);
+            i0[q] = (uint8_t)((header & 0x7F) > 88 ? 88 : header & 0x7F);
             first[q] = _mm_loadu_si128((const __m128i *)(b + 2));
             second[q] = _mm_loadu_si128((const __m128i *)(b + 18));
         } else {
@@ -158,14 +159,14 @@ SSE41 static void decode16(const uint8_t *blocks, const int8_t *deltas, int coun
     }
 }
 
-// Whether every block of the group starts within 16 bits and at a step index of at most 88, as the vector path
-// assumes (a compact sound's recorded states always do; anything else takes the scalar path and its rules).
+// Whether every block of the group starts within 16 bits, as the vector path's 16-bit predictors assume (a
+// compact sound's recorded states always do; anything else takes the scalar path, whose predictor has 32 bits).
 static int starts_in_range(const uint8_t *blocks, const int8_t *deltas, int count) {
     for (int q = 0; q < count; q++) {
         const uint8_t *b = blocks + BLOCK_BYTES * q;
         uint16_t header = (uint16_t)(b[0] << 8 | b[1]);
         int32_t p = (int32_t)(int16_t)(header & 0xFF80) + deltas[q];
-        if (p < -32768 || p > 32767 || (header & 0x7F) > 88) return 0;
+        if (p < -32768 || p > 32767) return 0;
     }
     return 1;
 }

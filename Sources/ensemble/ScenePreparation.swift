@@ -36,7 +36,13 @@ struct PreparedScene {
         configuration.maxVoices = max(4096, description.tracks.count + description.effects.count + 64)
         configuration.maxSoundingVoices = description.maxVoices ?? 0
         configuration.renderThreads = renderThreads
-        if let maxBlockFrames { configuration.maxBlockFrames = max(configuration.maxBlockFrames, maxBlockFrames) }
+        if let maxBlockFrames {
+            configuration.maxBlockFrames = max(configuration.maxBlockFrames, maxBlockFrames)
+            // An offline render delivers events between blocks: room for as many per frame as 1024-frame blocks
+            // had, so a long block drops none that a short one would not (up to the ring's largest size).
+            configuration.eventCapacity = min(1 << 20, max(configuration.eventCapacity,
+                                                           configuration.eventCapacity * maxBlockFrames / 1024))
+        }
         configuration.speakerLayout = description.speakerLayout
         // Every timeline command waits on the render side from the start: room for all of them (up to seven per
         // `set`, plus the end of a restarted `loops: -1` track), so none is ever dropped for a full queue.

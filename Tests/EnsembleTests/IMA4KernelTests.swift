@@ -90,8 +90,9 @@ final class IMA4KernelTests: XCTestCase {
     }
 
     func testStartsOutsideSixteenBitsFollowTheScalarRules() {
-        // Not a compact sound's state (its recorded states are running predictors), but the call must still give
-        // the scalar decoder's samples: such a group goes one block at a time.
+        // Not a compact sound's states (its recorded states are running predictors, its step indices checked at
+        // load), but the call must still give the scalar decoder's samples: such a group goes one block at a
+        // time; a step index above the table is read as its last entry on both paths.
         var rng = SplitMix(seed: 77)
         var (bytes, deltas) = blocks(16, &rng)
         bytes[34 * 5] = 0x7F
@@ -100,8 +101,13 @@ final class IMA4KernelTests: XCTestCase {
         bytes[34 * 9] = 0x80
         bytes[34 * 9 + 1] = 0x00     // predictor −32768, step index 0
         deltas[9] = -100             // −32868: outside
+        bytes[34 * 12 + 1] |= 0x7F   // step index 127: taken as 88
         var expected: [Float] = []
-        for i in 0..<16 { expected += reference(bytes[(34 * i)..<(34 * i + 34)], delta: deltas[i]) }
+        for i in 0..<16 {
+            var block = Array(bytes[(34 * i)..<(34 * i + 34)])
+            if i == 12 { block[1] = block[1] & 0x80 | 88 }
+            expected += reference(block[...], delta: deltas[i])
+        }
         XCTAssertEqual(decode(bytes, deltas, portable: false).map(\.bitPattern), expected.map(\.bitPattern))
     }
 }

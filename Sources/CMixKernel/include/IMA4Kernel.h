@@ -19,7 +19,7 @@ typedef struct {
 /// Decodes `count` consecutive 34-byte IMA4 blocks from `blocks` (a 2-byte header, then 64 four-bit codes, low
 /// nibble first) into 64 floats each at `out` + 64·i: block i starts from its header's predictor (the top 9 bits of
 /// the header, as a signed 16-bit value) plus `deltas[i]`, which must give a value within −32768…32767, and its
-/// step index (the low 7 bits, at most 88); each code's difference is added and the predictor clamped to
+/// step index (the low 7 bits; above 88, 88); each code's difference is added and the predictor clamped to
 /// −32768…32767, and the sample is predictor · 2⁻¹⁵. Integer arithmetic throughout, so every path gives the same
 /// bits: sixteen blocks at once with SSE4.1 (a block per byte lane), one at a time elsewhere and for the rest.
 void ensemble_ima4_decode(const uint8_t *blocks, const int8_t *deltas, long count, float *out,
