@@ -5,12 +5,21 @@ enum { BLOCK_BYTES = 34, BLOCK_SAMPLES = 64 };
 
 typedef void (*ima4_fn)(const uint8_t *, const int8_t *, long, float *, const ensemble_ima4_tables *);
 
+// The state a block starts from: its header's predictor (top 9 bits) plus its recorded delta, and its step index
+// (above 88 is not a loaded sound's state, their headers are checked: kept inside the table).
+static inline int32_t start_predictor(const uint8_t *block, int8_t delta) {
+    return (int32_t)(int16_t)((block[0] << 8 | block[1]) & 0xFF80) + delta;
+}
+
+static inline int32_t start_index(const uint8_t *block) {
+    int32_t index = block[1] & 0x7F;
+    return index > 88 ? 88 : index;
+}
+
 // Each code's lookup waits for the step index the code before it left, a chain of dependent loads: one block
 // decodes at a few nanoseconds a sample however many there are, which is why the vector path below exists.
 static void decode_one(const uint8_t *block, int8_t delta, float *out, const int32_t *expand) {
-    uint16_t header = (uint16_t)(block[0] << 8 | block[1]);
-    int32_t p = (int32_t)(int16_t)(header & 0xFF80) + delta, index = header & 0x7F;
-    if (index > 88) index = 88; // not a loaded sound's state (their headers are checked); kept inside the table
+    int32_t p = start_predictor(block, delta), index = start_index(block);
     for (int k = 0; k < 32; k++) {
         uint8_t byte = block[2 + k];
         for (int half = 0; half < 2; half++) {
@@ -96,9 +105,8 @@ SSE41 static void decode16(const uint8_t *blocks, const int8_t *deltas, int coun
     for (int q = 0; q < 16; q++) {
         if (q < count) {
             const uint8_t *b = blocks + BLOCK_BYTES * q;
-            uint16_t header = (uint16_t)(b[0] << 8 | b[1]);
-            p0[q] = (int16_t)((int16_t)(header & 0xFF80) + deltas[q]);
-            i0[q] = (uint8_t)((header & 0x7F) > 88 ? 88 : header & 0x7F);
+            p0[q] = (int16_t)start_predictor(b, deltas[q]);
+            i0[q] = (uint8_t)start_index(b);
             first[q] = _mm_loadu_si128((const __m128i *)(b + 2));
             second[q] = _mm_loadu_si128((const __m128i *)(b + 18));
         } else {
@@ -163,9 +171,7 @@ SSE41 static void decode16(const uint8_t *blocks, const int8_t *deltas, int coun
 // compact sound's recorded states always do; anything else takes the scalar path, whose predictor has 32 bits).
 static int starts_in_range(const uint8_t *blocks, const int8_t *deltas, int count) {
     for (int q = 0; q < count; q++) {
-        const uint8_t *b = blocks + BLOCK_BYTES * q;
-        uint16_t header = (uint16_t)(b[0] << 8 | b[1]);
-        int32_t p = (int32_t)(int16_t)(header & 0xFF80) + deltas[q];
+        int32_t p = start_predictor(blocks + BLOCK_BYTES * q, deltas[q]);
         if (p < -32768 || p > 32767) return 0;
     }
     return 1;

@@ -43,14 +43,19 @@ enum IMA4Packets {
         return UnsafePointer(t)
     }()
 
-    /// `count` consecutive packets of one channel, from packet `packet`, into `out` (64 floats each).
+    /// `count` consecutive packets from packet `packet`, 64 floats each: channel 0's into `left` and, when
+    /// `stereo`, channel 1's into `right`.
     @inline(__always)
     @_noLocks
-    static func decode(_ packed: PackedSamples, channel: Int, packet: Int, count: Int, into out: UnsafeMutablePointer<Float>,
+    static func decode(_ packed: PackedSamples, stereo: Bool, packet: Int, count: Int,
+                       left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                        _ table: UnsafePointer<ensemble_ima4_tables>) {
-        let (bytes, deltas) = packed.blocks(channel: channel, from: packet)
-        // A C function is opaque to the performance checker; the kernel only reads and computes.
-        _unsafePerformance { ensemble_ima4_decode(bytes, deltas, count, out, table) }
+        for channel in 0..<(stereo ? 2 : 1) {
+            let (bytes, deltas) = packed.blocks(channel: channel, from: packet)
+            let out = channel == 0 ? left : right
+            // A C function is opaque to the performance checker; the kernel only reads and computes.
+            _unsafePerformance { ensemble_ima4_decode(bytes, deltas, count, out, table) }
+        }
     }
 
     /// Frames [first, first + width) of the sound (all inside it) of both channels (`right` unused for mono) into
@@ -70,8 +75,8 @@ enum IMA4Packets {
         if slack >= framesPerPacket {
             // Packet `packet` starts at most 63 frames before the window, `last` ends at most 63 after it.
             let offset = packet * framesPerPacket - lower
-            decode(packed, channel: 0, packet: packet, count: last - packet + 1, into: left + offset, table)
-            if stereo { decode(packed, channel: 1, packet: packet, count: last - packet + 1, into: right + offset, table) }
+            decode(packed, stereo: stereo, packet: packet, count: last - packet + 1, left: left + offset,
+                   right: right + offset, table)
             return
         }
         while packet <= last {
@@ -79,13 +84,12 @@ enum IMA4Packets {
             if offset >= 0 && offset + framesPerPacket <= width {
                 // This packet and the ones after it that lie wholly in the window.
                 let run = min((width - offset) / framesPerPacket, last - packet + 1)
-                decode(packed, channel: 0, packet: packet, count: run, into: left + offset, table)
-                if stereo { decode(packed, channel: 1, packet: packet, count: run, into: right + offset, table) }
+                decode(packed, stereo: stereo, packet: packet, count: run, left: left + offset, right: right + offset,
+                       table)
                 packet += run
                 continue
             }
-            decode(packed, channel: 0, packet: packet, count: 1, into: scratch, table)
-            if stereo { decode(packed, channel: 1, packet: packet, count: 1, into: scratch + 64, table) }
+            decode(packed, stereo: stereo, packet: packet, count: 1, left: scratch, right: scratch + 64, table)
             let a = max(0, -offset), b = min(framesPerPacket, width - offset)
             for k in a..<b {
                 left[offset + k] = scratch[k]
@@ -104,8 +108,7 @@ enum IMA4Packets {
         let d = i + packed.firstFrame
         let packet = d / framesPerPacket, k = d - packet * framesPerPacket
         if packet != cached {
-            decode(packed, channel: 0, packet: packet, count: 1, into: scratch, table)
-            if stereo { decode(packed, channel: 1, packet: packet, count: 1, into: scratch + 64, table) }
+            decode(packed, stereo: stereo, packet: packet, count: 1, left: scratch, right: scratch + 64, table)
             cached = packet
         }
         return (scratch[k], stereo ? scratch[64 + k] : scratch[k])

@@ -35,7 +35,7 @@ extension Engine {
     public func renderOffline<E: Error>(frames: Int64, blockFrames: Int? = nil,
                                         progress: ((OfflineRenderProgress) -> Void)? = nil,
                                         into consume: (UnsafeBufferPointer<Float>) throws(E) -> Void) throws(E) {
-        let block = max(1, blockFrames ?? configuration.maxBlockFrames)
+        let block = offlineBlock(blockFrames)
         let channels = configuration.speakerLayout.channelCount
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: channels * block)
         defer { buffer.deallocate() }
@@ -68,6 +68,9 @@ extension Engine {
         }
     }
 
+    /// The frames of each block of an offline render: `blockFrames`, or the engine's largest block.
+    private func offlineBlock(_ blockFrames: Int?) -> Int { max(1, blockFrames ?? configuration.maxBlockFrames) }
+
     /// `renderOffline(frames:blockFrames:progress:into:)` into memory: the next `frames` frames, interleaved
     /// (`speakerLayout.channelCount` samples a frame: L R L R … for stereo).
     public func renderOffline(frames: Int, blockFrames: Int? = nil,
@@ -77,7 +80,7 @@ extension Engine {
         var output = [Float](repeating: 0, count: channels * total)
         output.withUnsafeMutableBufferPointer { out in
             guard let base = out.baseAddress else { return }
-            let block = max(1, blockFrames ?? configuration.maxBlockFrames)
+            let block = offlineBlock(blockFrames)
             var done = 0
             while done < total {
                 let n = min(block, total - done)
