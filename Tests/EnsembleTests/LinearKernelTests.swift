@@ -65,10 +65,12 @@ final class LinearKernelTests: XCTestCase {
         let source = 600
         let l = (0..<source).map { _ in noise.nextSigned() }, r = (0..<source).map { _ in noise.nextSigned() }
         let one: UInt64 = 1 << 32
-        // Below one (receding), one plus a little (the window's near case for most groups, not all), up to two,
+        // Below one (receding), within an eighth of one (the blends of neighbouring windows) and at that range's
+        // edges either side, one plus a little more (the window's near case for most groups, not all), up to two,
         // two and beyond (one frame at a time), and a step whose fraction is all ones.
-        let steps: [UInt64] = [one / 3, one * 15 / 16, one + 1, one + one / 50, one + one / 7, 2 * one - 1, 2 * one,
-                               3 * one + 12345, one * 5 / 4 | 0xFFFF]
+        let steps: [UInt64] = [one / 3, one * 15 / 16, one - 1, one - one / 8 + 1, one - one / 8, one + 1, one + one / 50,
+                               one + one / 8 - 1, one + one / 8, one + one / 7, 2 * one - 1, 2 * one, 3 * one + 12345,
+                               one * 5 / 4 | 0xFFFF]
         var puts = [Put(mode: Int32(ENSEMBLE_PUT_STORE)), Put(mode: Int32(ENSEMBLE_PUT_GAINS))]
         for (first, frames) in [(0, Int.max), (37, 5), (200, 0), (-3, 13), (Int64(Int32.max) - 20, 40)] as [(Int64, Int)] {
             var p = Put(mode: Int32(ENSEMBLE_PUT_RAMP))
@@ -101,6 +103,35 @@ final class LinearKernelTests: XCTestCase {
                             XCTAssertEqual(portable.end, want.end, what)
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// Nor any before the first sample: a step just below one blends each window with the one a sample earlier,
+    /// which must not start before the run's first sample (here right after a page that may not be read).
+    func testKernelReadsNothingBeforeTheFirstSample() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard let memory = mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              memory != MAP_FAILED else { throw XCTSkip("mmap failed") }
+        defer { munmap(memory, 2 * page) }
+        XCTAssertEqual(mprotect(memory, page, PROT_NONE), 0)
+        let one: UInt64 = 1 << 32
+        let count = page / 4
+        let samples = (memory + page).bindMemory(to: Float.self, capacity: count)
+        for i in 0..<count { samples[i] = Float(i % 13) * 0.07 - 0.4 }
+        let copy = Array(UnsafeBufferPointer(start: samples, count: count))
+        for step in [one * 15 / 16, one - 1, one - one / 8 + 1, one + 1] {
+            for f0: UInt64 in [0, 0xFFFF_FFFF, one + 12345] {
+                for mode in [ENSEMBLE_PUT_STORE, ENSEMBLE_PUT_GAINS, ENSEMBLE_PUT_RAMP] {
+                    var p = Put(mode: Int32(mode))
+                    p.rampFrames = 50
+                    let n = 96, start = [Float](repeating: 0.125, count: n)
+                    let got = run(ensemble_linear, samples, samples, stereo: false, n: n, avail: count, from: f0,
+                                  step: step, p, start: start)
+                    let want = expected(copy, copy, stereo: false, n: n, from: f0, step: step, p, start: start)
+                    XCTAssertEqual(got.left.map(\.bitPattern), want.left.map(\.bitPattern), "step \(step), from \(f0)")
+                    XCTAssertEqual(got.right.map(\.bitPattern), want.right.map(\.bitPattern), "step \(step), from \(f0)")
                 }
             }
         }

@@ -93,4 +93,21 @@ final class SpatialDopplerTests: XCTestCase {
         XCTAssertEqual(Doppler.pitch(sourceVelocity: Vector3(0, 0, 100), listenerVelocity: Vector3(3, 0, 0),
                                      sourceToListener: .zero, factor: 1, speedOfSound: ss), 1)
     }
+
+    /// The applied pitch glides towards its target by a one-pole step per update, p + (T − p)·c, and snaps onto
+    /// the target once the rest is within 1e-4 (0.17 cent), which ends the glide. By hand, c = 0.66: from 1 towards
+    /// 1.0002 the step leaves 6.8e-5 (snapped); towards 1.0004 it leaves 1.36e-4 (not yet); towards 1.01, 1.0066.
+    func testPitchGlideStepsThenSnapsWithinATenThousandth() {
+        XCTAssertEqual(SpatialUpdate.glide(1, to: 1.0002, 0.66), 1.0002)
+        XCTAssertEqual(SpatialUpdate.glide(1, to: 1.0004, 0.66), 1.000264, accuracy: 1e-6)
+        XCTAssertNotEqual(SpatialUpdate.glide(1, to: 1.0004, 0.66), 1.0004)
+        XCTAssertEqual(SpatialUpdate.glide(1, to: 1.01, 0.66), 1.0066, accuracy: 1e-6)
+        // Downwards the same: 0.9999 is within reach of 1 − 1e-4 after one step.
+        XCTAssertEqual(SpatialUpdate.glide(1, to: 0.9998, 0.66), 0.9998)
+        // A velocity change of a few tenths of a metre a second (a game's source turning, 1e-3 of pitch) glides
+        // for three updates, not seven: the voice is quiet again before the next game frame.
+        var p: Float = 1, updates = 0
+        while p != 1.001 { p = SpatialUpdate.glide(p, to: 1.001, 0.66); updates += 1 }
+        XCTAssertEqual(updates, 3)
+    }
 }

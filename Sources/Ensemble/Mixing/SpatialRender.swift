@@ -42,6 +42,9 @@ struct SpatialRender {
         var meter = MeterAccumulator()
         var t = begin
         var leftSpatial = false
+        var plainMono: Bool? = nil
+        // Read once: passing the lane's stored tables to each run's kernel call copied them (144 bytes) per run.
+        let tables = lane.pointee.tables
         while t < min(voice.pointee.stopFrame, t1) {
             let silentFrom = voice.pointee.virtual.silentFrom
             if t >= voice.pointee.spatial.nextUpdate {
@@ -75,7 +78,10 @@ struct SpatialRender {
                 continue
             }
             end = min(end, silentFrom)
-            run(voice, slot: slot, from: t, to: end, span, lane: lane, rack, accumulators, meter: &meter)
+            if !mixResampledMono(voice, slot: slot, from: t, to: end, span, lane: lane, rack, accumulators,
+                                 tables: tables, plainMono: &plainMono) {
+                run(voice, slot: slot, from: t, to: end, span, lane: lane, rack, accumulators, meter: &meter)
+            }
             t = end
         }
         if voice.pointee.metering { telemetry.meters[slot].publish(meter) }
@@ -117,9 +123,55 @@ struct SpatialRender {
         !voice.pointee.preservePitch && Resampler.rampsInKernel(voice.pointee.cursor, voice.pointee.source)
     }
 
-    /// Output frames [a, b), all between two updates. A run that crosses the end of the gains' ramp (a quiet
-    /// voice's run after its update, `SpatialUpdate.isQuiet`) is one pass of the fused kernels when it can be,
-    /// else two runs split there.
+    /// Output frames [a, b) of a plain mono voice (`isPlainMono`) that the linear or sinc kernel resamples with
+    /// its gains: a moving voice with doppler, whose gliding pitch ends a run at every grid frame (three or four
+    /// runs a game frame). The kernel and gains `run` and `runPart` would pick for that run, reached without
+    /// their checks; false, with nothing mixed, for any other run. `plainMono` keeps, for the rest of the span,
+    /// what cannot change within it: the voice's setup, and its environment and bus move, which commands change
+    /// only between spans and which stay plain once plain (`isIdentity(from:)`, `isRouting` are monotone in time).
+    @inline(__always)
+    @_noLocks
+    private func mixResampledMono(_ voice: UnsafeMutablePointer<Voice>, slot: Int, from a: Int64, to b: Int64,
+                                  _ span: MixSpan, lane: UnsafeMutablePointer<MixLane>, _ rack: BusRack,
+                                  _ accumulators: LaneAccumulators, tables: ResamplerTables,
+                                  plainMono: inout Bool?) -> Bool {
+        if plainMono == nil {
+            plainMono = Self.isPlainMono(voice, from: a, plain: flat.environments.isPlain(
+                slot, usesEnvironment: voice.pointee.usesEnvironment, from: a))
+        }
+        // The shelf and the step change at updates (the HF gain's and the pitch's glides).
+        guard plainMono == true, voice.pointee.spatial.shelf == nil, Self.resamplesRamped(voice) else { return false }
+        let n = Int(b - a), channels = lane.pointee.channelCount
+        let rampEnd = voice.pointee.spatial.rampStart + Int64(voice.pointee.spatial.rampLength)
+        var ramp = Resampler.RampGains(left0: 0, dLeft: 0, right0: 0, dRight: 0, g: 0, length: 1, first: 0)
+        var rampFrames = 0, steady = Resampler.Gains(a: 0, b: 0, c: 0, d: 0)
+        if rampEnd > a && rampEnd < b {
+            // Across the gains' ramp's end: one pass, the bits of the two runs either side of it.
+            guard let gains = SpatialGainStage.rampThenSteady(voice, frame: a, count: n, channels: channels) else {
+                return false
+            }
+            (ramp, rampFrames, steady) = (gains.ramp, gains.rampFrames, gains.steady)
+        } else if let gains = SpatialGainStage.constantPair(voice, frame: a, count: n, channels: channels) {
+            steady = gains
+        } else if let gains = SpatialGainStage.rampPair(voice, frame: a, count: n, channels: channels) {
+            (ramp, rampFrames) = (gains, .max)
+        } else {
+            return false
+        }
+        let planes = lane.pointee.planes(voice.pointee.bus, span, rack, accumulators).advanced(by: Int(a - span.start))
+        if rampFrames == 0 {
+            Resampler.mix(&voice.pointee.cursor, voice.pointee.source, tables: tables, gains: steady,
+                          into: planes[0], planes[1], count: n)
+        } else {
+            Resampler.mixRamped(&voice.pointee.cursor, voice.pointee.source, tables: tables, gains: ramp,
+                                rampFrames: rampFrames, steady: steady, into: planes[0], planes[1], count: n)
+        }
+        return true
+    }
+
+    /// Output frames [a, b), all between two updates, of a run `mixResampledMono` did not take. A run that
+    /// crosses the end of the gains' ramp (a quiet voice's run after its update, `SpatialUpdate.isQuiet`) is one
+    /// pass of the fused copy kernels when it can be, else two runs split there.
     @_noLocks
     private func run(_ voice: UnsafeMutablePointer<Voice>, slot: Int, from a: Int64, to b: Int64, _ span: MixSpan,
                      lane: UnsafeMutablePointer<MixLane>, _ rack: BusRack, _ accumulators: LaneAccumulators,
@@ -132,16 +184,7 @@ struct SpatialRender {
         let plainMono = Self.isPlainMono(voice, from: a, plain: flat.environments.isPlain(
             slot, usesEnvironment: voice.pointee.usesEnvironment, from: a))
         let offset = Int(a - span.start), n = Int(b - a)
-        if plainMono, Self.resamplesRamped(voice),
-           let gains = SpatialGainStage.rampThenSteady(voice, frame: a, count: n, channels: lane.pointee.channelCount) {
-            // A moving voice with doppler (linear or sinc) across its gains' ramp's end: one pass, the bits of
-            // the two runs.
-            let planes = lane.pointee.planes(voice.pointee.bus, span, rack, accumulators).advanced(by: offset)
-            Resampler.mixRamped(&voice.pointee.cursor, voice.pointee.source, tables: lane.pointee.tables,
-                                gains: gains.ramp, rampFrames: gains.rampFrames, steady: gains.steady,
-                                into: planes[0], planes[1], count: n)
-            return
-        }
+        // (A voice the linear or sinc kernel resamples took `mixResampledMono` when it could.)
         if plainMono, Self.copiesAtRateOne(voice) {
             if let gains = SpatialGainStage.rampThenSteady(voice, frame: a, count: n,
                                                            channels: lane.pointee.channelCount) {
