@@ -30,11 +30,11 @@ enum SpatialUpdate {
     /// alias-free table), unless the track's own rate is already there.
     static var maxStep: UInt64 { @_noLocks get { 4 << 32 } }
     /// How close the applied pitch or HF gain must come to its target (after a glide step) to snap onto it, ending
-    /// the glide. The snap skips at most this much: 1e-4, absolute, which is 0.17 cent of pitch near 1 (where
-    /// doppler keeps sources slower than a tenth of the speed of sound; a thirtieth of the smallest pitch
-    /// difference a listener hears; 2.8 cents at the 1/16 floor) and under 0.001 dB of an HF gain near 1, less
-    /// than the glide's own first step after a velocity change (0.66 of its pitch change, about 7e-4 for a source
-    /// turning at game speed). Until the glide ends the voice is updated on every grid frame, which splits its
+    /// the glide. The snap skips at most this much: 1e-4, absolute, which is 0.17 cent of pitch near 1 (a thirtieth
+    /// of the smallest pitch difference a listener hears; 0.16–0.19 cent for any source slower than a tenth of the
+    /// speed of sound, 2.8 cents at the 1/16 floor) and under 0.001 dB of an HF gain near 1: less than the glide's
+    /// own first step after a velocity change (0.66 of its pitch change, about 7e-4 for a source turning at game
+    /// speed). Until the glide ends the voice is updated on every grid frame, which splits its
     /// runs: a source whose velocity a game changes every frame ended its glide only after the next change with
     /// 1e-6, so it was never quiet (about a fifth of a moving voice's cost with doppler, benchmark section 10).
     static var snap: Float { @_noLocks get { 1e-4 } }
