@@ -17,9 +17,25 @@ let package = Package(
         .systemLibrary(name: "COpenAL", pkgConfig: "openal", providers: [.apt(["libopenal-dev"])]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CMpg123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
+        // The stages, each importing only the ones before it (file → decoder → sound → voice → mixer → output):
+        // containers, codecs and the push parser.
+        .target(name: "EnsembleFormats", dependencies: ["CSndfile", "CMpg123"]),
+        // The render side: voices, resampling, 3D gains, commands, lanes and workers, buses and effects, and the
+        // value types that describe them.
+        .target(
+            name: "EnsembleRender",
+            dependencies: ["EnsembleFormats", "CFloatControl", "CSincKernel", "CMixKernel", "CWorkerSync", "CRenderMath"]
+        ),
+        // The control side: Engine, Track, sounds and their loader, events and the clock.
+        .target(name: "EnsembleEngine", dependencies: ["EnsembleFormats", "EnsembleRender", "CSndfile"]),
+        // Where the mix goes: OpenAL devices and streams, loopback, offline rendering, file writers.
+        .target(name: "EnsembleOutput", dependencies: ["EnsembleFormats", "EnsembleRender", "EnsembleEngine", "COpenAL", "CSndfile"]),
+        // Scene files: the model, validation, the timeline, scheduling on an engine, the plot.
+        .target(name: "EnsembleScene", dependencies: ["EnsembleFormats", "EnsembleRender", "EnsembleEngine", "EnsembleOutput"]),
+        // The library product: re-exports every stage, and holds the DocC catalogue.
         .target(
             name: "Ensemble",
-            dependencies: ["COpenAL", "CSndfile", "CMpg123", "CFloatControl", "CSincKernel", "CMixKernel", "CWorkerSync", "CRenderMath"]
+            dependencies: ["EnsembleFormats", "EnsembleRender", "EnsembleEngine", "EnsembleOutput", "EnsembleScene"]
         ),
         // Flush-to-zero around rendering (header-only: static inline MXCSR / FPCR access).
         .target(name: "CFloatControl"),

@@ -3,6 +3,11 @@
 import CAllocationCounter
 import COpenAL
 @_spi(Testing) import Ensemble
+@_spi(Testing) import EnsembleFormats
+@_spi(Testing) import EnsembleRender
+@_spi(Testing) import EnsembleEngine
+@_spi(Testing) import EnsembleOutput
+@_spi(Testing) import EnsembleScene
 import Foundation
 
 /// Section 10 (issue 14): N mono voices moving on circles around a listener at the origin, their positions (and

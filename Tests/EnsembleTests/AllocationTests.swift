@@ -1,6 +1,11 @@
 import CAllocationCounter
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Rendering never allocates: the allocation counter interposes malloc and counts only this thread.
 final class AllocationTests: XCTestCase {

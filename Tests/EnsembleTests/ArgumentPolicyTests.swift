@@ -1,6 +1,11 @@
 import Glibc
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The validation policy (`Engine`, "Arguments are checked, never adjusted"): every public entry point throws the
 /// documented `EngineError` for NaN, infinity, out-of-range values, a time at another rate and an unknown bus,

@@ -1,7 +1,12 @@
 import EnsembleSoak
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The push parser: every format fed in chunks of 1, 7, 4096 and random sizes gives the same properties, the
 /// same packets and the same samples, those of `AudioFile.decode` on the whole file; seeks are exact where the

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Sounds and file info from memory, from an application's reader, from pipes and FIFOs: the same samples and
 /// the same description as from the file's path, and clear errors where a source cannot do what is asked.

@@ -1,6 +1,11 @@
 import CAllocationCounter
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Voices with sends and filters (2D, positioned, fired effects), and changes to them while rendering: nothing
 /// allocates on the render thread.

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Auxiliary sends (`AuxSend`) on 2D and positioned voices: levels, pre/post fader, automation on exact frames,
 /// their own filters, and voices without sends keeping their bits.

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Each RBJ filter, rendered through a bus, measures (impulse response → DTFT) as its analytic response.
 final class BiquadTests: XCTestCase {

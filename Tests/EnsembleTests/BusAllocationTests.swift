@@ -1,6 +1,11 @@
 import CAllocationCounter
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Routing, bus settings and preset changes while rendering: nothing allocates on the render thread, and a
 /// preset change crossfades instead of jumping.

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// With buses and every kind of effect, the same scene still renders to the same bytes whatever the block size.
 final class BusBlockSizeTests: XCTestCase {

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Bus gain, pan, mute and solo, and the no-bus path staying bit-identical.
 final class BusMixTests: XCTestCase {

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The scene file's `buses` and `master` sections, the `bus` keys, and `ensemble render`/`presets` with them.
 final class BusSceneTests: XCTestCase {

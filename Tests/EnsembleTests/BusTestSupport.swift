@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 // Helpers for the bus and effect tests. References are computed here in Double from the RBJ cookbook
 // formulas, written out again independently of the engine's `BiquadCoefficients`.

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Malformed CAF/AIFC input must produce the right `AudioFileError` kind with a one-line detail, never a crash.
 final class CAFParserTests: XCTestCase {

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Runs the built `ensemble` executable: bad input must give exit 1, one stderr line naming the path,
 /// and no output file (not even a temp file) left behind.

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Sounds kept as 8-bit, 24-bit and Apple IMA4 (`Sound.Storage.int8`, `.int24`, `.ima4`): their sizes, their samples
 /// against independent decodes (the Float decoder, ffmpeg's IMA4 decode), and the same bits out as the sound held

@@ -1,7 +1,12 @@
 import CAllocationCounter
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Sounds kept as 16-bit PCM (`Sound.Storage.int16`): half the memory of Float, and the same bits out through
 /// every resampler, loop, loop region, seek, late start, pitch-preserving rate and 3D position.

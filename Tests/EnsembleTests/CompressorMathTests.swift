@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// `DecibelMath`'s bit-level log2 and exp2 against libm (Double), over their whole ranges.
 final class CompressorMathTests: XCTestCase {

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The compressor unit on its own: static curve, time constants, make-up gain and look-ahead, against the
 /// formulas of Giannoulis, Massberg and Reiss (JAES 2012) written out again here in Double.

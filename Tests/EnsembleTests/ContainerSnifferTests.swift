@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 final class ContainerSnifferTests: XCTestCase {
     private func header(_ magic: String, _ form: String) -> [UInt8] {

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The echo: repeats at the delay time, each `feedback` times the previous, and its tail keeps sounding after
 /// the source has stopped.

@@ -1,7 +1,12 @@
 import Foundation
 import Synchronization
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// A device lost in the middle of a scene (OpenAL Soft's wave writer disconnects when it cannot write its
 /// file: here the file-size limit, RLIMIT_FSIZE, stops it) and playback continued on a reopened device: one

@@ -1,6 +1,11 @@
 import CAllocationCounter
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Replaced effect chains go back to the control side and are freed there, every one, without waiting for the
 /// next `setEffects`, and without the render thread allocating.

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// One-shot effects: overlapping instances sum, completions report the frame after the last sample (or the
 /// end of the stop/steal fade) with the right reason, the polyphony limit steals the oldest, and dispose is safe.

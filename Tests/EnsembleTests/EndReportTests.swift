@@ -1,7 +1,12 @@
 import Foundation
 import Synchronization
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Every voice reports exactly one end (README, "Voice cap and priorities"), also where a new voice takes its
 /// slot at an awkward moment. Both cases were found by the soak (SoakTests).

@@ -1,6 +1,11 @@
 import Synchronization
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// `Engine.events()`, `Track.finished` and `EffectInstance.completed` against the callbacks and against frames
 /// worked out from the scene: a voice started on frame F that plays N frames at rate 1 ends on F + N.

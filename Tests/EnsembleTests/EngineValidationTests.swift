@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Bad engine configurations and sounds are refused with typed errors naming the parameter.
 final class EngineValidationTests: XCTestCase {

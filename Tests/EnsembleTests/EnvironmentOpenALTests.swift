@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Real time equals offline for an environment scene: a reverb bus fed by post- and pre-fader sends, per-voice
 /// filters (one on a send of its own), a compressor on the music bus keyed by the dialogue bus, and timeline ramps

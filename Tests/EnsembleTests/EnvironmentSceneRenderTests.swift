@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// End to end: environment scenes rendered, their samples checked against hand-computed values and published
 /// behaviour (send gains, EFX filter gains at their reference frequency, a reverb's exponential decay by Schroeder

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// A rate, loop or seek change during a fade-out continues the fade from the gain it has reached (a straight
 /// ramp to 0 at the new natural end) instead of re-anchoring it to the new end, which would jump. Before the

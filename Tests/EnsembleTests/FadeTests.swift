@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Fades: fade-in g(t) = clamp((t − S)/Nin) from the start frame S; fade-out g(t) = clamp((E − t)/Nout) ending
 /// at E, the frame after the last sample of the last pass (or the stop frame of stop(atFrame:)). N = round(s·48000).

@@ -1,6 +1,11 @@
 import CFloatControl
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Rendering runs with flush-to-zero and denormals-are-zero (a denormal sample or result is 0, so decaying tails
 /// cost what silence costs), and the caller's floating-point mode is restored afterwards.

@@ -1,6 +1,11 @@
 import CSndfile
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Hostile files (issue 11): chunk sizes that are negative or near `Int64.max`, counts that overflow, lengths a
 /// header claims but the bytes cannot hold, and files too large for memory. Every one must end in a typed error or

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Our IMA4 decoding must equal ffmpeg's `adpcm_ima_qt` decode of the same file, sample for sample.
 final class IMA4DecoderTests: XCTestCase {

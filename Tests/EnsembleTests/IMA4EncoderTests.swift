@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Our IMA4 encoder and writers: ffmpeg must decode the files to exactly what our decoder produces, and the tone
 /// must survive with at least 35 dB SNR.

@@ -1,6 +1,11 @@
 import CMixKernel
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// `ensemble_ima4_decode` (sixteen blocks a step with SSE4.1) and its one-block-at-a-time build against the
 /// decoder's own state machine (`IMA4ChannelState.expanded`, the shift-and-add dequantizer that matches ffmpeg),

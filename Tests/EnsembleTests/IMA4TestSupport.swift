@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Fixture access, ffmpeg invocation and an independent reference decoder for the IMA4 tests.
 enum IMA4Fixtures {

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@_spi(Testing) @testable import Ensemble
+@_spi(Testing) import Ensemble
+@_spi(Testing) import EnsembleFormats
+@_spi(Testing) import EnsembleRender
+@_spi(Testing) import EnsembleEngine
+@_spi(Testing) import EnsembleOutput
+@_spi(Testing) import EnsembleScene
 
 /// A span need not end on a virtual-voice update frame whose update certainly changes nothing
 /// (`IdleVirtualUpdates`): the floor it proves audibility by is below every evaluation, and passing idle updates

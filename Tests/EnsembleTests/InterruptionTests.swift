@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Engine-wide pause/resume (`Engine.pause`, `resume`): the output is the uninterrupted render with a gap of
 /// silence and two linear ramps whose gains are computed here from the contract, bit for bit, whatever the

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The sum of eight lanes' accumulators (`LaneAccumulators`): per sample ((l0 + l1) + l2) + l3 in the rack's input
 /// and ((l4 + l5) + l6) + l7 in the second half's first writing lane, then their sum — lanes that wrote nothing

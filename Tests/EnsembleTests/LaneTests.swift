@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The voice mix is split into lanes (`MixLane`) that an offline render may run on several threads. Lanes must
 /// share no state: running them in any order has to give the same bytes and the same events. Here they run

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The text meters `ensemble play` draws on a terminal, and its silence when stdout is not one.
 final class LevelMeterTextTests: XCTestCase {

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The look-ahead limiter: no sample over the ceiling, ever; untouched (only delayed) below it.
 final class LimiterTests: XCTestCase {

@@ -1,6 +1,11 @@
 import CMixKernel
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The linear resampler's C kernel (`ensemble_linear`: eight frames from a window of source samples with AVX2)
 /// against linear interpolation written out in Swift one rounding at a time, and against the portable build, bit

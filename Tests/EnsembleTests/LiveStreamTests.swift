@@ -1,7 +1,12 @@
 import CAllocationCounter
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Live tracks: PCM from the application (`PCMQueue`) and file bytes as they arrive (`PushStream`). They sound
 /// once their pre-roll is buffered, wait (silent, position held) when dry and go on from the same frame when

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Loop regions: the first pass plays from the offset to loopEnd, then [loopStart, loopEnd) repeats, and the
 /// result equals the same material written out explicitly, sample for sample.

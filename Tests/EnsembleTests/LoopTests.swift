@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Loops: passes repeat from file frame 0 right after the last frame, with no gap; `numberOfLoops` 0 plays
 /// once, n plays n + 1 passes, −1 loops until stopped; `currentTime` set before play offsets the first pass.

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// MP3 decoding through libmpg123's feed API, on LAME-encoded sines (Tests/Fixtures/mp3/make-fixtures.sh).
 final class MP3DecoderTests: XCTestCase {

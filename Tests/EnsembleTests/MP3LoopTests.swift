@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// MP3 loops have no encoder-delay gap: libmpg123's gapless decode drops LAME's delay and padding (from the
 /// Info tag), so a looped MP3 equals its decoded samples written out N times, sample for sample, in memory

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Meters in AVAudioPlayer's model: `updateMeters()` takes a reading; peak = the largest |sample| and average =
 /// the RMS over every output frame rendered since the previous reading, in dB (−160 floor) per channel, per track

@@ -1,6 +1,11 @@
 import CMixKernel
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The step-1 copy with gains (CMixKernel): the kernel chosen for this CPU (eight lanes with AVX2) against the
 /// arithmetic written out in Swift — each product rounded, then the sum, then the accumulation — and against the

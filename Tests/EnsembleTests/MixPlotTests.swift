@@ -2,7 +2,12 @@ import XCTest
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// `ensemble render --plot`: the SVG is well-formed XML, has a lane per track and effect with their names, puts
 /// every start, end, pass and command where its frame says (x = plotLeft + frame · plotWidth / frames), and

@@ -2,7 +2,12 @@ import Foundation
 import Synchronization
 import CAllocationCounter
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 // Shared helpers for the mixer tests. Every expected value in those tests is computed here or in the test
 // with Double math from the contract, never recorded from the engine.

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Sample-accurate starts: the first sample of the sound appears exactly at output index F, wherever F falls
 /// relative to the render blocks, and a group start puts every track on the same frame.

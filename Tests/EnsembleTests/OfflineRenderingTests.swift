@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// `Engine.renderOffline`: the one call gives the bytes of the loop it replaces (pump commands, throttle events,
 /// wait for streams, render), in memory and in a file, and reports progress that only grows and ends at the total.

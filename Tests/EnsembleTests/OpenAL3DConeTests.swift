@@ -1,6 +1,11 @@
 // Test thread: directional sources (sound cones) against OpenAL Soft, with the listener at several angles.
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Issue 14, "How it is checked": cone attenuation matches OpenAL Soft's within 0.1 dB. The source sits at
 /// the origin pointing along +z; the listener stands 2 m away at an angle θ from that direction (facing −z as

@@ -1,7 +1,12 @@
 // Test thread: distance attenuation against OpenAL Soft, level at distance d relative to the level at the
 // reference distance, for the seven distance models (engine-wide and per source).
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Issue 14, "How it is checked": for each distance model and distances from 0.5 to 100 m, the level at
 /// distance d relative to the level at the reference distance matches OpenAL Soft's within 0.1 dB. The source

@@ -1,6 +1,11 @@
 // Test thread: doppler shift against OpenAL Soft, measured as the frequency of a shifted 1 kHz sine.
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Issue 14, "How it is checked": doppler-shifted sine frequencies match OpenAL Soft's within 0.1 %, for a
 /// moving source, a moving listener, both, a doppler factor of 2 and a changed speed of sound. Velocities are

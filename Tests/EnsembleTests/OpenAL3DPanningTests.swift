@@ -1,6 +1,11 @@
 // Test thread: the left/right energy of a positioned source on stereo output as it goes round the listener.
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Issue 14, "How it is checked": the left/right energy ratio is monotonic in azimuth and symmetric. Each
 /// renderer pans its own way (OpenAL Soft through its ambisonic stereo decoder, Ensemble with the equal-power

@@ -4,7 +4,12 @@
 import COpenAL
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// One mono source, a listener and the engine-wide 3D settings, described with Ensemble's public value types
 /// so that both renderers are given the very same numbers. The source plays a looping sine.

@@ -2,7 +2,12 @@ import CAllocationCounter
 import Foundation
 import Synchronization
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Allocations the render thread made inside our refill code, and refills probed (see the allocation test).
 private let probedAllocations = Atomic<UInt64>(0)

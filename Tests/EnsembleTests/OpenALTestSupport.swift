@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// OpenAL Soft configurations for machines without a sound card. The wave writer ("Wave File Writer"
 /// backend) plays in real time into a WAV file; with these settings OpenAL Soft passes float samples through

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Frames the application computes on request (`PCMSource`): played through the stream loader, so loops, seeks, offsets, scheduled starts, rates and 3D give the bits of the same frames held in memory.
 final class PCMSourceTests: XCTestCase {

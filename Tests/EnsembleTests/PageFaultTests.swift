@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The command and event rings are mapped and populated when the engine is made (`SPSCRing`): the first pass
 /// through them takes no page faults, on the control side (each command a cell of a ring that is megabytes long)

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The W3C StereoPannerNode equal-power law for mono and stereo sources, with volume, and no hidden master gain.
 final class PanLawTests: XCTestCase {

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// A pan change glides the pan *position* linearly, p(t) = p0 + (p1 − p0)·(t − S)/N, and the equal-power law is
 /// evaluated at every frame: a mono sweep keeps L² + R² = s² (no 3 dB dip in the middle), and a stereo sweep

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// `-` reads standard input, through a real pipe, for `info`, `decode`, `render` (and a scene's `"file": "-"`):
 /// the same output as the file's path gives; bad bytes on the pipe fail with one line and leave no file.

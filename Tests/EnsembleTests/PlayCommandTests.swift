@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// `ensemble play` and `ensemble devices` through OpenAL Soft's wave writer (no sound card needed): the
 /// recording equals `ensemble render` sample for sample; device errors are one line and exit 1.

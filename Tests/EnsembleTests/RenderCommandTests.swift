@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// `ensemble render` end to end: exact samples of a small scene, its events, 16-bit clipping, block-size
 /// independence, and the bad-scene contract (exit 1, one line naming the scene, no output left).

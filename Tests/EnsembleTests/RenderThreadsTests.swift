@@ -2,7 +2,12 @@ import CAllocationCounter
 import Foundation
 import Synchronization
 import XCTest
-@_spi(Testing) @testable import Ensemble
+@_spi(Testing) import Ensemble
+@_spi(Testing) import EnsembleFormats
+@_spi(Testing) import EnsembleRender
+@_spi(Testing) import EnsembleEngine
+@_spi(Testing) import EnsembleOutput
+@_spi(Testing) import EnsembleScene
 
 /// `Engine.Configuration.renderThreads` and `ensemble render --threads`: validated, and (once the mixer renders
 /// lanes on the pool) the same bytes for any thread count.

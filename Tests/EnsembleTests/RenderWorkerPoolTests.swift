@@ -3,7 +3,12 @@ import CFloatControl
 import Foundation
 import Synchronization
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// What the test tasks record: per task, how often it ran and on which thread; a rendezvous that holds every
 /// task until `rendezvous` of them are running at once.

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// THD+N of resampled sines (FFT with a 7-term Blackman-Harris window, `Spectrum` in MixTestSupport), alias
 /// rejection and passband flatness, for every resampler. The sines are generated in Double, rounded once to

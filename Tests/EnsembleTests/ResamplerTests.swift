@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Rates and sample-rate conversion: exact pass-through at rate 1, the kernels (Catmull-Rom pinned with
 /// `resampler = .cubic`, the sinc against its continuous formula), and durations in output frames of ceil(length / step).

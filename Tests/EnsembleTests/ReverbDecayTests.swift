@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Every preset's impulse response (the unit run directly, 48 kHz) against its own parameters, with the tools of
 /// `ReverbMeasure`:

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Every preset's impulse response (the unit run directly, 48 kHz): normalised echo density ≥ 0.9 100 ms (90–110 ms)
 /// after the first reflection when `diffusion` is 1, and the interaural cross-correlation of the tail (from 100 ms

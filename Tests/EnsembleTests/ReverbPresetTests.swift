@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The preset table: the iOS factory names and EFX's environments, every one valid, looked up case-insensitively,
 /// the EFX ones carrying efx-presets.h's values.

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Reverb impulse responses rendered through `ensemble render`, as the issue measures them: a scene routes a
 /// stereo unit impulse (1 on both sides, centred: the identity pan, gain 1) into a bus holding a preset with

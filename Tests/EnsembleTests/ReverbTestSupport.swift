@@ -1,5 +1,10 @@
 import Foundation
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 // Measurement tools for the reverb tests, written from the published definitions: octave bands (eighth-order
 // Butterworth high- and low-pass, RBJ sections), Schroeder backward integration (M. R. Schroeder, "New method of

@@ -1,6 +1,11 @@
 import CAllocationCounter
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The reverb as a render-side unit: stable and finite at every parameter limit, a tail that ends in exact zeros
 /// (never subnormal values), the same bits for every block size through an offline engine render, and no

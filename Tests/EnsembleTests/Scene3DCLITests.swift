@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// `ensemble render` and `play` with 3D scenes: a bad 3D key and a bad `--channels` fail like every bad input
 /// (exit 1, one line naming the scene and the problem, no output file), and the output's channel count comes

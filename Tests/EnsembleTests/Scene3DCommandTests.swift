@@ -1,5 +1,10 @@
 import XCTest
-@_spi(Testing) @testable import Ensemble
+@_spi(Testing) import Ensemble
+@_spi(Testing) import EnsembleFormats
+@_spi(Testing) import EnsembleRender
+@_spi(Testing) import EnsembleEngine
+@_spi(Testing) import EnsembleOutput
+@_spi(Testing) import EnsembleScene
 
 /// What a 3D scene sends to the render side, read from the engine's command log: the settings and listener
 /// before the first block, each positioned track's and effect's `SpatialSource` in its start, and each timeline

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The scene file's 3D keys: every key parsed, OpenAL's defaults for the ones not given, and the values reaching
 /// the engine and its tracks when the scene is loaded (read back through `Track.spatial`, `Engine.listener`,

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The timeline's 3D entries: `set` of a positioned track's position, velocity and direction, and `listener`
 /// entries; parsed into the right actions, turned into the right `TrackChange`s, and applied on their exact

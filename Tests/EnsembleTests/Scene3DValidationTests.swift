@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Every way the scene file's 3D keys can be wrong gives one line naming the file, the key's path and the
 /// problem, exactly like the other keys.

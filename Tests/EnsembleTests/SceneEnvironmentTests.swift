@@ -1,5 +1,10 @@
 import XCTest
-@_spi(Testing) @testable import Ensemble
+@_spi(Testing) import Ensemble
+@_spi(Testing) import EnsembleFormats
+@_spi(Testing) import EnsembleRender
+@_spi(Testing) import EnsembleEngine
+@_spi(Testing) import EnsembleOutput
+@_spi(Testing) import EnsembleScene
 
 /// The scene file's environment keys: a track's or effect's `sends` and `filter`, `reverb` and `compressor` chain
 /// entries, timeline `set`s of a send level and a filter. What the scene hands the engine is checked here (the

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The scene's `timeline`: strict parsing, and `render`/`play` applying each entry on its exact frame.
 final class SceneTimelineTests: XCTestCase {

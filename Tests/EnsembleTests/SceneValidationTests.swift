@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// What the scene loader used to accept silently and now rejects, naming the key: keys given twice, names that
 /// collide, times past the scene's end, seeks past the end of a file, loop regions that would never be used.

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The ducking scene of `SidechainTests` played in real time through OpenAL Soft's wave writer equals its offline
 /// render sample for sample: the bus order and the key levels depend on frames and commands only.

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// `BusOrder`: the order the rack runs the bus chains in, worked out by hand for a few key graphs.
 final class SidechainOrderTests: XCTestCase {

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@_spi(Testing) @testable import Ensemble
+@_spi(Testing) import Ensemble
+@_spi(Testing) import EnsembleFormats
+@_spi(Testing) import EnsembleRender
+@_spi(Testing) import EnsembleEngine
+@_spi(Testing) import EnsembleOutput
+@_spi(Testing) import EnsembleScene
 
 /// Ducking through the engine: music on one bus, compressed by a compressor keyed by a voice bus. The voice sits
 /// in the right channel only and the music in the left, so the master's left channel is the music alone.

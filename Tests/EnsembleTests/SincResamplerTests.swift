@@ -1,6 +1,11 @@
 import CSincKernel
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The sinc resampler against its design written out independently in Double (the Kaiser-windowed sinc at
 /// 256 phases, linearly interpolated between phases), across loop seams and file edges; and the same bits

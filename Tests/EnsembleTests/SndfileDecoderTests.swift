@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Each libsndfile-decoded format against expectations that do not come from libsndfile: hand-written
 /// PCM with exact values, G.711 table values, or an analytic sine encoded by sox.

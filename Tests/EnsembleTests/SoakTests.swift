@@ -2,7 +2,12 @@ import CAllocationCounter
 @testable import EnsembleSoak
 import Foundation
 import XCTest
-@_spi(Testing) @testable import Ensemble
+@_spi(Testing) import Ensemble
+@_spi(Testing) import EnsembleFormats
+@_spi(Testing) import EnsembleRender
+@_spi(Testing) import EnsembleEngine
+@_spi(Testing) import EnsembleOutput
+@_spi(Testing) import EnsembleScene
 
 /// The soak (issue 11): random traffic from four control threads against one engine, every voice, firing and
 /// timed command reported exactly once, memory flat, and the mix equal to a replay of its command log. The

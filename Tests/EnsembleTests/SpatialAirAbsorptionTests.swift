@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// EFX air absorption: 0.99426 (−0.05 dB) per metre, raised to the factor, over OpenAL Soft 1.19's distance
 /// (evaluated distance − reference) × rolloff.

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Sound cones (OpenAL 1.1 §4.3.2, EFX `AL_CONE_OUTER_GAINHF`): full angles in degrees, linear in between, as
 /// OpenAL Soft interpolates. Expected values by hand.

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The seven distance models at, below and beyond their clamps. Expected values are worked out by hand from the
 /// OpenAL 1.1 specification §3.4 formulas, and from OpenAL Soft 1.19.1's `CalcAttnSourceParams` where the

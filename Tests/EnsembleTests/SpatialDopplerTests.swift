@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Doppler pitch (OpenAL 1.1 §3.5.2): f' = f·(SS − DF·vls)/(SS − DF·vss), velocities projected on the
 /// source→listener axis, with the specification's clamps as OpenAL Soft 1.19 reads them. Values by hand.

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// `HighShelf`: OpenAL Soft's EFX high shelf at 5 kHz, measured by running sines through it.
 ///

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// `ListenerSpace`: world coordinates into the listener's (+x right, +y up, −z ahead), as OpenAL 1.1 §4.2.1
 /// defines the orientation.

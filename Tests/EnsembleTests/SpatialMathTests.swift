@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// `SpatialMath.evaluate`: the parts put together (listener space, distance, cone, clamps, listener gain, air
 /// absorption, doppler, panning), with expectations computed by hand from the OpenAL 1.1 formulas.

@@ -1,7 +1,12 @@
 import CAllocationCounter
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Positioned voices keep the mixer's promises: the same bytes for any block size and thread count while sources
 /// and the listener move (every spatial update is a function of absolute frames), and no allocation.

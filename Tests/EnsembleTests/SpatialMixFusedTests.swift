@@ -1,5 +1,10 @@
 import XCTest
-@_spi(Testing) @testable import Ensemble
+@_spi(Testing) import Ensemble
+@_spi(Testing) import EnsembleFormats
+@_spi(Testing) import EnsembleRender
+@_spi(Testing) import EnsembleEngine
+@_spi(Testing) import EnsembleOutput
+@_spi(Testing) import EnsembleScene
 
 /// The fused kernels of positioned voices (`Resampler.mix` for a still source, `Resampler.mixRamped` for a moving
 /// one at rate 1) give the same bits as the scratch path (resample, then `SpatialGainStage.mix`), which a

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Moving positioned voices: doppler through the resampler's rate (OpenAL 1.1 §3.5.2), and a game loop's
 /// position jumps rendered without clicks.

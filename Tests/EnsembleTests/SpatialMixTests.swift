@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Positioned voices through the mixer: levels from OpenAL 1.1's distance model computed by hand, the way back to
 /// 2D, and 2D voices untouched by positioned neighbours.

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// `SpeakerPanner`: stereo equal-power law on the lateral component, 5.1/7.1 pairwise constant power at the ITU
 /// angles with elevation spread evenly. Expectations from the laws themselves (cos/sin of known angles).

@@ -1,5 +1,10 @@
 // Runs on the XCTest main thread (the engine's control thread); the loader has its own thread.
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 import Foundation
 import XCTest
 

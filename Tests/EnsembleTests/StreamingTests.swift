@@ -1,7 +1,12 @@
 import CAllocationCounter
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Streamed tracks render the same bits as in-memory ones, starve gracefully, fail alone, and never allocate on
 /// the render thread. Files are made at test time.

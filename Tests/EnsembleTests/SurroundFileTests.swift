@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@_spi(Testing) @testable import Ensemble
+@_spi(Testing) import Ensemble
+@_spi(Testing) import EnsembleFormats
+@_spi(Testing) import EnsembleRender
+@_spi(Testing) import EnsembleEngine
+@_spi(Testing) import EnsembleOutput
+@_spi(Testing) import EnsembleScene
 
 /// Surround renders to files: WAVE_FORMAT_EXTENSIBLE with Microsoft's channel mask, CAF with a channel layout,
 /// FLAC by channel count; stereo files as before.

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The lanes' surround planes, driven directly: what a positioned voice's renderer relies on (`MixLane.planes`,
 /// the route planes for a bus move, and the sum of a lane's accumulators into the rack's inputs).

@@ -1,6 +1,11 @@
 import CAllocationCounter
 import XCTest
-@_spi(Testing) @testable import Ensemble
+@_spi(Testing) import Ensemble
+@_spi(Testing) import EnsembleFormats
+@_spi(Testing) import EnsembleRender
+@_spi(Testing) import EnsembleEngine
+@_spi(Testing) import EnsembleOutput
+@_spi(Testing) import EnsembleScene
 
 /// 5.1 and 7.1 output through the mixer: 2D voices on the front pair with stereo's samples, every channel carried
 /// through lanes, buses, chains and meters (positioned voices are stood in for by `PlaneTestSignal`, written

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@_spi(Testing) @testable import Ensemble
+@_spi(Testing) import Ensemble
+@_spi(Testing) import EnsembleFormats
+@_spi(Testing) import EnsembleRender
+@_spi(Testing) import EnsembleEngine
+@_spi(Testing) import EnsembleOutput
+@_spi(Testing) import EnsembleScene
 
 /// 5.1 and 7.1 through OpenAL Soft (`AL_EXT_MCFORMATS` float buffers on a direct-channels source): the loopback
 /// device in process, and real time through the wave writer in a child process (OpenAL Soft reads its

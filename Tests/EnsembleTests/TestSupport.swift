@@ -1,7 +1,12 @@
 import Foundation
 import EnsembleSoak
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// A fresh directory for one test's files, removed when the test's reference goes away.
 final class TemporaryDirectory {

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// `rateMode: .preservePitch` (WSOLA): a stretched sine keeps its pitch, and lasts input / rate.
 final class TimeStretchTests: XCTestCase {

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// A timed bus volume (`scheduleBusVolume`, a scene `timeline` `set`) changes the volume only: a muted or
 /// soloed-out bus stays silent.

@@ -1,6 +1,11 @@
 import CAllocationCounter
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Every timed command ends in exactly one report: applied on its frame, or dropped with a reason (its voice had
 /// ended, or the render side's queue was full), never "applied" when it did nothing and never silence.

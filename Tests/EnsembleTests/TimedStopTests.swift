@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// A timed `stop(at:)` leaves the track playing until its time: `isPlaying` stays true and changes still reach
 /// the voice; the end makes it idle. An immediate `play()` before that time restarts it, as after any stop.

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Timed commands (`Track.schedule`, `Engine.scheduleBusVolume`): each takes effect on its exact frame, wherever
 /// block boundaries fall, and is reported with that frame.

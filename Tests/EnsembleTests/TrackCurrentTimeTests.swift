@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// `Track.currentTime` is the position being heard (like `AVAudioPlayer.currentTime`), `renderPosition` the one
 /// the render side has reached; they differ by the output latency while an output plays, and agree offline.

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Transport and parameter changes while playing: pause/resume, seek, stop (smoothed, faded, hard cut,
 /// scheduled) and smoothed volume/pan changes. Control calls between blocks apply at the next block's first

@@ -1,5 +1,10 @@
 import XCTest
-@_spi(Testing) @testable import Ensemble
+@_spi(Testing) import Ensemble
+@_spi(Testing) import EnsembleFormats
+@_spi(Testing) import EnsembleRender
+@_spi(Testing) import EnsembleEngine
+@_spi(Testing) import EnsembleOutput
+@_spi(Testing) import EnsembleScene
 
 /// Virtual voices meet 3D: a positioned source too far away to hear (its distance gain below
 /// `virtualThreshold`) goes virtual at the next decision frame, and comes back, faded in, when it moves close.

@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// A streamed track that goes virtual consumes its ring as if it played: when it comes back it reads the frames
 /// of the position it would have reached, bit for bit those of the same track played from memory, and the same

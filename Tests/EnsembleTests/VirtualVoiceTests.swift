@@ -1,5 +1,10 @@
 import XCTest
-@_spi(Testing) @testable import Ensemble
+@_spi(Testing) import Ensemble
+@_spi(Testing) import EnsembleFormats
+@_spi(Testing) import EnsembleRender
+@_spi(Testing) import EnsembleEngine
+@_spi(Testing) import EnsembleOutput
+@_spi(Testing) import EnsembleScene
 
 /// Virtual voices: a voice held by the cap or below `virtualThreshold` keeps its timeline unmixed and comes back,
 /// faded in over the smoothing time (240 frames here), at the position it would have reached.

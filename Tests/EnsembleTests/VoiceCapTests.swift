@@ -1,5 +1,10 @@
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// The global sounding-voice cap: which voice gives way (lowest priority, then quietest, then oldest, the
 /// newcomer included), its fade; a track that gives way goes virtual (it ends on its natural end, `.finished`,

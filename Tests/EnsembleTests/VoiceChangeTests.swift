@@ -1,5 +1,10 @@
 import XCTest
-@_spi(Testing) @testable import Ensemble
+@_spi(Testing) import Ensemble
+@_spi(Testing) import EnsembleFormats
+@_spi(Testing) import EnsembleRender
+@_spi(Testing) import EnsembleEngine
+@_spi(Testing) import EnsembleOutput
+@_spi(Testing) import EnsembleScene
 
 /// The small form of the frequent voice changes (`VoiceChange`): the command ring carries it in a field of its own,
 /// and the render side applies it to a live voice without making the `MixerCommand` it stands for. That short cut

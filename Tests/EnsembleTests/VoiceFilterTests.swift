@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import Ensemble
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
 
 /// Per-voice filters (`VoiceFilter`, `VoiceFilterState`): EFX's low-, high- and band-pass against the analytic RBJ
 /// cookbook shelves, ramps without zipper noise, and an exact pass-through at gain 1.

@@ -1,8 +1,0 @@
-// Threads: control side (any thread).
-
-extension Track {
-    /// Test hook: the generation of the track's current voice. It changes exactly when a call starts a new voice
-    /// (rather than resuming or ignoring a `play`), which is how the soak driver counts voices.
-    @_spi(Testing)
-    public var voiceGeneration: UInt32 { state.withLock { $0.generation } }
-}

@@ -1,0 +1,104 @@
+// Control side (any thread, under the engine's lock), and the event thread when it frees slots.
+import EnsembleFormats
+import EnsembleRender
+
+/// The control side's bookkeeping of voice slots, guarded by the engine's lock.
+///
+/// A slot belongs to one track for the track's whole life, or to one fired effect until the render side
+/// reports it ended. The slot keeps its `Sound` alive for as long as the render side may read it.
+package struct ControlState {
+    package enum Owner {
+        case none
+        case track(WeakTrack)
+        case effect(FiredEffect)
+        /// The track was released while its voice still sounded: free the slot when the voice ends.
+        case released
+    }
+
+    package struct FiredEffect {
+        package var effect: SoundEffect
+        package var completion: (@Sendable (EffectCompletion) -> Void)?
+        /// The instance handed to the caller, whose `completed` waiters the end resumes.
+        package var instance: EffectInstance
+    }
+
+    package struct Record {
+        package var generation: UInt32 = 0
+        package var sound: Sound?
+        package var owner = Owner.none
+    }
+
+    package var records: [Record]
+    /// Free slots, as a stack (the most recently freed is reused first: its memory is warm).
+    package var free: [Int32]
+    package var sequence: UInt64 = 0
+    /// Command batches that found the ring full, sent in order as soon as it has room.
+    package var overflow: [[MixerCommand]] = []
+    package var effects: [Int: (effect: SoundEffect, sound: Sound)] = [:]
+    package var nextEffectID = 1
+
+    package init(capacity: Int) {
+        records = Array(repeating: Record(), count: capacity)
+        free = (0..<Int32(capacity)).reversed()
+    }
+
+    /// Sends `batch` whole, behind any batches still waiting for room.
+    package mutating func send(_ batch: [MixerCommand], to queue: CommandQueue) {
+        flushOverflow(to: queue)
+        if !overflow.isEmpty || !queue.push(batch) {
+            overflow.append(batch)
+        }
+    }
+
+    /// `send` of one command.
+    package mutating func send(_ command: MixerCommand, to queue: CommandQueue) {
+        flushOverflow(to: queue)
+        if !overflow.isEmpty || !queue.push(command) {
+            overflow.append([command])
+        }
+    }
+
+    /// `send` of a voice change in its small form (`VoiceChange`).
+    package mutating func send(_ change: VoiceChange, slot: Int32, generation: UInt32, to queue: CommandQueue) {
+        flushOverflow(to: queue)
+        if !overflow.isEmpty || !queue.push(change, slot: slot, generation: generation) {
+            overflow.append([MixerCommand(change, slot: slot, generation: generation)])
+        }
+    }
+
+    package mutating func flushOverflow(to queue: CommandQueue) {
+        while let first = overflow.first, queue.push(first) {
+            overflow.removeFirst()
+        }
+    }
+
+    package mutating func nextSequence() -> UInt64 {
+        sequence += 1
+        return sequence
+    }
+
+    /// Takes a free slot and starts its next generation.
+    package mutating func claim(sound: Sound, owner: Owner) -> (slot: Int32, generation: UInt32)? {
+        guard let slot = free.popLast() else { return nil }
+        records[Int(slot)].sound = sound
+        records[Int(slot)].owner = owner
+        records[Int(slot)].generation &+= 1
+        return (slot, records[Int(slot)].generation)
+    }
+
+    package mutating func nextGeneration(_ slot: Int32) -> UInt32 {
+        records[Int(slot)].generation &+= 1
+        return records[Int(slot)].generation
+    }
+
+    package mutating func release(_ slot: Int32) {
+        records[Int(slot)].sound = nil
+        records[Int(slot)].owner = .none
+        free.append(slot)
+    }
+}
+
+/// A weak reference, so the engine's slot table never keeps a track alive.
+package struct WeakTrack {
+    package weak var track: Track?
+}

@@ -1,0 +1,225 @@
+import Synchronization
+import EnsembleFormats
+import EnsembleRender
+
+/// A bus's mixing-desk settings, checked when given to `Engine.setBus(_:settings:)` (volume and pan finite and
+/// in range).
+public struct BusSettings: Sendable, Equatable {
+    /// Gain, 0…1; on surround output (`Engine.Configuration.speakerLayout`) it scales every channel.
+    public var volume: Float = 1
+    /// Equal-power balance of the bus's stereo signal, −1…1 (the stereo law of `PanMatrix`; 0 passes it untouched).
+    /// A stereo notion: on surround output it balances the front pair only, and the other channels pass at the
+    /// bus's gain.
+    public var pan: Float = 0
+    /// Silences the bus, every channel of it (its volume is kept for when it is unmuted).
+    public var mute = false
+    /// While any bus is soloed, every bus that is not is silent (sounds routed straight to master are not
+    /// part of the solo system).
+    public var solo = false
+
+    /// Settings with the given values; the defaults are a unity-gain, centred, unmuted, unsoloed bus. Nothing is
+    /// checked here: `Engine.setBus(_:settings:)` refuses a volume outside 0…1 or a pan outside −1…1.
+    public init(volume: Float = 1, pan: Float = 0, mute: Bool = false, solo: Bool = false) {
+        self.volume = volume
+        self.pan = pan
+        self.mute = mute
+        self.solo = solo
+    }
+}
+
+/// Control-side bus settings (the render side only ever sees the commands they turn into).
+package final class BusControl: Sendable {
+    package struct Entry {
+        package var configured = false
+        package var settings = BusSettings()
+        package var effects: [EffectSpec] = []
+        /// The chain `effects` replaced, which may still be fading out: its sidechains are kept in the order
+        /// where they fit (`BusOrder.make`'s preferred edges), so it keeps hearing its key while it fades.
+        package var previousEffects: [EffectSpec] = []
+        /// What the render side was last told: the volume (by `setBus` or a timed change that took effect)
+        /// and whether mute and solo let the bus through.
+        package var sentVolume: Float = 1
+        package var sentAudible = true
+    }
+    package let buses = Mutex<[Entry]>(Array(repeating: Entry(), count: BusRack.count))
+    /// Effect chains made and not yet freed (installed, crossfading out, or on their way back).
+    package let liveChains = Atomic<Int>(0)
+}
+
+/// Buses and effect chains: up to 16 buses (1…16) collect the tracks and effects routed to them, run their
+/// chain of effects, and mix into the master (bus 0), which has a chain of its own.
+extension Engine {
+    /// Buses 1…`maxBuses`; bus 0 is the master.
+    public static let maxBuses = BusRack.count - 1
+
+    /// Ramp length for a bus change: the smoothing time, or none before the first block is rendered (so a
+    /// scene starts with its buses already as configured).
+    private var busRampFrames: Int { renderedFrame == 0 ? 0 : smoothingFrames }
+
+    /// Sets `bus` up, or changes its volume, pan, mute and solo (smoothed over the smoothing time). Throws for
+    /// the master (it has no settings: give it effects with `setEffects(_:on:)`) and for a volume outside 0…1 or
+    /// a pan outside −1…1.
+    public func setBus(_ bus: Bus, settings: BusSettings) throws(EngineError) {
+        guard !bus.isMaster else {
+            throw .invalidParameter(name: "bus", value: 0, expected: "a submix bus (1…\(Self.maxBuses)), not the master")
+        }
+        try EngineError.check(settings.volume, "volume", 0...1)
+        try EngineError.check(settings.pan, "pan", -1...1)
+        let bus = bus.index
+        let ramp = busRampFrames
+        busControl.buses.withLock { buses in
+            var batch: [MixerCommand] = []
+            if !buses[bus].configured {
+                buses[bus].configured = true
+                mixer.prepareBus(bus)
+                batch.append(.bus(.configure(bus: Int32(bus))))
+            }
+            if buses[bus].settings.pan != settings.pan {
+                batch.append(.bus(.pan(bus: Int32(bus), matrix: PanMatrix(pan: settings.pan, channelCount: 2),
+                                       rampFrames: ramp)))
+            }
+            buses[bus].settings = settings
+            if settings.volume != buses[bus].sentVolume {
+                buses[bus].sentVolume = settings.volume
+                batch.append(.bus(.volume(bus: Int32(bus), volume: settings.volume, rampFrames: ramp)))
+            }
+            // Mute and solo travel apart from the volume, so a timed volume change never un-mutes a bus.
+            let anySolo = buses.contains { $0.configured && $0.settings.solo }
+            for b in 1..<buses.count where buses[b].configured {
+                let s = buses[b].settings
+                let audible = !s.mute && (!anySolo || s.solo)
+                if audible != buses[b].sentAudible {
+                    buses[b].sentAudible = audible
+                    batch.append(.bus(.audible(bus: Int32(b), audible: audible, rampFrames: ramp)))
+                }
+            }
+            send(batch)
+        }
+    }
+
+    /// The settings of `bus` (defaults for one never set up, and for the master).
+    public func settings(of bus: Bus) -> BusSettings {
+        busControl.buses.withLock { $0[bus.index].settings }
+    }
+
+    /// Whether `bus` was set up (`setBus` or `setEffects`); the master always is.
+    public func isSetUp(_ bus: Bus) -> Bool {
+        bus.isMaster || busControl.buses.withLock { $0[bus.index].configured }
+    }
+
+    /// Replaces the effect chain of `bus` (the master included), setting a submix bus up if it was not. The
+    /// effects are stereo processors: on surround output every channel pair (front, centre/LFE, back, side) gets an
+    /// instance of the whole chain with the same settings (so a master limiter holds every channel under its
+    /// ceiling, each pair limited on its own). The new chain starts with silent state and the
+    /// output crossfades from the old chain's to the new one's over the smoothing time (no crossfade before the
+    /// first rendered block). The old chain keeps running during the crossfade, so its tail fades rather than
+    /// stops; it is freed on the control side afterwards. An empty list removes the chain. Throws naming the first
+    /// effect parameter out of its range (`effects[i].key`), changing nothing.
+    ///
+    /// A compressor's `sidechain` must name another submix bus that is set up, and no bus may end up keyed,
+    /// through any chain of sidechains, by itself: the master, the bus itself or a circle throw
+    /// `EngineError.invalidParameter` naming `effects[i].sidechain`, a bus not set up `EngineError.unknownBus`,
+    /// changing nothing. The buses' chains then run in an order where every key bus runs before the buses it
+    /// keys (`BusOrder`); the master's chain runs last and may be keyed by any bus.
+    public func setEffects(_ effects: [EffectSpec], on bus: Bus) throws(EngineError) {
+        let bus = bus.index
+        for (i, e) in effects.enumerated() {
+            if let p = e.problem(sampleRate: sampleRate) {
+                throw .invalidParameter(name: "effects[\(i)].\(p.key)", value: p.value, expected: p.expected)
+            }
+        }
+        let ramp = busRampFrames
+        let control = busControl
+        try control.buses.withLock { buses throws(EngineError) in
+            let order = try Self.busOrder(installing: effects, on: bus, buses)
+            drainRetiredChains()
+            buses[bus].previousEffects = ramp > 0 ? buses[bus].effects : []
+            buses[bus].effects = effects
+            let chain = EffectChain.make(effects, sampleRate: sampleRate,
+                                         pairs: configuration.speakerLayout.channelCount / 2)
+            if chain != nil { control.liveChains.add(1, ordering: .relaxed) }
+            var batch: [MixerCommand] = []
+            if bus > 0 && !buses[bus].configured {
+                buses[bus].configured = true
+                mixer.prepareBus(bus)
+                batch.append(.bus(.configure(bus: Int32(bus))))
+            }
+            batch.append(.bus(.order(order)))
+            batch.append(.bus(.chain(bus: Int32(bus), chain: ChainHandle(pointer: chain), fadeFrames: ramp)))
+            send(batch)
+        }
+    }
+
+    /// The chain order once `effects` is on bus `bus`, or the error naming the first sidechain that cannot be:
+    /// the master, the bus itself, a bus not set up, or one closing a circle of keys.
+    private static func busOrder(installing effects: [EffectSpec], on bus: Int,
+                                 _ buses: [BusControl.Entry]) throws(EngineError) -> BusOrder {
+        var edges: [BusOrder.Edge] = []
+        for (b, entry) in buses.enumerated() where b != bus {
+            edges += sidechainEdges(entry.effects, keyed: b)
+        }
+        for (i, e) in effects.enumerated() {
+            guard case let .compressor(settings) = e, let key = settings.sidechain else { continue }
+            let name = "effects[\(i)].sidechain"
+            if key.isMaster {
+                throw .invalidParameter(name: name, value: 0, expected: "a submix bus (1…\(maxBuses)), not the master")
+            }
+            if key.index == bus {
+                throw .invalidParameter(name: name, value: Double(key.index),
+                                        expected: "another bus than the one the compressor is on")
+            }
+            guard buses[key.index].configured else { throw .unknownBus(index: key.index) }
+            edges.append(BusOrder.Edge(key: key.index, keyed: bus))
+            if BusOrder.sorted(edges) == nil {
+                throw .invalidParameter(name: name, value: Double(key.index),
+                                        expected: "a bus not keyed, directly or through other buses, by bus \(bus)")
+            }
+        }
+        var fading: [BusOrder.Edge] = []
+        for (b, entry) in buses.enumerated() {
+            fading += sidechainEdges(b == bus ? entry.effects : entry.previousEffects, keyed: b)
+        }
+        // The required edges were just checked to be in order.
+        return BusOrder.make(required: edges, preferred: fading) ?? .identity
+    }
+
+    /// One edge per compressor in `effects` keyed by a bus.
+    private static func sidechainEdges(_ effects: [EffectSpec], keyed: Int) -> [BusOrder.Edge] {
+        effects.compactMap { e in
+            guard case let .compressor(settings) = e, let key = settings.sidechain else { return nil }
+            return BusOrder.Edge(key: key.index, keyed: keyed)
+        }
+    }
+
+    /// Frees the chains the render side has handed back. `setEffects` does it, and the event thread (through
+    /// `pumpCommands`) every millisecond or so, so replaced chains never pile up.
+    package func reclaimChains() {
+        busControl.buses.withLock { _ in drainRetiredChains() }
+    }
+
+    /// Call with the bus lock held, which keeps the retired ring to one consumer at a time.
+    private func drainRetiredChains() {
+        let freed = mixer.buses.retired.drain()
+        if freed > 0 { busControl.liveChains.subtract(freed, ordering: .relaxed) }
+    }
+
+    /// Effect chains allocated and not yet freed (for tests).
+    package var liveEffectChains: Int { busControl.liveChains.load(ordering: .relaxed) }
+
+    /// The effect chain last set on `bus`.
+    public func effects(on bus: Bus) -> [EffectSpec] {
+        busControl.buses.withLock { $0[bus.index].effects }
+    }
+}
+
+extension Engine {
+    /// Checks a master or bus meter channel: 0…1 on stereo output, 0..<`speakerLayout.channelCount` on surround.
+    package func checkOutput(channel: Int) throws(EngineError) {
+        let count = configuration.speakerLayout.channelCount
+        if count == 2 { return try Self.check(channel: channel) }
+        guard channel >= 0, channel < count else {
+            throw .invalidParameter(name: "channel", value: Double(channel),
+                                    expected: "0…\(count - 1) (\(configuration.speakerLayout) channels in SpeakerLayout order)")
+        }
+    }
+}

@@ -1,0 +1,92 @@
+// Control side (any thread); completions run on the event thread (`Engine+Events`).
+import EnsembleFormats
+import EnsembleRender
+
+/// One-shot effects, in the manner of System Sound Services: register a short sound once, fire it any number
+/// of times (instances overlap), get a completion callback per firing, dispose of it when done.
+extension Engine {
+    /// Registers `sound` (at most `Configuration.maxEffectDuration` seconds) for `fire`.
+    public func registerEffect(_ sound: Sound) throws(EngineError) -> SoundEffect {
+        guard !sound.isStreamed else {
+            throw .invalidParameter(name: "effect sound \(sound.name) (streamed)", value: sound.duration,
+                                    expected: "a sound decoded into memory")
+        }
+        guard sound.duration <= Configuration.maxEffectDuration else {
+            throw .effectTooLong(sound: sound.name, duration: sound.duration, limit: Configuration.maxEffectDuration)
+        }
+        return control.withLock { state in
+            let effect = SoundEffect(id: state.nextEffectID, name: sound.name, duration: sound.duration)
+            state.nextEffectID += 1
+            state.effects[effect.id] = (effect, sound)
+            return effect
+        }
+    }
+
+    /// Forgets `effect`. Instances already fired keep playing to their end and still report completion.
+    public func dispose(_ effect: SoundEffect) {
+        _ = control.withLock { state in state.effects.removeValue(forKey: effect.id) }
+    }
+
+    /// Plays `effect` once, as soon as possible (`time` nil) or starting exactly on `time`, at `volume` (0…1)
+    /// and `pan` (−1…1) into `bus` (the master by default; a submix must be set up), resampled (when its sample
+    /// rate differs from the engine's) with `resampler`, or the configuration's. `priority` (0…255) decides which
+    /// voice gives way first under `Configuration.maxSoundingVoices` (0 first; an effect is then stolen). `completion` runs on the event
+    /// thread when the firing ends. With `spatial`, the effect is heard from that 3D placement instead of `pan`
+    /// (move it with `setPosition(_:of:at:ramp:)`). `sends` feed other buses besides `bus` (see `AuxSend`) and `filter` shapes the direct path (see `VoiceFilter`; change them with `setSendLevel(_:send:of:at:ramp:)` and `setFilter(_:of:at:ramp:)`). Throws (firing nothing) for an out-of-range or non-finite value, a time at
+    /// another rate, a bus not set up, an unregistered effect, or when every voice slot is taken.
+    @discardableResult
+    public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, at time: EngineTime? = nil,
+                     bus: Bus = .master, priority: Int = 128, resampler: ResamplerQuality? = nil,
+                     spatial: SpatialSource? = nil, sends: [AuxSend] = [], filter: VoiceFilter? = nil,
+                     completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
+        var frame: Int64?
+        if let time { frame = try self.frame(of: time) }
+        try EngineError.check(volume, "volume", 0...1)
+        try EngineError.check(pan, "pan", -1...1)
+        try checkRoutable(bus)
+        try spatial?.check()
+        try check(sends)
+        try filter?.check()
+        guard priority >= 0, priority <= 255 else {
+            throw .invalidParameter(name: "priority", value: Double(priority), expected: "0…255")
+        }
+        let claimed: (slot: Int32, generation: UInt32, sound: Sound, sequence: UInt64, instance: EffectInstance)? = try control.withLock {
+            state throws(EngineError) in
+            guard let registered = state.effects[effect.id] else { throw .unknownEffect(id: effect.id) }
+            guard let c = state.claim(sound: registered.sound, owner: .none) else { return nil }
+            let instance = EffectInstance(slot: c.slot, generation: c.generation, effect: effect)
+            state.records[Int(c.slot)].owner = .effect(ControlState.FiredEffect(
+                effect: registered.effect, completion: completion, instance: instance))
+            return (c.slot, c.generation, registered.sound, state.nextSequence(), instance)
+        }
+        guard let claimed else { throw .voicePoolExhausted(capacity: configuration.maxVoices) }
+        let sound = claimed.sound
+        var setup = VoiceSetup(
+            source: sound.voiceSource, isEffect: true, startFrame: frame ?? .min, startPosition: 0, startPass: 0,
+            loops: 0, volume: volume, pan: PanMatrix(pan: pan, channelCount: sound.channelCount),
+            step: SourceCursor.step(rate: 1, sourceRate: sound.sampleRate, outputRate: sampleRate),
+            fadeInFrames: 0, fadeOutFrames: 0, attackFrames: 0, metering: false, sequence: claimed.sequence)
+        setup.bus = Int32(bus.index)
+        setup.priority = UInt8(priority)
+        setup.resampler = resampler ?? configuration.resampler
+        setup.spatial = spatial
+        send([.start(slot: claimed.slot, generation: claimed.generation, setup)]
+            + environmentCommands(slot: claimed.slot, generation: claimed.generation, sends: sends, filter: filter))
+        return claimed.instance
+    }
+
+    /// Stops a fired effect early, fading over the smoothing time (its completion reports `.stopped`).
+    public func stop(_ instance: EffectInstance) {
+        send([.stop(slot: instance.slot, generation: instance.generation, frame: .min, rampFrames: smoothingFrames)])
+    }
+
+    /// Frees a released track's slot now, or once its voice has faded out.
+    package func releaseTrackSlot(_ slot: Int32, generation: UInt32, sounding: Bool) {
+        if sounding {
+            control.withLock { state in state.records[Int(slot)].owner = .released }
+            send([.stop(slot: slot, generation: generation, frame: .min, rampFrames: smoothingFrames)])
+        } else {
+            control.withLock { state in state.release(slot) }
+        }
+    }
+}

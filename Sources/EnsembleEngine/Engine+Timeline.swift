@@ -1,0 +1,404 @@
+// Control side (any thread) schedules; the event thread settles applied and dropped commands.
+import Synchronization
+import EnsembleFormats
+import EnsembleRender
+
+/// The handle of a timed command: pass it to `Engine.cancel` to drop the command before it takes effect.
+public struct ScheduledCommandID: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt64
+    public var description: String { "#\(rawValue)" }
+}
+
+/// A change to a track that takes effect at an exact time (`Track.schedule(_:at:)`).
+///
+/// Ramp and fade lengths are seconds, rounded to output frames; nil means the engine's smoothing time, 0 a step.
+/// Values must lie in the ranges of the matching `Track` setters (`Track.schedule` throws otherwise).
+public enum TrackChange: Sendable, Equatable {
+    /// Volume 0…1, ramped linearly from its value at the time over `ramp` seconds.
+    case volume(Float, ramp: Double? = nil)
+    /// Pan −1…1, ramped from its value at the time over `ramp` seconds.
+    case pan(Float, ramp: Double? = nil)
+    /// Rate 0.5…2 from the time on.
+    case rate(Float)
+    /// Extra passes after the first (−1: forever); never cuts the pass under way.
+    case loops(Int)
+    /// Jumps to `seconds` into the sound, 0…its duration, rounded to a source frame (not crossfaded).
+    case seek(to: Double)
+    /// Fades out over `fade` seconds from the time and holds the position.
+    case pause(fade: Double? = nil)
+    /// Continues a paused track from the time, fading in over `fade` seconds.
+    case resume(fade: Double? = nil)
+    /// Fades out over `fade` seconds starting at the time (0 = hard cut), then ends with reason `stopped`.
+    case stop(fade: Double? = nil)
+    /// Places the track in 3D with every property of `SpatialSource` (nil: back to 2D with its pan).
+    case spatial(SpatialSource?)
+    /// Moves a positioned track (a 2D one becomes positioned with OpenAL's defaults) to `position`, along the
+    /// straight line from where it is at the time, over `ramp` seconds (nil: the smoothing time, 0: a jump).
+    case position(Vector3, ramp: Double? = nil)
+    /// The velocity used for doppler, from the time on.
+    case velocity(Vector3)
+    /// `.position` and `.velocity` in one command: what a game sends each frame for a moving source (one
+    /// lock, one ring cell and one update of the voice instead of two).
+    case motion(Vector3, velocity: Vector3, ramp: Double? = nil)
+    /// Turns the source's cone to `direction` (zero: omnidirectional) over `ramp` seconds.
+    case direction(Vector3, ramp: Double? = nil)
+    /// Replaces the track's auxiliary sends (at most `AuxSend.maxCount`); levels ramp over the smoothing time.
+    case sends([AuxSend])
+    /// Send `send`'s level (0…1, `send` indexing the track's `sends`), ramped over `ramp` seconds.
+    case sendLevel(send: Int, Float, ramp: Double? = nil)
+    /// The direct-path filter (nil: none), its gains ramping over `ramp` seconds (nil: the smoothing time).
+    case filter(VoiceFilter?, ramp: Double? = nil)
+}
+
+
+/// Called when a timed command is dropped, with the time it was due on (for `queueFull`, the first frame of
+/// the block it arrived in) and why.
+public typealias CommandDropHandler = @Sendable (EngineTime, CommandDropReason) -> Void
+
+/// Called when a timed command takes effect, with the time it took effect on.
+public typealias CommandApplyHandler = @Sendable (EngineTime) -> Void
+
+/// The control side's record of timed commands sent but not yet reported applied or dropped.
+package struct TimelineState {
+    /// What to run when a command is applied (updates the owner's control-side state), or dropped.
+    package struct Waiting {
+        package var applied: CommandApplyHandler
+        package var dropped: CommandDropHandler?
+    }
+
+    package var nextID: UInt64 = 0
+    package var waiting: [UInt64: Waiting] = [:]
+    /// Called for every timed command applied, with its id and the time it took effect on.
+    package var onApplied: (@Sendable (ScheduledCommandID, EngineTime) -> Void)?
+    /// Called for every timed command dropped.
+    package var onDropped: (@Sendable (ScheduledCommandID, EngineTime, CommandDropReason) -> Void)?
+}
+
+extension Engine {
+    /// Called on the event thread each time a timed command takes effect, with its id and time.
+    public var onCommandApplied: (@Sendable (ScheduledCommandID, EngineTime) -> Void)? {
+        get { timeline.withLock { $0.onApplied } }
+        set { timeline.withLock { $0.onApplied = newValue } }
+    }
+
+    /// Called on the event thread each time a timed command is dropped instead (see `CommandDropReason`).
+    public var onCommandDropped: (@Sendable (ScheduledCommandID, EngineTime, CommandDropReason) -> Void)? {
+        get { timeline.withLock { $0.onDropped } }
+        set { timeline.withLock { $0.onDropped = newValue } }
+    }
+
+    /// Sends `command` to be applied at output frame `frame` (a frame already rendered means the next block).
+    package func schedule(_ command: MixerCommand, atFrame frame: Int64, dropped: CommandDropHandler?,
+                  applied: @escaping CommandApplyHandler) -> ScheduledCommandID {
+        let id = timeline.withLock { t in
+            t.nextID += 1
+            t.waiting[t.nextID] = TimelineState.Waiting(applied: applied, dropped: dropped)
+            return t.nextID
+        }
+        // Ids are handed out in call order; the render side orders commands on one frame by id.
+        send([.schedule(frame: frame, id: id), command])
+        return ScheduledCommandID(rawValue: id)
+    }
+
+    /// Cancels a timed command that has not taken effect yet. Returns false when it already took effect (or
+    /// was cancelled before); a command whose frame is being rendered right now may still take effect.
+    @discardableResult
+    public func cancel(_ id: ScheduledCommandID) -> Bool {
+        let known = timeline.withLock { $0.waiting.removeValue(forKey: id.rawValue) != nil }
+        if known { send([.cancelScheduled(id: id.rawValue)]) }
+        return known
+    }
+
+    /// Replaces a waiting timed command by another: cancels `id`, then schedules `change` on `track` at `time`
+    /// (see `Track.schedule(_:at:onApplied:onDropped:)`). Checks `change` and `time` first: when they throw, `id`
+    /// stays scheduled.
+    @discardableResult
+    public func replace(_ id: ScheduledCommandID, on track: Track, with change: TrackChange,
+                        at time: EngineTime) throws(EngineError) -> ScheduledCommandID? {
+        _ = try frame(of: time)
+        try track.check(change)
+        cancel(id)
+        return try track.schedule(change, at: time)
+    }
+
+    /// Sets the volume (0…1) of `bus` (a submix set up with `setBus`) at `time`, ramped over `ramp` seconds
+    /// (nil: the smoothing time). A muted or soloed-away bus stays silent (with its new volume) until `setBus`
+    /// lets it through again. `onApplied` runs on the event thread with the time on which it took effect;
+    /// `onDropped` instead if it could not (see `CommandDropReason`).
+    @discardableResult
+    public func scheduleVolume(_ volume: Float, on bus: Bus, at time: EngineTime, ramp: Double? = nil,
+                               onApplied: CommandApplyHandler? = nil,
+                               onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID {
+        let frame = try self.frame(of: time)
+        guard !bus.isMaster else {
+            throw .invalidParameter(name: "bus", value: 0, expected: "a submix bus (1…\(Self.maxBuses)), not the master")
+        }
+        try EngineError.check(volume, "volume", 0...1)
+        let rampFrames = try frames(ofDuration: ramp, "ramp")
+        let configured = busControl.buses.withLock { $0[bus.index].configured }
+        guard configured else { throw .unknownBus(index: bus.index) }
+        let control = busControl
+        let index = bus.index
+        return schedule(.bus(.volume(bus: Int32(index), volume: volume, rampFrames: rampFrames)), atFrame: frame,
+                        dropped: onDropped) { applied in
+            control.buses.withLock { buses in
+                buses[index].settings.volume = volume
+                buses[index].sentVolume = volume
+            }
+            onApplied?(applied)
+        }
+    }
+
+    /// Event thread: a timed command took effect or was dropped.
+    package func commandSettled(_ event: MixerEvent) {
+        let (waiting, applied, dropped) = timeline.withLock { t in
+            (t.waiting.removeValue(forKey: event.command), t.onApplied, t.onDropped)
+        }
+        let id = ScheduledCommandID(rawValue: event.command)
+        let time = time(frame: event.frame)
+        if event.kind == .commandApplied {
+            waiting?.applied(time)
+            applied?(id, time)
+            publish(.commandApplied(id, at: time))
+        } else if let reason = event.dropReason {
+            waiting?.dropped?(time, reason)
+            dropped?(id, time, reason)
+            publish(.commandDropped(id, at: time, reason: reason))
+        }
+    }
+}
+
+extension Track {
+    /// Throws unless every value in `change` is in the range of the matching setter.
+    package func check(_ change: TrackChange) throws(EngineError) {
+        func duration(_ seconds: Double?, _ name: String) throws(EngineError) {
+            if let seconds { _ = try Engine.frames(ofDuration: seconds, name, sampleRate: engine.sampleRate) }
+        }
+        switch change {
+        case let .volume(v, ramp):
+            try EngineError.check(v, "volume", 0...1)
+            try duration(ramp, "ramp")
+        case let .pan(p, ramp):
+            try EngineError.check(p, "pan", -1...1)
+            try duration(ramp, "ramp")
+        case let .rate(r):
+            try EngineError.check(r, "rate", 0.5...2)
+        case let .loops(n):
+            try Track.check(loops: n)
+            // A live stream's frames are consumed as they play: it cannot go round again.
+            if sound.isLive && n != 0 {
+                throw .invalidParameter(name: "numberOfLoops of live \(sound.name)", value: Double(n), expected: "0 (a live stream plays once)")
+            }
+        case let .seek(seconds):
+            if sound.isLive {
+                throw .invalidParameter(name: "seek in live \(sound.name)", value: seconds, expected: "no seek (a live stream plays from its start)")
+            }
+            _ = try sourceFrame(seconds, "seek")
+        case let .pause(fade), let .resume(fade), let .stop(fade):
+            try duration(fade, "fade")
+        case let .spatial(source):
+            try source?.check()
+        case let .position(p, ramp):
+            try p.check("position")
+            try duration(ramp, "ramp")
+        case let .velocity(v):
+            try v.check("velocity")
+        case let .motion(p, v, ramp):
+            try p.check("position")
+            try v.check("velocity")
+            try duration(ramp, "ramp")
+        case let .direction(d, ramp):
+            try d.check("direction")
+            try duration(ramp, "ramp")
+        case let .sends(sends):
+            try engine.check(sends)
+        case let .sendLevel(send, level, ramp):
+            let count = state.withLock { $0.sends.count }
+            guard send >= 0, send < count else {
+                throw .invalidParameter(name: "send", value: Double(send),
+                                        expected: count == 0 ? "a send (the track has none)" : "0…\(count - 1) (the track's sends)")
+            }
+            try EngineError.check(level, "level", 0...1)
+            try duration(ramp, "ramp")
+        case let .filter(filter, ramp):
+            try filter?.check()
+            try duration(ramp, "ramp")
+        }
+    }
+
+    /// The source frame `seconds` into the sound: 0 ≤ seconds ≤ duration (to within half a frame).
+    package func sourceFrame(_ seconds: Double, _ name: String) throws(EngineError) -> Int {
+        let position = (seconds * sound.sampleRate).rounded()
+        guard seconds.isFinite, position >= 0, position <= Double(sound.frameCount) else {
+            throw .invalidParameter(name: name, value: seconds, expected: "0…\(sound.duration) s (the sound's duration)")
+        }
+        return Int(position)
+    }
+
+    package static func check(loops: Int) throws(EngineError) {
+        guard loops >= -1, loops <= maxLoops else {
+            throw .invalidParameter(name: "numberOfLoops", value: Double(loops), expected: "−1 (forever) or 0…\(maxLoops)")
+        }
+    }
+
+    /// The largest `numberOfLoops` (the scene format's limit too).
+    public static let maxLoops = 1_000_000
+
+    /// The command carrying a checked `change` to voice `g`.
+    package func command(for change: TrackChange, generation g: UInt32) -> MixerCommand {
+        let smoothing = engine.smoothingFrames
+        switch change {
+        case .volume, .pan, .rate, .position, .velocity, .motion, .direction:
+            // `voiceChange(for:)` gives exactly these; the `.setLoops` below is never made.
+            if let c = voiceChange(for: change) { return MixerCommand(c, slot: slot, generation: g) }
+            return .setLoops(slot: slot, generation: g, loops: 0)
+        case let .loops(n):
+            return .setLoops(slot: slot, generation: g, loops: n)
+        case let .seek(seconds):
+            return .seek(slot: slot, generation: g, position: min(Int((seconds * sound.sampleRate).rounded()), sound.frameCount))
+        case let .pause(f):
+            return .pause(slot: slot, generation: g, rampFrames: rampFrames(f))
+        case let .resume(f):
+            return .resume(slot: slot, generation: g, frame: .min, rampFrames: rampFrames(f))
+        case let .stop(f):
+            return .stop(slot: slot, generation: g, frame: .min, rampFrames: rampFrames(f))
+        case let .spatial(source):
+            return .setSpatial(slot: slot, generation: g, source)
+        case let .sends(sends):
+            return .setSends(slot: slot, generation: g, SendsSetup(sends), rampFrames: smoothing)
+        case let .sendLevel(send, level, r):
+            return .setSendLevel(slot: slot, generation: g, index: Int32(send), level: level, rampFrames: rampFrames(r))
+        case let .filter(filter, r):
+            return .setFilter(slot: slot, generation: g, FilterSetup(filter), rampFrames: rampFrames(r))
+        }
+    }
+
+    /// A checked `change` in the small form the command ring carries on its own (`VoiceChange`), for the
+    /// properties changed many times a second; nil for the others.
+    package func voiceChange(for change: TrackChange) -> VoiceChange? {
+        switch change {
+        case let .volume(v, r): .volume(v, rampFrames: rampFrames(r))
+        case let .pan(p, r): .pan(PanMatrix(pan: p, channelCount: sound.channelCount), rampFrames: rampFrames(r))
+        case let .rate(r): .rate(step: step(rate: r))
+        case let .position(p, r): .position(p, rampFrames: rampFrames(r))
+        case let .velocity(v): .velocity(v)
+        case let .motion(p, v, r): .motion(p, velocity: v, rampFrames: rampFrames(r))
+        case let .direction(d, r): .direction(d, rampFrames: rampFrames(r))
+        default: nil
+        }
+    }
+
+    /// A ramp in seconds as frames (nil: the engine's smoothing time).
+    private func rampFrames(_ seconds: Double?) -> Int {
+        seconds.map { Int(($0 * engine.sampleRate).rounded()) } ?? engine.smoothingFrames
+    }
+
+    /// What `change` taking effect does to the track's state.
+    package static func take(_ change: TrackChange, into s: inout State) {
+        switch change {
+        case let .volume(v, _): s.volume = v
+        case let .pan(p, _): s.pan = p
+        case let .rate(r): s.rate = r
+        case let .loops(n): s.loops = n
+        case .seek: break
+        case .pause: if s.phase == .active { s.phase = .paused }
+        case .resume: if s.phase == .paused { s.phase = .active }
+        case .stop:
+            s.phase = .idle
+            s.startPosition = 0
+        case let .spatial(source): s.spatial = source
+        case let .position(p, _):
+            var source = s.spatial ?? SpatialSource()
+            source.position = p
+            s.spatial = source
+        case let .velocity(v):
+            var source = s.spatial ?? SpatialSource()
+            source.velocity = v
+            s.spatial = source
+        case let .motion(p, v, _):
+            var source = s.spatial ?? SpatialSource()
+            source.position = p
+            source.velocity = v
+            s.spatial = source
+        case let .direction(d, _):
+            var source = s.spatial ?? SpatialSource()
+            source.direction = d
+            s.spatial = source
+        case let .sends(sends): s.sends = sends
+        case let .sendLevel(send, level, _): if send < s.sends.count { s.sends[send].level = level }
+        case let .filter(filter, _): s.filter = filter
+        }
+    }
+
+    /// Schedules `change` at `time` on the track's current voice (the one started by the last `play`). Returns
+    /// nil when the track has no voice (never played, or stopped): a later `play` starts a new voice that earlier
+    /// timed commands do not touch. The track's properties (`volume`, `pan`, `rate`, `numberOfLoops`) take the
+    /// new value when the command is applied, not before. `onApplied` runs on the event thread with the time on
+    /// which the change took effect; `onDropped` instead when it did not (the voice had ended by then, or the
+    /// render side's queue was full), and the track's properties keep their value. Throws (scheduling nothing)
+    /// for a value outside its range or a time at another rate.
+    @discardableResult
+    public func schedule(_ change: TrackChange, at time: EngineTime,
+                         onApplied: CommandApplyHandler? = nil,
+                         onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID? {
+        let frame = try engine.frame(of: time)
+        try check(change)
+        return schedule(change, atFrame: frame, onApplied: onApplied, onDropped: onDropped)
+    }
+
+    /// `schedule(_:at:)` for a checked change at output frame `frame`.
+    package func schedule(_ change: TrackChange, atFrame frame: Int64,
+                  onApplied: CommandApplyHandler? = nil,
+                  onDropped: CommandDropHandler? = nil) -> ScheduledCommandID? {
+        let made: (MixerCommand, UInt32)? = state.withLock { s in
+            guard s.phase != .idle else { return nil }
+            return (command(for: change, generation: s.generation), s.generation)
+        }
+        guard let (command, generation) = made else { return nil }
+        return engine.schedule(command, atFrame: frame, dropped: onDropped) { [weak self] applied in
+            self?.state.withLock { s in
+                if s.generation == generation { Self.take(change, into: &s) }
+            }
+            onApplied?(applied)
+        }
+    }
+
+    /// Starts the track afresh at `time`, from `offset` seconds into the sound (nil: `currentTime` as set while
+    /// stopped, else 0): a timed `play`. Unlike `play(at:)`, which acts on the track's voice at once, the start
+    /// waits on the render side like every timed command, so a voice still sounding (one stopped with a fade by
+    /// an earlier timed `stop`, say) plays on until `time`. If it is still sounding at `time` it is cut there
+    /// (reason `stopped`, like `play` on a playing track); its end is reported to `onFinish` as usual. Timed
+    /// changes scheduled after this call act on the new voice; immediate ones made before `time` (`stop()`,
+    /// `pause()`, `setVolume`…) reach it too, applied on `time` right after the start (a `stop()` then means it
+    /// never sounds and ends there, `stopped`). Of two timed plays waiting at once, the one called last is the
+    /// track's: if the other's time comes later, that one never sounds (dropped, `superseded`, and reported
+    /// ended). Cancelling it before it takes effect, or its being dropped for a full queue, leaves the track
+    /// without a voice: call `stop()` before playing it again. Throws for an offset outside 0…duration or a time
+    /// at another rate.
+    @discardableResult
+    public func schedulePlay(at time: EngineTime, offset: Double? = nil,
+                             onApplied: CommandApplyHandler? = nil,
+                             onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID {
+        let frame = try engine.frame(of: time)
+        var position: Int?
+        if let offset { position = try sourceFrame(offset, "offset") }
+        return schedulePlay(atFrame: frame, offsetFrames: position, onApplied: onApplied, onDropped: onDropped)
+    }
+
+    /// `schedulePlay(at:offset:)` at output frame `frame`, from source frame `offsetFrames` (checked).
+    @discardableResult
+    package func schedulePlay(atFrame frame: Int64, offsetFrames: Int? = nil,
+                      onApplied: CommandApplyHandler? = nil,
+                      onDropped: CommandDropHandler? = nil) -> ScheduledCommandID {
+        if let offsetFrames {
+            let p = min(max(offsetFrames, 0), sound.frameCount)
+            state.withLock { $0.startPosition = p }
+        }
+        // A fresh start is a `.start` command, then the voice's sends and filter if it has any: those wait on the
+        // render side for the start and are applied right after it, on its frame.
+        let commands = startCommands(atFrame: frame, fresh: true)
+        let id = engine.schedule(commands[0], atFrame: frame, dropped: onDropped) { applied in onApplied?(applied) }
+        if commands.count > 1 { engine.send(Array(commands.dropFirst())) }
+        return id
+    }
+}

@@ -1,0 +1,511 @@
+// Control side (any thread), except `render` (the one render thread) and the event thread it starts.
+import Foundation
+import Synchronization
+import EnsembleFormats
+@_spi(Testing) import EnsembleRender
+
+/// The mixer façade: loads nothing itself, but plays `Sound`s on `Track`s and fires one-shot effects, keeps
+/// the sample clock, and turns every call into a command for the render side.
+///
+/// Threads: every method may be called from any thread except `render`, which belongs to exactly one render
+/// thread at a time (the OpenAL output thread or an offline renderer). Callbacks (track finish, effect
+/// completion) run on the engine's own event thread, in the order the render side produced them; the same thread
+/// feeds `events()` sequences and resumes `Track.finished` / `EffectInstance.completed` waiters.
+///
+/// ## Arguments are checked, never adjusted
+///
+/// Every public entry point (the engine's, `Track`'s, effects', buses', timed changes, loop regions, fades, and
+/// `Configuration` at `init`) checks its arguments before it changes anything, and refuses a bad one by
+/// throwing `EngineError`; it never clamps, rounds into range or ignores a value silently:
+/// - a number that is NaN or infinite, or outside the range its documentation gives →
+///   `EngineError.invalidParameter(name:value:expected:)`, naming the argument and its range;
+/// - an `EngineTime` made at another sample rate than the engine's → `EngineError.sampleRateMismatch`;
+/// - a `Bus` that was never set up on this engine → `EngineError.unknownBus`;
+/// - an effect not registered here → `unknownEffect`, a track of another engine → `foreignTrack`.
+///
+/// A call that throws has no effect. Properties are read-only where a value could be out of range (change
+/// them with the throwing `Track.setVolume(_:at:ramp:)` and the like); properties whose every value is valid
+/// (`Track.rateMode`, `Track.resampler`, `Track.isMeteringEnabled`) stay settable.
+///
+/// ## Time
+///
+/// Points on the timeline are `EngineTime`s (an output frame at the engine's rate: `now`, `time(seconds:)`,
+/// `time(forHostTime:)`); lengths (ramps, fades, durations) are seconds as `Double`, rounded to the nearest
+/// output frame. Events report `EngineTime`s.
+public final class Engine: @unchecked Sendable {
+    /// The engine's fixed settings, chosen once when it is made and checked by `init(configuration:)`.
+    ///
+    /// Every member has a usable default (48 kHz, 4096-frame blocks, 4096 voices, …); change only what you need.
+    public struct Configuration: Sendable {
+        /// Output sample rate in Hz.
+        public var sampleRate: Double = 48000
+        /// Largest block the render side processes at once; larger `render` calls are split.
+        public var maxBlockFrames = 4096
+        /// Voice slots shared by tracks and effect instances (a track holds one slot for its life).
+        public var maxVoices = 4096
+        /// One-shot effects that may sound at once; a new one beyond this steals the oldest (this limit never steals tracks; `maxSoundingVoices` may).
+        public var effectPolyphony = 32
+        /// Most audible voices (tracks and effects together) at once; 0 = no cap. Virtual voices (see
+        /// `virtualThreshold`) do not count. When a voice starts with the cap reached, the lowest-priority, then
+        /// quietest, then oldest voice (the newcomer included) gives way: a track goes virtual (it fades out over
+        /// the smoothing time, keeps its timeline unmixed, and comes back, faded in at the position it would have
+        /// reached, when a place frees: `EngineEvent.trackVirtual`/`.trackAudible`, `Track.isVirtual`); a one-shot
+        /// effect fades out and ends with reason `stolen`. Places are re-examined every 1024 frames: virtual voices
+        /// come back best first (highest priority, loudest, newest) into free places, or displace the lowest
+        /// audible voice when their priority is higher (or equal with twice its loudness).
+        public var maxSoundingVoices = 0
+        /// The audibility below which a voice goes virtual, as a gain (0.001 = −60 dB, the default; 0: never for
+        /// being quiet). A voice's audibility is its volume (with its ramps) × the 3D gain of a positioned source
+        /// (its loudest speaker); fades in and out and stop fades are passages to or from silence, left out.
+        /// Checked every 1024 output frames (at frames that are multiples of 1024, so the output does not depend on
+        /// the block size) and when a voice starts: below the threshold the voice fades out over
+        /// the smoothing time and goes virtual — its cursor, passes and natural end go on exactly, nothing is
+        /// resampled or mixed — and it comes back, faded in over the smoothing time at the position it would have
+        /// reached, once its audibility reaches twice the threshold (−54 dB by default; the gap keeps a voice
+        /// hovering at the threshold from flapping). 0…1.
+        public var virtualThreshold: Float = 0.001
+        /// Ramp length for parameter changes, pauses, stops without a fade, and steals.
+        public var smoothingTime = 0.005
+        /// Commands the render side's command ring holds (64…2²⁰); more wait on the control side. The ring's
+        /// pages are populated when the engine is made (about 450 bytes a command: 7 MB by default, 470 MB at
+        /// 2²⁰), so that neither side takes page faults on its first pass.
+        public var commandCapacity = 16384
+        /// Events the render side's event ring holds (64…2²⁰) before it counts them dropped; populated when the
+        /// engine is made, like the command ring (about 56 bytes an event).
+        public var eventCapacity = 16384
+        /// Audio each streamed track keeps decoded ahead of playback, in seconds of its source (the ring holds
+        /// at least 8 blocks of `maxBlockFrames`, whatever this says).
+        public var streamBufferDuration = 2.0
+        /// Seconds a live track (`PushStream`, `PCMQueue`) buffers before it sounds, at its start and again after
+        /// running dry (0…`streamBufferDuration` / 2; more is capped at half the ring).
+        public var livePreRoll = 0.25
+        /// Most files the stream loader keeps open at once; past it the least recently used one is closed and
+        /// reopened when its stream next needs data.
+        public var maxOpenStreamFiles = 256
+        /// Test hook: room for this many received commands in the render side's `CommandLog` (0: no log).
+        @_spi(Testing) public var commandLogCapacity = 0
+        /// How tracks and effects are resampled unless they choose otherwise (`Track.resampler`,
+        /// `fire(_:resampler:)`): band-limited `sinc` by default.
+        public var resampler = ResamplerQuality.sinc
+        /// Threads that render each block, the calling render thread included (1…64). With more than one, the
+        /// voices of a block are mixed in lanes spread over persistent worker threads and summed in a fixed
+        /// order, so the output has the same bytes for any count. Real-time playback keeps one render thread
+        /// unless this is set (workers add a wake-up per block to the deadline); offline rendering
+        /// (`ensemble render --threads`) uses every core. Default 1: no worker threads at all.
+        public var renderThreads = 1
+        /// The output's channels: stereo (the default), 5.1 or 7.1. Positioned sources are panned over the
+        /// speakers; 2D tracks play on front left/right.
+        public var speakerLayout = SpeakerLayout.stereo
+        /// Test hook: a signal on every output channel written through the lanes' surround planes, standing in
+        /// for positioned voices (nil: none).
+        @_spi(Testing) public var planeTestSignal: PlaneTestSignal?
+        /// Test hook: each render worker thread calls this once when it starts (the allocation tests enrol
+        /// the thread in their counter with it).
+        @_spi(Testing) public var renderThreadStartHook: (@convention(c) () -> Void)?
+
+        /// Most threads `renderThreads` may ask for.
+        public static let maxRenderThreads = 64
+
+        /// The longest sound accepted as a one-shot effect, in seconds.
+        public static let maxEffectDuration = 30.0
+
+        /// The default configuration.
+        public init() {}
+    }
+
+    /// The configuration the engine was made with (fixed for its life).
+    public let configuration: Configuration
+    package let mixer: Mixer
+    /// The same mixer, reachable from the render path without retaining it (`mixer` keeps it alive).
+    private let renderer: Unmanaged<Mixer>
+    package let control: Mutex<ControlState>
+    /// Ramp length in frames for smoothed changes.
+    package let smoothingFrames: Int
+    /// Events handed to callbacks so far (for `waitForEvents`).
+    private let delivered = Atomic<Int>(0)
+    /// The stream loader, made when the first streamed track plays.
+    private let loader = Mutex<StreamLoader?>(nil)
+    /// Timed commands not yet reported applied, with what to do when they are (see `Engine+Timeline`).
+    package let timeline = Mutex(TimelineState())
+    /// The listener and 3D settings last given (see `Engine+Spatial`).
+    package let spatialControl = Mutex(SpatialControl())
+    /// The subscribers of `events()`, fed on the event thread (see `Engine+Events`).
+    package let broadcast = EventBroadcast()
+
+    /// Makes an engine with the given settings and starts its event thread; nothing renders until an output or
+    /// an offline render pulls blocks.
+    ///
+    /// - Throws: `EngineError.invalidParameter(name:value:expected:)` naming the first member of `configuration`
+    ///   out of its range (sample rate 8000…384000 Hz, `maxBlockFrames` 16…65536, `maxVoices` 1…2²⁰,
+    ///   `smoothingTime` 0…1 s, ring capacities 64…2²⁰, `streamBufferDuration` above 0 and at most 600 s, …).
+    public init(configuration: Configuration = Configuration()) throws(EngineError) {
+        let c = configuration
+        guard c.sampleRate.isFinite, c.sampleRate >= 8000, c.sampleRate <= 384_000 else {
+            throw .invalidParameter(name: "sampleRate", value: c.sampleRate, expected: "8000…384000")
+        }
+        guard c.maxBlockFrames >= 16, c.maxBlockFrames <= 1 << 16 else {
+            throw .invalidParameter(name: "maxBlockFrames", value: Double(c.maxBlockFrames), expected: "16…65536")
+        }
+        guard c.maxVoices >= 1, c.maxVoices <= 1 << 20 else {
+            throw .invalidParameter(name: "maxVoices", value: Double(c.maxVoices), expected: "1…1048576")
+        }
+        guard c.effectPolyphony >= 1 else {
+            throw .invalidParameter(name: "effectPolyphony", value: Double(c.effectPolyphony), expected: "at least 1")
+        }
+        guard c.maxSoundingVoices >= 0 else {
+            throw .invalidParameter(name: "maxSoundingVoices", value: Double(c.maxSoundingVoices), expected: "0 (no cap) or more")
+        }
+        guard c.virtualThreshold.isFinite, c.virtualThreshold >= 0, c.virtualThreshold <= 1 else {
+            throw .invalidParameter(name: "virtualThreshold", value: Double(c.virtualThreshold), expected: "0…1")
+        }
+        guard c.smoothingTime.isFinite, c.smoothingTime >= 0, c.smoothingTime <= 1 else {
+            throw .invalidParameter(name: "smoothingTime", value: c.smoothingTime, expected: "0…1 s")
+        }
+        guard c.commandCapacity >= 64, c.commandCapacity <= 1 << 20 else {
+            throw .invalidParameter(name: "commandCapacity", value: Double(c.commandCapacity), expected: "64…1048576")
+        }
+        guard c.eventCapacity >= 64, c.eventCapacity <= 1 << 20 else {
+            throw .invalidParameter(name: "eventCapacity", value: Double(c.eventCapacity), expected: "64…1048576")
+        }
+        guard c.livePreRoll.isFinite, c.livePreRoll >= 0, c.livePreRoll <= 300 else {
+            throw .invalidParameter(name: "livePreRoll", value: c.livePreRoll, expected: "0…300 s")
+        }
+        guard c.streamBufferDuration.isFinite, c.streamBufferDuration > 0, c.streamBufferDuration <= 600 else {
+            throw .invalidParameter(name: "streamBufferDuration", value: c.streamBufferDuration, expected: "more than 0, at most 600 s")
+        }
+        guard c.maxOpenStreamFiles >= 1 else {
+            throw .invalidParameter(name: "maxOpenStreamFiles", value: Double(c.maxOpenStreamFiles), expected: "at least 1")
+        }
+        guard c.commandLogCapacity >= 0 else {
+            throw .invalidParameter(name: "commandLogCapacity", value: Double(c.commandLogCapacity), expected: "0 or more")
+        }
+        guard c.renderThreads >= 1, c.renderThreads <= Configuration.maxRenderThreads else {
+            throw .invalidParameter(name: "renderThreads", value: Double(c.renderThreads),
+                                    expected: "1…\(Configuration.maxRenderThreads)")
+        }
+        self.configuration = c
+        smoothingFrames = Self.smoothingFrames(c)
+        mixer = Self.makeMixer(c)
+        renderer = Unmanaged.passUnretained(mixer)
+        control = Mutex(ControlState(capacity: c.maxVoices))
+        startEventThread()
+    }
+
+    /// The output sample rate in Hz (`configuration.sampleRate`); every `EngineTime` of this engine counts frames at it.
+    public var sampleRate: Double { configuration.sampleRate }
+
+    package static func smoothingFrames(_ c: Configuration) -> Int { Int((c.smoothingTime * c.sampleRate).rounded()) }
+
+    /// The render side for a (validated) configuration; `CommandReplay` makes its twin the same way.
+    package static func makeMixer(_ c: Configuration) -> Mixer {
+        let mixer = Mixer(sampleRate: c.sampleRate, maxBlockFrames: c.maxBlockFrames, capacity: c.maxVoices,
+                          effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames(c),
+                          commandCapacity: c.commandCapacity, eventCapacity: c.eventCapacity,
+                          soundingCap: c.maxSoundingVoices, virtualThreshold: c.virtualThreshold,
+                          commandLogCapacity: c.commandLogCapacity, speakerLayout: c.speakerLayout)
+        mixer.testSignal = c.planeTestSignal
+        if c.renderThreads > 1 {
+            mixer.parallelLanes = ParallelLanes(mixer: mixer, threads: c.renderThreads,
+                                                onThreadStart: c.renderThreadStartHook)
+        }
+        return mixer
+    }
+
+    deinit { loader.withLock { $0?.shutdown() } }
+
+    // MARK: Streams
+
+    /// The engine's stream loader (one thread for every streamed track), started on first use.
+    package var streamLoader: StreamLoader {
+        loader.withLock { l in
+            if let l { return l }
+            let made = StreamLoader(maxOpenFiles: configuration.maxOpenStreamFiles)
+            l = made
+            return made
+        }
+    }
+
+    /// The stream loader if a streamed track has played, without starting one.
+    package var existingStreamLoader: StreamLoader? { loader.withLock { $0 } }
+
+    /// Ring length in frames for a streamed sound at `sourceRate`.
+    package func streamCapacity(sourceRate: Double) -> Int {
+        max(Int((configuration.streamBufferDuration * sourceRate).rounded(.up)), 8 * configuration.maxBlockFrames + 64)
+    }
+
+    /// Blocks until every open stream has its ring filled at least half way past what the render side has read
+    /// (or up to its end), so the next blocks render without underruns. Offline renderers call it between blocks;
+    /// real-time outputs never wait. Returns at once when nothing is streamed.
+    public func waitForStreams() {
+        guard let l = loader.withLock({ $0 }) else { return }
+        l.waitUntilReady()
+    }
+
+    /// Streams open, files open, underruns and failures so far.
+    public func streamStatistics() -> StreamStatistics {
+        guard let l = loader.withLock({ $0 }) else {
+            return StreamStatistics(openStreams: 0, openFiles: 0, underruns: 0, missingFrames: 0, ringBytes: 0, errors: [])
+        }
+        return l.statistics()
+    }
+
+    /// Test hook: makes the stream loader sleep `microseconds` before each chunk it decodes (a slow disk).
+    package func setStreamReadDelay(microseconds: Int) {
+        streamLoader.readDelayMicroseconds.store(microseconds, ordering: .relaxed)
+    }
+
+    /// The device clock when an output plays the engine: the engine frame being played now, which `OpenALOutput`
+    /// maintains (frames rendered minus frames still queued, refined with the device latency).
+    package let deviceClock = DeviceClock()
+
+    /// Control-side bus settings and effect chains (the render side only ever sees the commands they turn into).
+    package let busControl = BusControl()
+
+    /// The engine clock's frame (see `now`).
+    package var currentFrame: Int64 {
+        let rendered = mixer.clock.load(ordering: .acquiring)
+        guard deviceClock.attached.load(ordering: .acquiring) else { return rendered }
+        return deviceClock.current(rendered: rendered, sampleRate: configuration.sampleRate)
+    }
+
+    /// The engine clock: the point of the timeline being heard now, like `AVAudioPlayer.deviceCurrentTime`.
+    /// Offline (no output attached) it is the render clock, the frames rendered so far (less those rendered
+    /// while the engine was paused: see `pause()`). With an `OpenALOutput` attached it is the device clock: the
+    /// frame actually being played, which trails `renderTime` by the output latency. Both count on the same
+    /// timeline (frame F of the mix is rendered as frame F and played as frame F), so `play(at:)` is exact
+    /// either way. Start timed calls from it: `try now.advanced(bySeconds: 0.1)`.
+    public var now: EngineTime { EngineTime(frame: currentFrame, sampleRate: sampleRate) }
+
+    /// Output frames rendered so far (the render clock, `renderTime`); it stands still while the engine is paused.
+    package var renderedFrame: Int64 { mixer.clock.load(ordering: .acquiring) }
+
+    /// The output latency now: how far the render clock runs ahead of the frame being heard (`renderTime` −
+    /// `now`), in seconds: the frames queued to the output plus the device's own latency. 0 offline.
+    public var outputLatency: Double { latency(rendered: renderedFrame) }
+
+    /// Seconds from the frame being heard now to `rendered` (a render clock reading); 0 offline.
+    package func latency(rendered: Int64) -> Double {
+        guard deviceClock.attached.load(ordering: .acquiring) else { return 0 }
+        let played = deviceClock.current(rendered: rendered, sampleRate: configuration.sampleRate)
+        return Double(max(rendered - played, 0)) / sampleRate
+    }
+
+    // MARK: Master meters
+
+    /// Takes a reading of the master and bus meters, as `AVAudioPlayer.updateMeters()` does: their `peakPower`
+    /// and `averagePower` then describe every frame rendered since the previous call.
+    public func updateMeters() {
+        let clock = mixer.clock.load(ordering: .acquiring)
+        mixer.masterMeter.update(clock: clock)
+        for bus in 1...Self.maxBuses { mixer.buses.meters[bus].update(clock: clock) }
+    }
+
+    /// Average (RMS) power of `bus` (the master by default; a submix after its chain, volume and pan) between the
+    /// last two `updateMeters()` calls, in dB full scale (−160 for silence). Channel 0 is (front) left, 1 is
+    /// (front) right; on surround output channels 2…5 (5.1) or 2…7 (7.1) are the others in `SpeakerLayout` order
+    /// (FC, LFE, BL, BR, SL, SR). Throws for another channel or a bus never set up.
+    public func averagePower(forChannel channel: Int, on bus: Bus = .master) throws(EngineError) -> Float {
+        try checkOutput(channel: channel)
+        try checkRoutable(bus)
+        return bus.isMaster ? mixer.masterMeter.averagePower(channel: channel)
+            : mixer.buses.meters[bus.index].averagePower(channel: channel)
+    }
+
+    /// Peak power of `bus` (the master by default) between the last two `updateMeters()` calls, in dB full
+    /// scale (−160 for silence). Throws like `averagePower(forChannel:on:)`.
+    public func peakPower(forChannel channel: Int, on bus: Bus = .master) throws(EngineError) -> Float {
+        try checkOutput(channel: channel)
+        try checkRoutable(bus)
+        return bus.isMaster ? mixer.masterMeter.peakPower(channel: channel)
+            : mixer.buses.meters[bus.index].peakPower(channel: channel)
+    }
+
+    /// Benchmark hook: with `renderThreads` > 1, lane phases run on the worker pool, lanes the workers took,
+    /// the nanoseconds the render thread spent in those phases, and the part of them it waited for the workers
+    /// at the end (nil: no workers).
+    @_spi(Testing) public var renderWorkerStatistics:
+        (phases: Int, lanesOnWorkers: Int, lanePhaseNanoseconds: Int, barrierNanoseconds: Int)? {
+        mixer.parallelLanes.map { ($0.phases, $0.lanesRunByWorkers, $0.lanePhaseNanoseconds, $0.barrierNanoseconds) }
+    }
+
+    /// Events the render side could not report because its buffers were full (0 unless the event thread stalls).
+    /// (Events a slow `events()` consumer misses are counted per sequence: `EngineEvents.droppedCount`.)
+    public var droppedEvents: Int { mixer.droppedEvents.load(ordering: .relaxed) }
+
+    /// Timed commands the render side's queue (`Configuration.commandCapacity`) had no room for; each was also
+    /// reported dropped (`CommandDropReason.queueFull`).
+    public var droppedCommands: Int { mixer.droppedCommands.load(ordering: .relaxed) }
+
+    /// Voice starts the render side's start queue had no room for (0 unless more voices wait than there are slots).
+    public var droppedStarts: Int { mixer.droppedStarts.load(ordering: .relaxed) }
+
+    // MARK: Tracks
+
+    /// A new player for `sound`, holding one voice slot until it is released.
+    public func makeTrack(_ sound: Sound) throws(EngineError) -> Track {
+        let claimed = control.withLock { state in state.claim(sound: sound, owner: .none) }
+        guard let claimed else { throw .voicePoolExhausted(capacity: configuration.maxVoices) }
+        let track = Track(engine: self, sound: sound, slot: claimed.slot)
+        control.withLock { state in state.records[Int(claimed.slot)].owner = .track(WeakTrack(track: track)) }
+        return track
+    }
+
+    /// Starts every track in `tracks` on the same output frame, `time`, sample-accurately. A time already past
+    /// starts them at once, each where it would be had it started on time. Throws for a time at another rate or
+    /// a track of another engine (and then starts none).
+    public func play(_ tracks: [Track], at time: EngineTime) throws(EngineError) {
+        try play(tracks, atFrame: frame(of: time))
+    }
+
+    /// Starts every track in `tracks` on output frame `frame`.
+    package func play(_ tracks: [Track], atFrame frame: Int64) throws(EngineError) {
+        for t in tracks where t.engine !== self { throw .foreignTrack }
+        var batch: [MixerCommand] = []
+        for t in tracks { batch.append(contentsOf: t.startCommands(atFrame: frame)) }
+        send(batch)
+    }
+
+    // MARK: Render side
+
+    /// Renders the next `frames` frames into two planar buffers: the output, or on surround output its front
+    /// pair (the other channels are rendered and dropped: use `render(planes:frames:)`). Call from the one render
+    /// thread only.
+    @_noLocks
+    public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        renderer._withUnsafeGuaranteedRef { $0.render(left: left, right: right, frames: frames) }
+    }
+
+    /// Renders the next `frames` frames into `speakerLayout.channelCount` planar buffers, `planes[c]` for channel
+    /// c in `SpeakerLayout` order (FL FR, then FC LFE SL SR for 5.1 or FC LFE BL BR SL SR for 7.1), each room for `frames` floats. Call from the one
+    /// render thread only.
+    @_noLocks
+    public func render(planes: UnsafePointer<UnsafeMutablePointer<Float>>, frames: Int) {
+        renderer._withUnsafeGuaranteedRef { $0.render(planes: planes, frames: frames) }
+    }
+
+    /// Renders the next `frames` frames interleaved, `speakerLayout.channelCount` samples a frame (L R L R … for
+    /// stereo, the `SpeakerLayout` order … for surround): `frames × channelCount` floats. Call from the one
+    /// render thread only.
+    @_noLocks
+    public func render(interleaved: UnsafeMutablePointer<Float>, frames: Int) {
+        renderer._withUnsafeGuaranteedRef { $0.render(interleaved: interleaved, frames: frames) }
+    }
+
+    // MARK: Commands
+
+    /// Sends a batch of commands so that the render side sees all of them in the same block.
+    package func send(_ batch: [MixerCommand]) {
+        guard !batch.isEmpty else { return }
+        let queue = mixer.commands
+        control.withLock { state in state.send(batch, to: queue) }
+    }
+
+    /// `send` of one command, without an array.
+    package func send(_ command: MixerCommand) {
+        let queue = mixer.commands
+        control.withLock { state in state.send(command, to: queue) }
+    }
+
+    /// `send` of a voice change in its small form (`VoiceChange`).
+    package func send(_ change: VoiceChange, slot: Int32, generation: UInt32) {
+        let queue = mixer.commands
+        control.withLock { state in state.send(change, slot: slot, generation: generation, to: queue) }
+    }
+
+    /// Moves commands that found the command ring full into it, and frees the effect chains the render side
+    /// has finished with. The event thread does this continuously; an offline render loop calls it between
+    /// blocks so that a burst of commands is never left behind.
+    public func pumpCommands() {
+        let queue = mixer.commands
+        control.withLock { state in state.flushOverflow(to: queue) }
+        reclaimChains()
+    }
+
+    package func nextSequence() -> UInt64 {
+        control.withLock { state in state.nextSequence() }
+    }
+
+    // MARK: Events
+
+    private func startEventThread() {
+        let thread = Thread { [weak self] in
+            while true {
+                let worked: Bool
+                do {
+                    guard let engine = self else { return }
+                    worked = engine.deliverEvents()
+                }
+                if !worked { usleep(1000) }
+            }
+        }
+        thread.name = "ensemble-events"
+        thread.start()
+    }
+
+    /// Drains the event ring, updating the slot table and calling callbacks. Returns whether it did anything.
+    private func deliverEvents() -> Bool {
+        pumpCommands()
+        var any = false
+        while let event = mixer.events.pop() {
+            any = true
+            handle(event)
+            delivered.add(1, ordering: .releasing)
+        }
+        checkStreamStarvation()
+        return any
+    }
+
+    private func handle(_ event: MixerEvent) {
+        if event.kind == .commandApplied || event.kind == .commandDropped {
+            commandSettled(event)
+            return
+        }
+        let slot = event.slot
+        if event.kind == .ended, let l = loader.withLock({ $0 }) { l.close(slot: slot, generation: event.generation) }
+        enum Action {
+            case none
+            case track(Track)
+            case effect(ControlState.FiredEffect)
+        }
+        let action: Action = control.withLock { state in
+            let record = state.records[Int(slot)]
+            // A track checks generations itself: it still reports a voice replaced by a timed play.
+            if case let .track(weak) = record.owner, let track = weak.track { return .track(track) }
+            guard record.generation == event.generation else { return .none }
+            switch record.owner {
+            case .none:
+                return .none
+            case .track:
+                return .none
+            case let .effect(fired):
+                if event.kind == .ended { state.release(slot) }
+                return .effect(fired)
+            case .released:
+                // Released on the voice's end or pause, not on a virtual-voice change (the voice goes on).
+                if event.kind == .ended || event.kind == .paused { state.release(slot) }
+                return .none
+            }
+        }
+        switch action {
+        case .none:
+            break
+        case let .track(track):
+            if let reported = track.handle(event) { trackReported(track, reported, event) }
+        case let .effect(fired):
+            effectReported(fired, event)
+        }
+    }
+
+    /// For render loops that may wait (offline): when the event ring is more than half full, waits for the event
+    /// thread to catch up, so a burst of events can never overflow the render side's buffers.
+    public func throttleEvents() {
+        let events = mixer.events.indices
+        if events.count() > events.capacity / 2 { waitForEvents() }
+    }
+
+    /// Blocks until every event the render side has produced so far has been handed to its callback.
+    public func waitForEvents() {
+        let target = mixer.events.indices.written()
+        while delivered.load(ordering: .acquiring) < target { usleep(200) }
+    }
+}

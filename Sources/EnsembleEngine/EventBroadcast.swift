@@ -1,0 +1,72 @@
+// Event thread publishes (an output's device-change queue too); any thread subscribes; never the render thread.
+import Synchronization
+import EnsembleFormats
+import EnsembleRender
+
+/// The fan-out of engine events to every `EngineEvents` sequence, in delivery order.
+package final class EventBroadcast: Sendable {
+    private struct Subscriber {
+        var continuation: AsyncStream<EngineEvent>.Continuation
+        var drops: EventDropCount
+        /// Events dropped since the last `.missed` marker got through.
+        var unreported = 0
+    }
+
+    private let subscribers = Mutex<(next: UInt64, all: [UInt64: Subscriber])>((0, [:]))
+    private let count = Atomic<Int>(0)
+    /// Stream totals seen at the last starvation check (event thread only, behind the lock for `Sendable`).
+    package let starvation = Mutex<(underruns: Int, missingFrames: Int, checked: ContinuousClock.Instant?)>((0, 0, nil))
+
+    /// Whether anyone listens (so the event thread builds events only then).
+    package var isActive: Bool { count.load(ordering: .relaxed) > 0 }
+
+    package func subscribe(bufferSize: Int) -> EngineEvents {
+        let size = max(bufferSize, 1)
+        let (stream, continuation) = AsyncStream.makeStream(of: EngineEvent.self, bufferingPolicy: .bufferingOldest(size))
+        let drops = EventDropCount()
+        let id = subscribers.withLock { s in
+            s.next += 1
+            s.all[s.next] = Subscriber(continuation: continuation, drops: drops)
+            return s.next
+        }
+        count.add(1, ordering: .relaxed)
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        return EngineEvents(stream: stream, drops: drops, bufferSize: size)
+    }
+
+    private func unsubscribe(_ id: UInt64) {
+        let removed = subscribers.withLock { $0.all.removeValue(forKey: id) != nil }
+        if removed { count.subtract(1, ordering: .relaxed) }
+    }
+
+    /// Hands `event` to every sequence without waiting: a full buffer drops it for that sequence (counted).
+    package func publish(_ event: EngineEvent) {
+        subscribers.withLock { s in
+            for id in s.all.keys {
+                var sub = s.all[id]!
+                if sub.unreported > 0 {
+                    if case .enqueued = sub.continuation.yield(.missed(count: sub.unreported)) {
+                        sub.unreported = 0
+                    }
+                }
+                if sub.unreported == 0, case .enqueued = sub.continuation.yield(event) {
+                    // delivered
+                } else {
+                    sub.unreported += 1
+                    sub.drops.value.add(1, ordering: .relaxed)
+                }
+                s.all[id] = sub
+            }
+        }
+    }
+
+    deinit {
+        // Finished outside the lock: finishing runs `onTermination`, which takes it.
+        let all = subscribers.withLock { s in
+            let all = s.all
+            s.all = [:]
+            return all
+        }
+        for sub in all.values { sub.continuation.finish() }
+    }
+}

@@ -1,0 +1,72 @@
+// Control side: plain values made on any thread; completions are made on the event thread.
+import EnsembleFormats
+import EnsembleRender
+
+/// A short sound registered for fire-and-forget playback, like a System Sound Services sound ID.
+public struct SoundEffect: Hashable, Sendable {
+    /// The engine's number for it (unique per engine).
+    public let id: Int
+    /// The sound's name (its file path when loaded from a file).
+    public let name: String
+    /// Its length in seconds.
+    public let duration: Double
+
+    package init(id: Int, name: String, duration: Double) {
+        self.id = id
+        self.name = name
+        self.duration = duration
+    }
+}
+
+/// One firing of an effect, to stop it early (`Engine.stop(_:)`) or wait for its end (`completed`).
+public struct EffectInstance: Hashable, Sendable {
+    package let slot: Int32
+    package let generation: UInt32
+    /// The effect fired.
+    public let effect: SoundEffect
+    /// Where the end of this firing is kept for `completed` (shared by every copy of the instance).
+    package let outcome = EndWaiters<EffectCompletion>()
+
+    /// Two instances are equal when they are the same firing.
+    public static func == (a: EffectInstance, b: EffectInstance) -> Bool {
+        a.slot == b.slot && a.generation == b.generation && a.effect == b.effect
+    }
+
+    /// Hashes the firing's identity (its voice slot and generation, and the effect).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(slot)
+        hasher.combine(generation)
+        hasher.combine(effect)
+    }
+}
+
+/// Delivered to a fired effect's completion callback on the engine's event thread.
+public struct EffectCompletion: Sendable {
+    /// The effect that completed.
+    public let effect: SoundEffect
+    /// The time after the effect's last sample (the output frame that no longer has it): its natural end, or
+    /// the end of its fade when stopped or stolen, whichever comes first.
+    public let time: EngineTime
+    /// `.finished` only when it played to its natural end untouched: an instance whose stop or steal fade had
+    /// begun reports `.stopped`/`.stolen` even if its natural end came before the fade finished.
+    public let reason: EndReason
+
+    package init(effect: SoundEffect, time: EngineTime, reason: EndReason) {
+        self.effect = effect
+        self.time = time
+        self.reason = reason
+    }
+}
+
+/// Delivered to a track's finish callback on the engine's event thread.
+public struct TrackEnd: Sendable {
+    /// The time after the track's last sample (or the end of its fade when stopped, whichever comes first).
+    public let time: EngineTime
+    /// `.finished` when it reached its natural end without a stop fade under way, else `.stopped`.
+    public let reason: EndReason
+
+    package init(time: EngineTime, reason: EndReason) {
+        self.time = time
+        self.reason = reason
+    }
+}

@@ -1,0 +1,49 @@
+import EnsembleFormats
+
+/// A stereo echo: y = (1 − mix)·x + mix·d, where d is the signal `frames` samples ago and the line is fed
+/// x + feedback·d (so repeats decay by `feedback` each time). The line is allocated on the control side
+/// (`EffectChain.make`), zeroed, and long enough for the delay time.
+package struct DelayLine: BitwiseCopyable {
+    package var left: UnsafeMutablePointer<Float>
+    package var right: UnsafeMutablePointer<Float>
+    /// Delay in frames (≥ 1): also the line's length.
+    package var frames: Int
+    package var position = 0
+    package var feedback: Float
+    package var mix: Float
+
+    package init(frames: Int, feedback: Float, mix: Float) {
+        self.frames = max(frames, 1)
+        left = .allocate(capacity: self.frames)
+        right = .allocate(capacity: self.frames)
+        left.initialize(repeating: 0, count: self.frames)
+        right.initialize(repeating: 0, count: self.frames)
+        self.feedback = feedback
+        self.mix = mix
+    }
+
+    package func deallocate() {
+        left.deallocate()
+        right.deallocate()
+    }
+
+    @_noLocks
+    package mutating func process(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {
+        let dry = 1 - mix, wet = mix, fb = feedback
+        let lineL = left, lineR = right, length = frames
+        var p = position
+        for j in 0..<n {
+            let dl = lineL[p], dr = lineR[p]
+            var wl = l[j] + fb * dl, wr = r[j] + fb * dr
+            if abs(wl) < 1e-30 { wl = 0 }
+            if abs(wr) < 1e-30 { wr = 0 }
+            lineL[p] = wl
+            lineR[p] = wr
+            l[j] = dry * l[j] + wet * dl
+            r[j] = dry * r[j] + wet * dr
+            p += 1
+            if p == length { p = 0 }
+        }
+        position = p
+    }
+}

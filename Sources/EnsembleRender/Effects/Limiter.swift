@@ -1,0 +1,113 @@
+import EnsembleFormats
+
+/// A stereo-linked look-ahead peak limiter whose output never exceeds the ceiling.
+///
+/// The signal is delayed by L = look-ahead frames. For each incoming frame the gain it needs is
+/// r = min(1, ceiling / max(|l|, |r|)). The gain applied to the frame leaving the delay line is
+/// g = min(h, g_prev + 1/releaseFrames), where h is the mean over the last L frames of t, and t is the
+/// minimum of r over the last L + 1 frames. Every t averaged into h covers the frame leaving the line, so
+/// h ≤ its r: the ceiling holds by construction, and the gain glides down over L frames (no step, no click)
+/// before the peak and recovers linearly over the release time after it. A final guard clamps any sample that
+/// rounding would put a fraction of an ulp over the ceiling.
+///
+/// O(1) per frame: the window minimum comes from a monotonic queue (exact), the mean from a running Double sum.
+/// Whenever no t below 1 is left in the window the sum is reset to exactly L, so below the ceiling h is exactly
+/// 1 and the output is the input delayed by L frames, bit for bit, however loud earlier material was.
+package struct Limiter: BitwiseCopyable {
+    package var ceiling: Float
+    package var releaseStep: Float
+    package var lookahead: Int
+    /// Delay lines (L frames each) and the last L window minima (ring, same position).
+    package var delayL: UnsafeMutablePointer<Float>
+    package var delayR: UnsafeMutablePointer<Float>
+    package var minima: UnsafeMutablePointer<Float>
+    /// Monotonic queue of (frame, required gain) over the last L + 1 frames: ring of L + 2 entries.
+    package var queueFrames: UnsafeMutablePointer<Int>
+    package var queueGains: UnsafeMutablePointer<Float>
+    package var queueHead = 0
+    package var queueCount = 0
+    package var frame = 0
+    package var position = 0
+    package var sum: Double
+    /// How many of the last L minima are below 1.
+    package var belowOne = 0
+    package var gain: Float = 1
+
+    package init(ceiling: Float, lookahead: Int, releaseFrames: Int) {
+        self.ceiling = ceiling
+        self.lookahead = max(lookahead, 1)
+        releaseStep = 1 / Float(max(releaseFrames, 1))
+        let n = self.lookahead
+        delayL = .allocate(capacity: n)
+        delayR = .allocate(capacity: n)
+        minima = .allocate(capacity: n)
+        queueFrames = .allocate(capacity: n + 2)
+        queueGains = .allocate(capacity: n + 2)
+        delayL.initialize(repeating: 0, count: n)
+        delayR.initialize(repeating: 0, count: n)
+        minima.initialize(repeating: 1, count: n)
+        queueFrames.initialize(repeating: 0, count: n + 2)
+        queueGains.initialize(repeating: 1, count: n + 2)
+        sum = Double(n)
+    }
+
+    package func deallocate() {
+        for p in [delayL, delayR, minima, queueGains] { p.deallocate() }
+        queueFrames.deallocate()
+    }
+
+    @_noLocks
+    package mutating func process(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {
+        let c = ceiling, length = lookahead, capacity = lookahead + 2
+        let delayL = self.delayL, delayR = self.delayR, minima = self.minima
+        let queueFrames = self.queueFrames, queueGains = self.queueGains
+        var p = position, g = gain, head = queueHead, count = queueCount, k = frame, sum = self.sum
+        var belowOne = self.belowOne
+        for j in 0..<n {
+            let xl = l[j], xr = r[j]
+            let peak = max(abs(xl), abs(xr))
+            var need: Float = 1
+            if peak > c {
+                need = c / peak
+                while need * peak > c { need = need.nextDown }
+            }
+            // Window minimum of the required gain over frames k − L … k.
+            while count > 0 && queueGains[(head + count - 1) % capacity] >= need { count -= 1 }
+            queueFrames[(head + count) % capacity] = k
+            queueGains[(head + count) % capacity] = need
+            count += 1
+            while queueFrames[head] < k - length {
+                head = (head + 1) % capacity
+                count -= 1
+            }
+            let lowest = queueGains[head]
+            // Mean of the last L minima.
+            let old = minima[p]
+            if old < 1 { belowOne -= 1 }
+            if lowest < 1 { belowOne += 1 }
+            minima[p] = lowest
+            sum += Double(lowest) - Double(old)
+            if belowOne == 0 { sum = Double(length) }
+            let h = belowOne == 0 ? 1 : Float(sum / Double(length))
+            g = min(h, g + releaseStep)
+            let yl = delayL[p], yr = delayR[p]
+            delayL[p] = xl
+            delayR[p] = xr
+            p += 1
+            if p == length { p = 0 }
+            k += 1
+            var ol = yl * g, or = yr * g
+            if abs(ol) > c { ol = ol < 0 ? -c : c }
+            if abs(or) > c { or = or < 0 ? -c : c }
+            l[j] = ol
+            r[j] = or
+        }
+        position = p
+        gain = g
+        queueHead = head
+        queueCount = count
+        frame = k
+        self.sum = sum
+        self.belowOne = belowOne
+    }
+}

@@ -1,0 +1,609 @@
+// Render thread (`process`); `init`/`deallocate` on the control thread.
+
+import Foundation
+import EnsembleFormats
+
+/// The algorithmic reverb of `EffectSpec.reverb`: a feedback delay network with absorbent filters after
+/// J.-M. Jot and A. Chaigne, "Digital delay networks for designing artificial reverberators" (AES 90th
+/// Convention, 1991), and Jot's "An analysis/synthesis approach to real-time artificial reverberation" (ICASSP
+/// 1992), with input diffusers after J. Dattorro, "Effect Design, Part 1: Reverberator and Other Filters" (JAES
+/// 45(9), 1997), taking EFX's reverb parameters (`ReverbSettings`).
+///
+/// Signal flow, per frame (everything Float, one pass over the eight lines, no division, no libm):
+/// - The input is summed to mono, shaped by a high shelf at 5 kHz with gain `gainHF` (EFX's HF gain, a static
+///   tone control, so it is applied once here rather than to both outputs) and written into one input line.
+/// - Early reflections: eight taps per side from the input line, starting `preDelay + reflectionsDelay` after
+///   the input, spread over ~20 ms × the room size, with different times and signs on the left and right,
+///   their energies summing to 1, times `reflectionsGain`.
+/// - Late reverberation: a tap `lateReverbDelay` after the first reflection (less the network's own minimum
+///   delay) goes through four Schroeder all-passes in series (coefficients ∝ `diffusion`, capped so that their
+///   own ring-out stays under a fifth of the shortest decay: the echo density builds at once), then through
+///   Jot's tone corrector (a 2 kHz shelf of 1/√`decayHFRatio`: a network's energy at a frequency grows with its
+///   decay time there, so without it a dark preset's tail would start dull), then into the eight lines of the
+///   network with alternating signs and a normalisation √(1 − γ²) (γ the mean per-pass gain) that keeps the
+///   tail's energy independent of the decay time, as EFX's reverbs do.
+/// - Each line's output is read through a first-order all-pass fractional delay whose length a slow triangle
+///   wave (1.1–2.5 s periods, ±0.15 ms, a different phase per line, updated every 32 frames) moves: no fixed
+///   modes, no metallic ringing; an all-pass reader, unlike linear interpolation, does not damp the highs, so
+///   the decay stays what the filters say. Then the line's absorbent filter, then the eight are mixed by an 8×8
+///   Hadamard matrix (a fast Walsh–Hadamard transform, 24 additions; unitary, so the network itself is lossless)
+///   and fed back.
+/// - Absorbent filters (Jot): line i of length Dᵢ samples must lose 60·Dᵢ/(T·fs) dB per pass for a decay
+///   time T. Each filter is a gain (the 500 Hz–1 kHz decay = `decayTime`) times a fourth-order high shelf (two
+///   RBJ shelving sections at 2 kHz with the Q's of a fourth-order Butterworth, 0.541 and 1.307) whose step is
+///   what `decayHFRatio` asks for above it. A first- or second-order shelf is too gentle: with a ratio of 0.1
+///   the 1 kHz decay would already be 15–25 % short and the 4 kHz one 25–30 % long; the fourth-order one keeps
+///   both octaves within a few per cent of their plateaus.
+/// - Outputs: one tap inside each line per side (left 0.41 of the way along, right 0.73), summed with the signs
+///   of two different Hadamard rows (orthogonal), so each side hears every mode with its own phases and the two
+///   tails are decorrelated even when a short decay leaves few modes (taps at the lines' ends would give both
+///   sides the same phases); times `lateReverbGain`. Wet = `gain` × (reflections + late); out = (1 − mix)·dry +
+///   mix·wet.
+/// - `density` scales the line and diffuser lengths and the early reflections' spread (the room size): 0.25 × …
+///   1 × (17–35 ms lines). For very short decays the network shrinks further, so that no band loses more than
+///   10 dB per pass (otherwise its "decay" would be a few separate echoes).
+///
+/// Sleep: once the mono input has been exactly 0 and everything the network wrote has stayed below 10⁻⁸ (−160 dB)
+/// for longer than any delay in the unit, the state is set to exactly zero and the unit sleeps — output = dry
+/// — until the input is non-zero again. So a finished tail costs what silence costs (a scan of the input), and no
+/// subnormal value can ever be reached (the mixer's flush-to-zero guarantees the latter anyway). The decision is
+/// taken once per 32-frame modulation tick of absolute time (a tick counts as quiet when all its frames were), at
+/// the tick's end, so it is the same for every block size (a per-frame check cost more than the running network).
+///
+/// Speed: `process` runs in chunks (≤ one tick, ≤ the shortest line read delay, no ring wrap inside), so nothing a
+/// chunk writes into a line is read by its own network reads. Per chunk: each line's read segment is copied into a
+/// frame-major scratch, the recursion runs on contiguous vectors, the new values are copied into the lines, and the
+/// output taps and early reflections are summed eight frames at a time. Every frame's float operations are those
+/// of a per-frame loop, in the same order, so the output bits are the same as a per-frame implementation's.
+///
+/// The network is linear in its state and the modulation depends only on the absolute frame count since the unit
+/// was made (the bus effect sees every frame in order), so output bits do not depend on block sizes.
+package struct Reverb {
+    /// Eight network lines, `lineStride` floats apart, each a ring buffer indexed with `lineMask`. (Unlike
+    /// `input` they are not written twice: that doubles their cache footprint and costs more than the masks.)
+    package var lines: UnsafeMutablePointer<Float>
+    package var lineStride: Int
+    package var lineMask: Int
+    /// The input line (mono, after the HF shelf): a ring of `inputMask + 1` frames written twice, at p and at
+    /// p + size, so that a tap d frames back is `input[p + size − d]` with no wrap to compute.
+    package var input: UnsafeMutablePointer<Float>
+    package var inputMask: Int
+    /// The four diffuser all-passes' buffers (one ring each, `diffuserMask`, `diffuserStride` apart) and lengths.
+    package var diffusers: UnsafeMutablePointer<Float>
+    package var diffuserStride: Int
+    package var diffuserMask: Int
+    package var diffuserLengths: (Int, Int, Int, Int)
+    package var diffuserGains: (Float, Float, Float, Float)
+    /// Early-reflection taps (size − frames back, see `input`) and gains, left (8) then right (8).
+    package var tapOffsets: UnsafeMutablePointer<Int>
+    package var tapGains: UnsafeMutablePointer<Float>
+    /// Late input tap (size − frames back, see `input`).
+    package var lateOffset: Int
+    /// Line lengths' centres and modulation: delay = centre + depth · (triangle − ½), period in 32-frame ticks.
+    package var lineCentres: UnsafeMutablePointer<Float>
+    package var modulationPeriods: UnsafeMutablePointer<Int>
+    package var modulationDepth: Float
+    /// Output taps inside the lines (frames back from the write position), left (8) then right (8).
+    package var outputTaps: UnsafeMutablePointer<Int>
+    /// The lines' readers' integer delays (frames back) for the current tick.
+    package var readOffsets: UnsafeMutablePointer<Int>
+    /// Per-line lanes: the all-pass readers' coefficients η and previous outputs, the absorbent filters' two
+    /// sections (the per-pass gain and the transform's 1/√8 folded into the first one's b's) and the output taps'
+    /// gains. The render loop keeps them in locals for a block and stores them back after it.
+    package var eta = SIMD8<Float>(repeating: 0)
+    package var previous = SIMD8<Float>(repeating: 0)
+    package var first = BiquadLanes()
+    package var second = BiquadLanes()
+    package var leftGains = SIMD8<Float>(repeating: 0)
+    package var rightGains = SIMD8<Float>(repeating: 0)
+    /// Input gain into the lines (the energy normalisation).
+    package var feedGain: Float
+    package var dryGain: Float
+    package var reflectionsWet: Float
+    package var lateWet: Float
+    /// The input shelf (`gainHF`), transposed direct form II, and its state.
+    package var shelf: (b0: Float, b1: Float, b2: Float, a1: Float, a2: Float)
+    package var shelfState: (Float, Float) = (0, 0)
+    /// Jot's tone corrector on the network's input (a 2 kHz shelf of 1/√`decayHFRatio`) and its state.
+    package var tone: (b0: Float, b1: Float, b2: Float, a1: Float, a2: Float)
+    package var toneState: (Float, Float) = (0, 0)
+    /// Frames since the unit was made (drives the modulation ticks); write positions.
+    package var frame = 0
+    package var writeIndex = 0
+    package var inputIndex = 0
+    package var diffuserIndex = 0
+    /// Consecutive quiet frames (whole quiet ticks), the count after which the unit sleeps, and whether it sleeps.
+    package var quietFrames = 0
+    package var sleepAfter: Int
+    package var asleep = true
+    /// Whether the current modulation tick has had a non-zero input or a state value at or above `quietLevel`.
+    package var tickLoud = false
+    /// The smallest of `readOffsets` (for the current tick): a chunk no longer than this reads nothing it writes.
+    package var minReadOffset = 1
+    /// Per-chunk scratch (see `ChunkScratch`), allocated in `init`.
+    package var scratch: UnsafeMutablePointer<Float>
+
+    /// Eight transposed-direct-form-II biquads side by side, one lane per line.
+    package struct BiquadLanes {
+        package var b0 = SIMD8<Float>(repeating: 0), b1 = SIMD8<Float>(repeating: 0), b2 = SIMD8<Float>(repeating: 0)
+        package var a1 = SIMD8<Float>(repeating: 0), a2 = SIMD8<Float>(repeating: 0)
+        package var s1 = SIMD8<Float>(repeating: 0), s2 = SIMD8<Float>(repeating: 0)
+
+        /// Pass-through coefficients are set by `Reverb.init`; all zero here.
+        package init() {}
+    }
+
+    /// Modulation is recomputed every 32 frames (of absolute time).
+    package static var tickShift: Int { @_noLocks get { 5 } }
+    /// Below this, a value counts as silent for the sleep decision (−160 dB re full scale).
+    package static var quietLevel: Float { @_noLocks get { 1e-8 } }
+
+    // Design tables, read by `init` only (control side).
+
+    /// Line lengths at density 1, in ms (17–35 ms; no two with a small common ratio).
+    package static let lineMilliseconds: [Double] = [17.1, 19.7, 22.3, 24.6, 27.3, 29.9, 32.1, 34.9]
+    /// Diffuser all-pass lengths at density 1, ms.
+    package static let diffuserMilliseconds: [Double] = [1.53, 2.27, 3.31, 4.79]
+    /// Early-reflection tap times at density 1, ms after the first reflection, and relative amplitudes.
+    package static let leftTaps: [(Double, Double)] = [(0, 1), (2.9, -0.84), (4.3, 0.77), (6.1, -0.7), (8.7, 0.6),
+                                               (11.3, -0.52), (14.9, 0.45), (19.1, -0.37)]
+    package static let rightTaps: [(Double, Double)] = [(0.43, 1), (2.3, 0.86), (5.0, -0.76), (7.3, -0.66), (9.6, 0.58),
+                                                (12.7, 0.5), (16.2, -0.43), (20.3, 0.35)]
+
+    package init(settings s: ReverbSettings, sampleRate: Double) {
+        let fs = sampleRate
+        let size = 0.25 + 0.75 * s.density
+        // The network's size: `density`'s, but small enough that the fastest-decaying band (T60 = decayTime ×
+        // min(1, decayHFRatio)) loses at most 10 dB per pass through the longest line: a 50 ms decay in 35 ms lines
+        // would be a few separate echoes, not a decay.
+        let shortestDecay = s.decayTime * min(1, s.decayHFRatio)
+        let networkSize = min(size, shortestDecay / (6 * Self.lineMilliseconds.max()! / 1000))
+        func frames(_ ms: Double) -> Int { Int((ms / 1000 * fs).rounded()) }
+
+        // Network lines: lengths, modulation depth (≈ 0.15 ms each way), ring size.
+        let depth = max(2, 0.3e-3 * fs)
+        var centres: [Double] = []
+        for ms in Self.lineMilliseconds {
+            var d = (ms * networkSize / 1000 * fs).rounded()
+            while centres.contains(d) { d += 1 }
+            centres.append(max(d, depth + 4))
+        }
+        let longest = Int((centres.max()! + depth).rounded(.up)) + 4
+        // A tick's worth of slack: a chunk's writes never land on a slot its output taps still read.
+        lineMask = Self.powerOfTwo(atLeast: longest + Self.tickLength) - 1
+        lineStride = lineMask + 1
+        lines = .allocate(capacity: 8 * lineStride)
+        lines.initialize(repeating: 0, count: 8 * lineStride)
+        lineCentres = .allocate(capacity: 8)
+        modulationPeriods = .allocate(capacity: 8)
+        readOffsets = .allocate(capacity: 8)
+        for i in 0..<8 {
+            lineCentres[i] = Float(centres[i])
+            // Periods 1.1…2.5 s, rounded to ticks.
+            modulationPeriods[i] = max(2, Int((1.1 + 0.2 * Double(i)) * fs / 32))
+            readOffsets[i] = Int(centres[i])
+        }
+        modulationDepth = Float(depth)
+        outputTaps = .allocate(capacity: 16)
+
+        // Diffusers: lengths scale with the room; the coefficient with `diffusion`, capped so that an all-pass's
+        // own ring-out (60·M/(−20·log10 g) frames to −60 dB) stays under a fifth of the shortest decay time.
+        var lengths: [Int] = []
+        var gains: [Float] = []
+        for (k, ms) in Self.diffuserMilliseconds.enumerated() {
+            let m = max(1, Int((ms * networkSize / 1000 * fs).rounded()))
+            lengths.append(m)
+            let wanted = (k < 2 ? 0.75 : 0.625) * s.diffusion
+            let cap = pow(10, -3 * Double(m) / (0.2 * shortestDecay * fs))
+            gains.append(Float(min(wanted, cap)))
+        }
+        diffuserLengths = (lengths[0], lengths[1], lengths[2], lengths[3])
+        diffuserGains = (gains[0], gains[1], gains[2], gains[3])
+        diffuserMask = Self.powerOfTwo(atLeast: lengths.max()! + 1) - 1
+        diffuserStride = diffuserMask + 1
+        diffusers = .allocate(capacity: 4 * diffuserStride)
+        diffusers.initialize(repeating: 0, count: 4 * diffuserStride)
+        let diffuserDelay = lengths.reduce(0, +)
+
+        // Input line taps.
+        let first = frames(1000 * (s.preDelay + s.reflectionsDelay))
+        let offsets = UnsafeMutablePointer<Int>.allocate(capacity: 16)
+        var tapValues: [Float] = []
+        for (k, taps) in [Self.leftTaps, Self.rightTaps].enumerated() {
+            let norm = (taps.map { $0.1 * $0.1 }.reduce(0, +)).squareRoot()
+            for (j, tap) in taps.enumerated() {
+                offsets[8 * k + j] = first + frames(tap.0 * size)
+                tapValues.append(Float(tap.1 / norm))
+            }
+        }
+        // The late part leaves the network after the diffusers and at least the shortest line: start it that
+        // much earlier (never before the pre-delay) so that it sounds `lateReverbDelay` after the first reflection.
+        let lateWanted = first + frames(1000 * s.lateReverbDelay) - diffuserDelay - Int(centres.min()! - depth / 2)
+        lateOffset = max(frames(1000 * s.preDelay), lateWanted)
+        let inputSpan = max(lateOffset, (0..<16).map { offsets[$0] }.max()!) + 1
+        tapOffsets = offsets
+        // A tick's worth of slack: a chunk's input writes never land on a slot its early reflections still read.
+        inputMask = Self.powerOfTwo(atLeast: inputSpan + 1 + Self.tickLength) - 1
+        // Eight floats of padding: the reflections' eight-frame loads may run past the mirror's end (unused lanes).
+        input = .allocate(capacity: 2 * (inputMask + 1) + 8)
+        input.initialize(repeating: 0, count: 2 * (inputMask + 1) + 8)
+        for k in 0..<16 { offsets[k] = inputMask + 1 - offsets[k] }
+        lateOffset = inputMask + 1 - lateOffset
+
+        // Absorbent filters: per-pass gain γᵢ at low/mid frequencies, the shelf's step for the highs.
+        let hfDecay = s.decayTime * s.decayHFRatio
+        let crossover = min(2000, 0.2 * fs)
+        var meanGain = 0.0
+        for i in 0..<8 {
+            let d = centres[i]
+            let lowDB = -60 * d / (s.decayTime * fs)
+            let highDB = -60 * d / (hfDecay * fs)
+            meanGain += pow(10, lowDB / 20) / 8
+            // The transform's 1/√8 goes into the first section's gain.
+            let g = pow(10, lowDB / 20) / 8.0.squareRoot()
+            let c1 = BiquadCoefficients(shape: .highshelf, frequency: crossover, q: 0.541,
+                                        gainDB: (highDB - lowDB) / 2, sampleRate: fs)
+            let c2 = BiquadCoefficients(shape: .highshelf, frequency: crossover, q: 1.307,
+                                        gainDB: (highDB - lowDB) / 2, sampleRate: fs)
+            (self.first.b0[i], self.first.b1[i], self.first.b2[i]) = (Float(c1.b0 * g), Float(c1.b1 * g), Float(c1.b2 * g))
+            (self.first.a1[i], self.first.a2[i]) = (Float(c1.a1), Float(c1.a2))
+            (self.second.b0[i], self.second.b1[i], self.second.b2[i]) = (Float(c2.b0), Float(c2.b1), Float(c2.b2))
+            (self.second.a1[i], self.second.a2[i]) = (Float(c2.a1), Float(c2.a2))
+        }
+        feedGain = Float((1 - meanGain * meanGain).squareRoot())
+        // Outputs: the left taps 0.41 of the way along each line, the right 0.73, with the signs of two different
+        // Hadamard rows (orthogonal), each at 1/√8: the two sides hear every mode with different phases.
+        let leftSigns: [Double] = [1, -1, 1, -1, 1, -1, 1, -1], rightSigns: [Double] = [1, 1, -1, -1, 1, 1, -1, -1]
+        for i in 0..<8 {
+            outputTaps[i] = max(1, Int(0.41 * centres[i]))
+            outputTaps[8 + i] = max(1, Int(0.73 * centres[i]))
+            leftGains[i] = Float(leftSigns[i] / 8.0.squareRoot())
+            rightGains[i] = Float(rightSigns[i] / 8.0.squareRoot())
+        }
+
+        // Input shelf at 5 kHz (kept under Nyquist at low rates); gainHF 0 is taken as −80 dB.
+        let hf = BiquadCoefficients(shape: .highshelf, frequency: min(5000, 0.4 * fs), q: 0.5.squareRoot(),
+                                    gainDB: 20 * log10(max(s.gainHF, 1e-4)), sampleRate: fs)
+        shelf = (Float(hf.b0), Float(hf.b1), Float(hf.b2), Float(hf.a1), Float(hf.a2))
+
+        let t = BiquadCoefficients(shape: .highshelf, frequency: crossover, q: 0.5.squareRoot(),
+                                   gainDB: -10 * log10(s.decayHFRatio), sampleRate: fs)
+        tone = (Float(t.b0), Float(t.b1), Float(t.b2), Float(t.a1), Float(t.a2))
+
+        dryGain = Float(1 - s.mix)
+        reflectionsWet = Float(s.mix * s.gain * s.reflectionsGain)
+        lateWet = Float(s.mix * s.gain * s.lateReverbGain)
+        tapGains = .allocate(capacity: 16)
+        for (k, g) in tapValues.enumerated() { tapGains[k] = g }
+        sleepAfter = inputSpan + diffuserDelay + longest + 64
+        scratch = .allocate(capacity: ChunkScratch.size)
+        scratch.initialize(repeating: 0, count: ChunkScratch.size)
+    }
+
+    /// Frees every buffer (control side, once the render side has let go of the unit).
+    package func deallocate() {
+        for p in [lines, input, diffusers, lineCentres, tapGains, scratch] { p.deallocate() }
+        tapOffsets.deallocate()
+        outputTaps.deallocate()
+        modulationPeriods.deallocate()
+        readOffsets.deallocate()
+    }
+
+    /// The smallest power of two ≥ n (ring buffer sizes, so positions wrap with a mask).
+    package static func powerOfTwo(atLeast n: Int) -> Int {
+        var p = 1
+        while p < n { p <<= 1 }
+        return p
+    }
+
+    /// Sets the lines' read offsets and all-pass coefficients for the tick containing absolute frame `frame`.
+    @_noLocks
+    package mutating func updateModulation(_ frame: Int) {
+        let tick = frame >> Self.tickShift
+        var i = 0
+        while i < 8 {
+            let period = modulationPeriods[i]
+            // Triangle 0…1…0 over the period, each line a different phase.
+            let phase = (tick + i * (period >> 3)) % period
+            let tri = Float(abs(2 * phase - period)) / Float(period)
+            let delay = lineCentres[i] + modulationDepth * (tri - 0.5)
+            // Integer part I and fraction d in [0.5, 1.5): the all-pass reader's best-behaved range.
+            let whole = Int(delay - 0.5)
+            let d = delay - Float(whole)
+            readOffsets[i] = whole
+            eta[i] = (1 - d) / (1 + d)
+            i += 1
+        }
+        var least = readOffsets[0]
+        i = 1
+        while i < 8 {
+            least = min(least, readOffsets[i])
+            i += 1
+        }
+        minReadOffset = least
+    }
+
+    /// Zeroes every state (input line, diffusers, network, filters) and starts sleeping.
+    @_noLocks
+    package mutating func fallAsleep() {
+        input.update(repeating: 0, count: 2 * (inputMask + 1))
+        diffusers.update(repeating: 0, count: 4 * diffuserStride)
+        lines.update(repeating: 0, count: 8 * lineStride)
+        previous = SIMD8(repeating: 0)
+        (first.s1, first.s2) = (SIMD8(repeating: 0), SIMD8(repeating: 0))
+        (second.s1, second.s2) = (SIMD8(repeating: 0), SIMD8(repeating: 0))
+        shelfState = (0, 0)
+        toneState = (0, 0)
+        asleep = true
+        quietFrames = 0
+    }
+
+    /// Frames per modulation tick (the longest chunk).
+    package static var tickLength: Int { @_noLocks get { 1 << tickShift } }
+
+    /// Layout of `scratch`, in floats: the chunk's network reads frame-major (`tickLength + 1` frames × 8 lines),
+    /// its new line values frame-major, the output taps' weighted samples line-major (a column of `tickLength` per
+    /// line, left then right), and the reflections' and late sums per side.
+    package enum ChunkScratch {
+        package static var reads: Int { @_noLocks get { 0 } }
+        package static var writes: Int { @_noLocks get { 8 * (Reverb.tickLength + 1) } }
+        package static var leftColumns: Int { @_noLocks get { writes + 8 * Reverb.tickLength } }
+        package static var rightColumns: Int { @_noLocks get { leftColumns + 8 * Reverb.tickLength } }
+        package static var reflectionsLeft: Int { @_noLocks get { rightColumns + 8 * Reverb.tickLength } }
+        package static var reflectionsRight: Int { @_noLocks get { reflectionsLeft + Reverb.tickLength } }
+        package static var lateLeft: Int { @_noLocks get { reflectionsRight + Reverb.tickLength } }
+        package static var lateRight: Int { @_noLocks get { lateLeft + Reverb.tickLength } }
+        package static var size: Int { @_noLocks get { lateRight + Reverb.tickLength } }
+    }
+
+    /// Eight consecutive floats as one vector (element loads, which the optimiser merges into one vector load).
+    @_noLocks @inline(__always)
+    package static func load8(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+        SIMD8<Float>(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7])
+    }
+
+    /// Stores `v` to eight consecutive floats.
+    @_noLocks @inline(__always)
+    package static func store8(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>) {
+        p[0] = v[0]; p[1] = v[1]; p[2] = v[2]; p[3] = v[3]
+        p[4] = v[4]; p[5] = v[5]; p[6] = v[6]; p[7] = v[7]
+    }
+
+    /// `column[j] = gain × line[(start + j) mod stride]` for j < count (a ring segment, split where it wraps).
+    @_noLocks @inline(__always)
+    package static func weigh(_ line: UnsafeMutablePointer<Float>, _ start: Int, _ stride: Int, _ gain: Float,
+                      _ column: UnsafeMutablePointer<Float>, _ count: Int) {
+        let first = min(count, stride &- start)
+        let source = line + start
+        var j = 0
+        while j < first {
+            column[j] = gain * source[j]
+            j &+= 1
+        }
+        while j < count {
+            column[j] = gain * line[j &- first]
+            j &+= 1
+        }
+    }
+
+    /// Processes `n` frames of `l`/`r` in place (see the type's documentation), in chunks that never cross a
+    /// modulation tick, a ring's end or the shortest read delay (so nothing a chunk writes is read by its own
+    /// network reads); every float operation of a frame is the per-frame recursion's, in the same order. The sleep
+    /// decision is taken at the end of each tick of absolute frames.
+    @_noLocks
+    package mutating func process(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {
+        let tickLength = Self.tickLength, tickMask = tickLength - 1
+        var j = 0
+        while j < n {
+            if asleep {
+                // Asleep: output = dry until a frame's mono input is non-zero.
+                let dry = dryGain
+                while j < n {
+                    let xl = l[j], xr = r[j]
+                    if 0.5 * (xl + xr) != 0 { break }
+                    l[j] = dry * xl
+                    r[j] = dry * xr
+                    frame &+= 1
+                    j &+= 1
+                }
+                if j == n { break }
+                asleep = false
+                tickLoud = true
+                updateModulation(frame & ~tickMask)
+            } else if frame & tickMask == 0 {
+                updateModulation(frame)
+            }
+            let count = min(min(tickLength - (frame & tickMask), n - j),
+                            min(minReadOffset, min(lineStride - writeIndex, inputMask + 1 - inputIndex)))
+            processChunk(l + j, r + j, count)
+            j &+= count
+            frame &+= count
+            if frame & tickMask == 0 {
+                // End of a tick: the sleep decision, once per tick of absolute time.
+                if tickLoud {
+                    quietFrames = 0
+                } else {
+                    quietFrames &+= tickLength
+                    if quietFrames >= sleepAfter { fallAsleep() }
+                }
+                tickLoud = false
+            }
+        }
+    }
+
+    /// One chunk of `count` frames (1…`tickLength`, inside one tick, ≤ `minReadOffset`, no ring wrap in it).
+    @_noLocks
+    package mutating func processChunk(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ count: Int) {
+        let stride = lineStride, mask = lineMask
+        let input = self.input, inputSize = inputMask + 1
+        let scratch = self.scratch
+        let reads = scratch + ChunkScratch.reads, writes = scratch + ChunkScratch.writes
+        let columnsL = scratch + ChunkScratch.leftColumns, columnsR = scratch + ChunkScratch.rightColumns
+        let erLeft = scratch + ChunkScratch.reflectionsLeft, erRight = scratch + ChunkScratch.reflectionsRight
+        let lateLeft = scratch + ChunkScratch.lateLeft, lateRight = scratch + ChunkScratch.lateRight
+        let w0 = writeIndex, wi0 = inputIndex
+        let magnitude: UInt32 = 0x7fff_ffff
+        var monoBits: UInt32 = 0, loudBits: UInt32 = 0
+
+        // 1. Each line's read segment (count + 1 samples, all written before this chunk), frame-major.
+        var k = 0
+        while k < 8 {
+            let line = lines + k &* stride
+            let start = (w0 &- readOffsets[k] &- 1) & mask
+            let length = count &+ 1
+            let first = min(length, stride &- start)
+            var j = 0
+            while j < first {
+                reads[j &* 8 &+ k] = line[start &+ j]
+                j &+= 1
+            }
+            while j < length {
+                reads[j &* 8 &+ k] = line[j &- first]
+                j &+= 1
+            }
+            k &+= 1
+        }
+
+        // 2. Frame by frame: the input shelf into the input line, the late tap through the diffusers and the tone
+        //    corrector (scalar recursions), and the network on contiguous vectors. One loop, so that the two
+        //    independent dependency chains overlap.
+        do {
+            let p0 = diffusers, p1 = p0 + diffuserStride, p2 = p1 + diffuserStride, p3 = p2 + diffuserStride
+            let dMask = diffuserMask
+            let (m0, m1, m2, m3) = diffuserLengths
+            let (g0, g1, g2, g3) = diffuserGains
+            let (sb0, sb1, sb2, sa1, sa2) = shelf
+            let (tb0, tb1, tb2, ta1, ta2) = tone
+            let late = lateOffset
+            var (shelf1, shelf2) = shelfState
+            var (tone1, tone2) = toneState
+            var wd = diffuserIndex
+            let e = eta, feed = feedGain
+            var prev = previous
+            let c1b0 = first.b0, c1b1 = first.b1, c1b2 = first.b2, c1a1 = first.a1, c1a2 = first.a2
+            let c2b0 = second.b0, c2b1 = second.b1, c2b2 = second.b2, c2a1 = second.a1, c2a2 = second.a2
+            var s1a = first.s1, s1b = first.s2, s2a = second.s1, s2b = second.s2
+            let sign1 = SIMD8<Float>(1, -1, 1, -1, 1, -1, 1, -1), sign2 = SIMD8<Float>(1, 1, -1, -1, 1, 1, -1, -1)
+            let sign3 = SIMD8<Float>(1, 1, 1, 1, -1, -1, -1, -1), signFeed = SIMD8<Float>(1, -1, 1, -1, -1, 1, -1, 1)
+            var j = 0
+            while j < count {
+                let mono = 0.5 * (l[j] + r[j])
+                monoBits |= mono.bitPattern & magnitude
+                let shaped = sb0 * mono + shelf1
+                shelf1 = sb1 * mono - sa1 * shaped + shelf2
+                shelf2 = sb2 * mono - sa2 * shaped
+                let here = input + (wi0 &+ j)
+                here[0] = shaped
+                here[inputSize] = shaped
+                var u = here[late]
+                let d0 = p0[(wd &- m0) & dMask], v0 = u + g0 * d0
+                p0[wd] = v0
+                u = d0 - g0 * v0
+                let d1 = p1[(wd &- m1) & dMask], v1 = u + g1 * d1
+                p1[wd] = v1
+                u = d1 - g1 * v1
+                let d2 = p2[(wd &- m2) & dMask], v2 = u + g2 * d2
+                p2[wd] = v2
+                u = d2 - g2 * v2
+                let d3 = p3[(wd &- m3) & dMask], v3 = u + g3 * d3
+                p3[wd] = v3
+                u = d3 - g3 * v3
+                let corrected = tb0 * u + tone1
+                tone1 = tb1 * u - ta1 * corrected + tone2
+                tone2 = tb2 * u - ta2 * corrected
+                let sb = shaped.bitPattern & magnitude, ub = corrected.bitPattern & magnitude
+                loudBits = max(loudBits, max(sb, ub))
+                wd = (wd &+ 1) & dMask
+
+                let b = Self.load8(reads + j &* 8), a = Self.load8(reads + (j &* 8 &+ 8))
+                let y = e * (a - prev) + b
+                prev = y
+                let z1 = c1b0 * y + s1a
+                s1a = c1b1 * y - c1a1 * z1 + s1b
+                s1b = c1b2 * y - c1a2 * z1
+                let z = c2b0 * z1 + s2a
+                s2a = c2b1 * z1 - c2a1 * z + s2b
+                s2b = c2b2 * z1 - c2a2 * z
+                // The transform's three butterfly stages on whole vectors: p + (±1)·q is exactly p ± q (IEEE
+                // subtraction is the addition of the negation), so the bits are the per-frame scalar ones.
+                let pairs = SIMD8<Float>(z[0], z[0], z[2], z[2], z[4], z[4], z[6], z[6])
+                    + SIMD8<Float>(z[1], z[1], z[3], z[3], z[5], z[5], z[7], z[7]) * sign1
+                let quads = SIMD8<Float>(pairs[0], pairs[1], pairs[0], pairs[1], pairs[4], pairs[5], pairs[4], pairs[5])
+                    + SIMD8<Float>(pairs[2], pairs[3], pairs[2], pairs[3], pairs[6], pairs[7], pairs[6], pairs[7]) * sign2
+                let h = SIMD8<Float>(quads[0], quads[1], quads[2], quads[3], quads[0], quads[1], quads[2], quads[3])
+                    + SIMD8<Float>(quads[4], quads[5], quads[6], quads[7], quads[4], quads[5], quads[6], quads[7]) * sign3
+                let x = feed * corrected
+                Self.store8(h + SIMD8<Float>(repeating: x) * signFeed, writes + j &* 8)
+                j &+= 1
+            }
+            shelfState = (shelf1, shelf2)
+            toneState = (tone1, tone2)
+            diffuserIndex = wd
+            inputIndex = (wi0 &+ count) & inputMask
+            previous = prev
+            (first.s1, first.s2, second.s1, second.s2) = (s1a, s1b, s2a, s2b)
+        }
+
+        // 3. The new values into the lines (no wrap inside a chunk), noting the loudest for the sleep decision.
+        k = 0
+        while k < 8 {
+            let line = lines + k &* stride + w0
+            var j = 0
+            while j < count {
+                let v = writes[j &* 8 &+ k]
+                line[j] = v
+                let bits = v.bitPattern & magnitude
+                loudBits = bits > loudBits ? bits : loudBits
+                j &+= 1
+            }
+            k &+= 1
+        }
+        writeIndex = (w0 &+ count) & mask
+        if monoBits != 0 || loudBits >= Self.quietLevel.bitPattern { tickLoud = true }
+
+        // 4. Output taps, line by line over the chunk (contiguous reads; a tap ≥ 1 frame back reads what step 3
+        //    or an earlier chunk wrote): gain × sample, the products the per-frame sum adds.
+        k = 0
+        while k < 8 {
+            let line = lines + k &* stride
+            Self.weigh(line, (w0 &- outputTaps[k]) & mask, stride, leftGains[k], columnsL + k &* Self.tickLength, count)
+            Self.weigh(line, (w0 &- outputTaps[8 &+ k]) & mask, stride, rightGains[k], columnsR + k &* Self.tickLength,
+                       count)
+            k &+= 1
+        }
+
+        // 5. Eight frames at a time: reflections (taps summed in order from 0) and the late sums (the per-frame
+        //    pairwise order), then the outputs frame by frame.
+        do {
+            let taps = tapOffsets, tapGains = self.tapGains, t = Self.tickLength
+            var j = 0
+            while j < count {
+                let here = input + (wi0 &+ j)
+                var erL = SIMD8<Float>(repeating: 0), erR = SIMD8<Float>(repeating: 0)
+                var k = 0
+                while k < 8 {
+                    erL = erL + SIMD8<Float>(repeating: tapGains[k]) * Self.load8(here + taps[k])
+                    erR = erR + SIMD8<Float>(repeating: tapGains[k &+ 8]) * Self.load8(here + taps[k &+ 8])
+                    k &+= 1
+                }
+                Self.store8(erL, erLeft + j)
+                Self.store8(erR, erRight + j)
+                let cl = columnsL + j, cr = columnsR + j
+                let lateL = ((Self.load8(cl) + Self.load8(cl + t)) + (Self.load8(cl + 2 &* t) + Self.load8(cl + 3 &* t)))
+                    + ((Self.load8(cl + 4 &* t) + Self.load8(cl + 5 &* t)) + (Self.load8(cl + 6 &* t) + Self.load8(cl + 7 &* t)))
+                let lateR = ((Self.load8(cr) + Self.load8(cr + t)) + (Self.load8(cr + 2 &* t) + Self.load8(cr + 3 &* t)))
+                    + ((Self.load8(cr + 4 &* t) + Self.load8(cr + 5 &* t)) + (Self.load8(cr + 6 &* t) + Self.load8(cr + 7 &* t)))
+                Self.store8(lateL, lateLeft + j)
+                Self.store8(lateR, lateRight + j)
+                j &+= 8
+            }
+            let dry = dryGain, erWet = reflectionsWet, lateWet = self.lateWet
+            j = 0
+            while j < count {
+                l[j] = dry * l[j] + erWet * erLeft[j] + lateWet * lateLeft[j]
+                r[j] = dry * r[j] + erWet * erRight[j] + lateWet * lateRight[j]
+                j &+= 1
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import EnsembleFormats
+
+/// Why an engine call was refused. Every case reads as one line naming what was wrong.
+public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Decoding a file failed.
+    case file(AudioFileError)
+    /// The mixer plays mono and stereo sounds only.
+    case unsupportedChannelCount(sound: String, channels: Int)
+    /// A parameter was outside its range (or not a number).
+    case invalidParameter(name: String, value: Double, expected: String)
+    /// One-shot effects are for short sounds; longer ones belong on a track.
+    case effectTooLong(sound: String, duration: Double, limit: Double)
+    /// Every voice slot is in use (raise `Configuration.maxVoices`).
+    case voicePoolExhausted(capacity: Int)
+    /// The effect was disposed of (or never registered with this engine).
+    case unknownEffect(id: Int)
+    /// The track belongs to another engine.
+    case foreignTrack
+    /// An `EngineTime` made at another sample rate than the engine's (`name` is the argument). The engine never
+    /// rescales a time silently: make it with `engine.time(seconds:)`, `engine.now` or at `engine.sampleRate`.
+    case sampleRateMismatch(name: String, sampleRate: Double, engineRate: Double)
+    /// A bus that was never set up (`Engine.setBus(_:settings:)` or `setEffects(_:on:)`) was named.
+    case unknownBus(index: Int)
+
+    public var description: String {
+        switch self {
+        case let .file(error):
+            return error.description
+        case let .unsupportedChannelCount(sound, channels):
+            return "\(sound): \(channels) channels; the mixer plays mono and stereo sounds"
+        case let .invalidParameter(name, value, expected):
+            return "\(name) is \(value); expected \(expected)"
+        case let .effectTooLong(sound, duration, limit):
+            return "\(sound): \(String(format: "%.2f", duration)) s is too long for a one-shot effect (limit \(Int(limit)) s); play it on a track"
+        case let .voicePoolExhausted(capacity):
+            return "all \(capacity) voices are in use; raise Engine.Configuration.maxVoices"
+        case let .unknownEffect(id):
+            return "effect \(id) is not registered (disposed of, or from another engine)"
+        case .foreignTrack:
+            return "the track belongs to another engine"
+        case let .sampleRateMismatch(name, rate, engineRate):
+            return "\(name) is a time at \(rate) Hz; expected one at the engine's rate (\(engineRate) Hz)"
+        case let .unknownBus(index):
+            return "bus \(index) is not set up; call setBus or setEffects first"
+        }
+    }
+}
+
+extension EngineError {
+    /// Checks `value` ∈ `range` and finite.
+    package static func check(_ value: Float, _ name: String, _ range: ClosedRange<Float>) throws(EngineError) {
+        guard value.isFinite, range.contains(value) else {
+            throw .invalidParameter(name: name, value: Double(value), expected: "\(format(range.lowerBound))…\(format(range.upperBound))")
+        }
+    }
+
+    private static func format(_ x: Float) -> String {
+        x == x.rounded() ? String(Int(x)).replacingOccurrences(of: "-", with: "−") : String(x)
+    }
+}

@@ -1,0 +1,341 @@
+// Render thread; for offline renders, any one worker thread per lane at a time (see the contract below).
+import EnsembleFormats
+
+/// A share of the voice mix: the per-voice work of a span is done by a fixed number of lanes (`Mixer.laneCount`,
+/// `MixLane.defaultCount`), each mixing its voices into accumulators of its own, so that lanes can run on
+/// different threads and the mix still has the same bytes for any number of threads.
+///
+/// A voice's lane is fixed for its life: its sequence (the order of the `play`/`fire` calls) in groups of
+/// `groupSize`, the groups dealt round the lanes (`lane(of:count:)`), so voices started one after the other
+/// spread over the lanes, four to a lane before the next. A lane costs a clear and a sum of its accumulator per
+/// span whatever its number of voices, so a few voices share a few lanes (16 voices: 4 lanes, 3 accumulators
+/// where one voice per lane filled 7), while from 32 voices on every lane is in use for the threads. Not
+/// chunks of the active list: those would regroup the sums whenever a voice joins or leaves the list, and the
+/// list changes on block boundaries, so the bytes would depend on the block size. With a fixed lane per voice,
+/// the sum at every frame depends only on which voices sound there.
+///
+/// ## Contract (what a parallel driver may rely on)
+/// A span is rendered in three phases (`Mixer.renderSpan`):
+/// 1. **Serial, before the lanes** (render thread): due timed commands are applied, voices due to start are
+///    activated (stealing decided), every active voice is listed in its lane in active order
+///    (`Mixer.assignLanes`), and the bus rack's inputs are cleared (`BusRack.beginBlock`).
+/// 2. **Lanes** (`Mixer.renderLane(k, span)` for every k in 0..<laneCount, in any order, on any threads, each k
+///    once per span): lane k renders its listed voices in order (`VoiceRender`); the assignment depends on the
+///    voices only, never on the thread count. While the lanes run, nothing else may run on the mixer, and a
+///    lane writes only:
+///    - its own `MixLane` (scratch, route buffers, stream windows, edge taps, `touched` flags, the list of voices
+///      that ended in it),
+///    - when it is the last of its half to finish, that half's sum (the rack's inputs for the first half, the
+///      half's accumulators for the second: nothing else writes them then),
+///    - its accumulators: lane 0 mixes straight into the bus rack's inputs (the span's output for the master,
+///      the rack's bus buffers for buses 1…16), which no other lane touches; lanes k ≥ 1 into their own
+///      buffers in `LaneAccumulators`, cleared when the lane first writes to them in the span (`touched`).
+///      2D voices write the front pair (`destination`), positioned voices every output channel (`planes`):
+///      a lane k ≥ 1 clears the front pair on first use and the other channels the first time `planes` asks
+///      for them, so 2D voices on surround output cost what they cost on stereo,
+///    - the pool entries of its own voices (cursor, grain state, a release after a stream failure),
+///    - the meters of its own voices, and its voices' stream cells (their positions are published by the serial
+///      phase after the lanes: the packed telemetry words would be shared between cores).
+///    It reads shared state (the active list, bus configuration, tables) that only the serial phases write.
+///    A lane never posts an event, frees a slot or changes the active list.
+/// 3. **Serial, after the lanes** (render thread, `Mixer.finishLanes`): the voices that ended are finished
+///    (slot freed or paused, telemetry, end/pause event) lane by lane in lane order, each lane's in active order
+///    (a block's events are then sorted by frame, stably, so this decides only the order of ends on one frame),
+///    and dropped from the active list; then the second half of the lanes' sum is added into the rack's inputs
+///    (`LaneAccumulators.addSecondHalf`); then the bus rack runs (chains, bus mixdown, master).
+///
+/// The lanes' accumulators are summed in two halves, each by the thread that finishes the half's last lane,
+/// inside phase 2 (`LaneAccumulators.laneFinished`): lanes 1…L/2−1 into the rack's inputs after lane 0, lanes
+/// L/2…L−1 into the first of them that wrote the plane; only the planes a lane wrote take part (a lane that
+/// touched nothing costs nothing). The float sums therefore run in a fixed order, on every channel: within a
+/// lane in active order, then (((lane 0 + lane 1) + …) + lane L/2−1) + ((lane L/2 + …) + lane L−1).
+package struct MixLane {
+    /// Lanes of a mixer unless configured otherwise: enough for 8 worker threads. Fixed, like every input of
+    /// the summation order: never derived from the number of threads or cores.
+    package static var defaultCount: Int { @_noLocks get { 8 } }
+    /// Capacity of each lane's contiguous copy of the ring frames a streamed voice's taps need (`StreamReader`).
+    package static var streamWindowFrames: Int { @_noLocks get { 16384 } }
+
+    /// A voice that stopped sounding in this lane during the span, with the frame where it did.
+    package struct End: BitwiseCopyable {
+        package var slot: Int32
+        package var frame: Int64
+    }
+
+    package let index: Int
+    package let scratchLeft: UnsafeMutablePointer<Float>
+    package let scratchRight: UnsafeMutablePointer<Float>
+    package let scratchGain: UnsafeMutablePointer<Float>
+    /// A voice with sends of their own filter (`VoiceEnvironments`): `dry` keeps its signal from before the direct
+    /// filter, `send` holds one send's copy of it while that send's filter runs.
+    package let dryLeft: UnsafeMutablePointer<Float>
+    package let dryRight: UnsafeMutablePointer<Float>
+    package let sendLeft: UnsafeMutablePointer<Float>
+    package let sendRight: UnsafeMutablePointer<Float>
+    /// A voice moving between buses is rendered here first, then split between the two (`split`).
+    package let routeLeft: UnsafeMutablePointer<Float>
+    package let routeRight: UnsafeMutablePointer<Float>
+    package let streamWindowLeft: UnsafeMutablePointer<Float>
+    package let streamWindowRight: UnsafeMutablePointer<Float>
+    /// The shared kernel tables with this lane's own buffers for taps gathered at file edges.
+    package let tables: ResamplerTables
+    /// Per bus: what the lane has cleared of its accumulator in the current span (lanes k ≥ 1): `untouched`,
+    /// `frontTouched` (the front pair, for 2D voices) or `allTouched` (every channel).
+    package let touched: UnsafeMutablePointer<UInt8>
+    package static var untouched: UInt8 { @_noLocks get { 0 } }
+    package static var frontTouched: UInt8 { @_noLocks get { 1 } }
+    package static var allTouched: UInt8 { @_noLocks get { 2 } }
+    /// Output channels (`SpeakerLayout.channelCount`).
+    package let channelCount: Int
+    /// The channels past the front pair of the route buffers (surround output only, else nil).
+    package let routeOthers: UnsafeMutablePointer<Float>?
+    package let maxBlockFrames: Int
+    /// `BusRack.count`, kept here: the render side cannot read a global.
+    package let busCount: Int
+    /// This span's voices (slots), in active order (`Mixer.assignLanes`).
+    package let voices: UnsafeMutablePointer<Int32>
+    package var voiceCount = 0
+    /// Voices that stopped sounding in this lane in the current span, in active order.
+    package let ends: UnsafeMutablePointer<End>
+    package var endCount = 0
+    /// Bit b set when the lane has touched bus b in the current span (`touched[b]` not `untouched`): what the
+    /// lane sums (`LaneAccumulators`) read first, instead of every lane's flag of every bus.
+    package var touchedBuses: UInt32 = 0
+    /// Per entry of `voices`: the voice's generation and its cursor position after the span, written by the lane
+    /// for each voice that goes on (an ended one's entry is left stale; `Mixer.publishPositions` skips it). The
+    /// serial phase publishes these instead of reading the voices again: a voice's cursor line, just written
+    /// by the lane on another core, would have to travel back to the render thread's core every block, and
+    /// again to the lane's on its next write.
+    package let after: UnsafeMutablePointer<After>
+
+    /// What a lane leaves for `Mixer.publishPositions` about one of its voices.
+    package struct After: BitwiseCopyable {
+        package var generation: UInt32
+        package var ended: Bool
+        package var position: Int
+
+        @_noLocks
+        package init(generation: UInt32, ended: Bool, position: Int) {
+            self.generation = generation
+            self.ended = ended
+            self.position = position
+        }
+    }
+
+    package init(index: Int, maxBlockFrames: Int, capacity: Int, cubic: UnsafePointer<Float>, channelCount: Int = 2) {
+        self.index = index
+        self.channelCount = channelCount
+        self.maxBlockFrames = maxBlockFrames
+        routeOthers = channelCount > 2 ? .allocate(capacity: (channelCount - 2) * maxBlockFrames) : nil
+        scratchLeft = .allocate(capacity: maxBlockFrames)
+        scratchRight = .allocate(capacity: maxBlockFrames)
+        scratchGain = .allocate(capacity: maxBlockFrames)
+        dryLeft = .allocate(capacity: maxBlockFrames)
+        dryRight = .allocate(capacity: maxBlockFrames)
+        sendLeft = .allocate(capacity: maxBlockFrames)
+        sendRight = .allocate(capacity: maxBlockFrames)
+        routeLeft = .allocate(capacity: maxBlockFrames)
+        routeRight = .allocate(capacity: maxBlockFrames)
+        streamWindowLeft = .allocate(capacity: Self.streamWindowFrames)
+        streamWindowRight = .allocate(capacity: Self.streamWindowFrames)
+        tables = ResamplerTables(cubic: cubic, sinc: SincBank.shared,
+                                 edgeLeft: .allocate(capacity: SincBank.maxTaps),
+                                 edgeRight: .allocate(capacity: SincBank.maxTaps),
+                                 windowLeft: Self.allocateWindow(), windowRight: Self.allocateWindow(),
+                                 packetScratch: .allocate(capacity: 2 * IMA4Packets.framesPerPacket),
+                                 ima4: IMA4Packets.table, windowSlack: Self.windowSlack)
+        busCount = BusRack.count
+        touched = .allocate(capacity: busCount)
+        touched.initialize(repeating: Self.untouched, count: busCount)
+        voices = .allocate(capacity: max(capacity, 1))
+        ends = .allocate(capacity: max(capacity, 1))
+        after = .allocate(capacity: max(capacity, 1))
+    }
+
+    /// The compact windows' slack on each side (`ResamplerTables.windowSlack`): one IMA4 packet.
+    package static var windowSlack: Int { IMA4Packets.framesPerPacket }
+
+    /// A compact window of `ResamplerTables.windowFrames` floats with `windowSlack` more on each side.
+    private static func allocateWindow() -> UnsafeMutablePointer<Float> {
+        UnsafeMutablePointer<Float>.allocate(capacity: ResamplerTables.windowFrames + 2 * windowSlack) + windowSlack
+    }
+
+    package func deallocate() {
+        for p in [scratchLeft, scratchRight, scratchGain, dryLeft, dryRight, sendLeft, sendRight, routeLeft, routeRight, streamWindowLeft, streamWindowRight,
+                  tables.edgeLeft, tables.edgeRight, tables.packetScratch] { p.deallocate() }
+        (tables.windowLeft - Self.windowSlack).deallocate()
+        (tables.windowRight - Self.windowSlack).deallocate()
+        touched.deallocate()
+        routeOthers?.deallocate()
+        voices.deallocate()
+        ends.deallocate()
+        after.deallocate()
+    }
+
+    /// Where this lane sums a 2D voice on `bus` in the span (the front pair): for lane 0 the rack's input
+    /// (`BusRack.destination`), for the others the lane's own accumulator of the same bus, cleared on first use
+    /// in the span. (`mutating`, like `planes`, though it changes nothing in the struct: called through the
+    /// lane's pointer, a mutating method gets the lane's address where a non-mutating one was handed a copy of
+    /// all its 248 bytes, at every voice of every span.)
+    @inline(__always)
+    @_noLocks
+    package mutating func destination(_ bus: Int32, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators)
+        -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        if index == 0 { return rack.destination(bus, span.left, span.right) }
+        let b = rack.isConfigured(bus) ? Int(bus) : 0
+        let (l, r) = accumulators.buffers(lane: index, bus: b)
+        if touched[b] == Self.untouched {
+            touched[b] = Self.frontTouched
+            touchedBuses |= 1 << UInt32(b)
+            for j in 0..<span.frames {
+                l[j] = 0
+                r[j] = 0
+            }
+        }
+        return (l, r)
+    }
+
+    /// Every output channel of this lane's destination for `bus` in the span (`channelCount` planes, the front
+    /// pair first), where a positioned voice adds its channels: for lane 0 the rack's input (the span's output
+    /// for the master), for the others the lane's own accumulator of the bus, each plane cleared the first time
+    /// the lane uses it in the span. The lane's accumulators are added into the rack's inputs after the lanes,
+    /// in lane order, plane by plane (`addInto`).
+    @inline(__always)
+    @_noLocks
+    package mutating func planes(_ bus: Int32, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) -> ChannelPlanes {
+        if index == 0 { return rack.destination(bus, span.output) }
+        let b = rack.isConfigured(bus) ? Int(bus) : 0
+        let planes = accumulators.planes(lane: index, bus: b)
+        let state = touched[b]
+        if state != Self.allTouched {
+            touched[b] = Self.allTouched
+            touchedBuses |= 1 << UInt32(b)
+            planes.clear(from: state == Self.untouched ? 0 : 2, span.frames)
+        }
+        return planes
+    }
+
+    /// `planes`, for a voice about to write frames [offset, offset + count) of the front pair and nothing else:
+    /// true when this is the lane's first use of `bus` in the span, in which case only the rest of its planes is
+    /// cleared and the caller must store every frame of that range in both front planes as x + 0 (what adding
+    /// into the cleared plane gives: `ensemble_assign_f32`, `ensemble_assign_ramped`); false as `planes`.
+    @inline(__always)
+    @_noLocks
+    package mutating func planesToAssign(_ bus: Int32, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators,
+                                 offset: Int, count: Int) -> (ChannelPlanes, Bool) {
+        if index == 0 { return (rack.destination(bus, span.output), false) }
+        let b = rack.isConfigured(bus) ? Int(bus) : 0
+        guard touched[b] == Self.untouched else { return (planes(bus, span, rack, accumulators), false) }
+        let planes = accumulators.planes(lane: index, bus: b)
+        touched[b] = Self.allTouched
+        touchedBuses |= 1 << UInt32(b)
+        let l = planes[0], r = planes[1]
+        for j in 0..<offset {
+            l[j] = 0
+            r[j] = 0
+        }
+        for j in (offset + count)..<span.frames {
+            l[j] = 0
+            r[j] = 0
+        }
+        planes.clear(from: 2, span.frames)
+        return (planes, true)
+    }
+
+    /// Copies `n` floats (a loop: the standard library's generic `update(from:count:)` fails the `@_noLocks` check
+    /// in debug builds).
+    @inline(__always)
+    @_noLocks
+    package static func copy(_ from: UnsafePointer<Float>, to: UnsafeMutablePointer<Float>, _ n: Int) {
+        for j in 0..<n { to[j] = from[j] }
+    }
+
+    /// Clears the route buffers for a voice that is moving between buses in this span.
+    @_noLocks
+    package func beginRoute(_ n: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        for j in 0..<n {
+            routeLeft[j] = 0
+            routeRight[j] = 0
+        }
+        return (routeLeft, routeRight)
+    }
+
+    /// Every channel of the route buffers, cleared, for a positioned voice moving between buses in this span
+    /// (then `splitPlanes`).
+    @_noLocks
+    package func beginRoutePlanes(_ n: Int) -> ChannelPlanes {
+        let planes = ChannelPlanes(left: routeLeft, right: routeRight, extra: routeOthers, stride: maxBlockFrames,
+                                   count: channelCount)
+        planes.clear(n)
+        return planes
+    }
+
+    /// Splits the routed voice between its previous bus (1 − f) and its new one (f), f rising over the move.
+    /// Past the move's end f = 1 gives the new bus exactly what the direct path would have added.
+    @_noLocks
+    package mutating func split(_ voice: Voice, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) {
+        let (fromL, fromR) = destination(voice.previousBus, span, rack, accumulators)
+        let (toL, toR) = destination(voice.bus, span, rack, accumulators)
+        let fade = voice.busFade
+        for j in 0..<span.frames {
+            let f = fade.value(at: span.start + Int64(j))
+            let l = routeLeft[j], r = routeRight[j]
+            fromL[j] += l * (1 - f)
+            fromR[j] += r * (1 - f)
+            toL[j] += l * f
+            toR[j] += r * f
+        }
+    }
+
+    /// `split` for every channel of the route buffers (`beginRoutePlanes`).
+    @_noLocks
+    package mutating func splitPlanes(_ voice: Voice, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) {
+        let from = planes(voice.previousBus, span, rack, accumulators)
+        let to = planes(voice.bus, span, rack, accumulators)
+        let route = ChannelPlanes(left: routeLeft, right: routeRight, extra: routeOthers, stride: maxBlockFrames,
+                                  count: channelCount)
+        let fade = voice.busFade
+        for c in 0..<channelCount {
+            let x = route[c], a = from[c], b = to[c]
+            for j in 0..<span.frames {
+                let f = fade.value(at: span.start + Int64(j))
+                a[j] += x[j] * (1 - f)
+                b[j] += x[j] * f
+            }
+        }
+    }
+
+    /// Consecutive voices (by sequence) that share a lane before the next lane is used (see the type's comment).
+    /// Like the lane count, an input of the summation order: fixed, never derived from the threads.
+    package static var groupSize: Int { @_noLocks get { 4 } }
+
+    /// The lane of `voice` among `count`: its group of `groupSize` sequences, modulo the count; the same for the
+    /// voice's whole life.
+    @inline(__always)
+    @_noLocks
+    package static func lane(of voice: Voice, count: Int) -> Int {
+        Int(truncatingIfNeeded: (voice.sequence / UInt64(groupSize)) % UInt64(count))
+    }
+
+    /// Serial phase: forgets the previous span (no voices, nothing touched, nothing ended).
+    @_noLocks
+    package mutating func begin() {
+        for b in 0..<busCount { touched[b] = Self.untouched }
+        touchedBuses = 0
+        voiceCount = 0
+        endCount = 0
+    }
+
+    /// Serial phase: appends the voice in `slot` to this span's list.
+    @_noLocks
+    package mutating func add(_ slot: Int32) {
+        voices[voiceCount] = slot
+        voiceCount += 1
+    }
+
+    @_noLocks
+    package mutating func recordEnd(slot: Int, frame: Int64) {
+        ends[endCount] = End(slot: Int32(slot), frame: frame)
+        endCount += 1
+    }
+}

@@ -1,0 +1,156 @@
+// Built on the control thread, carried by the command ring, applied on the render thread.
+
+/// Everything a voice needs to start, sent by value so the render side never reads control-side memory.
+package struct VoiceSetup: BitwiseCopyable, Sendable {
+    package var source: VoiceSource
+    package var isEffect: Bool
+    /// Output frame of the first sample; `Int64.min` means the first frame of the block that receives it.
+    package var startFrame: Int64
+    /// File frame the first pass starts at (`offset`, or the position a resumed/seeked track continues from).
+    package var startPosition: Int
+    /// Which pass `startPosition` is in (non-zero when a looping track is resumed after a pause).
+    package var startPass: Int
+    /// 0 = play once, n = n extra passes, -1 = forever.
+    package var loops: Int
+    package var volume: Float
+    package var pan: PanMatrix
+    /// Cursor step for the voice's rate and sample rate (see `SourceCursor.step`).
+    package var step: UInt64
+    /// Linear fade-in length from the start frame, and fade-out length ending at the voice's end, in frames.
+    package var fadeInFrames: Int
+    package var fadeOutFrames: Int
+    /// Frames of the short ramp that hides a start in the middle of a waveform (resume, late start).
+    package var attackFrames: Int
+    package var metering: Bool
+    /// Order of `fire`/`play` calls, to break ties between voices that start on the same frame.
+    package var sequence: UInt64
+    /// The bus the voice is summed into: 0 = master (straight into the output), 1…16 = a configured bus.
+    package var bus: Int32 = 0
+    /// Loop region in source frames: passes after the first play [loopStart, loopEnd); the first plays from
+    /// `startPosition` to `loopEnd`. loopEnd 0 means the end of the sound (no region).
+    package var loopStart = 0
+    /// `rateMode` preservePitch (in-memory sounds only), and the step at rate 1.
+    package var preservePitch = false
+    package var baseStep: UInt64 = 0
+    package var loopEnd = 0
+    /// Stealing priority under `Engine.Configuration.maxSoundingVoices`: 0 is stolen first, 255 last.
+    package var priority: UInt8 = 128
+    /// The kernel used when the step is not exactly one frame.
+    package var resampler = ResamplerQuality.sinc
+    /// Where the voice is in 3D; nil for a 2D voice (its `pan` applies).
+    package var spatial: SpatialSource?
+
+    package init(source: VoiceSource, isEffect: Bool, startFrame: Int64, startPosition: Int, startPass: Int, loops: Int, volume: Float, pan: PanMatrix, step: UInt64, fadeInFrames: Int, fadeOutFrames: Int, attackFrames: Int, metering: Bool, sequence: UInt64, bus: Int32 = 0, loopStart: Int = 0, preservePitch: Bool = false, baseStep: UInt64 = 0, loopEnd: Int = 0, priority: UInt8 = 128, resampler: ResamplerQuality = .sinc, spatial: SpatialSource? = nil) {
+        self.source = source
+        self.isEffect = isEffect
+        self.startFrame = startFrame
+        self.startPosition = startPosition
+        self.startPass = startPass
+        self.loops = loops
+        self.volume = volume
+        self.pan = pan
+        self.step = step
+        self.fadeInFrames = fadeInFrames
+        self.fadeOutFrames = fadeOutFrames
+        self.attackFrames = attackFrames
+        self.metering = metering
+        self.sequence = sequence
+        self.bus = bus
+        self.loopStart = loopStart
+        self.preservePitch = preservePitch
+        self.baseStep = baseStep
+        self.loopEnd = loopEnd
+        self.priority = priority
+        self.resampler = resampler
+        self.spatial = spatial
+    }
+}
+
+/// A request from the control side to the render side. Each names the slot it acts on and the slot's
+/// generation, so a late command for a voice that has since been reused is ignored.
+package enum MixerCommand: BitwiseCopyable, Sendable {
+    case start(slot: Int32, generation: UInt32, VoiceSetup)
+    /// Begin the release (fade to silence) at `frame`, over `rampFrames` (0 = hard cut), then end the voice.
+    case stop(slot: Int32, generation: UInt32, frame: Int64, rampFrames: Int)
+    /// Like stop, but the voice keeps its position and reports `.paused` instead of finishing.
+    case pause(slot: Int32, generation: UInt32, rampFrames: Int)
+    /// Continues a paused voice from its cursor at `frame` (or cancels a pause still fading out).
+    case resume(slot: Int32, generation: UInt32, frame: Int64, rampFrames: Int)
+    case seek(slot: Int32, generation: UInt32, position: Int)
+    case setVolume(slot: Int32, generation: UInt32, volume: Float, rampFrames: Int)
+    case setPan(slot: Int32, generation: UInt32, matrix: PanMatrix, rampFrames: Int)
+    /// `step` is the cursor step for the new rate (see `SourceCursor.step`), computed on the control side.
+    case setRate(slot: Int32, generation: UInt32, step: UInt64)
+    case setLoops(slot: Int32, generation: UInt32, loops: Int)
+    case setFades(slot: Int32, generation: UInt32, fadeInFrames: Int, fadeOutFrames: Int)
+    case setMetering(slot: Int32, generation: UInt32, enabled: Bool)
+    /// Bus settings and effect chains (see `BusRack`).
+    case bus(BusCommand)
+    /// Replaces the voice's 3D placement (nil: 2D again, its pan applies).
+    case setSpatial(slot: Int32, generation: UInt32, SpatialSource?)
+    /// Moves a voice (a 2D one becomes positioned with OpenAL's defaults) along a straight line over `rampFrames`.
+    case setPosition(slot: Int32, generation: UInt32, Vector3, rampFrames: Int)
+    case setVelocity(slot: Int32, generation: UInt32, Vector3)
+    /// `.setPosition` and `.setVelocity` at once.
+    case setMotion(slot: Int32, generation: UInt32, Vector3, velocity: Vector3, rampFrames: Int)
+    case setDirection(slot: Int32, generation: UInt32, Vector3, rampFrames: Int)
+    /// The listener, its position and orientation moving along straight lines over `rampFrames`.
+    case listener(Listener, rampFrames: Int)
+    case spatialSettings(SpatialSettings)
+    /// Replaces every auxiliary send of a voice (`SendsSetup`): a send on the same bus as before ramps its level
+    /// (and its own filter's gains) over `rampFrames`; one on a new bus fades in from 0 over `rampFrames`.
+    case setSends(slot: Int32, generation: UInt32, SendsSetup, rampFrames: Int)
+    /// Send `index`'s level, ramped over `rampFrames` from its value at the time (timeline automation).
+    case setSendLevel(slot: Int32, generation: UInt32, index: Int32, level: Float, rampFrames: Int)
+    /// The voice's direct-path filter (`kind` none: off), its gains ramping over `rampFrames`.
+    case setFilter(slot: Int32, generation: UInt32, FilterSetup, rampFrames: Int)
+    /// Moves a voice to another bus, crossfading over `rampFrames` if it is sounding.
+    case route(slot: Int32, generation: UInt32, bus: Int32, rampFrames: Int)
+    /// Timed command marker: the command that follows it in the same batch waits in the render side's pending
+    /// queue and is applied at output frame `frame` (splitting the block there), then reported with a
+    /// `.commandApplied` event carrying `id`. Ids grow with every scheduled command, so commands for one frame
+    /// apply in the order they were given.
+    case schedule(frame: Int64, id: UInt64)
+    /// Removes the waiting timed command `id` (nothing if it has already been applied).
+    case cancelScheduled(id: UInt64)
+}
+
+extension MixerCommand {
+    /// The voice a command acts on, nil for one that needs no live voice (a start, a bus change, a marker).
+    package var voice: (slot: Int32, generation: UInt32)? {
+        @_noLocks get {
+            switch self {
+            case let .stop(slot, generation, _, _), let .resume(slot, generation, _, _),
+                 let .setVolume(slot, generation, _, _), let .setPan(slot, generation, _, _),
+                 let .route(slot, generation, _, _), let .setFades(slot, generation, _, _):
+                return (slot, generation)
+            case let .pause(slot, generation, _), let .seek(slot, generation, _), let .setRate(slot, generation, _),
+                 let .setLoops(slot, generation, _), let .setMetering(slot, generation, _):
+                return (slot, generation)
+            case let .setSpatial(slot, generation, _), let .setPosition(slot, generation, _, _),
+                 let .setVelocity(slot, generation, _), let .setDirection(slot, generation, _, _),
+                 let .setMotion(slot, generation, _, _, _):
+                return (slot, generation)
+            case let .setSends(slot, generation, _, _), let .setSendLevel(slot, generation, _, _, _),
+                 let .setFilter(slot, generation, _, _):
+                return (slot, generation)
+            case .start, .bus, .schedule, .cancelScheduled, .listener, .spatialSettings:
+                return nil
+            }
+        }
+    }
+}
+
+/// Why a voice stopped sounding.
+public enum EndReason: String, Sendable, Codable, BitwiseCopyable {
+    /// It played to the end of its last pass.
+    case finished
+    /// `stop` was called (with or without a fade).
+    case stopped
+    /// A newer one-shot effect took its place under the polyphony limit, or (for a one-shot effect) a voice of
+    /// higher priority (or louder, or newer) took it under the global cap, `Engine.Configuration.maxSoundingVoices`
+    /// (a track the cap takes goes virtual instead, and does not end).
+    case stolen
+    /// A streamed track's file could not be read any further (truncated or corrupt while playing).
+    case failed
+}

@@ -1,0 +1,157 @@
+// Render thread: voices live in the `VoicePool`; during the lanes each is written only by its own lane.
+import EnsembleFormats
+
+/// One playing instance of a sound, as the render side holds it: a cursor plus the gains that shape it.
+///
+/// Tracks and one-shot effects are both voices. All fields are plain values; voices live in a preallocated
+/// pool and are addressed by slot index.
+package struct Voice: BitwiseCopyable {
+    package enum State: UInt8, BitwiseCopyable {
+        case free, scheduled, playing
+        /// Silent and out of the mix, cursor kept for `resume`.
+        case paused
+    }
+
+    package var state: State = .free
+    package var generation: UInt32 = 0
+    package var isEffect = false
+    package var sequence: UInt64 = 0
+    /// Stealing priority under the sounding-voice cap (0 first, 255 last).
+    package var priority: UInt8 = 128
+    package var source: VoiceSource
+    package var cursor = SourceCursor(position: 0, fraction: 0, pass: 0, loops: 0, step: SourceCursor.one, length: 0)
+    /// Pitch-preserving rate (WSOLA, `TimeStretch`) when the cursor's step differs from `baseStep` (rate 1).
+    package var preservePitch = false
+    package var baseStep: UInt64 = 0
+    package var stretch = StretchState()
+
+    /// First output frame of the voice.
+    package var startFrame: Int64 = 0
+    /// Output frame after the last sample of the last pass at the current rate, or `Int64.max` when looping forever.
+    package var naturalEnd: Int64 = .max
+
+    package var volume = LinearRamp.constant(1)
+    package var pan = PanRamp(constant: PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0, rightFromRight: 1))
+    package var fadeIn = EdgeFade(zeroFrame: 0, length: 0, direction: 1)
+    package var fadeOutFrames = 0
+    /// Set when a change moved the natural end during the fade-out: the fade is then a ramp from
+    /// `fadeOutLevel` to 0 over the `fadeOutReleaseFrames` before the natural end (`FadeOut`).
+    package var fadeOutReleased = false
+    package var fadeOutLevel: Float = 1
+    package var fadeOutReleaseFrames = 0
+    package var attack = EdgeFade(zeroFrame: 0, length: 0, direction: 1)
+
+    /// Output frame at which the release (stop/pause/steal fade) starts; `Int64.max` for none.
+    package var releaseStart: Int64 = .max
+    package var releaseLength = 0
+    package var releaseReason = EndReason.stopped
+    package var releaseIsPause = false
+
+    package var metering = false
+    /// The bus the voice is summed into (0: straight into the output), and while moving between buses the
+    /// one it leaves, with the crossfade (see `MixLane.split`).
+    package var bus: Int32 = 0
+    package var previousBus: Int32 = 0
+    package var busFade = LinearRamp.constant(1)
+    /// The voice's 3D state (`isOn` false: a 2D voice, and nothing in it is read).
+    package var spatial = SpatialVoice(rateStep: 0)
+
+    /// Virtual-voice state (`VirtualState`, decided by `VirtualVoices`).
+    package var virtual = VirtualState()
+    /// The 3D audibility of a positioned voice (`SpatialOutcome.audibility`: the largest of its speaker gains,
+    /// excluding its own volume and fades), written by the spatial update every `SpatialUpdate.interval` frames,
+    /// also while the voice is virtual (it must hear its source come closer). A 2D voice leaves it at 1.
+    /// `VirtualVoices` reads it at its update frames: the value stored by then is the spatial update before.
+    package var spatialAudibility: Float = 1
+    /// The largest level a pre-fader send of the voice is at or heading for (0: none), kept by `VoiceUpdate`:
+    /// such a send sounds whatever the voice's volume, so the voice is as audible as that level
+    /// (`audibility(at:)`), and a voice turned down to 0 keeps feeding its reverb instead of going virtual.
+    package var preFaderSendLevel: Float = 0
+    /// Set once a send or filter command has reached the voice: until then its entries in `VoiceEnvironments` are
+    /// the blank ones its start left there (`VoiceEnvironments.isPlain` then reads nothing).
+    package var usesEnvironment = false
+
+    // Pattern matches rather than `==`: the synthesized Equatable goes through generic code that the
+    // render path's @_noLocks check rejects in debug builds.
+    package var isFree: Bool { @_noLocks get { if case .free = state { true } else { false } } }
+    package var isScheduled: Bool { @_noLocks get { if case .scheduled = state { true } else { false } } }
+    package var isPlaying: Bool { @_noLocks get { if case .playing = state { true } else { false } } }
+    package var isPaused: Bool { @_noLocks get { if case .paused = state { true } else { false } } }
+
+    @_noLocks
+    package init(source: VoiceSource) {
+        self.source = source
+    }
+
+    /// Frame at which the release has fully faded out.
+    package var releaseEnd: Int64 {
+        @_noLocks get {
+            releaseStart == .max ? .max : releaseStart + Int64(releaseLength)
+        }
+    }
+
+    /// The frame where the voice stops producing sound for good (natural end or end of release).
+    package var stopFrame: Int64 { @_noLocks get { min(naturalEnd, releaseEnd) } }
+
+    /// Started by `frame`, not ended there, and not fading out for a stop, pause or steal: a voice the caps count
+    /// (`VoiceStealing`, `VirtualVoices`); the others are left alone.
+    @inline(__always)
+    @_noLocks
+    package func isUnderway(at frame: Int64) -> Bool {
+        startFrame <= frame && stopFrame > frame && releaseStart > frame
+    }
+
+    /// Gain multiplier of the release: 1 before it starts, falling to 0 at its end.
+    @inline(__always)
+    @_noLocks
+    package func release(at frame: Int64) -> Float {
+        if frame < releaseStart { return 1 }
+        if releaseLength == 0 { return 0 }
+        let d = frame - releaseStart
+        return d >= Int64(releaseLength) ? 0 : 1 - Float(d) / Float(releaseLength)
+    }
+
+    /// The scalar gain at `frame`: volume · fade-in · fade-out · attack · release, always in this order so that
+    /// the constant and the per-sample paths give the same bits.
+    @inline(__always)
+    @_noLocks
+    package func gain(at frame: Int64) -> Float {
+        volume.value(at: frame) * fadeIn.value(at: frame) * fadeOut.value(at: frame)
+            * attack.value(at: frame) * release(at: frame)
+    }
+
+    /// The scalar gain without the fader (`volume`): fade-in · fade-out · attack · release, what a pre-fader
+    /// send carries (`AuxSend.preFader`).
+    @inline(__always)
+    @_noLocks
+    package func preFaderGain(at frame: Int64) -> Float {
+        fadeIn.value(at: frame) * fadeOut.value(at: frame) * attack.value(at: frame) * release(at: frame)
+    }
+
+    /// Re-derives the natural end after anything that moves it (start, seek, rate or loop change), seen from
+    /// output frame `now` (the frame the cursor is about to produce).
+    @_noLocks
+    package mutating func updateNaturalEnd(now: Int64) {
+        let from = max(now, startFrame)
+        if let frames = cursor.framesUntilEnd() {
+            let (end, overflow) = from.addingReportingOverflow(frames)
+            naturalEnd = overflow ? .max : end
+        } else {
+            naturalEnd = .max
+        }
+    }
+
+    /// True when some gain or pan changes inside [start, end), so the block needs the per-sample path.
+    /// (Inlined, like the voice's other small queries: called on a voice in the pool, a method that is not would
+    /// be handed a copy of all its ~900 bytes.)
+    @inline(__always)
+    @_noLocks
+    package func gainVaries(in start: Int64, _ end: Int64) -> Bool {
+        if volume.varies(in: start, end) { return true }
+        if fadeIn.varies(in: start, end) { return true }
+        if fadeOut.varies(in: start, end) { return true }
+        if attack.varies(in: start, end) { return true }
+        return releaseStart < end && releaseEnd > start
+    }
+
+}

@@ -1,0 +1,183 @@
+// Render thread (or an offline render worker running one lane): the per-voice path of one span.
+import EnsembleFormats
+
+/// One voice through one span, after OpenAL Soft's `core/voice.cpp`: read the cursor (the sound in memory, the
+/// stream's ring, or WSOLA grains for a pitch-keeping rate), apply the gains and pan (`GainStage`, or fused into
+/// the resampler when they are constant and nobody meters the voice), and add the result into the span's
+/// destination.
+///
+/// A virtual voice (`VirtualVoices`) is mixed only up to `VirtualState.silentFrom`; after that its cursor is
+/// advanced without resampling or mixing.
+///
+/// A voice with a filter or sends (`VoiceEnvironments`) is filled into the scratch, filtered there
+/// (`VoiceFilterState`), and mixed by the same gain stage into its main bus and, with a send's `GainShare`, into
+/// each send's bus; a voice with neither keeps the path it had before they existed, fused kernels included.
+///
+/// Writes only the voice itself (cursor, grain state, a release after a stream failure), its filter and sends'
+/// state, its meter, its stream's cells, the lane's scratch, `outL`/`outR` and the lane's destinations of its
+/// sends' buses: voices of different lanes can run at once.
+/// Ending the voice is left to the caller (`render` returns false), which defers it to the mixer's serial phase.
+package struct VoiceRender {
+    package let telemetry: VoiceTelemetry
+    /// WSOLA grain hop (10 ms; grains are twice that) and its Hann window (`TimeStretch`), shared read-only.
+    package let stretchHop: Int
+    package let stretchWindow: UnsafePointer<Float>
+    /// The voices' filters and sends (`VoiceEnvironments`, the pool's side table).
+    package let environments: VoiceEnvironments
+
+    /// Mixes the voice at `voice` (slot `slot`) over output frames [t0, t1) into `outL`/`outR` (which start at
+    /// frame t0), with the lane's scratch, and its sends into the lane's destinations for their buses (`span`,
+    /// `rack`, `accumulators`). Returns false when the voice stops sounding in the span (it ends or pauses at
+    /// `voice.stopFrame`), true while it goes on.
+    @_noLocks
+    package func render(_ voice: UnsafeMutablePointer<Voice>, slot: Int, from t0: Int64, to t1: Int64,
+                into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, lane: UnsafeMutablePointer<MixLane>,
+                _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) -> Bool {
+        let begin = max(voice.pointee.startFrame, t0)
+        if begin >= t1 { return true }
+        if let stream = voice.pointee.source.stream {
+            StreamFailure.endIfFailed(&voice.pointee, stream, at: begin)
+            if stream.live { LiveReader.endIfEnded(&voice.pointee, stream, at: begin) }
+        }
+        let stop = voice.pointee.stopFrame
+        let end = min(stop, t1)
+        var meter = MeterAccumulator()
+        // Grains restart whenever the voice plays unstretched (rate 1) in between. (Written only when it changes:
+        // a store every span would pull the line, which the serial phase reads for `VirtualVoices`, back and
+        // forth between the cores of a parallel render.)
+        if voice.pointee.stretch.active, voice.pointee.cursor.step == voice.pointee.baseStep {
+            voice.pointee.stretch.active = false
+        }
+        // A virtual voice is not mixed from `silentFrom` on: its cursor only advances (below), exactly.
+        let mixEnd = min(end, max(voice.pointee.virtual.silentFrom, begin))
+        if mixEnd > begin {
+            let count = Int(mixEnd - begin)
+            let offset = Int(begin - t0)
+            let source = voice.pointee.source
+            let tables = lane.pointee.tables
+            let scratchLeft = lane.pointee.scratchLeft, scratchRight = lane.pointee.scratchRight, scratchGain = lane.pointee.scratchGain
+            // No sends and no filter (almost every voice): the path as it was before either existed, bit for bit.
+            let plain = environments.isPlain(slot, usesEnvironment: voice.pointee.usesEnvironment, from: begin)
+            if let stream = source.stream, stream.live {
+                // Live: what has arrived, then silence while the stream is dry (the cursor waits).
+                LiveReader.fill(&voice.pointee.cursor, stream, frame: begin, tables: tables, scratchLeft, scratchRight,
+                                count: count, windowLeft: lane.pointee.streamWindowLeft, windowRight: lane.pointee.streamWindowRight,
+                                windowCapacity: MixLane.streamWindowFrames)
+            } else if let stream = source.stream {
+                // Streamed: fill the scratch from the ring, then the same gain stage (same bits as the fused path).
+                StreamReader.fill(&voice.pointee.cursor, stream, tables: tables, scratchLeft, scratchRight, count: count,
+                                  windowLeft: lane.pointee.streamWindowLeft, windowRight: lane.pointee.streamWindowRight,
+                                  windowCapacity: MixLane.streamWindowFrames)
+            } else if voice.pointee.preservePitch, voice.pointee.cursor.step != voice.pointee.baseStep {
+                // Pitch-preserving rate: WSOLA grains around the cursor, then the same gain stage.
+                let phase = TimeStretch.grainPhase(sequence: voice.pointee.sequence, hop: stretchHop)
+                let ratio = Double(voice.pointee.baseStep) * 0x1p-32
+                var cursor = voice.pointee.cursor, stretch = voice.pointee.stretch
+                TimeStretch.fill(&cursor, &stretch, source, window: stretchWindow, hop: stretchHop, search: stretchHop,
+                                 ratio: ratio, phase: phase, frame: begin, tables: tables, scratchLeft, scratchRight,
+                                 count: count)
+                voice.pointee.cursor = cursor
+                voice.pointee.stretch = stretch
+            } else if plain, !voice.pointee.metering,
+                      let gains = GainStage.constantGains(voice, frame: begin, count: count) {
+                // Constant gains, no meter: resample and mix in one pass (same bits as the two-pass path).
+                Resampler.mix(&voice.pointee.cursor, source, tables: tables, gains: gains,
+                              into: outL + offset, outR + offset, count: count)
+                return finish(voice, slot: slot, begin: begin, mixEnd: mixEnd, end: end, stop: stop, t1: t1, meter)
+            } else {
+                Resampler.fill(&voice.pointee.cursor, source, tables: tables, scratchLeft, scratchRight, count: count)
+            }
+            if plain {
+                GainStage.mix(voice, frame: begin, count: count,
+                              source: scratchLeft, scratchRight, gainScratch: scratchGain,
+                              into: outL + offset, outR + offset, meter: &meter)
+            } else {
+                mixWithEnvironment(voice, slot: slot, frame: begin, count: count, into: outL + offset, outR + offset,
+                                   lane: lane, span, rack, accumulators, meter: &meter)
+            }
+        }
+        return finish(voice, slot: slot, begin: begin, mixEnd: mixEnd, end: end, stop: stop, t1: t1, meter)
+    }
+
+    /// The end of `render`: the virtual stretch, the meter, whether the voice goes on.
+    @inline(__always)
+    @_noLocks
+    private func finish(_ voice: UnsafeMutablePointer<Voice>, slot: Int, begin: Int64, mixEnd: Int64, end: Int64,
+                        stop: Int64, t1: Int64, _ meter: MeterAccumulator) -> Bool {
+        if end > mixEnd {
+            // Virtual (`VirtualVoices`): the cursor moves on as mixing would have moved it, and nothing is mixed.
+            // (A positioned voice's spatial update must still run on its grid frames, for `spatialAudibility`.)
+            VirtualVoices.advance(voice, frames: Int(end - mixEnd), at: mixEnd)
+        }
+        if voice.pointee.metering { telemetry.meters[slot].publish(meter) }
+        // A voice that goes on has its position published by the serial phase after the lanes
+        // (`Mixer.publishPositions`): the telemetry words of neighbouring slots share cache lines, and lanes on
+        // different cores writing them every block would fight over those lines.
+        return stop > t1
+    }
+
+    /// The path of a voice with a filter or sends, after its source signal is in the lane's scratch (`count`
+    /// frames from output frame `frame`): the direct filter on the scratch (a copy kept first if a send filters
+    /// the unfiltered signal its own way), the gain stage into `outL`/`outR` (the main bus, or the route buffers
+    /// while it moves), metered as ever; then each send, in order, into its bus's lane destination.
+    @_noLocks
+    private func mixWithEnvironment(_ voice: UnsafeMutablePointer<Voice>, slot: Int, frame: Int64, count: Int,
+                                    into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>,
+                                    lane: UnsafeMutablePointer<MixLane>, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators,
+                                    meter: inout MeterAccumulator) {
+        let left = lane.pointee.scratchLeft, right = lane.pointee.scratchRight
+        let channels = voice.pointee.source.channelCount == 2 ? 2 : 1
+        let keepDry = environments.needsDry(slot, from: frame)
+        if keepDry {
+            MixLane.copy(left, to: lane.pointee.dryLeft, count)
+            if channels == 2 { MixLane.copy(right, to: lane.pointee.dryRight, count) }
+        }
+        environments.filter(slot).pointee.process(left, right, channels: channels, frame: frame, count: count)
+        GainStage.mix(voice, frame: frame, count: count, source: left, right, gainScratch: lane.pointee.scratchGain,
+                      into: outL, outR, meter: &meter)
+        guard environments.hasSends(slot) else { return }
+        let offset = Int(frame - span.start)
+        for i in 0..<SendsSetup.count {
+            let send = environments.send(slot, i)
+            let bus = send.pointee.bus
+            guard send.pointee.isOn else { continue }
+            // A send whose bus has since been removed is silent (its voices' main path falls back to the master;
+            // an effect send must not).
+            guard bus == 0 || rack.isConfigured(bus) else { continue }
+            var fromL = left, fromR = right
+            if send.pointee.ownFilter {
+                let dryL = keepDry ? lane.pointee.dryLeft : left, dryR = keepDry ? lane.pointee.dryRight : right
+                MixLane.copy(dryL, to: lane.pointee.sendLeft, count)
+                if channels == 2 { MixLane.copy(dryR, to: lane.pointee.sendRight, count) }
+                send.pointee.filter.process(lane.pointee.sendLeft, lane.pointee.sendRight, channels: channels, frame: frame,
+                                            count: count)
+                (fromL, fromR) = (lane.pointee.sendLeft, lane.pointee.sendRight)
+            }
+            let (toL, toR) = lane.pointee.destination(bus, span, rack, accumulators)
+            var unmetered = MeterAccumulator()
+            GainStage.mix(voice, frame: frame, count: count, source: fromL, fromR, gainScratch: lane.pointee.scratchGain,
+                          into: toL + offset, toR + offset,
+                          share: .send(level: send.pointee.level, preFader: send.pointee.preFader), meter: &unmetered)
+        }
+    }
+
+    /// The lane's 2D path from output frame `frame` to the span's end: into the lane's destination for the
+    /// voice's bus, or, while it moves between buses, through the route buffers split between the two
+    /// (`MixLane.split`). `Mixer.renderLane` runs it from the span's start; `SpatialRender` from the frame where a
+    /// positioned voice gliding back to 2D got there. Returns what `render(_:slot:from:to:into:_:lane:)` returns.
+    @_noLocks
+    package func render(_ voice: UnsafeMutablePointer<Voice>, slot: Int, from frame: Int64, _ span: MixSpan,
+                lane: UnsafeMutablePointer<MixLane>, _ rack: BusRack, _ accumulators: LaneAccumulators) -> Bool {
+        let offset = Int(frame - span.start)
+        if voice.pointee.isRouting(span.start) {
+            let (routeL, routeR) = lane.pointee.beginRoute(span.frames)
+            let keep = render(voice, slot: slot, from: frame, to: span.end, into: routeL + offset, routeR + offset,
+                              lane: lane, span, rack, accumulators)
+            lane.pointee.split(voice.pointee, span, rack, accumulators)
+            return keep
+        }
+        let (toL, toR) = lane.pointee.destination(voice.pointee.bus, span, rack, accumulators)
+        return render(voice, slot: slot, from: frame, to: span.end, into: toL + offset, toR + offset,
+                      lane: lane, span, rack, accumulators)
+    }
+}

@@ -1,0 +1,87 @@
+// Render thread (the serial phase before the lanes, and command handling between spans).
+import EnsembleFormats
+
+/// Voices waiting to start (`StartQueue`) and their activation when their frame comes: a late start is moved
+/// on to where the sound would be, the stealing policies are applied, and the voice joins the active list
+/// (virtual from its first frame when it starts inaudible or the cap holds it: `VirtualVoices`).
+package struct VoiceStarts {
+    private var queue: StartQueue
+    /// Starts the queue had no room for (each voice also ends at once; `Engine.droppedStarts`).
+    package let dropped: SharedCounter
+    /// Length of the fade-in given to a late start (it begins mid-waveform).
+    package let attackFrames: Int
+
+    package init(capacity: Int, attackFrames: Int) {
+        queue = StartQueue(capacity: capacity)
+        dropped = SharedCounter()
+        self.attackFrames = attackFrames
+    }
+
+    package func deallocate() {
+        queue.deallocate()
+        dropped.deallocate()
+    }
+
+    /// Queues the scheduled voice in `slot` for its start frame; false (counted in `dropped`) when the queue is
+    /// full of live entries.
+    @_noLocks
+    package mutating func enqueue(_ slot: Int, in pool: VoicePool) -> Bool {
+        let v = pool[slot]
+        let entry = StartQueue.Entry(frame: v.startFrame, sequence: v.sequence, slot: Int32(slot),
+                                     generation: v.generation)
+        if queue.insert(entry, pool: pool.slots) { return true }
+        dropped.add(1)
+        return false
+    }
+
+    /// The earliest queued start frame (a stale entry's too), `Int64.max` when none.
+    package var nextFrame: Int64 { @_noLocks get { queue.top?.frame ?? .max } }
+
+    /// Starts every queued voice whose start frame is before `end` (`now` is the span's first frame).
+    @_noLocks
+    package mutating func activate(before end: Int64, now: Int64, pool: VoicePool, stealing: VoiceStealing,
+                           virtual: VirtualVoices, reports: VoiceReports) {
+        while let entry = queue.top, entry.frame < end {
+            queue.removeTop()
+            let slot = Int(entry.slot)
+            if StartQueue.isStale(entry, in: pool.slots) { continue }
+            if entry.frame < now {
+                // Late (the command arrived after its frame): start now, but where the sound would be had it
+                // started on time, so tracks started together stay together.
+                if !pool[slot].cursor.skip(frames: now - entry.frame) {
+                    pool[slot].state = .free
+                    reports.ended(slot: slot, generation: entry.generation, reason: .finished, frame: now,
+                                  position: 0, pass: 0)
+                    continue
+                }
+                pool[slot].startFrame = now
+                pool[slot].attack = EdgeFade(zeroFrame: now, length: attackFrames, direction: 1)
+                StreamFailure.retarget(pool[slot])
+            }
+            pool[slot].updateNaturalEnd(now: pool[slot].startFrame)
+            // A resumed voice starts afresh for the virtual-voice rules (a pause ended any virtual state).
+            pool[slot].virtual = VirtualState()
+            let frame = pool[slot].startFrame
+            if pool[slot].isEffect { stealing.makeRoomForEffect(at: frame, in: pool) }
+            // A voice starting below the threshold starts virtual, outside the cap; else the cap decides.
+            let inaudible = virtual.startsInaudible(pool[slot], at: frame)
+            let admission = inaudible ? VoiceStealing.Admission.sounds : stealing.admit(slot, at: frame, in: pool, virtual: virtual,
+                                                                 reports: reports)
+            if case .refused = admission {
+                // The newcomer is the effect the cap takes: it never sounds, and ends at once with `.stolen`.
+                pool[slot].state = .free
+                reports.ended(slot: slot, generation: entry.generation, reason: .stolen, frame: frame,
+                              cursor: pool[slot].cursor)
+                continue
+            }
+            pool[slot].state = .playing
+            pool.insertActive(Int32(slot))
+            reports.started(slot: slot, generation: entry.generation, frame: frame, cursor: pool[slot].cursor)
+            if inaudible {
+                virtual.startVirtual(slot, at: frame, heldByCap: false, pool: pool, reports: reports)
+            } else if case .held = admission {
+                virtual.startVirtual(slot, at: frame, heldByCap: true, pool: pool, reports: reports)
+            }
+        }
+    }
+}

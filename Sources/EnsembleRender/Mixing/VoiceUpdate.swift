@@ -1,0 +1,248 @@
+// Render thread (between spans, and the serial phase after the lanes).
+import EnsembleFormats
+
+/// Turns commands into voice state, after OpenAL Soft's `alu.cpp` turning source properties into voice
+/// parameters: starts, stops, pauses and resumes voices, moves their cursors, retargets their gains, pans and
+/// buses, and ends them (`finish`), reporting each change (`VoiceReports`). Changes are set as ramps from
+/// exact frames, so when a command arrives never changes the bits, only which block it lands in.
+package struct VoiceUpdate {
+    package let pool: VoicePool
+    package let reports: VoiceReports
+    /// The smoothing ramp for a seek or a rate, loop or stream change that moves the voice's end.
+    package let smoothingFrames: Int
+    /// OpenAL's default source properties (`SpatialSource()`, made on the control side): what a 2D voice given a
+    /// position, velocity or direction takes for the rest.
+    package let spatialDefaults: SpatialSource
+
+    /// Applies a command for one voice (not a bus command, not a `.schedule` marker) at frame `now`; a command
+    /// for a voice that is not live (ended, or replaced by a newer generation) does nothing.
+    @_noLocks
+    package func apply(_ command: MixerCommand, now: Int64, starts: inout VoiceStarts) {
+        if let c = command.change {
+            if let s = pool.live(c.slot, c.generation) { apply(c.change, to: s, now: now) }
+            return
+        }
+        switch command {
+        case let .start(slot, generation, setup):
+            start(Int(slot), generation, setup, now: now, starts: &starts)
+        case let .stop(slot, generation, frame, rampFrames):
+            guard let s = pool.live(slot, generation) else { return }
+            stop(s, at: frame, rampFrames: rampFrames, now: now)
+        case let .resume(slot, generation, frame, rampFrames):
+            guard let s = pool.live(slot, generation) else { return }
+            resume(s, at: frame, rampFrames: rampFrames, now: now, starts: &starts)
+        case let .pause(slot, generation, rampFrames):
+            guard let s = pool.live(slot, generation) else { return }
+            if pool[s].isScheduled {
+                pool[s].state = .paused
+                reports.paused(slot: s, generation: generation, frame: now, cursor: pool[s].cursor)
+            } else if pool[s].releaseStart == .max {
+                pool[s].releaseStart = max(now, pool[s].startFrame)
+                pool[s].releaseLength = rampFrames
+                pool[s].releaseIsPause = true
+            }
+        case let .seek(slot, generation, position):
+            guard let s = pool.live(slot, generation) else { return }
+            let low = pool[s].cursor.pass > 0 ? pool[s].cursor.loopStart : 0
+            pool[s].cursor.position = min(max(position, low), max(pool[s].cursor.length, 0))
+            pool[s].cursor.fraction = 0
+            pool[s].cursor.wrap()
+            pool[s].moveNaturalEnd(now: now, smoothingFrames: smoothingFrames)
+            StreamFailure.retarget(pool[s])
+        case let .setLoops(slot, generation, loops):
+            guard let s = pool.live(slot, generation) else { return }
+            // A pass already under way is always finished, even if the new count is lower.
+            pool[s].cursor.loops = loops < 0 ? -1 : max(loops, pool[s].cursor.pass)
+            if let stream = pool[s].source.stream {
+                stream.cells[StreamView.loops].store(Int64(pool[s].cursor.loops), ordering: .relaxed)
+            }
+            pool[s].moveNaturalEnd(now: now, smoothingFrames: smoothingFrames)
+        case let .setFades(slot, generation, fadeInFrames, fadeOutFrames):
+            guard let s = pool.live(slot, generation) else { return }
+            pool[s].fadeIn = EdgeFade(zeroFrame: pool[s].fadeIn.zeroFrame, length: fadeInFrames, direction: 1)
+            pool[s].fadeOutFrames = fadeOutFrames
+        case let .route(slot, generation, bus, rampFrames):
+            guard let s = pool.live(slot, generation) else { return }
+            pool[s].route(to: bus, now: now, rampFrames: rampFrames)
+        case let .setMetering(slot, generation, enabled):
+            guard let s = pool.live(slot, generation) else { return }
+            pool[s].metering = enabled
+            if !enabled { reports.telemetry.meters[s].clear() }
+        case let .setSpatial(slot, generation, source):
+            guard let s = pool.live(slot, generation) else { return }
+            place(s, source, now: now)
+        case .setVolume, .setPan, .setRate, .setPosition, .setVelocity, .setMotion, .setDirection:
+            break // voice changes, applied above
+        case let .setSends(slot, generation, setup, rampFrames):
+            guard let s = pool.live(slot, generation) else { return }
+            pool[s].usesEnvironment = true
+            pool.environments.setSends(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames,
+                                       beforeFirstFrame: pool[s].isScheduled)
+            pool[s].preFaderSendLevel = pool.environments.preFaderLevel(s, at: max(now, pool[s].startFrame))
+        case let .setSendLevel(slot, generation, index, level, rampFrames):
+            guard let s = pool.live(slot, generation) else { return }
+            pool[s].usesEnvironment = true
+            pool.environments.setSendLevel(s, index: Int(index), level, at: max(now, pool[s].startFrame),
+                                           rampFrames: rampFrames)
+            pool[s].preFaderSendLevel = pool.environments.preFaderLevel(s, at: max(now, pool[s].startFrame))
+        case let .setFilter(slot, generation, setup, rampFrames):
+            guard let s = pool.live(slot, generation) else { return }
+            pool[s].usesEnvironment = true
+            pool.environments.setFilter(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames,
+                                        beforeFirstFrame: pool[s].isScheduled)
+        case .bus, .schedule, .cancelScheduled, .listener, .spatialSettings:
+            break // not voice commands: the mixer handles them
+        }
+    }
+
+    /// Applies `change` at frame `now` to the live voice in slot `s`.
+    @_noLocks
+    package func apply(_ change: VoiceChange, to s: Int, now: Int64) {
+        switch change {
+        case let .volume(volume, rampFrames):
+            let at = max(now, pool[s].startFrame)
+            pool[s].volume = LinearRamp(from: pool[s].volume.value(at: at), to: volume, startFrame: at, length: rampFrames)
+        case let .pan(matrix, rampFrames):
+            pool[s].pan.retarget(matrix, at: max(now, pool[s].startFrame), rampFrames: rampFrames)
+        case let .rate(step):
+            // A positioned voice keeps its doppler pitch on top of the new rate (`SpatialUpdate`).
+            pool[s].spatial.rateStep = step
+            pool[s].cursor.step = pool[s].spatial.isOn && SpatialUpdate.dopplerApplies(pool[s])
+                ? SpatialUpdate.step(step, pitch: pool[s].spatial.pitch) : step
+            pool[s].moveNaturalEnd(now: now, smoothingFrames: smoothingFrames)
+        case .position, .velocity, .motion, .direction:
+            move(s, change, now: now)
+        }
+    }
+
+    /// Sets up voice `generation` in `slot` from `setup` and queues its start; false when it never will start
+    /// (an older timed `play` than the slot's voice, or a full start queue), after reporting its end.
+    @_noLocks
+    @discardableResult
+    package func start(_ slot: Int, _ generation: UInt32, _ setup: VoiceSetup, now: Int64, starts: inout VoiceStarts) -> Bool {
+        guard slot >= 0, slot < pool.capacity else { return false }
+        if Int32(bitPattern: generation &- pool[slot].generation) < 0 {
+            // An older timed `play` whose frame comes after a newer one's: the track has moved on to the newer
+            // voice, so this one never sounds (it would play on outside the track's control). It still ends once.
+            reports.endedOlder(slot: slot, generation: generation, frame: now, position: setup.startPosition, pass: 0)
+            return false
+        }
+        if !pool[slot].isFree {
+            // Restarting a live slot cuts the old voice where it is: sounding, paused or still waiting to start
+            // (a timed start replacing a paused track), it ends here, reported like any other end.
+            let old = pool[slot]
+            if old.isPlaying { pool.removeActive(Int32(slot)) }
+            reports.endedOlder(slot: slot, generation: old.generation, frame: now, position: old.cursor.position,
+                               pass: old.cursor.pass)
+        }
+        var v = Voice(source: setup.source)
+        v.state = .scheduled
+        v.generation = generation
+        v.isEffect = setup.isEffect
+        v.sequence = setup.sequence
+        v.priority = setup.priority
+        let end = setup.loopEnd > 0 ? min(setup.loopEnd, setup.source.frameCount) : setup.source.frameCount
+        v.cursor = SourceCursor(position: min(max(setup.startPosition, 0), end),
+                                fraction: 0, pass: max(setup.startPass, 0), loops: setup.loops,
+                                step: setup.step,
+                                length: end, loopStart: setup.loopStart, quality: setup.resampler)
+        v.cursor.wrap()
+        let startFrame = setup.startFrame == .min ? now : setup.startFrame
+        v.startFrame = startFrame
+        v.volume = .constant(setup.volume)
+        v.pan = PanRamp(constant: setup.pan)
+        v.fadeIn = EdgeFade(zeroFrame: startFrame, length: setup.fadeInFrames, direction: 1)
+        v.fadeOutFrames = setup.fadeOutFrames
+        v.attack = EdgeFade(zeroFrame: startFrame, length: setup.attackFrames, direction: 1)
+        v.metering = setup.metering
+        v.bus = setup.bus
+        v.preservePitch = setup.preservePitch && setup.source.stream == nil
+        v.baseStep = setup.baseStep
+        v.spatial = SpatialVoice(setup.spatial, rateStep: setup.step)
+        pool[slot] = v
+        // No sends, no filter: the start's own `.setSends`/`.setFilter` follow it when the track or effect has them.
+        pool.environments.reset(slot)
+        pool[slot].updateNaturalEnd(now: startFrame)
+        reports.telemetry.publish(slot: slot, generation: generation, phase: .scheduled, position: v.cursor.position)
+        if !starts.enqueue(slot, in: pool) {
+            // Every voice ends exactly once, also one that never got into the start queue.
+            pool[slot].state = .free
+            reports.ended(slot: slot, generation: generation, reason: .stopped, frame: now, cursor: v.cursor)
+            return false
+        }
+        return true
+    }
+
+    /// Ends the voice in `slot` at `frame`: a natural end, the end of a stop or steal release, or a pause.
+    @_noLocks
+    package func finish(_ slot: Int, at frame: Int64) {
+        let v = pool[slot]
+        pool[slot].state = .free
+        if v.releaseIsPause, v.releaseEnd < v.naturalEnd {
+            pool[slot].state = .paused
+            pool[slot].releaseStart = .max
+            reports.paused(slot: slot, generation: v.generation, frame: frame, cursor: v.cursor)
+        } else {
+            // A voice whose stop or steal fade had begun before its natural end was cut short, even if the
+            // natural end then came first (a stolen effect near its end still reports .stolen).
+            let cutShort = v.releaseStart < v.naturalEnd && !v.releaseIsPause
+            reports.ended(slot: slot, generation: v.generation, reason: cutShort ? v.releaseReason : .finished,
+                          frame: frame, cursor: v.cursor)
+        }
+    }
+
+    @_noLocks
+    private func stop(_ s: Int, at frame: Int64, rampFrames: Int, now: Int64) {
+        let v = pool[s]
+        let at = max(frame, now)
+        // The frame from which the voice is silent: the end of the release.
+        let (silentFrom, overflow) = at.addingReportingOverflow(Int64(rampFrames))
+        // A waiting voice stopped "now", or whose release ends by its start frame, never sounds. One whose
+        // release ends after its start (stop(atFrame:) shortly after a scheduled start) sounds from its
+        // start, already partway down the release: g = (silentFrom − t)/ramp.
+        let neverSounds = v.isScheduled && (frame == .min || (!overflow && silentFrom <= v.startFrame))
+        if v.isPaused || neverSounds {
+            pool[s].state = .free
+            reports.ended(slot: s, generation: v.generation, reason: .stopped,
+                          frame: frame == .min || overflow ? now : max(silentFrom, now), cursor: v.cursor)
+            return
+        }
+        let releaseStart = v.releaseStart, releasingToPause = v.releaseIsPause
+        if releasingToPause, releaseStart < at, at == now {
+            // Stopped while already fading towards a pause: the stop's release starts from the level the
+            // pause fade has reached, instead of jumping back up to full gain.
+            pool[s].volume = .constant(v.volume.value(at: at) * v.release(at: at))
+        }
+        if at < releaseStart || releasingToPause {
+            pool[s].releaseStart = at
+            pool[s].releaseLength = rampFrames
+            pool[s].releaseReason = .stopped
+            pool[s].releaseIsPause = false
+        }
+    }
+
+    @_noLocks
+    private func resume(_ s: Int, at frame: Int64, rampFrames: Int, now: Int64, starts: inout VoiceStarts) {
+        if pool[s].isPaused {
+            let at = max(frame, now)
+            pool[s].state = .scheduled
+            pool[s].startFrame = at
+            pool[s].attack = EdgeFade(zeroFrame: at, length: rampFrames, direction: 1)
+            // A positioned voice resumes at its spatial gains for the frame it comes back on (no glide: the
+            // attack fades it in), evaluated then.
+            pool[s].spatial.onset = .atTarget
+            pool[s].spatial.nextUpdate = .min
+            pool[s].updateNaturalEnd(now: at)
+            reports.telemetry.publish(slot: s, generation: pool[s].generation, phase: .scheduled,
+                                      position: pool[s].cursor.position)
+            _ = starts.enqueue(s, in: pool)
+        } else if pool[s].releaseIsPause, pool[s].releaseStart != .max {
+            // Still fading towards the pause: glide the volume back up from where the fade has got to.
+            let at = max(now, pool[s].startFrame)
+            let level = pool[s].volume.value(at: at) * pool[s].release(at: at)
+            pool[s].volume = LinearRamp(from: level, to: pool[s].volume.to, startFrame: at, length: rampFrames)
+            pool[s].releaseStart = .max
+            pool[s].releaseIsPause = false
+        }
+    }
+}

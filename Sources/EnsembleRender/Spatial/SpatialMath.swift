@@ -1,0 +1,103 @@
+// Render thread: once per positioned voice per spatial update (every `SpatialUpdate.interval` frames and when
+// a voice starts); the tests call it directly.
+import EnsembleFormats
+
+/// What one spatial update decides for one positioned voice.
+package struct SpatialOutcome: BitwiseCopyable, Sendable {
+    /// Per output channel: pan law × distance gain × cone gain, clamped to the source's minGain…maxGain as
+    /// OpenAL Soft clamps, × listener gain. Excludes the voice's own volume and fades.
+    package var gains: ChannelGains
+    /// Cone outer HF gain × air absorption, 0…1 (1: no filtering needed); the gain of a `HighShelf` at 5 kHz.
+    package var gainHF: Float
+    /// The doppler factor on the voice's rate (1: none), `Doppler.minimumPitch`…`Doppler.maximumPitch`.
+    package var pitch: Float
+    /// The largest of `gains` (for virtual voices).
+    package var audibility: Float
+
+    @inline(__always) @_noLocks
+    package init(gains: ChannelGains, gainHF: Float, pitch: Float, audibility: Float) {
+        self.gains = gains
+        self.gainHF = gainHF
+        self.pitch = pitch
+        self.audibility = audibility
+    }
+}
+
+/// The 3D model of OpenAL 1.1 with EFX's cone HF gain and air absorption, as OpenAL Soft 1.19.1 evaluates it
+/// in `CalcAttnSourceParams` (`Alc/ALu.c`), for one source and one listener.
+///
+/// In order: carry the source into listener coordinates (`ListenerSpace`); distance attenuation
+/// (`DistanceModel.attenuation`, §3.4) with the source's own model or else the engine's; the cone
+/// (`SoundCone`, §4.3.2); the product clamped to the source's `minGain`…`maxGain` and multiplied by the
+/// listener's gain (§4.2 `AL_GAIN`, §4.3.2 `AL_MIN_GAIN`/`AL_MAX_GAIN`); the high-frequency gain from the
+/// cone and air absorption (`AirAbsorption`); the doppler pitch (`Doppler`, §3.5.2); and the speaker gains
+/// (`SpeakerPanner`).
+///
+/// Differences from Soft, by design: Soft clamps the source's own `AL_GAIN` together with distance and cone,
+/// while here the voice's volume stays outside the clamp (the mixer applies it after); Soft pans with its
+/// ambisonic decoder, here `SpeakerPanner` pans (so levels per channel differ, total power is the same); a
+/// source exactly on the listener is heard in the centre (stereo) or evenly on every full-range speaker
+/// (surround), where Soft puts it straight ahead.
+package enum SpatialMath {
+    /// The outcome for `source` at `position`, facing `direction`, moving at `velocity` (these three take
+    /// precedence over the ones in `source`; they are in listener coordinates when `source.relative`).
+    @_noLocks
+    package static func evaluate(source: SpatialSource, position: Vector3, direction: Vector3, velocity: Vector3,
+                         listener: Listener, settings: SpatialSettings, layout: SpeakerLayout) -> SpatialOutcome {
+        evaluate(source: source, position: position, direction: direction, velocity: velocity, listener: listener,
+                 space: ListenerSpace(listener), settings: settings, layout: layout)
+    }
+
+    /// `evaluate` with the listener's coordinate frame made already (`ListenerSpace(listener)`): the mixer makes
+    /// it once per listener change, not once per voice.
+    @_noLocks
+    package static func evaluate(source: SpatialSource, position: Vector3, direction: Vector3, velocity: Vector3,
+                         listener: Listener, space: ListenerSpace, settings: SpatialSettings,
+                         layout: SpeakerLayout) -> SpatialOutcome {
+        let listenerVelocity = space.vector(listener.velocity)
+        let here: Vector3
+        let facing: Vector3
+        let moving: Vector3
+        if source.relative {
+            here = position
+            facing = direction
+            // OpenAL Soft 1.19: a relative source's velocity is relative to the listener's, so a source carried
+            // along with a moving listener has no doppler shift.
+            moving = velocity + listenerVelocity
+        } else {
+            here = space.point(position)
+            facing = space.vector(direction)
+            moving = space.vector(velocity)
+        }
+
+        let distance = here.length
+        // The unit vector from the listener to the source (zero when they coincide) and its opposite.
+        let toSource = distance > 0 ? here * (1 / distance) : .zero
+        let sourceToListener = Vector3.zero - toSource
+
+        let model = source.distanceModel ?? settings.distanceModel
+        let attenuation = model.attenuation(distance: distance, reference: source.referenceDistance,
+                                            max: source.maxDistance, rolloff: source.rolloff)
+        let cone = SoundCone.attenuation(direction: facing, sourceToListener: sourceToListener,
+                                         innerAngle: source.coneInnerAngle, outerAngle: source.coneOuterAngle,
+                                         outerGain: source.coneOuterGain, outerGainHF: source.coneOuterGainHF)
+        let clamped = Swift.min(Swift.max(attenuation.gain * cone.gain, source.minGain), source.maxGain)
+        let gain = clamped * listener.gain
+
+        let air = AirAbsorption.gainHF(modelDistance: attenuation.distance, reference: source.referenceDistance,
+                                       rolloff: source.rolloff, factor: source.airAbsorption)
+        let pitch = Doppler.pitch(sourceVelocity: moving, listenerVelocity: listenerVelocity,
+                                  sourceToListener: sourceToListener, factor: settings.dopplerFactor,
+                                  speedOfSound: settings.speedOfSound)
+
+        var gains = SpeakerPanner.gains(direction: toSource, layout: layout)
+        var loudest: Float = 0
+        // All eight: channels past the layout's count are 0 and stay 0 (and `channelCount` is not `@_noLocks`).
+        for channel in 0..<ChannelGains.capacity {
+            let g = gains[channel] * gain
+            gains[channel] = g
+            loudest = Swift.max(loudest, g)
+        }
+        return SpatialOutcome(gains: gains, gainHF: cone.gainHF * air, pitch: pitch, audibility: loudest)
+    }
+}
