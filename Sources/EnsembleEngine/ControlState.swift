@@ -7,7 +7,7 @@ import EnsembleRender
 /// A slot belongs to one track for the track's whole life, or to one fired effect until the render side
 /// reports it ended. The slot keeps its `Sound` alive for as long as the render side may read it.
 package struct ControlState {
-    package enum Owner {
+    enum Owner {
         case none
         case track(WeakTrack)
         case effect(FiredEffect)
@@ -15,27 +15,27 @@ package struct ControlState {
         case released
     }
 
-    package struct FiredEffect {
-        package var effect: SoundEffect
-        package var completion: (@Sendable (EffectCompletion) -> Void)?
+    struct FiredEffect {
+        var effect: SoundEffect
+        var completion: (@Sendable (EffectCompletion) -> Void)?
         /// The instance handed to the caller, whose `completed` waiters the end resumes.
-        package var instance: EffectInstance
+        var instance: EffectInstance
     }
 
-    package struct Record {
-        package var generation: UInt32 = 0
-        package var sound: Sound?
-        package var owner = Owner.none
+    struct Record {
+        var generation: UInt32 = 0
+        var sound: Sound?
+        var owner = Owner.none
     }
 
-    package var records: [Record]
+    var records: [Record]
     /// Free slots, as a stack (the most recently freed is reused first: its memory is warm).
     package var free: [Int32]
     package var sequence: UInt64 = 0
     /// Command batches that found the ring full, sent in order as soon as it has room.
     package var overflow: [[MixerCommand]] = []
     package var effects: [Int: (effect: SoundEffect, sound: Sound)] = [:]
-    package var nextEffectID = 1
+    var nextEffectID = 1
 
     package init(capacity: Int) {
         records = Array(repeating: Record(), count: capacity)
@@ -66,19 +66,19 @@ package struct ControlState {
         }
     }
 
-    package mutating func flushOverflow(to queue: CommandQueue) {
+    mutating func flushOverflow(to queue: CommandQueue) {
         while let first = overflow.first, queue.push(first) {
             overflow.removeFirst()
         }
     }
 
-    package mutating func nextSequence() -> UInt64 {
+    mutating func nextSequence() -> UInt64 {
         sequence += 1
         return sequence
     }
 
     /// Takes a free slot and starts its next generation.
-    package mutating func claim(sound: Sound, owner: Owner) -> (slot: Int32, generation: UInt32)? {
+    mutating func claim(sound: Sound, owner: Owner) -> (slot: Int32, generation: UInt32)? {
         guard let slot = free.popLast() else { return nil }
         records[Int(slot)].sound = sound
         records[Int(slot)].owner = owner
@@ -86,7 +86,7 @@ package struct ControlState {
         return (slot, records[Int(slot)].generation)
     }
 
-    package mutating func nextGeneration(_ slot: Int32) -> UInt32 {
+    mutating func nextGeneration(_ slot: Int32) -> UInt32 {
         records[Int(slot)].generation &+= 1
         return records[Int(slot)].generation
     }
@@ -99,6 +99,6 @@ package struct ControlState {
 }
 
 /// A weak reference, so the engine's slot table never keeps a track alive.
-package struct WeakTrack {
-    package weak var track: Track?
+struct WeakTrack {
+    weak var track: Track?
 }

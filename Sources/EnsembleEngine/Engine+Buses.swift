@@ -28,22 +28,22 @@ public struct BusSettings: Sendable, Equatable {
 }
 
 /// Control-side bus settings (the render side only ever sees the commands they turn into).
-package final class BusControl: Sendable {
+final class BusControl: Sendable {
     package struct Entry {
-        package var configured = false
-        package var settings = BusSettings()
-        package var effects: [EffectSpec] = []
+        var configured = false
+        var settings = BusSettings()
+        var effects: [EffectSpec] = []
         /// The chain `effects` replaced, which may still be fading out: its sidechains are kept in the order
         /// where they fit (`BusOrder.make`'s preferred edges), so it keeps hearing its key while it fades.
-        package var previousEffects: [EffectSpec] = []
+        var previousEffects: [EffectSpec] = []
         /// What the render side was last told: the volume (by `setBus` or a timed change that took effect)
         /// and whether mute and solo let the bus through.
-        package var sentVolume: Float = 1
-        package var sentAudible = true
+        var sentVolume: Float = 1
+        var sentAudible = true
     }
-    package let buses = Mutex<[Entry]>(Array(repeating: Entry(), count: BusRack.count))
+    let buses = Mutex<[Entry]>(Array(repeating: Entry(), count: BusRack.count))
     /// Effect chains made and not yet freed (installed, crossfading out, or on their way back).
-    package let liveChains = Atomic<Int>(0)
+    let liveChains = Atomic<Int>(0)
 }
 
 /// Buses and effect chains: up to 16 buses (1…16) collect the tracks and effects routed to them, run their
@@ -193,7 +193,7 @@ extension Engine {
 
     /// Frees the chains the render side has handed back. `setEffects` does it, and the event thread (through
     /// `pumpCommands`) every millisecond or so, so replaced chains never pile up.
-    package func reclaimChains() {
+    func reclaimChains() {
         busControl.buses.withLock { _ in drainRetiredChains() }
     }
 
@@ -214,7 +214,7 @@ extension Engine {
 
 extension Engine {
     /// Checks a master or bus meter channel: 0…1 on stereo output, 0..<`speakerLayout.channelCount` on surround.
-    package func checkOutput(channel: Int) throws(EngineError) {
+    func checkOutput(channel: Int) throws(EngineError) {
         let count = configuration.speakerLayout.channelCount
         if count == 2 { return try Self.check(channel: channel) }
         guard channel >= 0, channel < count else {

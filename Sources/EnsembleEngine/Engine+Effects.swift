@@ -81,7 +81,7 @@ extension Engine {
     }
 
     /// Frees a released track's slot now, or once its voice has faded out.
-    package func releaseTrackSlot(_ slot: Int32, generation: UInt32, sounding: Bool) {
+    func releaseTrackSlot(_ slot: Int32, generation: UInt32, sounding: Bool) {
         if sounding {
             control.withLock { state in state.records[Int(slot)].owner = .released }
             send([.stop(slot: slot, generation: generation, frame: .min, rampFrames: smoothingFrames)])

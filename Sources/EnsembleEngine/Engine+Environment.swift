@@ -18,7 +18,7 @@ extension Engine {
 
     /// The commands that give a voice just started its sends and filter (none for a voice with neither: the
     /// start resets both).
-    package func environmentCommands(slot: Int32, generation: UInt32, sends: [AuxSend], filter: VoiceFilter?) -> [MixerCommand] {
+    func environmentCommands(slot: Int32, generation: UInt32, sends: [AuxSend], filter: VoiceFilter?) -> [MixerCommand] {
         var commands: [MixerCommand] = []
         if !sends.isEmpty { commands.append(.setSends(slot: slot, generation: generation, SendsSetup(sends), rampFrames: 0)) }
         if filter != nil { commands.append(.setFilter(slot: slot, generation: generation, FilterSetup(filter), rampFrames: 0)) }
@@ -55,7 +55,7 @@ extension Engine {
 
     /// Sends a command for a fired effect's voice now, or schedules it at `time` (returning its id): what
     /// `setPosition(_:of:at:ramp:)`, `setFilter(_:of:at:ramp:)` and `setSendLevel(_:send:of:at:ramp:)` share.
-    package func sendOrSchedule(_ command: MixerCommand, at time: EngineTime?) throws(EngineError) -> ScheduledCommandID? {
+    func sendOrSchedule(_ command: MixerCommand, at time: EngineTime?) throws(EngineError) -> ScheduledCommandID? {
         guard let time else {
             send([command])
             return nil

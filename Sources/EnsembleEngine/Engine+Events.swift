@@ -20,7 +20,7 @@ extension Engine {
 
     /// Event thread: a track reported a start, pause, end or virtual-voice change of one of its voices (its
     /// callbacks have run).
-    package func trackReported(_ track: Track, _ reported: Track.Reported, _ event: MixerEvent) {
+    func trackReported(_ track: Track, _ reported: Track.Reported, _ event: MixerEvent) {
         switch reported {
         case .started:
             publish(.trackStarted(track, at: time(frame: event.frame)))
@@ -38,7 +38,7 @@ extension Engine {
 
     /// Event thread: a fired effect started, ended or changed virtual state: runs its completion, resumes
     /// `completed` waiters, publishes.
-    package func effectReported(_ fired: ControlState.FiredEffect, _ event: MixerEvent) {
+    func effectReported(_ fired: ControlState.FiredEffect, _ event: MixerEvent) {
         switch event.kind {
         case .started:
             publish(.effectStarted(fired.instance, at: time(frame: event.frame)))
@@ -60,7 +60,7 @@ extension Engine {
 
     /// Event thread: reports new stream underruns (polled at most every 10 ms once a stream has played, whether
     /// anyone listens or not, so that a new subscriber hears only of underruns after it subscribed).
-    package func checkStreamStarvation() {
+    func checkStreamStarvation() {
         guard let loader = existingStreamLoader else { return }
         let now = ContinuousClock.now
         let due = broadcast.starvation.withLock { s in

@@ -76,7 +76,7 @@ extension Engine {
 }
 
 /// The control side's copy of the listener and settings last given (what the getters report).
-package struct SpatialControl {
-    package var listener = Listener()
-    package var settings = SpatialSettings()
+struct SpatialControl {
+    var listener = Listener()
+    var settings = SpatialSettings()
 }

@@ -73,7 +73,7 @@ extension Engine {
     }
 
     /// Checks that `bus` can be routed to: the master, or a bus set up on this engine.
-    package func checkRoutable(_ bus: Bus) throws(EngineError) {
+    func checkRoutable(_ bus: Bus) throws(EngineError) {
         guard bus.index == 0 || busControl.buses.withLock({ $0[bus.index].configured }) else {
             throw .unknownBus(index: bus.index)
         }
@@ -82,7 +82,7 @@ extension Engine {
 
 extension Int64 {
     /// self + round(delta), saturating at the ends of the range (NaN counts as no change).
-    package func addingSaturating(_ delta: Double) -> Int64 {
+    func addingSaturating(_ delta: Double) -> Int64 {
         let d = delta.rounded()
         guard !d.isNaN else { return self }
         guard d > -0x1p63, d < 0x1p63 else { return d > 0 ? .max : .min }

@@ -66,7 +66,7 @@ package struct TimelineState {
         package var dropped: CommandDropHandler?
     }
 
-    package var nextID: UInt64 = 0
+    var nextID: UInt64 = 0
     package var waiting: [UInt64: Waiting] = [:]
     /// Called for every timed command applied, with its id and the time it took effect on.
     package var onApplied: (@Sendable (ScheduledCommandID, EngineTime) -> Void)?
@@ -150,7 +150,7 @@ extension Engine {
     }
 
     /// Event thread: a timed command took effect or was dropped.
-    package func commandSettled(_ event: MixerEvent) {
+    func commandSettled(_ event: MixerEvent) {
         let (waiting, applied, dropped) = timeline.withLock { t in
             (t.waiting.removeValue(forKey: event.command), t.onApplied, t.onDropped)
         }
@@ -227,7 +227,7 @@ extension Track {
     }
 
     /// The source frame `seconds` into the sound: 0 ≤ seconds ≤ duration (to within half a frame).
-    package func sourceFrame(_ seconds: Double, _ name: String) throws(EngineError) -> Int {
+    func sourceFrame(_ seconds: Double, _ name: String) throws(EngineError) -> Int {
         let position = (seconds * sound.sampleRate).rounded()
         guard seconds.isFinite, position >= 0, position <= Double(sound.frameCount) else {
             throw .invalidParameter(name: name, value: seconds, expected: "0…\(sound.duration) s (the sound's duration)")
@@ -275,7 +275,7 @@ extension Track {
 
     /// A checked `change` in the small form the command ring carries on its own (`VoiceChange`), for the
     /// properties changed many times a second; nil for the others.
-    package func voiceChange(for change: TrackChange) -> VoiceChange? {
+    func voiceChange(for change: TrackChange) -> VoiceChange? {
         switch change {
         case let .volume(v, r): .volume(v, rampFrames: rampFrames(r))
         case let .pan(p, r): .pan(PanMatrix(pan: p, channelCount: sound.channelCount), rampFrames: rampFrames(r))
@@ -294,7 +294,7 @@ extension Track {
     }
 
     /// What `change` taking effect does to the track's state.
-    package static func take(_ change: TrackChange, into s: inout State) {
+    static func take(_ change: TrackChange, into s: inout State) {
         switch change {
         case let .volume(v, _): s.volume = v
         case let .pan(p, _): s.pan = p

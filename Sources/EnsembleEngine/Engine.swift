@@ -128,7 +128,7 @@ public final class Engine: @unchecked Sendable {
     /// Timed commands not yet reported applied, with what to do when they are (see `Engine+Timeline`).
     package let timeline = Mutex(TimelineState())
     /// The listener and 3D settings last given (see `Engine+Spatial`).
-    package let spatialControl = Mutex(SpatialControl())
+    let spatialControl = Mutex(SpatialControl())
     /// The subscribers of `events()`, fed on the event thread (see `Engine+Events`).
     package let broadcast = EventBroadcast()
 
@@ -197,7 +197,7 @@ public final class Engine: @unchecked Sendable {
     package static func smoothingFrames(_ c: Configuration) -> Int { Int((c.smoothingTime * c.sampleRate).rounded()) }
 
     /// The render side for a (validated) configuration; `CommandReplay` makes its twin the same way.
-    package static func makeMixer(_ c: Configuration) -> Mixer {
+    static func makeMixer(_ c: Configuration) -> Mixer {
         let mixer = Mixer(sampleRate: c.sampleRate, maxBlockFrames: c.maxBlockFrames, capacity: c.maxVoices,
                           effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames(c),
                           commandCapacity: c.commandCapacity, eventCapacity: c.eventCapacity,
@@ -226,10 +226,10 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// The stream loader if a streamed track has played, without starting one.
-    package var existingStreamLoader: StreamLoader? { loader.withLock { $0 } }
+    var existingStreamLoader: StreamLoader? { loader.withLock { $0 } }
 
     /// Ring length in frames for a streamed sound at `sourceRate`.
-    package func streamCapacity(sourceRate: Double) -> Int {
+    func streamCapacity(sourceRate: Double) -> Int {
         max(Int((configuration.streamBufferDuration * sourceRate).rounded(.up)), 8 * configuration.maxBlockFrames + 64)
     }
 
@@ -259,7 +259,7 @@ public final class Engine: @unchecked Sendable {
     package let deviceClock = DeviceClock()
 
     /// Control-side bus settings and effect chains (the render side only ever sees the commands they turn into).
-    package let busControl = BusControl()
+    let busControl = BusControl()
 
     /// The engine clock's frame (see `now`).
     package var currentFrame: Int64 {
@@ -421,7 +421,7 @@ public final class Engine: @unchecked Sendable {
         reclaimChains()
     }
 
-    package func nextSequence() -> UInt64 {
+    func nextSequence() -> UInt64 {
         control.withLock { state in state.nextSequence() }
     }
 

@@ -20,7 +20,7 @@ public struct EngineEvents: AsyncSequence, Sendable {
     public typealias AsyncIterator = AsyncStream<EngineEvent>.Iterator
 
     package let stream: AsyncStream<EngineEvent>
-    package let drops: EventDropCount
+    let drops: EventDropCount
     /// Most events held for this consumer at once.
     public let bufferSize: Int
 
@@ -33,6 +33,6 @@ public struct EngineEvents: AsyncSequence, Sendable {
 }
 
 /// A sequence's drop counter, shared by the sequence (read) and the broadcast (written on the event thread).
-package final class EventDropCount: Sendable {
-    package let value = Atomic<Int>(0)
+final class EventDropCount: Sendable {
+    let value = Atomic<Int>(0)
 }

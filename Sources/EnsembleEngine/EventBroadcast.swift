@@ -15,12 +15,12 @@ package final class EventBroadcast: Sendable {
     private let subscribers = Mutex<(next: UInt64, all: [UInt64: Subscriber])>((0, [:]))
     private let count = Atomic<Int>(0)
     /// Stream totals seen at the last starvation check (event thread only, behind the lock for `Sendable`).
-    package let starvation = Mutex<(underruns: Int, missingFrames: Int, checked: ContinuousClock.Instant?)>((0, 0, nil))
+    let starvation = Mutex<(underruns: Int, missingFrames: Int, checked: ContinuousClock.Instant?)>((0, 0, nil))
 
     /// Whether anyone listens (so the event thread builds events only then).
     package var isActive: Bool { count.load(ordering: .relaxed) > 0 }
 
-    package func subscribe(bufferSize: Int) -> EngineEvents {
+    func subscribe(bufferSize: Int) -> EngineEvents {
         let size = max(bufferSize, 1)
         let (stream, continuation) = AsyncStream.makeStream(of: EngineEvent.self, bufferingPolicy: .bufferingOldest(size))
         let drops = EventDropCount()

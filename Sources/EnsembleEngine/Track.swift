@@ -46,12 +46,12 @@ public final class Track: @unchecked Sendable {
         package var phase = Phase.idle
         /// A timed `stop(at:)` is waiting for the current voice: it still plays (and takes changes) until then,
         /// but an immediate `play()` starts afresh, as after any stop.
-        package var stopPending = false
+        var stopPending = false
         /// Older generations replaced by a timed `play` while still live: their end is still reported.
         package var replaced: [UInt32] = []
         /// The generation whose end was last reported (so a voice that ended before a new `play`, with its end
         /// still on the way, is reported too).
-        package var reportedEnd: UInt32 = 0
+        var reportedEnd: UInt32 = 0
         /// The current voice went virtual and has not come back (from its events).
         package var isVirtual = false
         package var onStart: (@Sendable (EngineTime) -> Void)?
@@ -565,7 +565,7 @@ public final class Track: @unchecked Sendable {
 
     /// The command that starts (or resumes) this track at `frame` (nil: as soon as possible).
     /// `fresh`: always a new voice (a timed play), never a resume; a live older voice stays reported.
-    package func startCommands(atFrame frame: Int64?, fresh: Bool = false) -> [MixerCommand] {
+    func startCommands(atFrame frame: Int64?, fresh: Bool = false) -> [MixerCommand] {
         state.withLock { s in
             let ended = engine.mixer.telemetry.phase(slot: Int(slot), generation: s.generation) == .ended
             if fresh && s.generation != 0 && !ended { s.replaced.append(s.generation) }

@@ -65,7 +65,7 @@ package struct ByteReader {
     package var remaining: Int { end - offset }
 
     /// Throws `.truncated` unless `count` more bytes are available.
-    package func require(_ count: Int) throws(AudioFileError) {
+    func require(_ count: Int) throws(AudioFileError) {
         guard count >= 0, count <= remaining else {
             throw AudioFileError(.truncated, path: path,
                                  "file ends inside the \(context) (needs \(count) bytes at offset \(offset), \(remaining) left)")
@@ -84,7 +84,7 @@ package struct ByteReader {
     }
 
     /// The next `count` bytes as an array, or `.truncated`.
-    package mutating func readBytes(_ count: Int) throws(AudioFileError) -> [UInt8] {
+    mutating func readBytes(_ count: Int) throws(AudioFileError) -> [UInt8] {
         try require(count)
         let bytes = source.bytes(at: offset, count: count)
         guard bytes.count == count else {
@@ -96,7 +96,7 @@ package struct ByteReader {
 
     // Each read consumes the field's bytes in the reader's byte order or throws `.truncated` and leaves `offset` alone.
 
-    package mutating func readUInt8() throws(AudioFileError) -> UInt8 {
+    mutating func readUInt8() throws(AudioFileError) -> UInt8 {
         UInt8(truncatingIfNeeded: try readInteger(1))
     }
 
@@ -104,21 +104,21 @@ package struct ByteReader {
         UInt16(truncatingIfNeeded: try readInteger(2))
     }
 
-    package mutating func readUInt32() throws(AudioFileError) -> UInt32 {
+    mutating func readUInt32() throws(AudioFileError) -> UInt32 {
         UInt32(truncatingIfNeeded: try readInteger(4))
     }
 
-    package mutating func readUInt64() throws(AudioFileError) -> UInt64 {
+    mutating func readUInt64() throws(AudioFileError) -> UInt64 {
         try readInteger(8)
     }
 
-    package mutating func readInt16() throws(AudioFileError) -> Int16 { Int16(bitPattern: try readUInt16()) }
-    package mutating func readInt32() throws(AudioFileError) -> Int32 { Int32(bitPattern: try readUInt32()) }
-    package mutating func readInt64() throws(AudioFileError) -> Int64 { Int64(bitPattern: try readUInt64()) }
-    package mutating func readFloat64() throws(AudioFileError) -> Double { Double(bitPattern: try readUInt64()) }
+    mutating func readInt16() throws(AudioFileError) -> Int16 { Int16(bitPattern: try readUInt16()) }
+    mutating func readInt32() throws(AudioFileError) -> Int32 { Int32(bitPattern: try readUInt32()) }
+    mutating func readInt64() throws(AudioFileError) -> Int64 { Int64(bitPattern: try readUInt64()) }
+    mutating func readFloat64() throws(AudioFileError) -> Double { Double(bitPattern: try readUInt64()) }
 
     /// A four-character code, always in file order whatever the reader's byte order.
-    package mutating func readFourCC() throws(AudioFileError) -> FourCC {
+    mutating func readFourCC() throws(AudioFileError) -> FourCC {
         let bytes = try readBytes(4)
         return FourCC(rawValue: bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
     }
@@ -126,7 +126,7 @@ package struct ByteReader {
     /// Reads an 80-bit IEEE 754 extended float (AIFF's sample rate field) as a Double.
     ///
     /// Values a Double cannot hold come back as infinity or zero, which the caller's range check then rejects.
-    package mutating func readFloat80() throws(AudioFileError) -> Double {
+    mutating func readFloat80() throws(AudioFileError) -> Double {
         let signAndExponent = try readUInt16()
         let mantissa = try readUInt64()
         let negative = signAndExponent & 0x8000 != 0

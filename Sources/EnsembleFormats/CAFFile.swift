@@ -7,24 +7,24 @@ package struct CAFFile {
     /// The `desc` chunk (an AudioStreamBasicDescription, all fields big-endian).
     package struct Description: Equatable {
         package var sampleRate: Double
-        package var formatID: FourCC
-        package var formatFlags: UInt32
+        var formatID: FourCC
+        var formatFlags: UInt32
         package var bytesPerPacket: UInt32
         package var framesPerPacket: UInt32
-        package var channelsPerFrame: UInt32
-        package var bitsPerChannel: UInt32
+        var channelsPerFrame: UInt32
+        var bitsPerChannel: UInt32
     }
 
     /// The fixed header of the `pakt` chunk; per-packet descriptions after it are not needed for constant-size codecs.
-    package struct PacketTable: Equatable {
-        package var numberPackets: Int64
-        package var validFrames: Int64
-        package var primingFrames: Int32
-        package var remainderFrames: Int32
+    struct PacketTable: Equatable {
+        var numberPackets: Int64
+        var validFrames: Int64
+        var primingFrames: Int32
+        var remainderFrames: Int32
     }
 
     package var description: Description
-    package var packetTable: PacketTable?
+    var packetTable: PacketTable?
     /// Byte range of the audio packets, after the `data` chunk's edit count.
     package var audioData: Range<Int>
 
@@ -36,7 +36,7 @@ package struct CAFFile {
     /// Reads the file header and the `desc` chunk, which the format requires to come first.
     ///
     /// Kept separate from `parse` so a caller can tell the codec before committing to validating the rest.
-    package static func readDescription(_ source: ByteSource, path: String) throws(AudioFileError) -> Description {
+    static func readDescription(_ source: ByteSource, path: String) throws(AudioFileError) -> Description {
         var reader = ByteReader(source, path: path, context: "CAF file header")
         guard try reader.readFourCC() == magic else {
             throw AudioFileError(.corrupt, path: path, "not a CAF file (missing 'caff' header)")

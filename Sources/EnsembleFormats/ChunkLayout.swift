@@ -21,7 +21,7 @@ package enum ChunkLayout {
     }
 
     /// The format tag in a WAV file's 'fmt ' chunk, if the chunk is present and complete.
-    package static func wavFormatTag(_ b: [UInt8], bigEndian: Bool) -> UInt16? {
+    static func wavFormatTag(_ b: [UInt8], bigEndian: Bool) -> UInt16? {
         var walk = ChunkWalker.riff(.memory(b), path: "", bigEndian: bigEndian)
         while let chunk = try? walk.next() {
             if chunk.id == FourCC("fmt ") {

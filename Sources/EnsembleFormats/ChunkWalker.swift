@@ -10,7 +10,7 @@ package struct ChunkWalker {
         /// The size the header claims, as a signed number (CAF sizes are signed; 32-bit sizes are never negative).
         package let claimedSize: Int64
         /// Offset of the chunk's first body byte.
-        package let bodyStart: Int
+        let bodyStart: Int
         /// Bytes from `bodyStart` to the end of the walk's range.
         package let available: Int
 
@@ -19,14 +19,14 @@ package struct ChunkWalker {
         /// The body's byte range, clamped to what the file holds.
         package var body: Range<Int> { bodyStart..<(bodyStart + clampedSize) }
         /// The claimed size, clamped to 0…available.
-        package var clampedSize: Int { claimedSize < 0 ? 0 : Int(min(claimedSize, Int64(available))) }
+        var clampedSize: Int { claimedSize < 0 ? 0 : Int(min(claimedSize, Int64(available))) }
     }
 
     package private(set) var reader: ByteReader
     /// 4 for RIFF and IFF, 8 for CAF.
-    package let sizeBytes: Int
+    let sizeBytes: Int
     /// RIFF and IFF pad odd-sized chunks to an even length; CAF does not.
-    package let padded: Bool
+    let padded: Bool
 
     /// A walk over `source[range]`, whose first chunk header starts at `range.lowerBound`.
     package init(_ source: ByteSource, path: String, range: Range<Int>, sizeBytes: Int, littleEndian: Bool, padded: Bool) {
@@ -37,7 +37,7 @@ package struct ChunkWalker {
     }
 
     /// The walk over a RIFF (little-endian) or RIFX (big-endian) file's chunks, after its 12-byte header.
-    package static func riff(_ source: ByteSource, path: String, bigEndian: Bool) -> ChunkWalker {
+    static func riff(_ source: ByteSource, path: String, bigEndian: Bool) -> ChunkWalker {
         ChunkWalker(source, path: path, range: 12..<source.count, sizeBytes: 4, littleEndian: !bigEndian, padded: true)
     }
 
@@ -66,7 +66,7 @@ package struct ChunkWalker {
     }
 
     /// A reader over `chunk`'s body (clamped to the file), in the walk's byte order.
-    package func bodyReader(_ chunk: Chunk, context: String) -> ByteReader {
+    func bodyReader(_ chunk: Chunk, context: String) -> ByteReader {
         var body = ByteReader(reader.source, path: reader.path, context: context, range: chunk.body)
         body.littleEndian = reader.littleEndian
         return body

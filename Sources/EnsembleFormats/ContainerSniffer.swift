@@ -99,8 +99,8 @@ public enum ContainerSniffer {
 
 /// The fields of a 4-byte MPEG audio frame header that matter for finding the next frame.
 package struct MPEGFrameHeader: Equatable {
-    package enum Version: Equatable { case mpeg1, mpeg2, mpeg25 }
-    package let version: Version
+    enum Version: Equatable { case mpeg1, mpeg2, mpeg25 }
+    let version: Version
     /// 1, 2 or 3.
     package let layer: Int
     package let bitRate: Int
@@ -204,12 +204,12 @@ extension MPEGFrameHeader {
 
     /// Whether `other` can be the next frame of the same stream (same version, layer and rate; channel mode and
     /// bit rate may change from frame to frame).
-    package func continues(_ other: MPEGFrameHeader) -> Bool {
+    func continues(_ other: MPEGFrameHeader) -> Bool {
         version == other.version && layer == other.layer && sampleRate == other.sampleRate
     }
 
     /// Bytes of Layer III side information after the header (where a Xing/Info tag starts).
-    package var sideInfoLength: Int {
+    var sideInfoLength: Int {
         if version == .mpeg1 { return channelCount == 1 ? 17 : 32 }
         return channelCount == 1 ? 9 : 17
     }

@@ -8,7 +8,7 @@ import Darwin
 package enum FileBytes {
     /// Files larger than this are refused before any read: the decoders hold the whole file in memory, and
     /// audio files that big are outside what the mixer is meant to load.
-    package static let maximumSize = 2 << 30
+    static let maximumSize = 2 << 30
 
     /// The file's bytes, after checking it exists, is a regular file, is not empty and is not too large.
     package static func read(path: String) throws(AudioFileError) -> [UInt8] {
@@ -48,7 +48,7 @@ package enum FileBytes {
     }
 
     /// Validates the path without reading it and returns the file's size in bytes.
-    package static func checkedSize(path: String) throws(AudioFileError) -> Int {
+    static func checkedSize(path: String) throws(AudioFileError) -> Int {
         let size = try checkedPath(path: path)
         guard size <= maximumSize else {
             throw AudioFileError(.tooLarge, path: path, "file is \(size) bytes; the limit is \(maximumSize) bytes")
@@ -57,7 +57,7 @@ package enum FileBytes {
     }
 
     /// The checks of `checkedSize` except the size limit, for readers that only walk headers.
-    package static func checkedPath(path: String) throws(AudioFileError) -> Int {
+    static func checkedPath(path: String) throws(AudioFileError) -> Int {
         guard !path.isEmpty else { throw AudioFileError(.notFound, path: path, "no such file") }
         var st = stat()
         guard stat(path, &st) == 0 else { throw openError(errno, path: path) }
@@ -68,7 +68,7 @@ package enum FileBytes {
         return Int(st.st_size)
     }
 
-    package static func openError(_ code: Int32, path: String) -> AudioFileError {
+    static func openError(_ code: Int32, path: String) -> AudioFileError {
         switch code {
         case ENOENT, ENOTDIR: return AudioFileError(.notFound, path: path, "no such file")
         case EISDIR: return AudioFileError(.isDirectory, path: path, "is a directory, not an audio file")

@@ -12,13 +12,13 @@ package struct IMA4ContainerLayout {
     /// Byte range of the packets in the file.
     package var data: Range<Int>
     /// CAF only: how many decoded frames to drop at the start and keep after that.
-    package var packetTable: CAFFile.PacketTable?
+    var packetTable: CAFFile.PacketTable?
 
     /// More channels than any real IMA4 file has; a larger count is far likelier to be a corrupt header.
-    package static let maxChannels = 255
+    static let maxChannels = 255
 
     /// Frames in the whole packets present, before any `pakt` trimming.
-    package var wholePacketFrames: Int {
+    var wholePacketFrames: Int {
         data.count / (IMA4.bytesPerChannelPacket * channelCount) * IMA4.framesPerPacket
     }
 
@@ -81,7 +81,7 @@ package struct IMA4ContainerLayout {
     }
 
     /// Rates outside 1 Hz…1 MHz do not occur in audio files; seeing one means the header is damaged.
-    package static func plausibleSampleRate(_ rate: Double) -> Bool {
+    static func plausibleSampleRate(_ rate: Double) -> Bool {
         rate.isFinite && rate >= 1 && rate <= 1_000_000
     }
 

@@ -3,7 +3,7 @@ package enum IMA4 {
     package static let framesPerPacket = 64
     /// Two header bytes plus 64 four-bit codes, per channel.
     package static let bytesPerChannelPacket = 34
-    package static let formatID = FourCC("ima4")
+    static let formatID = FourCC("ima4")
 
     /// The 89 quantizer step sizes of IMA ADPCM.
     package static let stepTable: [Int32] = [
@@ -81,7 +81,7 @@ package struct IMA4ChannelState: Equatable {
     /// header (`applyHeader`), then its 64 codes, low nibble first (the earlier sample sits in the low bits), as
     /// int16 / 32768 into `out[0]`, `out[stride]`, … `out[63 × stride]`. The one packet reader of the in-memory
     /// and the streamed decoder. Returns the header's step index when it is out of range (nothing written), else nil.
-    package mutating func decodeBlock(_ block: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<Float>, stride: Int) -> Int? {
+    mutating func decodeBlock(_ block: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<Float>, stride: Int) -> Int? {
         let header = UInt16(block[0]) << 8 | UInt16(block[1])
         guard applyHeader(header) else { return Int(header & 0x7F) }
         let scale: Float = 1.0 / 32768.0
@@ -108,7 +108,7 @@ package struct IMA4ChannelState: Equatable {
 package enum IMA4Decoder {
     /// Largest number of samples (all channels) one decode may produce: 2^31 floats is 8 GiB, beyond any sound a
     /// mixer should hold in memory, and far beyond what a header-only claim could justify.
-    package static let maxTotalSamples = 1 << 31
+    static let maxTotalSamples = 1 << 31
 
     /// Decodes every whole packet in `bytes[range]` to planar floats (int16 / 32768).
     ///

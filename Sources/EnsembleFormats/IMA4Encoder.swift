@@ -1,7 +1,7 @@
 /// Encodes audio as Apple IMA4 packets: per packet and channel, a 2-byte header and 64 four-bit codes.
 package enum IMA4Encoder {
     /// Converts a float sample to the int16 the codec works on, clamping out-of-range values and mapping NaN to 0.
-    package static func int16Sample(_ value: Float) -> Int32 {
+    static func int16Sample(_ value: Float) -> Int32 {
         guard value.isFinite else { return value.isNaN ? 0 : (value > 0 ? 32767 : -32768) }
         let scaled = (value * 32768).rounded()
         return Int32(min(max(scaled, -32768), 32767))

@@ -1,11 +1,11 @@
 /// Wraps encoded IMA4 packets in a CAF or AIFC container.
-package enum IMA4Writer {
+enum IMA4Writer {
     /// A CAF file: `caff` header, `desc`, `pakt`, `data`.
     ///
     /// IMA4 has fixed-size packets, so the `pakt` carries no packet descriptions; it exists to record the true
     /// frame count (`validFrames`) and the silence padding the last packet (`remainderFrames`), so readers that
     /// honour it, ours included, return exactly the frames that were written.
-    package static func caf(packets: [UInt8], sampleRate: Double, channelCount: Int, frameCount: Int) -> [UInt8] {
+    static func caf(packets: [UInt8], sampleRate: Double, channelCount: Int, frameCount: Int) -> [UInt8] {
         let packetCount = IMA4Encoder.packetCount(frames: frameCount)
         var w = ByteWriter(capacity: packets.count + 128)
         w.append(CAFFile.magic)
@@ -41,7 +41,7 @@ package enum IMA4Writer {
     /// `numSampleFrames` holds the packet count, not the frame count: that is what ffmpeg's AIFF muxer writes and
     /// what its demuxer (multiplying by 64) expects, matching Apple's files. AIFC has no field for padding, so a
     /// reader sees the frame count rounded up to a multiple of 64.
-    package static func aifc(packets: [UInt8], sampleRate: Double, channelCount: Int, frameCount: Int) -> [UInt8] {
+    static func aifc(packets: [UInt8], sampleRate: Double, channelCount: Int, frameCount: Int) -> [UInt8] {
         let packetCount = IMA4Encoder.packetCount(frames: frameCount)
         let compressionName: [UInt8] = [7] + Array("IMA 4:1".utf8) // Pascal string; 8 bytes, so no pad byte
         let commSize = 18 + 4 + compressionName.count
@@ -77,5 +77,5 @@ package enum IMA4Writer {
     }
 
     /// Largest packet payload an AIFC can describe: FORM and SSND sizes are 32-bit.
-    package static let maxAIFCPayload = Int(UInt32.max) - 256
+    static let maxAIFCPayload = Int(UInt32.max) - 256
 }

@@ -26,12 +26,12 @@ public final class MP3Decoder {
     /// MPEG audio layer (1, 2 or 3) of the first decoded frame.
     public private(set) var layer: Int?
     /// Most samples one `decodeAvailable` call may collect before it checks `MemoryBudget` (nil: no check).
-    package var sampleLimit: Int?
+    var sampleLimit: Int?
     private var bitRateSum = 0
     private var bitRateFrames = 0
 
     /// Frames decoded and discarded before the target after a seek (see `init`).
-    package static let seekPrerollFrames = 8
+    static let seekPrerollFrames = 8
 
     /// Creates a decoder; `path` is only used to name the stream in errors.
     public init(path: String = "<stream>") throws(AudioFileError) {

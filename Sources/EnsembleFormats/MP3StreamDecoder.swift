@@ -14,8 +14,8 @@ import Glibc
 /// filter's phase can round differently), rather than bit for bit.
 package final class MP3StreamDecoder: StreamDecoder {
     /// Frames decoded and dropped rather than seeking (10 s at 48 kHz): cheap, and exact.
-    package static let decodeForwardLimit = 480_000
-    package static let feedBytes = 16 * 1024
+    static let decodeForwardLimit = 480_000
+    static let feedBytes = 16 * 1024
 
     private let source: ByteSource
     private let path: String
@@ -169,7 +169,7 @@ package final class MP3StreamDecoder: StreamDecoder {
     /// PCM frames in every MPEG frame of `source`, and each MPEG frame's byte offset, found as `AudioFileStream`
     /// finds them (ID3 skipped, junk resynchronised over). A last frame cut short is not counted: the decoder cannot
     /// decode it either.
-    package static func countFrames(source: ByteSource, path: String) throws(AudioFileError) -> (count: Int, offsets: [Int]) {
+    static func countFrames(source: ByteSource, path: String) throws(AudioFileError) -> (count: Int, offsets: [Int]) {
         let parser = AudioFileStream(name: path)
         var frames = 0
         var offsets: [Int] = []

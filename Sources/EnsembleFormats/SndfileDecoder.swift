@@ -94,7 +94,7 @@ package enum SndfileDecoder {
     }
 
     /// The name `AudioFileInfo.codec` uses for a libsndfile format word.
-    package static func codecName(format: Int32) -> String {
+    static func codecName(format: Int32) -> String {
         let major = Int(format) & SF_FORMAT_TYPEMASK
         let sub = Int(format) & SF_FORMAT_SUBMASK
         // FLAC files carry a PCM subtype in libsndfile's terms (the decoded bit depth), but the codec is FLAC.

@@ -10,13 +10,13 @@ import EnsembleEngine
 /// Renaming within one directory is atomic on POSIX file systems, so readers see either the old file or
 /// the whole new one, and a failed or abandoned write leaves nothing but a temp file that is removed (also when the
 /// process is interrupted, once `InterruptCleanup.install` has run).
-package struct AtomicOutputFile {
-    package let destination: String
-    package let temporaryPath: String
+struct AtomicOutputFile {
+    let destination: String
+    let temporaryPath: String
     /// Open descriptor of the temporary file; ownership passes to whoever closes it.
-    package let descriptor: Int32
+    let descriptor: Int32
 
-    package init(destination: String) throws(AudioFileError) {
+    init(destination: String) throws(AudioFileError) {
         let slash = destination.lastIndex(of: "/")
         let directory = slash.map { String(destination[..<$0]) } ?? "."
         let name = slash.map { String(destination[destination.index(after: $0)...]) } ?? destination
@@ -46,7 +46,7 @@ package struct AtomicOutputFile {
     }
 
     /// Moves the finished temporary file into place; on failure the temporary file is removed.
-    package func commit() throws(AudioFileError) {
+    func commit() throws(AudioFileError) {
         var result: Int32 = 0, code: Int32 = 0
         let committed = InterruptCleanup.commit(temporaryPath) {
             result = rename(temporaryPath, destination)
@@ -63,7 +63,7 @@ package struct AtomicOutputFile {
     }
 
     /// Deletes the temporary file (the descriptor must already be closed or handed off).
-    package func discard() {
+    func discard() {
         unlink(temporaryPath)
         InterruptCleanup.unregister(temporaryPath)
     }

@@ -41,12 +41,12 @@ public enum InterruptCleanup {
     }
 
     /// Notes a temporary file that must not outlive an interruption.
-    package static func register(_ path: String) {
+    static func register(_ path: String) {
         registry.withLock { $0.paths.append(path) }
     }
 
     /// Forgets `path` (it was deleted).
-    package static func unregister(_ path: String) {
+    static func unregister(_ path: String) {
         registry.withLock { registry in
             if let i = registry.paths.lastIndex(of: path) { registry.paths.remove(at: i) }
         }
@@ -55,7 +55,7 @@ public enum InterruptCleanup {
     /// Forgets `path` and runs `commit` (the rename into place) under the registry's lock, so an interruption
     /// either deletes the file or sees it committed, never neither. Returns false, without running `commit`, when an
     /// interruption is under way.
-    package static func commit(_ path: String, _ commit: () -> Void) -> Bool {
+    static func commit(_ path: String, _ commit: () -> Void) -> Bool {
         registry.withLock { registry in
             guard !registry.interrupted else { return false }
             if let i = registry.paths.lastIndex(of: path) { registry.paths.remove(at: i) }

@@ -97,7 +97,7 @@ extension Engine {
     }
 
     /// One offline block: the control-side chores, then `frames` frames rendered interleaved into `buffer`.
-    package func renderOfflineBlock(into buffer: UnsafeMutablePointer<Float>, frames: Int) {
+    func renderOfflineBlock(into buffer: UnsafeMutablePointer<Float>, frames: Int) {
         pumpCommands()
         throttleEvents()
         waitForStreams()

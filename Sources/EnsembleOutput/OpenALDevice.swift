@@ -171,7 +171,7 @@ public final class OpenALDevice: @unchecked Sendable {
     }
 
     /// Clears the calling thread's context (before a thread that called `makeCurrent` ends).
-    package func releaseCurrent() {
+    func releaseCurrent() {
         if ALExtensions.threadLocalContexts, let setThread = ALExtensions.setThreadContext { _ = setThread(nil) }
     }
 
@@ -202,14 +202,14 @@ public final class OpenALDevice: @unchecked Sendable {
 
 /// Extension entry points, looked up once with alcGetProcAddress / alGetProcAddress.
 package enum ALExtensions {
-    package static let threadLocalContexts = alcIsExtensionPresent(nil, "ALC_EXT_thread_local_context") != 0
-    package static let setThreadContext: PFNALCSETTHREADCONTEXTPROC? =
+    static let threadLocalContexts = alcIsExtensionPresent(nil, "ALC_EXT_thread_local_context") != 0
+    static let setThreadContext: PFNALCSETTHREADCONTEXTPROC? =
         unsafeBitCast(alcGetProcAddress(nil, "alcSetThreadContext"), to: PFNALCSETTHREADCONTEXTPROC?.self)
-    package static let currentThreadContext: PFNALCGETTHREADCONTEXTPROC? =
+    static let currentThreadContext: PFNALCGETTHREADCONTEXTPROC? =
         unsafeBitCast(alcGetProcAddress(nil, "alcGetThreadContext"), to: PFNALCGETTHREADCONTEXTPROC?.self)
-    package static let loopbackOpenDevice: LPALCLOOPBACKOPENDEVICESOFT? =
+    static let loopbackOpenDevice: LPALCLOOPBACKOPENDEVICESOFT? =
         unsafeBitCast(alcGetProcAddress(nil, "alcLoopbackOpenDeviceSOFT"), to: LPALCLOOPBACKOPENDEVICESOFT?.self)
-    package static let isRenderFormatSupported: LPALCISRENDERFORMATSUPPORTEDSOFT? =
+    static let isRenderFormatSupported: LPALCISRENDERFORMATSUPPORTEDSOFT? =
         unsafeBitCast(alcGetProcAddress(nil, "alcIsRenderFormatSupportedSOFT"), to: LPALCISRENDERFORMATSUPPORTEDSOFT?.self)
     package static let renderSamples: LPALCRENDERSAMPLESSOFT? =
         unsafeBitCast(alcGetProcAddress(nil, "alcRenderSamplesSOFT"), to: LPALCRENDERSAMPLESSOFT?.self)

@@ -435,6 +435,6 @@ public final class OpenALOutput: @unchecked Sendable {
 }
 
 @_noLocks
-package func timespecFor(nanos: Int64) -> timespec {
+func timespecFor(nanos: Int64) -> timespec {
     timespec(tv_sec: Int(nanos / 1_000_000_000), tv_nsec: Int(nanos % 1_000_000_000))
 }

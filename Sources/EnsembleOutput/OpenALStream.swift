@@ -31,23 +31,23 @@ import EnsembleEngine
 /// the underrun frame are reported on the engine timeline. The samples of every queued buffer are kept in
 /// `copies`, so that when the device is lost the buffers it had not played can be queued first on the next
 /// device (`init(carrying:)`): no rendered frame is dropped with a device.
-package final class OpenALStream: @unchecked Sendable {
+final class OpenALStream: @unchecked Sendable {
     /// Probes a render thread can install (tests): called with `Probe` phases around our own code.
-    package typealias Hook = @convention(c) (Int32) -> Void
+    typealias Hook = @convention(c) (Int32) -> Void
     package enum Probe {
         /// Around the part of a refill that is ours (render + fade), excluding the AL calls.
-        package static let ourCodeBegin: Int32 = 1, ourCodeEnd: Int32 = 2
+        static let ourCodeBegin: Int32 = 1, ourCodeEnd: Int32 = 2
         /// Around a whole service pass, AL calls included.
-        package static let passBegin: Int32 = 3, passEnd: Int32 = 4
+        static let passBegin: Int32 = 3, passEnd: Int32 = 4
     }
 
-    package let device: OpenALDevice
-    package let engine: Engine
-    package let bufferCount: Int
-    package let bufferFrames: Int
-    package let sampleRate: Double
+    let device: OpenALDevice
+    let engine: Engine
+    let bufferCount: Int
+    let bufferFrames: Int
+    let sampleRate: Double
     /// Channels per frame: the engine's (`Engine.speakerLayout`).
-    package let channelCount: Int
+    let channelCount: Int
     /// The buffers' OpenAL format (`AL_FORMAT_STEREO_FLOAT32`, `AL_FORMAT_51CHN32` or `AL_FORMAT_71CHN32`).
     private let format: ALenum
 
@@ -85,35 +85,35 @@ package final class OpenALStream: @unchecked Sendable {
     private static let latencyInterval: Int64 = 500_000_000
 
     /// Underruns: times the source stopped because every queued buffer had been played.
-    package let underruns = Atomic<Int>(0)
+    let underruns = Atomic<Int>(0)
     /// The engine frame the source resumed with after the last underrun (-1: none yet).
-    package let lastUnderrunFrame = Atomic<Int64>(-1)
+    let lastUnderrunFrame = Atomic<Int64>(-1)
     /// The played frame last published (before extrapolation).
-    package let lastPlayedFrame = Atomic<Int64>(0)
+    let lastPlayedFrame = Atomic<Int64>(0)
     /// The device latency OpenAL last reported (`AL_SOFT_source_latency`), in frames; 0 without it.
-    package let deviceLatencyFrames = Atomic<Int64>(0)
+    let deviceLatencyFrames = Atomic<Int64>(0)
     /// Set by the render thread when the device reported itself disconnected (`ALC_EXT_disconnect`); the
     /// stream is then inert and its unplayed buffers wait for `init(carrying:)`.
-    package let lost = Atomic<Bool>(false)
+    let lost = Atomic<Bool>(false)
     /// Whether the loss was reported (`OpenALOutput` reports it once).
-    package let lossReported = Atomic<Bool>(false)
+    let lossReported = Atomic<Bool>(false)
     /// The output frame the device last reported playing (for `OpenALOutput.stop`'s wait).
-    package let playedOutputFrame = Atomic<Int64>(0)
+    let playedOutputFrame = Atomic<Int64>(0)
 
     /// Fade-out: frames of ramp asked for (set by the control side, taken by the render thread).
-    package let fadeRequest = Atomic<Int>(-1)
+    let fadeRequest = Atomic<Int>(-1)
     /// The engine frame from which the output is silent after a fade (Int64.max until one is done).
-    package let silentFrom = Atomic<Int64>(.max)
+    let silentFrom = Atomic<Int64>(.max)
     /// The same in output frames.
-    package let silentFromOutput = Atomic<Int64>(.max)
+    let silentFromOutput = Atomic<Int64>(.max)
     private var fadeStart: Int64 = .max
     private var fadeLength: Int64 = 0
 
-    package nonisolated(unsafe) var hook: Hook?
+    nonisolated(unsafe) var hook: Hook?
 
     /// A stream on `device`; with `previous` (the stream it replaces, lost or not), its unplayed buffers come first,
     /// and its counters carry on. `bufferCount` must then be at least `previous.bufferCount`.
-    package init(device: OpenALDevice, engine: Engine, bufferCount: Int, bufferFrames: Int,
+    init(device: OpenALDevice, engine: Engine, bufferCount: Int, bufferFrames: Int,
          carrying previous: OpenALStream? = nil) throws(OutputError) {
         self.device = device
         self.engine = engine
@@ -188,7 +188,7 @@ package final class OpenALStream: @unchecked Sendable {
     }
 
     /// The OpenAL name of the buffer format for `layout`.
-    package static func formatName(_ layout: SpeakerLayout) -> String {
+    static func formatName(_ layout: SpeakerLayout) -> String {
         switch layout {
         case .stereo: "AL_FORMAT_STEREO_FLOAT32"
         case .surround51: "AL_FORMAT_51CHN32"
@@ -199,7 +199,7 @@ package final class OpenALStream: @unchecked Sendable {
     /// The buffer format for `layout` (the current context's): stereo float32, or the `AL_EXT_MCFORMATS` float
     /// format, looked up by name (`alGetEnumValue`) as the extension asks. Throws `.unsupported` when the
     /// extension or the format is missing.
-    package static func bufferFormat(_ layout: SpeakerLayout, device: String) throws(OutputError) -> ALenum {
+    static func bufferFormat(_ layout: SpeakerLayout, device: String) throws(OutputError) -> ALenum {
         if layout == .stereo { return AL_FORMAT_STEREO_FLOAT32 }
         let name = formatName(layout)
         guard alIsExtensionPresent("AL_EXT_MCFORMATS") != 0 else {
@@ -232,7 +232,7 @@ package final class OpenALStream: @unchecked Sendable {
     }
 
     /// The engine timeline frame where the next device starts: the first frame not seen played.
-    package var resumeFrame: Int64 { timelineStart(of: unqueuedBuffers) }
+    var resumeFrame: Int64 { timelineStart(of: unqueuedBuffers) }
 
     private static func check() -> ALenum? {
         let e = alGetError()
@@ -240,7 +240,7 @@ package final class OpenALStream: @unchecked Sendable {
     }
 
     /// Stops the source, unqueues and deletes buffers and source (the context must be current).
-    package func dispose() {
+    func dispose() {
         var s = source
         alSourceStop(s)
         alSourcei(s, AL_BUFFER, 0)
@@ -341,7 +341,7 @@ package final class OpenALStream: @unchecked Sendable {
 
     /// Queues the carried buffers, fills the rest of the ring, and starts the source.
     @_noLocks
-    package func prime() {
+    func prime() {
         for k in 0..<bufferCount { refill(buffers[k]) }
         let s = source
         _unsafePerformance { alSourcePlay(s) }
@@ -376,7 +376,7 @@ package final class OpenALStream: @unchecked Sendable {
     /// how many buffers were refilled.
     @_noLocks
     @discardableResult
-    package func service() -> Int {
+    func service() -> Int {
         if lost.load(ordering: .relaxed) { return 0 }
         let probe = hook
         if let probe { _unsafePerformance { probe(Probe.passBegin) } }

@@ -18,7 +18,7 @@ public enum RealTimePriority: Sendable, Equatable, CustomStringConvertible {
     case refused(errno: Int32)
 
     /// The `SCHED_FIFO` priority asked for (low: above normal threads, below the kernel's own).
-    package static let requested: Int32 = 10
+    static let requested: Int32 = 10
 
     /// Asks for `SCHED_FIFO` for the calling thread.
     package static func request() -> RealTimePriority {

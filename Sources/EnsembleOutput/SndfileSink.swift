@@ -12,12 +12,12 @@ import EnsembleEngine
 /// libsndfile's own float→int conversion scales by 32767 on write while reading divides by 32768, so a
 /// round trip through it drifts by up to 1.5 LSB; doing the conversion here keeps round trips within
 /// half an LSB and makes the clip count exact.
-package final class SndfileSink {
-    package let format: OutputFormat
-    package let channelCount: Int
-    package let output: AtomicOutputFile
-    package private(set) var clippedSampleCount = 0
-    package private(set) var framesWritten = 0
+final class SndfileSink {
+    let format: OutputFormat
+    let channelCount: Int
+    let output: AtomicOutputFile
+    private(set) var clippedSampleCount = 0
+    private(set) var framesWritten = 0
     private var file: OpaquePointer?
     private var shorts: [Int16] = []
     private var ints: [Int32] = []
@@ -25,7 +25,7 @@ package final class SndfileSink {
     /// - Parameter layout: the speakers the channels feed, recorded in the file where the container can say it
     ///   (nil: none said, as for stereo, and for files whose layout Ensemble does not know). See
     ///   `AudioFileSink.init(path:format:sampleRate:layout:)`.
-    package init(path: String, format: OutputFormat, sampleRate: Double, channelCount: Int,
+    init(path: String, format: OutputFormat, sampleRate: Double, channelCount: Int,
          layout: SpeakerLayout? = nil) throws(AudioFileError) {
         try format.validate(path: path)
         guard format.codec != .ima4 else {
@@ -82,7 +82,7 @@ package final class SndfileSink {
     deinit { abort() }
 
     /// Appends whole frames; `samples.count` must be a multiple of the channel count.
-    package func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
+    func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
         guard let file else {
             throw AudioFileError(.writeFailed, path: output.destination, "writer is already finished or aborted")
         }
@@ -119,7 +119,7 @@ package final class SndfileSink {
     }
 
     /// Completes the file and moves it into place.
-    package func finish() throws(AudioFileError) {
+    func finish() throws(AudioFileError) {
         guard let file else {
             throw AudioFileError(.writeFailed, path: output.destination, "writer is already finished or aborted")
         }
@@ -133,7 +133,7 @@ package final class SndfileSink {
     }
 
     /// Abandons the file: nothing is left at the destination or in the temporary location.
-    package func abort() {
+    func abort() {
         guard let file else { return }
         self.file = nil
         sf_close(file)
@@ -159,7 +159,7 @@ package final class SndfileSink {
     /// exactly `SpeakerLayout`'s;
     /// libsndfile has no way to write FLAC's WAVEFORMATEXTENSIBLE_CHANNEL_MASK tag) and AIFF (libsndfile's AIFF
     /// writer ignores channel maps).
-    package static func channelMap(_ layout: SpeakerLayout, _ container: OutputFormat.Container) -> [Int32]? {
+    static func channelMap(_ layout: SpeakerLayout, _ container: OutputFormat.Container) -> [Int32]? {
         switch container {
         case .wav, .caf: break
         case .flac, .aiff, .aifc: return nil

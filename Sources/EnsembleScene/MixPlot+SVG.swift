@@ -198,7 +198,7 @@ extension MixPlot {
 
     // MARK: Helpers
 
-    package static func channelName(_ c: Int, of count: Int) -> String {
+    static func channelName(_ c: Int, of count: Int) -> String {
         count == 2 ? (c == 0 ? "Left" : "Right") : "Channel \(c + 1)"
     }
 
@@ -211,7 +211,7 @@ extension MixPlot {
         }
     }
 
-    package static func reasonColour(_ reason: EndReason?) -> String {
+    static func reasonColour(_ reason: EndReason?) -> String {
         switch reason {
         case .finished?: "#2f6b2f"
         case .stopped?: "#a35f00"
@@ -221,7 +221,7 @@ extension MixPlot {
     }
 
     /// The smallest of 1, 2, 5 × 10ⁿ seconds that keeps the ticks at least 70 px apart.
-    package static func tickStep(seconds: Double) -> Double {
+    static func tickStep(seconds: Double) -> Double {
         guard seconds > 0 else { return 1 }
         let minimum = seconds * 70 / plotWidth
         var unit = pow(10, (log10(minimum)).rounded(.down))
@@ -231,12 +231,12 @@ extension MixPlot {
         }
     }
 
-    package static func tickLabel(_ t: Double, step: Double) -> String {
+    static func tickLabel(_ t: Double, step: Double) -> String {
         let decimals = step >= 1 ? 0 : Int((-log10(step)).rounded(.up))
         return String(format: "%.\(decimals)f", t)
     }
 
-    package static func shortened(_ s: String, _ count: Int) -> String {
+    static func shortened(_ s: String, _ count: Int) -> String {
         s.count <= count ? s : String(s.prefix(count - 1)) + "…"
     }
 }

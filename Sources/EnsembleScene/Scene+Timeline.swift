@@ -101,7 +101,7 @@ extension SceneFile {
         package var seek: Double?
         package var play: PlayEntry?
 
-        package enum CodingKeys: String, CodingKey, CaseIterable {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case at, track, bus, listener, set, ramp, stop, pause, resume, seek, play
         }
 
@@ -124,7 +124,7 @@ extension SceneFile {
     package struct PlayEntry: Decodable {
         package var offset: Double?
 
-        package enum CodingKeys: String, CodingKey, CaseIterable {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case offset
         }
 
@@ -141,7 +141,7 @@ extension SceneFile {
         package var level: Double?
         package var filter: FilterEntry?
 
-        package enum CodingKeys: String, CodingKey, CaseIterable {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case volume, pan, rate, loops, position, velocity, direction, send, level, filter
         }
 
@@ -163,7 +163,7 @@ extension SceneFile {
     package struct FadeEntry: Decodable {
         package var fade: Double?
 
-        package enum CodingKeys: String, CodingKey, CaseIterable {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case fade
         }
 
@@ -173,7 +173,7 @@ extension SceneFile {
         }
     }
 
-    package func validateTimeline(into scene: inout Scene, path: String) throws(SceneError) {
+    func validateTimeline(into scene: inout Scene, path: String) throws(SceneError) {
         func fail(_ message: String) -> SceneError { SceneError(path: path, message) }
         func check(_ value: Double?, _ key: String, _ range: ClosedRange<Double>, _ text: String) throws(SceneError) -> Double? {
             guard let value else { return nil }
@@ -313,7 +313,7 @@ extension SceneFile {
 
 extension Scene {
     /// The timeline's `listener` entries with their indices, in the order they take effect (time, then array order).
-    package var listenerChangesInTimeOrder: [(index: Int, change: ListenerChange)] {
+    var listenerChangesInTimeOrder: [(index: Int, change: ListenerChange)] {
         var changes: [(index: Int, at: Double, change: ListenerChange)] = []
         for (i, c) in timeline.enumerated() {
             if case let .listener(change, _) = c.action { changes.append((i, c.at, change)) }

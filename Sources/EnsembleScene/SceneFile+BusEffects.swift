@@ -9,7 +9,7 @@ extension SceneFile.ProcessorEntry {
     /// A `reverb` entry's settings: its `preset` (without one, `ReverbSettings()`: EFX's defaults, its generic
     /// environment) with every `ReverbSettings` field given as a key replacing the preset's value. Ranges are checked
     /// by `spec`.
-    package func reverbSettings(_ key: String, path: String) throws(SceneError) -> ReverbSettings {
+    func reverbSettings(_ key: String, path: String) throws(SceneError) -> ReverbSettings {
         var settings = ReverbSettings()
         if let preset {
             guard let named = ReverbSettings.preset(named: preset) else {
@@ -35,7 +35,7 @@ extension SceneFile.ProcessorEntry {
 
     /// A `compressor` entry's settings (`CompressorSettings`' defaults for the keys not given), its `sidechain`
     /// resolved to engine bus i + 1 for `buses[i]`. Ranges are checked by `spec`.
-    package func compressorSettings(_ key: String, buses: [String], path: String) throws(SceneError) -> CompressorSettings {
+    func compressorSettings(_ key: String, buses: [String], path: String) throws(SceneError) -> CompressorSettings {
         var settings = CompressorSettings()
         if let threshold { settings.thresholdDB = threshold }
         if let ratio { settings.ratio = ratio }
@@ -62,7 +62,7 @@ extension SceneFile.ProcessorEntry {
 extension SceneFile {
     /// Refuses buses whose compressors key each other in a circle (`a` keyed by `b`, `b` keyed by `a`): each would
     /// have to run before the other. Names the first sidechain key, in file order, that closes a circle.
-    package func checkSidechainCycles(_ scene: Scene, path: String) throws(SceneError) {
+    func checkSidechainCycles(_ scene: Scene, path: String) throws(SceneError) {
         let keys = scene.sidechainKeys
         var seen = Set<[Int]>()
         for edge in keys where seen.insert([edge.keyed, edge.key]).inserted {
@@ -79,7 +79,7 @@ extension Scene {
     /// Every compressor sidechain of the scene's buses, in file order: bus `keyed` (an index into `buses`) is
     /// keyed, by its chain's effect `effect`, on bus `key`. A pair of buses appears once (its first compressor), so a
     /// chain of many compressors costs the searches below nothing more.
-    package var sidechainKeys: [(keyed: Int, effect: Int, key: Int)] {
+    var sidechainKeys: [(keyed: Int, effect: Int, key: Int)] {
         var keys: [(keyed: Int, effect: Int, key: Int)] = []
         for (i, bus) in buses.enumerated() {
             for (j, effect) in bus.effects.enumerated() {
@@ -94,7 +94,7 @@ extension Scene {
 
     /// A chain of sidechain keys from bus `start` to bus `end` (each bus keyed by the next; both ends included), or
     /// nil when there is none.
-    package func sidechainPath(from start: Int, to end: Int, _ keys: [(keyed: Int, effect: Int, key: Int)]) -> [Int]? {
+    func sidechainPath(from start: Int, to end: Int, _ keys: [(keyed: Int, effect: Int, key: Int)]) -> [Int]? {
         var previous: [Int: Int] = [start: start]
         var queue = [start]
         while !queue.isEmpty {

@@ -30,7 +30,7 @@ extension SceneFile {
         package var mute, solo: Bool?
         package var effects: [ProcessorEntry]?
 
-        package enum CodingKeys: String, CodingKey, CaseIterable {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case name, volume, pan, mute, solo, effects
         }
 
@@ -48,7 +48,7 @@ extension SceneFile {
     package struct MasterEntry: Decodable {
         package var effects: [ProcessorEntry]?
 
-        package enum CodingKeys: String, CodingKey, CaseIterable {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case effects
         }
 
@@ -71,7 +71,7 @@ extension SceneFile {
         package var threshold, ratio, knee, attack, makeupGain: Double?
         package var sidechain: String?
 
-        package enum CodingKeys: String, CodingKey, CaseIterable {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case type, preset, gains, frequency, q, gain, time, feedback, mix, ceiling, lookahead, release,
                  density, diffusion, gainHF, decayTime, decayHFRatio, reflectionsGain, reflectionsDelay, lateReverbGain,
                  lateReverbDelay, preDelay, threshold, ratio, knee, attack, makeupGain, sidechain
@@ -109,14 +109,14 @@ extension SceneFile {
             sidechain = try c.decodeIfPresent(String.self, forKey: .sidechain)
         }
 
-        package static let types = ["eq", "lowpass", "highpass", "bandpass", "peaking", "lowshelf", "highshelf", "delay", "limiter",
+        static let types = ["eq", "lowpass", "highpass", "bandpass", "peaking", "lowshelf", "highshelf", "delay", "limiter",
                             "reverb", "compressor"]
 
         /// The reverb's override keys: `ReverbSettings`' field names.
         package static let reverbKeys = ["density", "diffusion", "gain", "gainHF", "decayTime", "decayHFRatio", "reflectionsGain",
                                  "reflectionsDelay", "lateReverbGain", "lateReverbDelay", "preDelay", "mix"]
         /// The compressor's keys (`CompressorSettings`, dB fields without their "DB").
-        package static let compressorKeys = ["threshold", "ratio", "knee", "attack", "release", "makeupGain", "lookahead",
+        static let compressorKeys = ["threshold", "ratio", "knee", "attack", "release", "makeupGain", "lookahead",
                                      "sidechain"]
 
         /// The keys present, by name.
@@ -185,7 +185,7 @@ extension SceneFile {
         }
     }
 
-    package func validateBuses(into scene: inout Scene, path: String) throws(SceneError) {
+    func validateBuses(into scene: inout Scene, path: String) throws(SceneError) {
         func fail(_ message: String) -> SceneError { SceneError(path: path, message) }
         let entries = buses ?? []
         guard entries.count <= Engine.maxBuses else {
@@ -231,7 +231,7 @@ extension SceneFile {
     }
 
     /// A track's or effect's `bus` key: nil or "master" for the master, else the name of a bus in the scene.
-    package func busName(_ name: String?, _ key: String, _ scene: Scene, path: String) throws(SceneError) -> String? {
+    func busName(_ name: String?, _ key: String, _ scene: Scene, path: String) throws(SceneError) -> String? {
         guard let name, name != "master" else { return nil }
         guard scene.buses.contains(where: { $0.name == name }) else {
             let known = (["master"] + scene.buses.map(\.name)).map { "\"\($0)\"" }.joined(separator: ", ")

@@ -23,7 +23,7 @@ extension SceneFile {
         package var preFader: Bool?
         package var filter: FilterEntry?
 
-        package enum CodingKeys: String, CodingKey, CaseIterable {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case bus, level, preFader, filter
         }
 
@@ -41,7 +41,7 @@ extension SceneFile {
         package var type: String?
         package var gain, gainHF, gainLF: Double?
 
-        package enum CodingKeys: String, CodingKey, CaseIterable {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case type, gain, gainHF, gainLF
         }
 

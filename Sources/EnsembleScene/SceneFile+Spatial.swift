@@ -26,7 +26,7 @@ extension SceneFile {
         package var airAbsorption, minGain, maxGain: Double?
         package var distanceModel: String?
 
-        package enum CodingKeys: String, CodingKey, CaseIterable {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case position, velocity, direction, relative, referenceDistance, maxDistance, rolloff, coneInnerAngle,
                  coneOuterAngle, coneOuterGain, coneOuterGainHF, airAbsorption, minGain, maxGain, distanceModel
         }
@@ -52,7 +52,7 @@ extension SceneFile {
         }
 
         /// The names of the keys given, in `CodingKeys` order.
-        package var givenKeys: [String] {
+        var givenKeys: [String] {
             let given: [(CodingKeys, Bool)] = [
                 (.position, position != nil), (.velocity, velocity != nil), (.direction, direction != nil),
                 (.relative, relative != nil), (.referenceDistance, referenceDistance != nil),
@@ -102,7 +102,7 @@ extension SceneFile {
         package var position, at, up, velocity: [Double]?
         package var gain: Double?
 
-        package enum CodingKeys: String, CodingKey, CaseIterable {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case position, at, up, velocity, gain
         }
 
@@ -126,7 +126,7 @@ extension SceneFile {
     }
 
     /// The top-level 3D keys: the listener, the engine's `SpatialSettings` and the speaker layout.
-    package func validateSpatial(into scene: inout Scene, path: String) throws(SceneError) {
+    func validateSpatial(into scene: inout Scene, path: String) throws(SceneError) {
         let check = SpatialCheck(path: path)
         if let listener {
             let change = try listener.change("listener", path: path)
@@ -192,13 +192,13 @@ extension Scene {
 }
 
 /// The checks shared by the 3D keys, each failing with one line that names the key's path.
-package struct SpatialCheck {
-    package let path: String
+struct SpatialCheck {
+    let path: String
 
     private func fail(_ message: String) -> SceneError { SceneError(path: path, message) }
 
     /// A list of exactly three numbers that stay finite as `Float`s.
-    package func vector(_ values: [Double]?, _ key: String) throws(SceneError) -> Vector3? {
+    func vector(_ values: [Double]?, _ key: String) throws(SceneError) -> Vector3? {
         guard let values else { return nil }
         guard values.count == 3 else {
             throw fail("\(key): expected a list of 3 numbers [x, y, z], got \(values.count)")
@@ -210,19 +210,19 @@ package struct SpatialCheck {
     }
 
     /// A number in `range` (described as `text`).
-    package func number(_ value: Double?, _ key: String, _ range: ClosedRange<Double>, _ text: String) throws(SceneError) -> Float? {
+    func number(_ value: Double?, _ key: String, _ range: ClosedRange<Double>, _ text: String) throws(SceneError) -> Float? {
         guard let value else { return nil }
         guard value.isFinite, range.contains(value) else { throw fail("\(key): \(value) is out of range \(text)") }
         return Float(value)
     }
 
     /// A number ≥ `minimum` that stays finite as a `Float`.
-    package func number(_ value: Double?, _ key: String, atLeast minimum: Double) throws(SceneError) -> Float? {
+    func number(_ value: Double?, _ key: String, atLeast minimum: Double) throws(SceneError) -> Float? {
         try number(value, key, minimum...Double(Float.greatestFiniteMagnitude), "(at least \(Int(minimum)))")
     }
 
     /// One of `DistanceModel`'s names.
-    package func distanceModel(_ name: String, _ key: String) throws(SceneError) -> DistanceModel {
+    func distanceModel(_ name: String, _ key: String) throws(SceneError) -> DistanceModel {
         guard let model = DistanceModel(rawValue: name) else {
             let names = DistanceModel.allCases.map(\.rawValue).joined(separator: ", ")
             throw fail("\(key): \"\(name)\" is not a distance model (one of \(names))")
@@ -232,7 +232,7 @@ package struct SpatialCheck {
 
     /// A listener whose orientation can be used: `at` not zero, `up` not zero nor parallel to `at`
     /// (OpenAL 1.1 §4.2.1 `AL_ORIENTATION` needs two independent vectors). `key` names where it came from.
-    package func listener(_ l: Listener, _ key: String) throws(SceneError) -> Listener {
+    func listener(_ l: Listener, _ key: String) throws(SceneError) -> Listener {
         guard l.at.length > 0 else { throw fail("\(key).at: [0, 0, 0] is not a direction") }
         guard l.up.length > 0 else { throw fail("\(key).up: [0, 0, 0] is not a direction") }
         guard l.at.normalized.cross(l.up.normalized).length > 1e-6 else {

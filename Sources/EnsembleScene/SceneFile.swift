@@ -41,7 +41,7 @@ package struct SceneFile: Decodable {
         /// The 3D keys, decoded from the same object.
         package var spatial: SpatialEntry
 
-        package enum CodingKeys: String, CodingKey, CaseIterable {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case name, file, start, offset, volume, pan, rate, loops, fadeIn, fadeOut, bus, stream, loopStart, loopEnd,
                  priority, rateMode, resampler, sends, filter
         }
@@ -83,7 +83,7 @@ package struct SceneFile: Decodable {
         /// The 3D keys, decoded from the same object.
         package var spatial: SpatialEntry
 
-        package enum CodingKeys: String, CodingKey, CaseIterable {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case name, file, at, volume, pan, bus, priority, resampler, sends, filter
         }
 
@@ -103,7 +103,7 @@ package struct SceneFile: Decodable {
         }
     }
 
-    package enum CodingKeys: String, CodingKey, CaseIterable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case sampleRate, duration, tracks, effects, buses, master, timeline, maxVoices, resampler, listener,
              distanceModel, dopplerFactor, speedOfSound, channels
     }
@@ -167,12 +167,12 @@ package struct SceneFile: Decodable {
 }
 
 /// A problem found while decoding (an unknown key, say), reported with its full key path.
-package struct SceneKeyError: Error {
-    package let message: String
+struct SceneKeyError: Error {
+    let message: String
 }
 
 /// A keyed container that rejects keys `Keys` does not list.
-package func strictContainer<Keys: CodingKey & CaseIterable>(
+func strictContainer<Keys: CodingKey & CaseIterable>(
     _ decoder: Decoder, _ keys: Keys.Type
 ) throws -> KeyedDecodingContainer<Keys> {
     try strictContainer(decoder, keys, alsoKnownNames: [])
@@ -180,7 +180,7 @@ package func strictContainer<Keys: CodingKey & CaseIterable>(
 
 /// A keyed container that rejects keys listed neither by `Keys` nor by `Others` (keys another type decodes
 /// from the same object, like a track's 3D keys).
-package func strictContainer<Keys: CodingKey & CaseIterable, Others: CodingKey & CaseIterable>(
+func strictContainer<Keys: CodingKey & CaseIterable, Others: CodingKey & CaseIterable>(
     _ decoder: Decoder, _ keys: Keys.Type, alsoKnown others: Others.Type
 ) throws -> KeyedDecodingContainer<Keys> {
     try strictContainer(decoder, keys, alsoKnownNames: Others.allCases.map(\.stringValue))
@@ -215,7 +215,7 @@ private struct AnyKey: CodingKey {
 
 extension SceneFile {
     /// Checks every value against its range and fills in defaults.
-    package func validated(folder: String, path: String) throws(SceneError) -> Scene {
+    func validated(folder: String, path: String) throws(SceneError) -> Scene {
         func fail(_ message: String) -> SceneError { SceneError(path: path, message) }
         func check(_ value: Double?, _ key: String, _ range: ClosedRange<Double>, _ text: String) throws(SceneError) -> Double? {
             guard let value else { return nil }
@@ -353,7 +353,7 @@ extension SceneFile {
     }
 
     /// A track's `start`, an effect's `at` or a timeline entry's `at` must fall before the scene's end.
-    package func checkBeforeEnd(_ at: Double, _ key: String, _ scene: Scene, path: String) throws(SceneError) {
+    func checkBeforeEnd(_ at: Double, _ key: String, _ scene: Scene, path: String) throws(SceneError) {
         guard let d = scene.duration, at >= d else { return }
         throw SceneError(path: path, "\(key): \(at) s is not before the scene's end (duration \(d) s), so it would never happen")
     }

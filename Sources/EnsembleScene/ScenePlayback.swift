@@ -335,7 +335,7 @@ public final class ScenePlayback: @unchecked Sendable {
     }
 
     /// The engine's sends for a scene entry's `sends`, their buses looked up by name (nil: the master).
-    package static func auxSends(_ sends: [Scene.SendEntry], _ busIndex: [String: Bus]) -> [AuxSend] {
+    static func auxSends(_ sends: [Scene.SendEntry], _ busIndex: [String: Bus]) -> [AuxSend] {
         sends.map { send in
             AuxSend(bus: send.bus.flatMap { busIndex[$0] } ?? .master, level: send.level, preFader: send.preFader,
                     filter: send.filter)
@@ -348,7 +348,7 @@ public final class ScenePlayback: @unchecked Sendable {
     /// Where, in output frames from the track's start, each pass after the first begins, as the scene
     /// schedules it (its offset, rate, loops and loop region; timeline changes are not followed), for passes
     /// that begin before `limit` frames; at most `maxCount` of them.
-    package func passBoundaries(ofTrack index: Int, before limit: Int64, maxCount: Int = 10_000) -> [Int64] {
+    func passBoundaries(ofTrack index: Int, before limit: Int64, maxCount: Int = 10_000) -> [Int64] {
         let (spec, track) = tracks[index]
         let s = track.sound
         guard spec.loops != 0, s.frameCount > 0 else { return [] }
@@ -370,7 +370,7 @@ public final class ScenePlayback: @unchecked Sendable {
 
     /// Each effect firing (index into `scene.effects`) with the frame it was fired for and, once it has ended,
     /// its end frame and reason; frames relative to the scene's origin (call `engine.waitForEvents()` first).
-    package func effectFirings() -> [(index: Int, start: Int64, end: Int64?, reason: EndReason?)] {
+    func effectFirings() -> [(index: Int, start: Int64, end: Int64?, reason: EndReason?)] {
         let ends = log.effectEnds
         return effects.indices.map { i in
             let end = ends[i]

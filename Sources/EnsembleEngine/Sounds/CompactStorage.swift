@@ -4,20 +4,20 @@ import EnsembleRender
 
 /// The memory of a sound held in its file's own sample format, and what `Sound` reports about it. Owned by one
 /// `Sound` (`deallocate` in its deinit); voices read it through `packed`.
-package struct CompactStorage: @unchecked Sendable {
-    package let storage: Sound.Storage
-    package let packed: PackedSamples
+struct CompactStorage: @unchecked Sendable {
+    let storage: Sound.Storage
+    let packed: PackedSamples
     /// Bytes of samples (and IMA4 packet states) held.
-    package let bytes: Int
-    package let channelCount: Int
-    package let frameCount: Int
-    package let sampleRate: Double
+    let bytes: Int
+    let channelCount: Int
+    let frameCount: Int
+    let sampleRate: Double
     private let allocation: UnsafeMutableRawPointer
 
     /// The decoded samples in the smallest integer format that holds every one of them exactly (k·2⁻⁷, k·2⁻¹⁵,
     /// k·2⁻²³: what 8-, 16- and 24-bit PCM decode to), or nil when some sample is none of these (float files,
     /// MP3) or there are none.
-    package static func linear(_ audio: DecodedAudio) -> CompactStorage? {
+    static func linear(_ audio: DecodedAudio) -> CompactStorage? {
         let frames = audio.frameCount, channels = audio.channelCount
         guard frames > 0 else { return nil }
         // Every sample as a 24-bit integer; OR-ing them shows which low bits any of them uses.
@@ -75,7 +75,7 @@ package struct CompactStorage: @unchecked Sendable {
     /// trimmed by a CAF packet table, as `AppleIMA4.decodeIfIMA4` decodes. Reads the packets a chunk at a time, so
     /// loading from a file never holds the whole file beside its packets (which also spares the heap the holes such
     /// transient buffers leave: with them, 1,000 sounds took 0.32× their 16-bit size instead of 0.28×).
-    package static func ima4(_ source: ByteSource, name: String) throws(AudioFileError) -> CompactStorage? {
+    static func ima4(_ source: ByteSource, name: String) throws(AudioFileError) -> CompactStorage? {
         guard let layout = try IMA4ContainerLayout.locate(in: source, path: name) else { return nil }
         let channels = layout.channelCount
         guard channels <= 2 else { return nil }   // `Sound` refuses it with its own error
@@ -151,10 +151,10 @@ package struct CompactStorage: @unchecked Sendable {
         }
     }
 
-    package func deallocate() { allocation.deallocate() }
+    func deallocate() { allocation.deallocate() }
 
     /// Every sample as Float, planar, into `out` (`channelCount × frameCount`).
-    package func decode(into out: UnsafeMutablePointer<Float>) {
+    func decode(into out: UnsafeMutablePointer<Float>) {
         guard case .ima4 = packed.format else {
             for c in 0..<channelCount {
                 packed.integers(channel: c, from: 0, count: frameCount, into: out + c * frameCount)
@@ -178,7 +178,7 @@ package struct CompactStorage: @unchecked Sendable {
     }
 
     /// One sample, for tests and tools.
-    package func sample(channel: Int, frame: Int) -> Float {
+    func sample(channel: Int, frame: Int) -> Float {
         guard case .ima4 = packed.format else { return packed.sample(channel: channel, frame) }
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 2 * IMA4Packets.framesPerPacket)
         defer { scratch.deallocate() }

@@ -47,20 +47,20 @@ public struct PCMSource: Sendable {
 }
 
 /// The stream loader's decoder over a `PCMSource`: a position, and the application's `read`.
-package final class PCMSourceDecoder: StreamDecoder {
+final class PCMSourceDecoder: StreamDecoder {
     private let source: PCMSource
     private var position = 0
 
-    package init(_ source: PCMSource) { self.source = source }
+    init(_ source: PCMSource) { self.source = source }
 
-    package func seek(toFrame frame: Int) throws(AudioFileError) {
+    func seek(toFrame frame: Int) throws(AudioFileError) {
         guard frame >= 0, frame <= source.frameCount else {
             throw AudioFileError(.corrupt, path: source.name, "cannot seek to frame \(frame) of \(source.frameCount)")
         }
         position = frame
     }
 
-    package func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioFileError) -> Int {
+    func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioFileError) -> Int {
         let n = min(frames, source.frameCount - position)
         guard n > 0 else { return 0 }
         let wrote = source.read(position, UnsafeMutableBufferPointer(start: buffer, count: n * source.channelCount))

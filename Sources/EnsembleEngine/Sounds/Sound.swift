@@ -263,7 +263,7 @@ public final class Sound: @unchecked Sendable {
         return samples[channel * frameCount + frame]
     }
 
-    package var voiceSource: VoiceSource {
+    var voiceSource: VoiceSource {
         let left = UnsafePointer(samples)
         let right = channelCount == 2 && !isStreamed && held == nil ? UnsafePointer(samples + frameCount) : left
         return VoiceSource(left: left, right: right, channelCount: channelCount,
@@ -272,7 +272,7 @@ public final class Sound: @unchecked Sendable {
     }
 
     /// The source a pitch-preserving voice reads: Float samples (for a compact sound, its Float copy).
-    package var floatVoiceSource: VoiceSource {
+    var floatVoiceSource: VoiceSource {
         guard let held else { return voiceSource }
         let copy = floatCopy.make(from: held)
         let right = channelCount == 2 ? UnsafePointer(copy + frameCount) : UnsafePointer(copy)
@@ -282,11 +282,11 @@ public final class Sound: @unchecked Sendable {
 }
 
 /// The Float copy of a compact sound for pitch-preserving voices: made once, under a lock, on the control side.
-package final class FloatCopy: @unchecked Sendable {
+final class FloatCopy: @unchecked Sendable {
     private let lock = NSLock()
     private var samples: UnsafeMutablePointer<Float>?
 
-    package func make(from compact: CompactStorage) -> UnsafeMutablePointer<Float> {
+    func make(from compact: CompactStorage) -> UnsafeMutablePointer<Float> {
         lock.lock()
         defer { lock.unlock() }
         if let samples { return samples }
@@ -296,5 +296,5 @@ package final class FloatCopy: @unchecked Sendable {
         return made
     }
 
-    package func free() { samples?.deallocate() }
+    func free() { samples?.deallocate() }
 }

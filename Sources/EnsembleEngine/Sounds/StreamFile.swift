@@ -26,9 +26,9 @@ public struct StreamFile: Sendable {
     public let codec: String
     package let ima4: IMA4StreamDecoder.Layout?
     /// Decoder states of an IMA4 file, shared by every stream of it (the loader thread alone touches them).
-    package let ima4Checkpoints = IMA4StreamDecoder.Checkpoints()
+    let ima4Checkpoints = IMA4StreamDecoder.Checkpoints()
     /// An MP3 without a LAME/Xing tag: every MPEG frame's byte offset (counted when the file is opened).
-    package private(set) var mp3FrameOffsets: [Int]? = nil
+    private(set) var mp3FrameOffsets: [Int]? = nil
     /// Set for frames the application computes (`codec` "pcm").
     package private(set) var pcm: PCMSource? = nil
     /// Length in seconds (`frameCount / sampleRate`).
@@ -133,7 +133,7 @@ public struct StreamFile: Sendable {
 
     /// The first `count` bytes of the file (fewer if it is shorter), after the same path checks as a full read
     /// except the size limit: streamed files may be of any length.
-    package static func readPrefix(path: String, count: Int) throws(AudioFileError) -> [UInt8] {
+    static func readPrefix(path: String, count: Int) throws(AudioFileError) -> [UInt8] {
         guard !path.isEmpty else { throw AudioFileError(.notFound, path: path, "no such file") }
         var st = stat()
         guard stat(path, &st) == 0 else { throw AudioFileError(.notFound, path: path, "no such file") }

@@ -19,7 +19,7 @@ package final class StreamLoader: @unchecked Sendable {
     /// Frames decoded per turn of one stream.
     package static let chunkFrames = 8192
 
-    package let maxOpenFiles: Int
+    let maxOpenFiles: Int
     private let condition = NSCondition()
     private var streams: [StreamRing] = []
     private var running = true
@@ -29,7 +29,7 @@ package final class StreamLoader: @unchecked Sendable {
     private var clock: UInt64 = 0
     private var interleaved: UnsafeMutablePointer<Float>
     /// Test hook: a delay (µs) before each chunk is decoded, to simulate a slow disk.
-    package let readDelayMicroseconds = Atomic<Int>(0)
+    let readDelayMicroseconds = Atomic<Int>(0)
 
     package init(maxOpenFiles: Int) {
         self.maxOpenFiles = max(1, maxOpenFiles)
@@ -81,7 +81,7 @@ package final class StreamLoader: @unchecked Sendable {
     private var retiredMissing = 0
     private var errors: [AudioFileError] = []
 
-    package func statistics() -> StreamStatistics {
+    func statistics() -> StreamStatistics {
         condition.lock()
         defer { condition.unlock() }
         var st = StreamStatistics(openStreams: 0, openFiles: openDecoders, underruns: retiredUnderruns,
@@ -95,7 +95,7 @@ package final class StreamLoader: @unchecked Sendable {
         return st
     }
 
-    package var openStreamCount: Int {
+    var openStreamCount: Int {
         condition.lock()
         defer { condition.unlock() }
         return streams.count { !$0.closed.load(ordering: .relaxed) }
@@ -103,7 +103,7 @@ package final class StreamLoader: @unchecked Sendable {
 
     /// Blocks until every open stream holds at least half its ring past its consumer (or up to its end), so the
     /// next block renders without underruns. Offline renderers call this between blocks.
-    package func waitUntilReady() {
+    func waitUntilReady() {
         condition.lock()
         defer { condition.unlock() }
         while running {
@@ -270,7 +270,7 @@ package final class StreamLoader: @unchecked Sendable {
     private var retiredLive: [StreamRing] = []
 
     /// Event thread: the live streams open now and those closed since the last call, for their starvation events.
-    package func liveStreams() -> [StreamRing] {
+    func liveStreams() -> [StreamRing] {
         condition.lock()
         defer { condition.unlock() }
         defer { retiredLive.removeAll() }

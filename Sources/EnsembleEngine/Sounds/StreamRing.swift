@@ -15,16 +15,16 @@ package final class StreamRing: @unchecked Sendable {
     /// Live streams: the track whose voice reads the ring, for its starvation events (event thread).
     package weak var track: Track?
     /// Event thread: starvations and soundings already reported.
-    package var reportedStarvations: Int64 = 0
-    package var reportedSoundings: Int64 = 0
+    var reportedStarvations: Int64 = 0
+    var reportedSoundings: Int64 = 0
     package let name: String
 
     /// Loader-thread state.
     package var decoder: StreamDecoder?
     package var epoch: Int64 = -1
-    package var writePosition: Int64 = 0
-    package var lastUse: UInt64 = 0
-    package var decoderPosition = 0
+    var writePosition: Int64 = 0
+    var lastUse: UInt64 = 0
+    var decoderPosition = 0
     /// Why the stream failed (set by the loader before it publishes the failed status).
     package var error: AudioFileError?
     /// The voice that reads this stream.

@@ -43,9 +43,9 @@ public final class AudioFileStream {
     public private(set) var nextPacket = 0
 
     /// Largest header chunk held whole (`fmt `, `COMM`, `desc`, `pakt`): bigger ones are damage.
-    package static let maxHeaderChunk = 1 << 20
+    static let maxHeaderChunk = 1 << 20
     /// Bytes of a stream searched for an MPEG sync before it is declared not audio.
-    package static let syncSearchLimit = 64 * 1024
+    static let syncSearchLimit = 64 * 1024
 
     private enum Layout: Equatable { case riff(bigEndian: Bool), iff, caf, mpeg }
     private indirect enum State: Equatable {
@@ -388,7 +388,7 @@ public final class AudioFileStream {
 
     /// Frames in a WAV IMA ADPCM block cut short at the end of the data (encoders such as sox write one): its
     /// headers' first samples plus two per byte of codes; 0 for other codecs, which have no short packets.
-    package static func shortBlockFrames(_ bytes: Int, _ format: AudioStreamFormat) -> Int {
+    static func shortBlockFrames(_ bytes: Int, _ format: AudioStreamFormat) -> Int {
         let headers = 4 * format.channelCount
         guard format.codec == .imaADPCM, bytes > headers else { return 0 }
         return (bytes - headers) * 2 / format.channelCount + 1

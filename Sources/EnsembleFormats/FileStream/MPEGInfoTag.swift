@@ -2,24 +2,24 @@
 
 /// The tag an encoder writes in the first frame of an MP3 in place of audio: Xing/Info (with LAME's encoder delay
 /// and padding) or Fraunhofer's VBRI. Gives the totals and a table of contents for seeking.
-package struct MPEGInfoTag {
+struct MPEGInfoTag {
     package enum Kind { case xing, vbri }
-    package let kind: Kind
+    let kind: Kind
     /// Audio frames (MPEG frames) in the file, the tag's frame excluded.
-    package var frames: Int?
+    var frames: Int?
     /// Bytes of the file the tag covers (it counts from the tag's frame).
-    package var bytes: Int?
+    var bytes: Int?
     /// Xing: 100 entries, each the byte position (in 1/256 of `bytes`) at 1 % steps of the duration.
-    package var xingTOC: [UInt8]?
+    var xingTOC: [UInt8]?
     /// VBRI: byte sizes of consecutive runs of `vbriFramesPerEntry` frames.
-    package var vbriEntries: [Int]?
-    package var vbriFramesPerEntry = 0
+    var vbriEntries: [Int]?
+    var vbriFramesPerEntry = 0
     /// LAME's encoder delay and padding in PCM frames.
-    package var delay: Int?
-    package var padding: Int?
+    var delay: Int?
+    var padding: Int?
 
     /// The tag in the frame at `frame` (with `header`), or nil.
-    package init?(_ frame: UnsafeRawBufferPointer, header: MPEGFrameHeader) {
+    init?(_ frame: UnsafeRawBufferPointer, header: MPEGFrameHeader) {
         func be(_ at: Int, _ n: Int) -> Int? {
             guard at >= 0, at + n <= frame.count else { return nil }
             var v = 0

@@ -2,9 +2,9 @@
 
 /// The header chunks an `AudioFileStream` reads whole, each parsed from its body alone (RIFF/WAVE `fmt `, AIFF/AIFC
 /// `COMM`, CAF `desc` and `pakt`), with the checks the whole-file decoders make.
-package enum StreamHeaderChunks {
+enum StreamHeaderChunks {
     /// WAVE `fmt ` (Microsoft RIFF spec; WAVE_FORMAT_EXTENSIBLE takes its codec from the sub-format GUID).
-    package static func wavFormat(_ body: [UInt8], bigEndian: Bool, name: String) throws(AudioFileError) -> AudioStreamFormat {
+    static func wavFormat(_ body: [UInt8], bigEndian: Bool, name: String) throws(AudioFileError) -> AudioStreamFormat {
         var r = ByteReader(body, path: name, context: "fmt chunk")
         r.littleEndian = !bigEndian
         var tag = try r.readUInt16()
@@ -47,7 +47,7 @@ package enum StreamHeaderChunks {
 
     /// AIFF / AIFC `COMM` (AIFF 1.3, AIFF-C draft): channels, frames, sample size, 80-bit rate, and for AIFC the
     /// compression type.
-    package static func aiffFormat(_ body: [UInt8], aifc: Bool, name: String) throws(AudioFileError) -> (AudioStreamFormat, frames: Int) {
+    static func aiffFormat(_ body: [UInt8], aifc: Bool, name: String) throws(AudioFileError) -> (AudioStreamFormat, frames: Int) {
         var r = ByteReader(body, path: name, context: "COMM chunk")
         let channels = Int(try r.readUInt16()), frames = Int(try r.readUInt32()), bits = Int(try r.readUInt16())
         let rate = try r.readFloat80()
@@ -76,7 +76,7 @@ package enum StreamHeaderChunks {
     }
 
     /// CAF `desc` (Apple's CAF specification): the AudioStreamBasicDescription.
-    package static func cafFormat(_ body: [UInt8], name: String) throws(AudioFileError) -> AudioStreamFormat {
+    static func cafFormat(_ body: [UInt8], name: String) throws(AudioFileError) -> AudioStreamFormat {
         var r = ByteReader(body, path: name, context: "desc chunk")
         let rate = try r.readFloat64(), id = try r.readFourCC(), flags = try r.readUInt32()
         let bytesPerPacket = Int(try r.readUInt32()), framesPerPacket = Int(try r.readUInt32())
@@ -106,7 +106,7 @@ package enum StreamHeaderChunks {
     }
 
     /// CAF `pakt`: packets, valid frames, priming and remainder frames.
-    package static func cafPacketTable(_ body: [UInt8], name: String) throws(AudioFileError) -> (packets: Int, valid: Int, priming: Int, remainder: Int) {
+    static func cafPacketTable(_ body: [UInt8], name: String) throws(AudioFileError) -> (packets: Int, valid: Int, priming: Int, remainder: Int) {
         var r = ByteReader(body, path: name, context: "pakt chunk")
         let packets = try r.readInt64(), valid = try r.readInt64(), priming = Int(try r.readInt32()), remainder = Int(try r.readInt32())
         guard packets >= 0, valid >= 0, priming >= 0, remainder >= 0, packets < 1 << 40, valid < 1 << 50 else {

@@ -8,19 +8,19 @@
 /// - Apple IMA4 runs `IMA4ChannelState` packet after packet (its predictor carries across packets);
 /// - WAV IMA ADPCM decodes each block from its own header (first sample and step index per channel, then 4-bit
 ///   codes, low nibble first, in 4-byte groups per channel), with the same dequantiser.
-package struct StreamPacketDecoder {
-    package let format: AudioStreamFormat
-    package let name: String
+struct StreamPacketDecoder {
+    let format: AudioStreamFormat
+    let name: String
     private var ima4States: [IMA4ChannelState]
 
-    package init(format: AudioStreamFormat, name: String) {
+    init(format: AudioStreamFormat, name: String) {
         self.format = format
         self.name = name
         ima4States = [IMA4ChannelState](repeating: IMA4ChannelState(), count: format.channelCount)
     }
 
     /// Appends the samples of the whole packets in `bytes` to `out`.
-    package mutating func decode(_ bytes: [UInt8], into out: inout [Float]) throws(AudioFileError) {
+    mutating func decode(_ bytes: [UInt8], into out: inout [Float]) throws(AudioFileError) {
         let c = format.channelCount
         switch format.codec {
         case .pcm:

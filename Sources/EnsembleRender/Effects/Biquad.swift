@@ -97,15 +97,15 @@ public struct BiquadCoefficients: Sendable, Equatable, BitwiseCopyable {
 
 /// A stereo biquad on the render side: coefficients plus the transposed direct form II state of each channel.
 package struct BiquadSection: BitwiseCopyable {
-    package var c: BiquadCoefficients
-    package var l1 = 0.0, l2 = 0.0, r1 = 0.0, r2 = 0.0
+    var c: BiquadCoefficients
+    var l1 = 0.0, l2 = 0.0, r1 = 0.0, r2 = 0.0
 
-    package init(_ c: BiquadCoefficients) { self.c = c }
+    init(_ c: BiquadCoefficients) { self.c = c }
 
     /// Filters `n` frames in place. State values below 1e-30 are flushed to zero sample by sample (never per
     /// block, which would make the result depend on the block size) so decaying tails never go denormal.
     @_noLocks
-    package mutating func process(_ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, _ n: Int) {
+    mutating func process(_ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, _ n: Int) {
         let b0 = c.b0, b1 = c.b1, b2 = c.b2, a1 = c.a1, a2 = c.a2
         var l1 = self.l1, l2 = self.l2, r1 = self.r1, r2 = self.r2
         for j in 0..<n {

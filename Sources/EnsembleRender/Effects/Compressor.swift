@@ -38,10 +38,10 @@ package struct Compressor: BitwiseCopyable {
     package let slope: Float
     package let kneeDB: Float
     /// 10^((T − W/2)/20): detector levels up to this amplitude need no reduction (and no log).
-    package let kneeStart: Float
-    package let attackCoefficient: Double
-    package let releaseCoefficient: Double
-    package let makeupDB: Float
+    let kneeStart: Float
+    let attackCoefficient: Double
+    let releaseCoefficient: Double
+    let makeupDB: Float
     /// 10^(M/20), the gain at zero reduction (made with `DecibelMath` like every other gain here).
     package let makeupGain: Float
     /// Look-ahead delay in frames (0: none, and no delay line).
@@ -75,7 +75,7 @@ package struct Compressor: BitwiseCopyable {
     }
 
     /// α = exp(−1/(τ·fs)): the one-pole coefficient whose step response covers 1 − 1/e in τ seconds.
-    package static func coefficient(timeConstant: Double, sampleRate: Double) -> Double {
+    static func coefficient(timeConstant: Double, sampleRate: Double) -> Double {
         exp(-1 / (timeConstant * sampleRate))
     }
 
@@ -86,7 +86,7 @@ package struct Compressor: BitwiseCopyable {
     /// The static curve: gain reduction x_L in dB (≥ 0) wanted for a detector level of `level` dB.
     @inline(__always)
     @_noLocks
-    package func gainReduction(_ level: Float) -> Float {
+    func gainReduction(_ level: Float) -> Float {
         let over = level - thresholdDB
         if 2 * over <= -kneeDB { return 0 }
         if 2 * over >= kneeDB { return slope * over }

@@ -11,9 +11,9 @@ import EnsembleFormats
 /// −126…126 — far below the 0.5 dB the compressor's static curve is held to.
 package enum DecibelMath {
     /// 20 / log2(10): decibels per octave of amplitude (20·log10 x = this · log2 x).
-    package static var decibelsPerLog2: Float { @_noLocks get { 6.020599913279624 } }
+    static var decibelsPerLog2: Float { @_noLocks get { 6.020599913279624 } }
     /// log2(10) / 20: octaves of amplitude per decibel.
-    package static var log2PerDecibel: Float { @_noLocks get { 0.16609640474436813 } }
+    static var log2PerDecibel: Float { @_noLocks get { 0.16609640474436813 } }
 
     /// log2(x) for x > 0 (subnormal, zero and negative inputs are treated as the smallest normal float, so the
     /// result is never below −126).

@@ -4,15 +4,15 @@ import EnsembleFormats
 /// x + feedback·d (so repeats decay by `feedback` each time). The line is allocated on the control side
 /// (`EffectChain.make`), zeroed, and long enough for the delay time.
 package struct DelayLine: BitwiseCopyable {
-    package var left: UnsafeMutablePointer<Float>
-    package var right: UnsafeMutablePointer<Float>
+    var left: UnsafeMutablePointer<Float>
+    var right: UnsafeMutablePointer<Float>
     /// Delay in frames (≥ 1): also the line's length.
-    package var frames: Int
-    package var position = 0
-    package var feedback: Float
-    package var mix: Float
+    var frames: Int
+    var position = 0
+    var feedback: Float
+    var mix: Float
 
-    package init(frames: Int, feedback: Float, mix: Float) {
+    init(frames: Int, feedback: Float, mix: Float) {
         self.frames = max(frames, 1)
         left = .allocate(capacity: self.frames)
         right = .allocate(capacity: self.frames)
@@ -22,13 +22,13 @@ package struct DelayLine: BitwiseCopyable {
         self.mix = mix
     }
 
-    package func deallocate() {
+    func deallocate() {
         left.deallocate()
         right.deallocate()
     }
 
     @_noLocks
-    package mutating func process(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {
+    mutating func process(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {
         let dry = 1 - mix, wet = mix, fb = feedback
         let lineL = left, lineR = right, length = frames
         var p = position

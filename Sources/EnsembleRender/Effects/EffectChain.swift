@@ -203,7 +203,7 @@ package struct RetiredChains: @unchecked Sendable {
 
     /// Render side: hands `chain` back to be freed.
     @_noLocks
-    package func retire(_ chain: UnsafeMutablePointer<EffectChain>) {
+    func retire(_ chain: UnsafeMutablePointer<EffectChain>) {
         flush()
         if overflow.pointee == nil && push(chain) { return }
         chain.pointee.next = overflow.pointee

@@ -15,22 +15,22 @@ import EnsembleFormats
 /// 1 and the output is the input delayed by L frames, bit for bit, however loud earlier material was.
 package struct Limiter: BitwiseCopyable {
     package var ceiling: Float
-    package var releaseStep: Float
+    var releaseStep: Float
     package var lookahead: Int
     /// Delay lines (L frames each) and the last L window minima (ring, same position).
-    package var delayL: UnsafeMutablePointer<Float>
-    package var delayR: UnsafeMutablePointer<Float>
-    package var minima: UnsafeMutablePointer<Float>
+    var delayL: UnsafeMutablePointer<Float>
+    var delayR: UnsafeMutablePointer<Float>
+    var minima: UnsafeMutablePointer<Float>
     /// Monotonic queue of (frame, required gain) over the last L + 1 frames: ring of L + 2 entries.
-    package var queueFrames: UnsafeMutablePointer<Int>
-    package var queueGains: UnsafeMutablePointer<Float>
-    package var queueHead = 0
-    package var queueCount = 0
+    var queueFrames: UnsafeMutablePointer<Int>
+    var queueGains: UnsafeMutablePointer<Float>
+    var queueHead = 0
+    var queueCount = 0
     package var frame = 0
     package var position = 0
     package var sum: Double
     /// How many of the last L minima are below 1.
-    package var belowOne = 0
+    var belowOne = 0
     package var gain: Float = 1
 
     package init(ceiling: Float, lookahead: Int, releaseFrames: Int) {

@@ -63,7 +63,7 @@ package struct Reverb {
     /// `input` they are not written twice: that doubles their cache footprint and costs more than the masks.)
     package var lines: UnsafeMutablePointer<Float>
     package var lineStride: Int
-    package var lineMask: Int
+    var lineMask: Int
     /// The input line (mono, after the HF shelf): a ring of `inputMask + 1` frames written twice, at p and at
     /// p + size, so that a tap d frames back is `input[p + size − d]` with no wrap to compute.
     package var input: UnsafeMutablePointer<Float>
@@ -71,36 +71,36 @@ package struct Reverb {
     /// The four diffuser all-passes' buffers (one ring each, `diffuserMask`, `diffuserStride` apart) and lengths.
     package var diffusers: UnsafeMutablePointer<Float>
     package var diffuserStride: Int
-    package var diffuserMask: Int
-    package var diffuserLengths: (Int, Int, Int, Int)
-    package var diffuserGains: (Float, Float, Float, Float)
+    var diffuserMask: Int
+    var diffuserLengths: (Int, Int, Int, Int)
+    var diffuserGains: (Float, Float, Float, Float)
     /// Early-reflection taps (size − frames back, see `input`) and gains, left (8) then right (8).
-    package var tapOffsets: UnsafeMutablePointer<Int>
-    package var tapGains: UnsafeMutablePointer<Float>
+    var tapOffsets: UnsafeMutablePointer<Int>
+    var tapGains: UnsafeMutablePointer<Float>
     /// Late input tap (size − frames back, see `input`).
-    package var lateOffset: Int
+    var lateOffset: Int
     /// Line lengths' centres and modulation: delay = centre + depth · (triangle − ½), period in 32-frame ticks.
-    package var lineCentres: UnsafeMutablePointer<Float>
-    package var modulationPeriods: UnsafeMutablePointer<Int>
-    package var modulationDepth: Float
+    var lineCentres: UnsafeMutablePointer<Float>
+    var modulationPeriods: UnsafeMutablePointer<Int>
+    var modulationDepth: Float
     /// Output taps inside the lines (frames back from the write position), left (8) then right (8).
-    package var outputTaps: UnsafeMutablePointer<Int>
+    var outputTaps: UnsafeMutablePointer<Int>
     /// The lines' readers' integer delays (frames back) for the current tick.
-    package var readOffsets: UnsafeMutablePointer<Int>
+    var readOffsets: UnsafeMutablePointer<Int>
     /// Per-line lanes: the all-pass readers' coefficients η and previous outputs, the absorbent filters' two
     /// sections (the per-pass gain and the transform's 1/√8 folded into the first one's b's) and the output taps'
     /// gains. The render loop keeps them in locals for a block and stores them back after it.
-    package var eta = SIMD8<Float>(repeating: 0)
+    var eta = SIMD8<Float>(repeating: 0)
     package var previous = SIMD8<Float>(repeating: 0)
     package var first = BiquadLanes()
     package var second = BiquadLanes()
-    package var leftGains = SIMD8<Float>(repeating: 0)
-    package var rightGains = SIMD8<Float>(repeating: 0)
+    var leftGains = SIMD8<Float>(repeating: 0)
+    var rightGains = SIMD8<Float>(repeating: 0)
     /// Input gain into the lines (the energy normalisation).
-    package var feedGain: Float
-    package var dryGain: Float
-    package var reflectionsWet: Float
-    package var lateWet: Float
+    var feedGain: Float
+    var dryGain: Float
+    var reflectionsWet: Float
+    var lateWet: Float
     /// The input shelf (`gainHF`), transposed direct form II, and its state.
     package var shelf: (b0: Float, b1: Float, b2: Float, a1: Float, a2: Float)
     package var shelfState: (Float, Float) = (0, 0)
@@ -109,17 +109,17 @@ package struct Reverb {
     package var toneState: (Float, Float) = (0, 0)
     /// Frames since the unit was made (drives the modulation ticks); write positions.
     package var frame = 0
-    package var writeIndex = 0
-    package var inputIndex = 0
-    package var diffuserIndex = 0
+    var writeIndex = 0
+    var inputIndex = 0
+    var diffuserIndex = 0
     /// Consecutive quiet frames (whole quiet ticks), the count after which the unit sleeps, and whether it sleeps.
-    package var quietFrames = 0
-    package var sleepAfter: Int
+    var quietFrames = 0
+    var sleepAfter: Int
     package var asleep = true
     /// Whether the current modulation tick has had a non-zero input or a state value at or above `quietLevel`.
-    package var tickLoud = false
+    var tickLoud = false
     /// The smallest of `readOffsets` (for the current tick): a chunk no longer than this reads nothing it writes.
-    package var minReadOffset = 1
+    var minReadOffset = 1
     /// Per-chunk scratch (see `ChunkScratch`), allocated in `init`.
     package var scratch: UnsafeMutablePointer<Float>
 
@@ -134,20 +134,20 @@ package struct Reverb {
     }
 
     /// Modulation is recomputed every 32 frames (of absolute time).
-    package static var tickShift: Int { @_noLocks get { 5 } }
+    static var tickShift: Int { @_noLocks get { 5 } }
     /// Below this, a value counts as silent for the sleep decision (−160 dB re full scale).
-    package static var quietLevel: Float { @_noLocks get { 1e-8 } }
+    static var quietLevel: Float { @_noLocks get { 1e-8 } }
 
     // Design tables, read by `init` only (control side).
 
     /// Line lengths at density 1, in ms (17–35 ms; no two with a small common ratio).
-    package static let lineMilliseconds: [Double] = [17.1, 19.7, 22.3, 24.6, 27.3, 29.9, 32.1, 34.9]
+    static let lineMilliseconds: [Double] = [17.1, 19.7, 22.3, 24.6, 27.3, 29.9, 32.1, 34.9]
     /// Diffuser all-pass lengths at density 1, ms.
-    package static let diffuserMilliseconds: [Double] = [1.53, 2.27, 3.31, 4.79]
+    static let diffuserMilliseconds: [Double] = [1.53, 2.27, 3.31, 4.79]
     /// Early-reflection tap times at density 1, ms after the first reflection, and relative amplitudes.
-    package static let leftTaps: [(Double, Double)] = [(0, 1), (2.9, -0.84), (4.3, 0.77), (6.1, -0.7), (8.7, 0.6),
+    static let leftTaps: [(Double, Double)] = [(0, 1), (2.9, -0.84), (4.3, 0.77), (6.1, -0.7), (8.7, 0.6),
                                                (11.3, -0.52), (14.9, 0.45), (19.1, -0.37)]
-    package static let rightTaps: [(Double, Double)] = [(0.43, 1), (2.3, 0.86), (5.0, -0.76), (7.3, -0.66), (9.6, 0.58),
+    static let rightTaps: [(Double, Double)] = [(0.43, 1), (2.3, 0.86), (5.0, -0.76), (7.3, -0.66), (9.6, 0.58),
                                                 (12.7, 0.5), (16.2, -0.43), (20.3, 0.35)]
 
     package init(settings s: ReverbSettings, sampleRate: Double) {
@@ -290,7 +290,7 @@ package struct Reverb {
     }
 
     /// The smallest power of two ≥ n (ring buffer sizes, so positions wrap with a mask).
-    package static func powerOfTwo(atLeast n: Int) -> Int {
+    static func powerOfTwo(atLeast n: Int) -> Int {
         var p = 1
         while p < n { p <<= 1 }
         return p
@@ -298,7 +298,7 @@ package struct Reverb {
 
     /// Sets the lines' read offsets and all-pass coefficients for the tick containing absolute frame `frame`.
     @_noLocks
-    package mutating func updateModulation(_ frame: Int) {
+    mutating func updateModulation(_ frame: Int) {
         let tick = frame >> Self.tickShift
         var i = 0
         while i < 8 {
@@ -325,7 +325,7 @@ package struct Reverb {
 
     /// Zeroes every state (input line, diffusers, network, filters) and starts sleeping.
     @_noLocks
-    package mutating func fallAsleep() {
+    mutating func fallAsleep() {
         input.update(repeating: 0, count: 2 * (inputMask + 1))
         diffusers.update(repeating: 0, count: 4 * diffuserStride)
         lines.update(repeating: 0, count: 8 * lineStride)
@@ -339,39 +339,39 @@ package struct Reverb {
     }
 
     /// Frames per modulation tick (the longest chunk).
-    package static var tickLength: Int { @_noLocks get { 1 << tickShift } }
+    static var tickLength: Int { @_noLocks get { 1 << tickShift } }
 
     /// Layout of `scratch`, in floats: the chunk's network reads frame-major (`tickLength + 1` frames × 8 lines),
     /// its new line values frame-major, the output taps' weighted samples line-major (a column of `tickLength` per
     /// line, left then right), and the reflections' and late sums per side.
-    package enum ChunkScratch {
-        package static var reads: Int { @_noLocks get { 0 } }
-        package static var writes: Int { @_noLocks get { 8 * (Reverb.tickLength + 1) } }
-        package static var leftColumns: Int { @_noLocks get { writes + 8 * Reverb.tickLength } }
-        package static var rightColumns: Int { @_noLocks get { leftColumns + 8 * Reverb.tickLength } }
-        package static var reflectionsLeft: Int { @_noLocks get { rightColumns + 8 * Reverb.tickLength } }
-        package static var reflectionsRight: Int { @_noLocks get { reflectionsLeft + Reverb.tickLength } }
-        package static var lateLeft: Int { @_noLocks get { reflectionsRight + Reverb.tickLength } }
-        package static var lateRight: Int { @_noLocks get { lateLeft + Reverb.tickLength } }
-        package static var size: Int { @_noLocks get { lateRight + Reverb.tickLength } }
+    enum ChunkScratch {
+        static var reads: Int { @_noLocks get { 0 } }
+        static var writes: Int { @_noLocks get { 8 * (Reverb.tickLength + 1) } }
+        static var leftColumns: Int { @_noLocks get { writes + 8 * Reverb.tickLength } }
+        static var rightColumns: Int { @_noLocks get { leftColumns + 8 * Reverb.tickLength } }
+        static var reflectionsLeft: Int { @_noLocks get { rightColumns + 8 * Reverb.tickLength } }
+        static var reflectionsRight: Int { @_noLocks get { reflectionsLeft + Reverb.tickLength } }
+        static var lateLeft: Int { @_noLocks get { reflectionsRight + Reverb.tickLength } }
+        static var lateRight: Int { @_noLocks get { lateLeft + Reverb.tickLength } }
+        static var size: Int { @_noLocks get { lateRight + Reverb.tickLength } }
     }
 
     /// Eight consecutive floats as one vector (element loads, which the optimiser merges into one vector load).
     @_noLocks @inline(__always)
-    package static func load8(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+    static func load8(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
         SIMD8<Float>(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7])
     }
 
     /// Stores `v` to eight consecutive floats.
     @_noLocks @inline(__always)
-    package static func store8(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>) {
+    static func store8(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>) {
         p[0] = v[0]; p[1] = v[1]; p[2] = v[2]; p[3] = v[3]
         p[4] = v[4]; p[5] = v[5]; p[6] = v[6]; p[7] = v[7]
     }
 
     /// `column[j] = gain × line[(start + j) mod stride]` for j < count (a ring segment, split where it wraps).
     @_noLocks @inline(__always)
-    package static func weigh(_ line: UnsafeMutablePointer<Float>, _ start: Int, _ stride: Int, _ gain: Float,
+    static func weigh(_ line: UnsafeMutablePointer<Float>, _ start: Int, _ stride: Int, _ gain: Float,
                       _ column: UnsafeMutablePointer<Float>, _ count: Int) {
         let first = min(count, stride &- start)
         let source = line + start
@@ -433,7 +433,7 @@ package struct Reverb {
 
     /// One chunk of `count` frames (1…`tickLength`, inside one tick, ≤ `minReadOffset`, no ring wrap in it).
     @_noLocks
-    package mutating func processChunk(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ count: Int) {
+    mutating func processChunk(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ count: Int) {
         let stride = lineStride, mask = lineMask
         let input = self.input, inputSize = inputMask + 1
         let scratch = self.scratch

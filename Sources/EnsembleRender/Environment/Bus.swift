@@ -11,7 +11,7 @@ import EnsembleFormats
 /// bus of a scene is `Bus(n)`.
 public struct Bus: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// How many submix buses there are (1…`submixCount`).
-    package static var submixCount: Int { BusRack.count - 1 }
+    static var submixCount: Int { BusRack.count - 1 }
 
     /// 0 for the master, 1…`Bus.submixCount` for a submix bus.
     public let index: Int

@@ -37,7 +37,7 @@ package struct BusState: BitwiseCopyable {
     package var pan = PanRamp(constant: PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0, rightFromRight: 1))
     package var chain = ChainHandle(pointer: nil)
     /// During a chain change: the previous chain, faded out linearly between `fadeStart` and its end.
-    package var crossfading = false
+    var crossfading = false
     package var previous = ChainHandle(pointer: nil)
     package var fade = LinearRamp.constant(1)
 
@@ -71,7 +71,7 @@ package struct BusRack: @unchecked Sendable {
     package let scratch: UnsafeMutablePointer<Float>
     package let meters: UnsafeMutablePointer<MeterReadout>
     /// Key levels of the span, bus b's at `b · maxBlockFrames` (`SidechainKeys`; written for key buses only).
-    package let keyLevels: UnsafeMutablePointer<Float>
+    let keyLevels: UnsafeMutablePointer<Float>
     /// The chain order and key buses last received (`BusCommand.order`).
     package let order: UnsafeMutablePointer<BusOrder>
     package let retired = RetiredChains()
@@ -118,7 +118,7 @@ package struct BusRack: @unchecked Sendable {
     /// True for bus 1…16 once configured: voices routed to it are summed into its buffer.
     @inline(__always)
     @_noLocks
-    package func isConfigured(_ bus: Int32) -> Bool {
+    func isConfigured(_ bus: Int32) -> Bool {
         let b = Int(bus)
         return b > 0 && b < Self.count && states[b].configured
     }
@@ -159,7 +159,7 @@ package struct BusRack: @unchecked Sendable {
     /// Runs every configured bus's chain in `BusOrder` (writing each key bus's levels after its chain), mixes
     /// the buses into the output in index order, then runs the master chain on the output.
     @_noLocks
-    package func finishBlock(_ output: ChannelPlanes, _ n: Int, _ t0: Int64) {
+    func finishBlock(_ output: ChannelPlanes, _ n: Int, _ t0: Int64) {
         guard active else { return }
         let order = self.order.pointee
         let keys = SidechainKeys(base: keyLevels, stride: maxBlockFrames, written: order.keys)
@@ -363,7 +363,7 @@ extension Voice {
     /// True while the voice is moving from `previousBus` to `bus` somewhere in [t0, t1).
     @inline(__always)
     @_noLocks
-    package func isRouting(_ t0: Int64) -> Bool {
+    func isRouting(_ t0: Int64) -> Bool {
         busFade.length > 0 && t0 < busFade.startFrame + Int64(busFade.length)
     }
 

@@ -7,12 +7,12 @@ package struct ChannelPlanes: BitwiseCopyable {
     package var count: Int
     package var p0: UnsafeMutablePointer<Float>
     package var p1: UnsafeMutablePointer<Float>
-    package var p2: UnsafeMutablePointer<Float>?
-    package var p3: UnsafeMutablePointer<Float>?
-    package var p4: UnsafeMutablePointer<Float>?
-    package var p5: UnsafeMutablePointer<Float>?
-    package var p6: UnsafeMutablePointer<Float>?
-    package var p7: UnsafeMutablePointer<Float>?
+    var p2: UnsafeMutablePointer<Float>?
+    var p3: UnsafeMutablePointer<Float>?
+    var p4: UnsafeMutablePointer<Float>?
+    var p5: UnsafeMutablePointer<Float>?
+    var p6: UnsafeMutablePointer<Float>?
+    var p7: UnsafeMutablePointer<Float>?
 
     @_noLocks
     package init(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
@@ -48,13 +48,13 @@ package struct ChannelPlanes: BitwiseCopyable {
 
     /// Sets `frames` frames of every plane to 0.
     @_noLocks
-    package func clear(_ frames: Int) {
+    func clear(_ frames: Int) {
         clear(from: 0, frames)
     }
 
     /// Sets `frames` frames of planes `first..<count` to 0.
     @_noLocks
-    package func clear(from first: Int, _ frames: Int) {
+    func clear(from first: Int, _ frames: Int) {
         var c = first
         while c < count {
             let p = self[c]

@@ -37,7 +37,7 @@ package struct CommandLog: @unchecked Sendable {
     }
 
     /// Whether commands are being recorded.
-    package var isRecording: Bool { @_noLocks get { ring != nil } }
+    var isRecording: Bool { @_noLocks get { ring != nil } }
 
     /// Render side: appends `command`, received at the start of the block beginning at `frame`.
     @_noLocks

@@ -9,9 +9,9 @@ import EnsembleFormats
 /// loops, the fused mix included) with a cursor relative to it, and moves the real cursor by the same exact 32.32
 /// sum. So a compact sound gives the bits of the same sound held as Float, in a half (16-bit), a quarter (8-bit),
 /// three quarters (24-bit) or about a seventh (IMA4) of the memory.
-package enum CompactWindow {
+enum CompactWindow {
     @_noLocks
-    package static func resample(_ cursor: inout SourceCursor, _ source: VoiceSource, _ packed: PackedSamples,
+    static func resample(_ cursor: inout SourceCursor, _ source: VoiceSource, _ packed: PackedSamples,
                          _ tables: ResamplerTables, _ sink: Resampler.Sink, count: Int) {
         let stereo = source.channelCount == 2
         let passthrough = cursor.isPassthrough
@@ -45,7 +45,7 @@ package enum CompactWindow {
     /// samples gives the same bits (`copy`); gains this small (below 2⁻¹⁰⁰) go through the window instead.
     @inline(__always)
     @_noLocks
-    package static func scalesExactly(_ g: Resampler.Gains) -> Bool {
+    static func scalesExactly(_ g: Resampler.Gains) -> Bool {
         let tiny: Float = 0x1p-100
         return (g.a == 0 || abs(g.a) >= tiny) && (g.b == 0 || abs(g.b) >= tiny)
             && (g.c == 0 || abs(g.c) >= tiny) && (g.d == 0 || abs(g.d) >= tiny)
@@ -56,7 +56,7 @@ package enum CompactWindow {
     /// the Float frame computes), so no window is needed. False (nothing done) for the other formats, which go
     /// through the window at step 1 too.
     @_noLocks
-    package static func copy(_ cursor: inout SourceCursor, _ source: VoiceSource, _ packed: PackedSamples,
+    static func copy(_ cursor: inout SourceCursor, _ source: VoiceSource, _ packed: PackedSamples,
                      _ sink: Resampler.Sink, count: Int) -> Bool {
         switch packed.format {
         case .int8: copy(&cursor, source, packed, Int8.self, sink, count: count)
@@ -69,7 +69,7 @@ package enum CompactWindow {
     /// `copy` for 8- and 16-bit samples, specialized per type so each loop vectorizes (inlined into the
     /// `@_noLocks` caller, which checks it).
     @inline(__always)
-    package static func copy<T: FixedWidthInteger & SignedInteger>(_ cursor: inout SourceCursor, _ source: VoiceSource,
+    static func copy<T: FixedWidthInteger & SignedInteger>(_ cursor: inout SourceCursor, _ source: VoiceSource,
                                                           _ packed: PackedSamples, _: T.Type,
                                                           _ sink: Resampler.Sink, count: Int) {
         let stereo = source.channelCount == 2
@@ -128,7 +128,7 @@ package enum CompactWindow {
     /// Frames [first, first + width) of the cursor's pass as Float into the tables' windows: straight from the
     /// samples when they lie in the pass's own frames, else through `SourceCursor.tapIndex` (seams, silence).
     @_noLocks
-    package static func convert(_ packed: PackedSamples, stereo: Bool, from first: Int, width: Int, _ cursor: SourceCursor,
+    static func convert(_ packed: PackedSamples, stereo: Bool, from first: Int, width: Int, _ cursor: SourceCursor,
                         _ tables: ResamplerTables) {
         let lo = cursor.pass > 0 ? cursor.loopStart : 0
         let wl = tables.windowLeft, wr = tables.windowRight
@@ -160,7 +160,7 @@ package enum CompactWindow {
 
     @inline(__always)
     @_noLocks
-    package static func convert(_ packed: PackedSamples, channel: Int, into w: UnsafeMutablePointer<Float>, from first: Int,
+    static func convert(_ packed: PackedSamples, channel: Int, into w: UnsafeMutablePointer<Float>, from first: Int,
                         width: Int, inside: Bool, _ cursor: SourceCursor) {
         if inside {
             let scale = packed.scale

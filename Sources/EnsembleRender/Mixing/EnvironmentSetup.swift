@@ -41,7 +41,7 @@ package struct SendSetup: BitwiseCopyable, Sendable {
     package var level: Float = 0
     package var preFader = false
     /// True when the send has a filter of its own (`filter`); false: it carries the direct-path filter.
-    package var ownFilter = false
+    var ownFilter = false
     package var filter = FilterSetup()
 
     @_noLocks

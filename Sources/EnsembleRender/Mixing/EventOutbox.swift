@@ -4,15 +4,15 @@ import EnsembleFormats
 /// The render side's reports on their way out: the events of the current block, sorted by frame before they
 /// leave for the event ring (`events`), followed by any the ring had no room for yet (they go first next
 /// block). Preallocated; when even the outbox is full, the event is counted in `dropped` instead.
-package struct EventOutbox: @unchecked Sendable {
-    package let events: EventQueue
+struct EventOutbox: @unchecked Sendable {
+    let events: EventQueue
     /// Events lost because the ring and the outbox were both full (should stay 0; `Engine.droppedEvents`).
-    package let dropped: SharedCounter
+    let dropped: SharedCounter
     private let buffer: UnsafeMutablePointer<MixerEvent>
     private let capacity: Int
     private let countCell: UnsafeMutablePointer<Int>
 
-    package init(events: EventQueue, capacity: Int) {
+    init(events: EventQueue, capacity: Int) {
         self.events = events
         self.capacity = capacity
         dropped = SharedCounter()
@@ -21,18 +21,18 @@ package struct EventOutbox: @unchecked Sendable {
         countCell.initialize(to: 0)
     }
 
-    package func deallocate() {
+    func deallocate() {
         dropped.deallocate()
         buffer.deallocate()
         countCell.deallocate()
     }
 
     /// Events waiting in the outbox.
-    package var count: Int { @_noLocks get { countCell.pointee } }
+    var count: Int { @_noLocks get { countCell.pointee } }
 
     @inline(__always)
     @_noLocks
-    package func post(_ event: MixerEvent) {
+    func post(_ event: MixerEvent) {
         let count = countCell.pointee
         if count < capacity {
             buffer[count] = event
@@ -44,7 +44,7 @@ package struct EventOutbox: @unchecked Sendable {
 
     /// Stable insertion sort by frame of the events from index `first` on (this block's: few, mostly in order).
     @_noLocks
-    package func sort(from first: Int) {
+    func sort(from first: Int) {
         let count = countCell.pointee
         guard count - first > 1 else { return }
         let buffer = self.buffer
@@ -61,7 +61,7 @@ package struct EventOutbox: @unchecked Sendable {
 
     /// Pushes as many events as the ring takes, oldest first, and keeps the rest.
     @_noLocks
-    package func flush() {
+    func flush() {
         let buffer = self.buffer, events = self.events, count = countCell.pointee
         var sent = 0
         while sent < count && events.push(buffer[sent]) { sent += 1 }

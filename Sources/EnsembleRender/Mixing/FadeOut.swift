@@ -30,7 +30,7 @@ package struct FadeOut: BitwiseCopyable {
 
     @inline(__always)
     @_noLocks
-    package func varies(in start: Int64, _ stop: Int64) -> Bool {
+    func varies(in start: Int64, _ stop: Int64) -> Bool {
         length > 0 && start < end && stop > end - Int64(length)
     }
 }
@@ -52,7 +52,7 @@ extension Voice {
     /// new end. Otherwise the fade keeps its length and simply moves with the end. A change that makes the voice
     /// loop forever during a fade glides back to full gain over `smoothingFrames` (the fade is then gone).
     @_noLocks
-    package mutating func moveNaturalEnd(now: Int64, smoothingFrames: Int) {
+    mutating func moveNaturalEnd(now: Int64, smoothingFrames: Int) {
         let at = max(now, startFrame)
         let level = fadeOut.value(at: at)
         updateNaturalEnd(now: now)

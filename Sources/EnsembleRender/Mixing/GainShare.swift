@@ -31,7 +31,7 @@ package enum GainShare: BitwiseCopyable {
     /// True when the scalar gain changes inside [start, end).
     @inline(__always)
     @_noLocks
-    package func varies(_ voice: UnsafePointer<Voice>, in start: Int64, _ end: Int64) -> Bool {
+    func varies(_ voice: UnsafePointer<Voice>, in start: Int64, _ end: Int64) -> Bool {
         if voice.pointee.gainVaries(in: start, end) { return true }
         switch self {
         case .whole: return false
@@ -41,7 +41,7 @@ package enum GainShare: BitwiseCopyable {
     }
 
     /// True for the voice's main bus, the share its meter reports.
-    package var isWhole: Bool {
+    var isWhole: Bool {
         @inline(__always) @_noLocks get { if case .whole = self { true } else { false } }
     }
 }

@@ -6,13 +6,13 @@ import EnsembleFormats
 /// Each output sample gets `k · s`, where `k = M(t) · g(t)` is computed the same way whether the gains are
 /// constant over the block (k hoisted out of the loop) or ramping (k per sample): identical bits either way,
 /// which keeps a rendering independent of where block boundaries fall.
-package enum GainStage {
+enum GainStage {
     /// The block's hoisted constants when neither gain nor pan varies over [frame, frame + n): the same `k`
     /// values as `mix`'s constant path (mono uses a and c), for the fused kernel `Resampler.mix`. Nil when
     /// the block needs the per-sample path. (The voice is read in place: passed by value, all of it was
     /// copied for every voice of every span.)
     @_noLocks
-    package static func constantGains(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int) -> Resampler.Gains? {
+    static func constantGains(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int) -> Resampler.Gains? {
         let end = frame + Int64(n)
         if voice.pointee.pan.varies(in: frame, end) || voice.pointee.gainVaries(in: frame, end) { return nil }
         let g = voice.pointee.gain(at: frame)
@@ -26,7 +26,7 @@ package enum GainStage {
     /// meters the main bus's share when the voice is metered. `gainScratch` holds `n` floats. (The voice is read in
     /// place: it is large.)
     @_noLocks
-    package static func mix(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int,
+    static func mix(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int,
                     source left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
                     gainScratch: UnsafeMutablePointer<Float>,
                     into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>,

@@ -22,7 +22,7 @@ extension VirtualVoices {
     /// read once instead of eight times (about 1.5 µs of a serial phase at 256 voices). The frame found is the
     /// same: the least over the voices of each one's first frame that may change something.
     @_noLocks
-    package func nextNeededUpdate(after t: Int64, before end: Int64, pool: VoicePool, scene: UnsafePointer<SpatialScene>,
+    func nextNeededUpdate(after t: Int64, before end: Int64, pool: VoicePool, scene: UnsafePointer<SpatialScene>,
                           firstStart: Int64) -> Int64 {
         guard isEnabled else { return .max }
         let first = Self.nextFrame(after: t)

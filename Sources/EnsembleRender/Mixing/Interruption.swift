@@ -11,26 +11,26 @@ import EnsembleFormats
 /// uninterrupted render with its frames from F on moved later by the time spent frozen, and the two ramps on
 /// top. A resume asked for during the pause ramp lets it finish and restarts at once on F (a dip to silence);
 /// a pause asked for during the resume ramp starts when that ramp has ended.
-package struct Interruption: BitwiseCopyable {
+struct Interruption: BitwiseCopyable {
     /// Ramp length in frames (0: hard cut).
-    package let ramp: Int64
+    let ramp: Int64
     /// The timeline frame the pause ramp starts on (.max: no pause under way).
-    package private(set) var fadeOutStart: Int64 = .max
+    private(set) var fadeOutStart: Int64 = .max
     /// The timeline frame the last resume ramp started on.
     private var fadeInStart: Int64 = .min
     /// Whether the timeline stands still.
-    package private(set) var frozen = false
+    private(set) var frozen = false
 
-    package init(ramp: Int) { self.ramp = Int64(max(ramp, 0)) }
+    init(ramp: Int) { self.ramp = Int64(max(ramp, 0)) }
 
     /// The timeline frame the freeze falls on (.max when no pause is under way).
-    package var freezeFrame: Int64 {
+    var freezeFrame: Int64 {
         @_noLocks get { fadeOutStart == .max ? .max : fadeOutStart + ramp }
     }
 
     /// Takes the control side's wish at the start of a block whose first timeline frame is `now`.
     @_noLocks
-    package mutating func update(request: Int64, now: Int64) {
+    mutating func update(request: Int64, now: Int64) {
         if request == .max {
             // Run: a frozen timeline restarts here with the resume ramp (a pause ramp under way finishes first).
             if frozen {
@@ -47,7 +47,7 @@ package struct Interruption: BitwiseCopyable {
     /// Called when the timeline reaches `freezeFrame`: freezes it, unless running was asked for meanwhile, in
     /// which case the resume ramp starts right there. Returns whether the timeline is now frozen.
     @_noLocks
-    package mutating func reachFreeze(at frame: Int64, runRequested: Bool) -> Bool {
+    mutating func reachFreeze(at frame: Int64, runRequested: Bool) -> Bool {
         fadeOutStart = .max
         if runRequested {
             fadeInStart = frame
@@ -59,13 +59,13 @@ package struct Interruption: BitwiseCopyable {
 
     /// Whether either ramp touches timeline frames [t0, t1).
     @_noLocks
-    package func ramps(_ t0: Int64, _ t1: Int64) -> Bool {
+    func ramps(_ t0: Int64, _ t1: Int64) -> Bool {
         (fadeOutStart != .max && fadeOutStart < t1) || (fadeInStart != .min && fadeInStart + ramp > t0)
     }
 
     /// The master gain on timeline frame `t`.
     @_noLocks
-    package func gain(at t: Int64) -> Float {
+    func gain(at t: Int64) -> Float {
         if fadeOutStart != .max && t >= fadeOutStart { return Float(fadeOutStart + ramp - t) / Float(ramp) }
         if fadeInStart != .min && t >= fadeInStart && t < fadeInStart + ramp { return Float(t - fadeInStart) / Float(ramp) }
         return 1

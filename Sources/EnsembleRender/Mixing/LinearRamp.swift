@@ -35,7 +35,7 @@ package struct LinearRamp: BitwiseCopyable {
     /// True when the value changes somewhere in `range` (so the block needs the per-sample gain path).
     @inline(__always)
     @_noLocks
-    package func varies(in start: Int64, _ end: Int64) -> Bool {
+    func varies(in start: Int64, _ end: Int64) -> Bool {
         if from == to || length == 0 { return false }
         return start < startFrame + Int64(length) && end > startFrame
     }
@@ -44,7 +44,7 @@ package struct LinearRamp: BitwiseCopyable {
 /// A fade measured from a fixed frame: 0 at `zeroFrame`, reaching 1 `length` frames away (after it for a fade-in,
 /// before it for a fade-out). Fade-in: g(t) = clamp((t − S)/N); fade-out: g(t) = clamp((E − t)/N).
 package struct EdgeFade: BitwiseCopyable {
-    package var zeroFrame: Int64
+    var zeroFrame: Int64
     package var length: Int
     /// +1: rises after `zeroFrame` (fade-in); −1: falls towards `zeroFrame` (fade-out).
     package var direction: Int64
@@ -68,7 +68,7 @@ package struct EdgeFade: BitwiseCopyable {
 
     @inline(__always)
     @_noLocks
-    package func varies(in start: Int64, _ end: Int64) -> Bool {
+    func varies(in start: Int64, _ end: Int64) -> Bool {
         guard length > 0 else { return false }
         let (a, b) = direction > 0 ? (zeroFrame, zeroFrame + Int64(length)) : (zeroFrame - Int64(length), zeroFrame)
         return start < b && end > a

@@ -54,7 +54,7 @@ package enum LiveReader {
     /// How many of the next `count` output frames the delivered frames allow, updating the sounding state (and
     /// its counters) as a render of them would. Also used to advance a virtual live voice.
     @_noLocks
-    package static func renderable(_ cursor: SourceCursor, _ view: StreamView, frame: Int64, count: Int) -> Int {
+    static func renderable(_ cursor: SourceCursor, _ view: StreamView, frame: Int64, count: Int) -> Int {
         let cells = view.cells
         let eos = cells[StreamView.eos].load(ordering: .acquiring)
         let filled = StreamView.frame(cells[StreamView.filled].load(ordering: .acquiring))
@@ -87,7 +87,7 @@ package enum LiveReader {
     /// Ends a live voice after the last frame of a stream that has ended: its release moves to the output frame
     /// where the cursor passes the stream's end (or to `frame` if that has passed), unless it stops sooner.
     @_noLocks
-    package static func endIfEnded(_ voice: inout Voice, _ view: StreamView, at frame: Int64) {
+    static func endIfEnded(_ voice: inout Voice, _ view: StreamView, at frame: Int64) {
         let eos = view.cells[StreamView.eos].load(ordering: .acquiring)
         guard eos >= 0 else { return }
         StreamFailure.end(&voice, reaching: eos, from: frame, reason: .finished)

@@ -23,12 +23,12 @@ package struct MeterAccumulator {
     }
 
     @_noLocks
-    package mutating func addMono(_ s: UnsafeMutablePointer<Float>, _ n: Int, _ a: Float, _ c: Float) {
+    mutating func addMono(_ s: UnsafeMutablePointer<Float>, _ n: Int, _ a: Float, _ c: Float) {
         for j in 0..<n { add(a * s[j], c * s[j]) }
     }
 
     @_noLocks
-    package mutating func addStereo(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int,
+    mutating func addStereo(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int,
                             _ a: Float, _ b: Float, _ c: Float, _ d: Float) {
         for j in 0..<n { add(a * l[j] + b * r[j], c * l[j] + d * r[j]) }
     }
@@ -121,7 +121,7 @@ package struct MeterReadout: @unchecked Sendable {
 
     /// Forgets what was accumulated (metering switched off).
     @_noLocks
-    package func clear() {
+    func clear() {
         for p in 0..<pairs {
             for i in 0..<4 { cells[8 * p + i].store(0, ordering: .relaxed) }
         }

@@ -19,7 +19,7 @@ package struct HeapEntry: BitwiseCopyable {
 
     @inline(__always)
     @_noLocks
-    package func precedes(_ other: HeapEntry) -> Bool {
+    func precedes(_ other: HeapEntry) -> Bool {
         if frame != other.frame { return frame < other.frame }
         return first != other.first ? first < other.first : second < other.second
     }

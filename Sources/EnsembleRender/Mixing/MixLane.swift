@@ -54,7 +54,7 @@ package struct MixLane {
     /// the summation order: never derived from the number of threads or cores.
     package static var defaultCount: Int { @_noLocks get { 8 } }
     /// Capacity of each lane's contiguous copy of the ring frames a streamed voice's taps need (`StreamReader`).
-    package static var streamWindowFrames: Int { @_noLocks get { 16384 } }
+    static var streamWindowFrames: Int { @_noLocks get { 16384 } }
 
     /// A voice that stopped sounding in this lane during the span, with the frame where it did.
     package struct End: BitwiseCopyable {
@@ -63,44 +63,44 @@ package struct MixLane {
     }
 
     package let index: Int
-    package let scratchLeft: UnsafeMutablePointer<Float>
-    package let scratchRight: UnsafeMutablePointer<Float>
-    package let scratchGain: UnsafeMutablePointer<Float>
+    let scratchLeft: UnsafeMutablePointer<Float>
+    let scratchRight: UnsafeMutablePointer<Float>
+    let scratchGain: UnsafeMutablePointer<Float>
     /// A voice with sends of their own filter (`VoiceEnvironments`): `dry` keeps its signal from before the direct
     /// filter, `send` holds one send's copy of it while that send's filter runs.
-    package let dryLeft: UnsafeMutablePointer<Float>
-    package let dryRight: UnsafeMutablePointer<Float>
-    package let sendLeft: UnsafeMutablePointer<Float>
-    package let sendRight: UnsafeMutablePointer<Float>
+    let dryLeft: UnsafeMutablePointer<Float>
+    let dryRight: UnsafeMutablePointer<Float>
+    let sendLeft: UnsafeMutablePointer<Float>
+    let sendRight: UnsafeMutablePointer<Float>
     /// A voice moving between buses is rendered here first, then split between the two (`split`).
-    package let routeLeft: UnsafeMutablePointer<Float>
-    package let routeRight: UnsafeMutablePointer<Float>
-    package let streamWindowLeft: UnsafeMutablePointer<Float>
-    package let streamWindowRight: UnsafeMutablePointer<Float>
+    let routeLeft: UnsafeMutablePointer<Float>
+    let routeRight: UnsafeMutablePointer<Float>
+    let streamWindowLeft: UnsafeMutablePointer<Float>
+    let streamWindowRight: UnsafeMutablePointer<Float>
     /// The shared kernel tables with this lane's own buffers for taps gathered at file edges.
     package let tables: ResamplerTables
     /// Per bus: what the lane has cleared of its accumulator in the current span (lanes k ≥ 1): `untouched`,
     /// `frontTouched` (the front pair, for 2D voices) or `allTouched` (every channel).
-    package let touched: UnsafeMutablePointer<UInt8>
-    package static var untouched: UInt8 { @_noLocks get { 0 } }
-    package static var frontTouched: UInt8 { @_noLocks get { 1 } }
-    package static var allTouched: UInt8 { @_noLocks get { 2 } }
+    let touched: UnsafeMutablePointer<UInt8>
+    static var untouched: UInt8 { @_noLocks get { 0 } }
+    static var frontTouched: UInt8 { @_noLocks get { 1 } }
+    static var allTouched: UInt8 { @_noLocks get { 2 } }
     /// Output channels (`SpeakerLayout.channelCount`).
     package let channelCount: Int
     /// The channels past the front pair of the route buffers (surround output only, else nil).
-    package let routeOthers: UnsafeMutablePointer<Float>?
+    let routeOthers: UnsafeMutablePointer<Float>?
     package let maxBlockFrames: Int
     /// `BusRack.count`, kept here: the render side cannot read a global.
-    package let busCount: Int
+    let busCount: Int
     /// This span's voices (slots), in active order (`Mixer.assignLanes`).
     package let voices: UnsafeMutablePointer<Int32>
-    package var voiceCount = 0
+    var voiceCount = 0
     /// Voices that stopped sounding in this lane in the current span, in active order.
     package let ends: UnsafeMutablePointer<End>
-    package var endCount = 0
+    var endCount = 0
     /// Bit b set when the lane has touched bus b in the current span (`touched[b]` not `untouched`): what the
     /// lane sums (`LaneAccumulators`) read first, instead of every lane's flag of every bus.
-    package var touchedBuses: UInt32 = 0
+    var touchedBuses: UInt32 = 0
     /// Per entry of `voices`: the voice's generation and its cursor position after the span, written by the lane
     /// for each voice that goes on (an ended one's entry is left stale; `Mixer.publishPositions` skips it). The
     /// serial phase publishes these instead of reading the voices again: a voice's cursor line, just written
@@ -153,7 +153,7 @@ package struct MixLane {
     }
 
     /// The compact windows' slack on each side (`ResamplerTables.windowSlack`): one IMA4 packet.
-    package static var windowSlack: Int { IMA4Packets.framesPerPacket }
+    static var windowSlack: Int { IMA4Packets.framesPerPacket }
 
     /// A compact window of `ResamplerTables.windowFrames` floats with `windowSlack` more on each side.
     private static func allocateWindow() -> UnsafeMutablePointer<Float> {
@@ -221,7 +221,7 @@ package struct MixLane {
     /// into the cleared plane gives: `ensemble_assign_f32`, `ensemble_assign_ramped`); false as `planes`.
     @inline(__always)
     @_noLocks
-    package mutating func planesToAssign(_ bus: Int32, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators,
+    mutating func planesToAssign(_ bus: Int32, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators,
                                  offset: Int, count: Int) -> (ChannelPlanes, Bool) {
         if index == 0 { return (rack.destination(bus, span.output), false) }
         let b = rack.isConfigured(bus) ? Int(bus) : 0
@@ -252,7 +252,7 @@ package struct MixLane {
 
     /// Clears the route buffers for a voice that is moving between buses in this span.
     @_noLocks
-    package func beginRoute(_ n: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+    func beginRoute(_ n: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
         for j in 0..<n {
             routeLeft[j] = 0
             routeRight[j] = 0
@@ -307,7 +307,7 @@ package struct MixLane {
 
     /// Consecutive voices (by sequence) that share a lane before the next lane is used (see the type's comment).
     /// Like the lane count, an input of the summation order: fixed, never derived from the threads.
-    package static var groupSize: Int { @_noLocks get { 4 } }
+    static var groupSize: Int { @_noLocks get { 4 } }
 
     /// The lane of `voice` among `count`: its group of `groupSize` sequences, modulo the count; the same for the
     /// voice's whole life.
@@ -334,7 +334,7 @@ package struct MixLane {
     }
 
     @_noLocks
-    package mutating func recordEnd(slot: Int, frame: Int64) {
+    mutating func recordEnd(slot: Int, frame: Int64) {
         ends[endCount] = End(slot: Int32(slot), frame: frame)
         endCount += 1
     }

@@ -7,7 +7,7 @@ extension Mixer {
     /// t0): the serial phase before the lanes, the lanes, the serial phase after them (see `MixLane` for the
     /// contract).
     @_noLocks
-    package func renderSpan(_ output: ChannelPlanes, _ t0: Int64, _ t1: Int64) {
+    func renderSpan(_ output: ChannelPlanes, _ t0: Int64, _ t1: Int64) {
         let span = MixSpan(start: t0, end: t1, output: output)
         activateStarts(before: t1)
         assignLanes()
@@ -21,7 +21,7 @@ extension Mixer {
     /// Runs every lane of the span: on the render worker pool when there is one (`ParallelLanes`) and enough
     /// voices to share, else one after the other on this thread, in lane order. (The one place lanes are run.)
     @_noLocks
-    package func runLanes(_ span: MixSpan) {
+    func runLanes(_ span: MixSpan) {
         let sounding = voices.activeCount
         if let parallelRunner, !lanesInReverseForTesting,
            parallelRunner._withUnsafeGuaranteedRef({ $0.run(span, activeVoices: sounding) }) {
@@ -36,7 +36,7 @@ extension Mixer {
 
     /// Serial phase: hands every active voice to its lane (`MixLane.lane(of:count:)`), in active order.
     @_noLocks
-    package func assignLanes() {
+    func assignLanes() {
         for k in 0..<laneCount { lanes[k].begin() }
         let active = voices.active, pool = voices.slots, lanes = self.lanes, laneCount = self.laneCount
         for i in 0..<voices.activeCount {
@@ -49,7 +49,7 @@ extension Mixer {
     /// then, if it is the last lane of its half to finish, sums that half (`LaneAccumulators.laneFinished`).
     /// Safe to call concurrently for different lanes of the same span, between the serial phases (`MixLane`).
     @_noLocks
-    package func renderLane(_ lane: Int, _ span: MixSpan) {
+    func renderLane(_ lane: Int, _ span: MixSpan) {
         let me = lanes + lane
         let pool = voices.slots, rack = buses, accumulators = laneAccumulators
         // Read once per lane rather than per voice: the paths are structs of a few hundred bytes, and reading a
@@ -74,7 +74,7 @@ extension Mixer {
     /// The serial phase after the lanes: finishes the voices that ended, in lane order, drops them from the
     /// active list, and adds the second half of the lanes' sum into the rack's inputs (`LaneAccumulators`).
     @_noLocks
-    package func finishLanes(_ span: MixSpan) {
+    func finishLanes(_ span: MixSpan) {
         var ended = 0
         for k in 0..<laneCount {
             let lane = lanes + k
@@ -90,7 +90,7 @@ extension Mixer {
     /// thread writing the packed telemetry words, instead of the lanes from several cores), from what each lane
     /// recorded of its voices (`MixLane.after`), without touching the voices themselves.
     @_noLocks
-    package func publishPositions() {
+    func publishPositions() {
         let telemetry = self.telemetry
         for k in 0..<laneCount {
             let lane = lanes + k

@@ -45,7 +45,7 @@ package final class Mixer: @unchecked Sendable {
     private var starts: VoiceStarts
     private let stealing: VoiceStealing
     /// Virtual voices: inaudible or held by the cap, their timeline kept unmixed (`VirtualVoices`).
-    package let virtualVoices: VirtualVoices
+    let virtualVoices: VirtualVoices
     private var timed: TimedCommands
     /// The frame the next span starts on.
     private var now: Int64 = 0
@@ -62,11 +62,11 @@ package final class Mixer: @unchecked Sendable {
     package let laneCount: Int
     package let lanes: UnsafeMutablePointer<MixLane>
     package let laneAccumulators: LaneAccumulators
-    package let voiceRender: VoiceRender
+    let voiceRender: VoiceRender
     /// The listener and the engine's 3D settings (`SpatialScene`): written by commands between spans, read by the
     /// lanes' spatial updates; and the path of positioned voices (`SpatialRender`).
     package let scene: UnsafeMutablePointer<SpatialScene>
-    package let spatialRender: SpatialRender
+    let spatialRender: SpatialRender
     /// Test hook: runs a span's lanes last to first, to show that they share no state.
     package var lanesInReverseForTesting = false
     /// Test hook: ends a span at every virtual-voice update frame, even where the update changes nothing
@@ -78,7 +78,7 @@ package final class Mixer: @unchecked Sendable {
         didSet { parallelRunner = parallelLanes.map { Unmanaged.passUnretained($0) } }
     }
     /// `parallelLanes`, reached from the render path without retaining it.
-    package private(set) var parallelRunner: Unmanaged<ParallelLanes>?
+    private(set) var parallelRunner: Unmanaged<ParallelLanes>?
     /// The resampler's Catmull-Rom weight table (`Resampler.makeWeightTable`) and the WSOLA grain window
     /// (`TimeStretch`), shared read-only by the lanes.
     private let weights: UnsafeMutablePointer<Float>
@@ -392,7 +392,7 @@ package final class Mixer: @unchecked Sendable {
 
     /// Serial phase before the lanes: starts the voices due before `end`.
     @_noLocks
-    package func activateStarts(before end: Int64) {
+    func activateStarts(before end: Int64) {
         starts.activate(before: end, now: now, pool: voices, stealing: stealing, virtual: virtualVoices,
                         reports: reports)
     }

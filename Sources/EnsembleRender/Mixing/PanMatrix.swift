@@ -10,13 +10,13 @@ import EnsembleFormats
 /// Stereo, pan ≤ 0: x = pan+1, L = inL + inR·cos(xπ/2), R = inR·sin(xπ/2).
 /// Stereo, pan > 0: x = pan,   L = inL·cos(xπ/2),       R = inR + inL·sin(xπ/2).
 package struct PanMatrix: BitwiseCopyable, Sendable {
-    package var leftFromLeft: Float
-    package var leftFromRight: Float
-    package var rightFromLeft: Float
-    package var rightFromRight: Float
+    var leftFromLeft: Float
+    var leftFromRight: Float
+    var rightFromLeft: Float
+    var rightFromRight: Float
     /// The pan (−1…1) and source layout the matrix stands for: what a pan ramp glides along (`PanRamp`).
     package var position: Float
-    package var isStereo: Bool
+    var isStereo: Bool
 
     @_noLocks
     package init(leftFromLeft: Float, leftFromRight: Float, rightFromLeft: Float, rightFromRight: Float,
@@ -43,7 +43,7 @@ package struct PanMatrix: BitwiseCopyable, Sendable {
     /// The law at `pan` evaluated with the quarter-wave polynomials (no libm call): the matrices a pan ramp
     /// passes through between its two ends, on the render side. Within 1e-8 of the libm values.
     @_noLocks
-    package static func gliding(pan: Float, isStereo: Bool) -> PanMatrix {
+    static func gliding(pan: Float, isStereo: Bool) -> PanMatrix {
         let channels = isStereo ? 2 : 1
         let x = quarter(Double(pan), channelCount: channels)
         return PanMatrix(pan: pan, channelCount: channels, cos: QuarterWave.cos(x), sin: QuarterWave.sin(x))
@@ -76,7 +76,7 @@ package struct PanMatrix: BitwiseCopyable, Sendable {
     private static func sinQuarter(_ x: Double) -> Float { x >= 1 ? 1 : Float(sin(x * .pi / 2)) }
 
     @_noLocks
-    package func isSame(as other: PanMatrix) -> Bool {
+    func isSame(as other: PanMatrix) -> Bool {
         if leftFromLeft != other.leftFromLeft { return false }
         if leftFromRight != other.leftFromRight { return false }
         if rightFromLeft != other.rightFromLeft { return false }

@@ -29,7 +29,7 @@ package struct PanRamp: BitwiseCopyable {
 
     /// True when the matrix changes somewhere in [start, end).
     @_noLocks
-    package func varies(in start: Int64, _ end: Int64) -> Bool {
+    func varies(in start: Int64, _ end: Int64) -> Bool {
         if length == 0 || from.isSame(as: to) { return false }
         return start < startFrame + Int64(length) && end > startFrame
     }

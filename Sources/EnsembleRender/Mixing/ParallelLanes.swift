@@ -12,7 +12,7 @@ import EnsembleFormats
 package final class ParallelLanes: @unchecked Sendable {
     /// Below this many active voices the lanes run on the render thread alone: waking workers would cost more
     /// than it saves. (The bytes are the same either way.)
-    package let minimumVoices = 16
+    let minimumVoices = 16
 
     /// The mixer (which owns this object) and the pool (owned by `ownedPool`), reached without retaining.
     private let mixer: Unmanaged<Mixer>

@@ -13,7 +13,7 @@ package struct PendingCommands {
         package var command: MixerCommand
         /// An immediate change for a voice whose timed start is still waiting: it rides on that start (same frame
         /// and id), is applied right after it, and is not reported (it is no timed command of its own).
-        package var follows = false
+        var follows = false
         /// Arrival order on the render side: keeps a start before the changes that follow it, and those changes
         /// in the order they were sent.
         package var order: UInt64 = 0

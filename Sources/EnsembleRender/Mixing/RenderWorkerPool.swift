@@ -73,11 +73,11 @@ package final class RenderWorkerPool: @unchecked Sendable {
     }
 
     /// Tasks the worker threads (not the render thread) have run so far: shows that they took part.
-    package var tasksRunByWorkers: Int { shared.workerTasks.pointee.load(ordering: .relaxed) }
+    var tasksRunByWorkers: Int { shared.workerTasks.pointee.load(ordering: .relaxed) }
     /// Nanoseconds the render thread has spent at the end of blocks waiting for workers to finish their tasks.
     package var barrierNanoseconds: Int { shared.waited.pointee.load(ordering: .relaxed) }
     /// Nanoseconds the render thread has spent inside `run` (the lane phases, barrier included).
-    package var runNanoseconds: Int { shared.inRun.pointee.load(ordering: .relaxed) }
+    var runNanoseconds: Int { shared.inRun.pointee.load(ordering: .relaxed) }
 
     /// Sets the task every `run` calls and its context (held unretained: the owner keeps it alive for the
     /// pool's life). Control side, before the first `run`: the generation published by `run` carries it to
@@ -138,11 +138,11 @@ package final class RenderWorkerPool: @unchecked Sendable {
 }
 
 /// The pool's constants, where the render side can read them without touching class metadata.
-package enum PoolLimits {
+enum PoolLimits {
     /// Most tasks one `run` may hand out (the ticket's task fields are 16 bits wide).
-    package static var maxTasks: Int { @_noLocks get { 0xFFFF } }
+    static var maxTasks: Int { @_noLocks get { 0xFFFF } }
     /// A waiting render thread yields once every this many spins.
-    package static var yieldEvery: Int { @_noLocks get { 1024 } }
+    static var yieldEvery: Int { @_noLocks get { 1024 } }
 }
 
 /// What the render thread and the workers share, in one allocation of four cache lines: the ticket, the
@@ -158,15 +158,15 @@ package struct PoolWords {
 
     /// The block being handed out: generation (high 32 bits), then the unclaimed tasks [next, end): end (16 bits)
     /// and next (low 16 bits). Published as (generation, count, 0).
-    package var ticket: UnsafeMutablePointer<Atomic<UInt64>> { base.assumingMemoryBound(to: Atomic<UInt64>.self) }
+    var ticket: UnsafeMutablePointer<Atomic<UInt64>> { base.assumingMemoryBound(to: Atomic<UInt64>.self) }
     /// The generation of the last published block: what workers spin and sleep on (the futex word).
     package var generation: UnsafeMutablePointer<Atomic<UInt32>> {
         (base + Self.line).assumingMemoryBound(to: Atomic<UInt32>.self)
     }
     /// `generation` as the plain 32-bit word the futex calls take (`Atomic<UInt32>` is laid out as one).
-    package var generationWord: UnsafeMutablePointer<UInt32> { (base + Self.line).assumingMemoryBound(to: UInt32.self) }
+    var generationWord: UnsafeMutablePointer<UInt32> { (base + Self.line).assumingMemoryBound(to: UInt32.self) }
     /// Workers asleep (or about to sleep) on the futex.
-    package var sleepers: UnsafeMutablePointer<Atomic<UInt32>> {
+    var sleepers: UnsafeMutablePointer<Atomic<UInt32>> {
         (base + Self.line + 4).assumingMemoryBound(to: Atomic<UInt32>.self)
     }
     package var stop: UnsafeMutablePointer<Atomic<Bool>> { (base + Self.line + 8).assumingMemoryBound(to: Atomic<Bool>.self) }
@@ -175,7 +175,7 @@ package struct PoolWords {
         (base + 2 * Self.line).assumingMemoryBound(to: Atomic<Int>.self)
     }
     /// Tasks run by worker threads (rather than the render thread) since the pool started.
-    package var workerTasks: UnsafeMutablePointer<Atomic<Int>> {
+    var workerTasks: UnsafeMutablePointer<Atomic<Int>> {
         (base + 2 * Self.line + 8).assumingMemoryBound(to: Atomic<Int>.self)
     }
     /// Nanoseconds the render thread has waited at the end of blocks (`RenderWorkerPool.barrierNanoseconds`).
@@ -183,11 +183,11 @@ package struct PoolWords {
         (base + 3 * Self.line + 24).assumingMemoryBound(to: Atomic<Int>.self)
     }
     /// The CPU the render thread was on when it published the current block (-1: unknown).
-    package var renderCPU: UnsafeMutablePointer<Atomic<Int32>> {
+    var renderCPU: UnsafeMutablePointer<Atomic<Int32>> {
         (base + Self.line + 12).assumingMemoryBound(to: Atomic<Int32>.self)
     }
     /// Nanoseconds the render thread has spent in `run` (`RenderWorkerPool.runNanoseconds`).
-    package var inRun: UnsafeMutablePointer<Atomic<Int>> {
+    var inRun: UnsafeMutablePointer<Atomic<Int>> {
         (base + 3 * Self.line + 32).assumingMemoryBound(to: Atomic<Int>.self)
     }
     package var task: UnsafeMutablePointer<RenderTask?> { (base + 3 * Self.line).assumingMemoryBound(to: RenderTask?.self) }
@@ -215,7 +215,7 @@ package struct PoolWords {
 
     /// Claims and runs tasks of generation `g` until none is left or a newer block has been published.
     @_noLocks
-    package func work(generation g: UInt32, byWorker: Bool) {
+    func work(generation g: UInt32, byWorker: Bool) {
         let s = self
         guard let task = s.task.pointee, let context = s.context.pointee else { return }
         var ticket = s.ticket.pointee.load(ordering: .acquiring)
@@ -244,7 +244,7 @@ package struct PoolWords {
 
     /// A worker thread's life: wait for a generation, work on it, repeat until `deinit` says stop.
     @_noLocks
-    package func workerLoop() {
+    func workerLoop() {
         let s = self
         // The mode is per thread; the mixer's tasks need the one the render thread renders in (same bits).
         _ = FlushToZero.enter()
@@ -297,7 +297,7 @@ package struct PoolWords {
     }
 
     @_noLocks
-    package func monotonicNanoseconds() -> Int64 {
+    func monotonicNanoseconds() -> Int64 {
         var ts = timespec()
         _unsafePerformance { _ = clock_gettime(CLOCK_MONOTONIC, &ts) }
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)

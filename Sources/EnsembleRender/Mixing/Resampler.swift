@@ -78,7 +78,7 @@ package enum Resampler {
     /// as x + 0 (the bits of adding into a cleared plane) and any frame the sound does not reach set to 0, so the
     /// planes need no clearing first (the quiet moving voice of `SpatialRender`, first in its lane).
     @_noLocks
-    package static func mixRampThenSteady(_ cursor: inout SourceCursor, _ source: VoiceSource, ramp: RampGains, rampFrames: Int,
+    static func mixRampThenSteady(_ cursor: inout SourceCursor, _ source: VoiceSource, ramp: RampGains, rampFrames: Int,
                                   steady: Gains, into outL: UnsafeMutablePointer<Float>,
                                   _ outR: UnsafeMutablePointer<Float>, count: Int, assign: Bool) {
         var done = 0
@@ -140,22 +140,22 @@ package enum Resampler {
     }
 
     /// Where the kernels put their samples: the scratch buffers, or (fused) added into the output with gains.
-    package struct Sink: BitwiseCopyable {
-        package var left: UnsafeMutablePointer<Float>
-        package var right: UnsafeMutablePointer<Float>
-        package var gains: Gains
+    struct Sink: BitwiseCopyable {
+        var left: UnsafeMutablePointer<Float>
+        var right: UnsafeMutablePointer<Float>
+        var gains: Gains
         /// Added with the constant `gains` (after the ramp's frames when `ramped`).
-        package var fused: Bool
+        var fused: Bool
         /// Added with the ramping `ramp` for its first `rampFrames` frames (a mono voice; only the linear and sinc
         /// kernels take such a sink, see `mixRamped(_:_:tables:gains:rampFrames:steady:into:_:count:)`). `ramp.first` is the ramp's
         /// frame at index 0.
-        package var ramped: Bool
-        package var ramp: RampGains
-        package var rampFrames: Int
+        var ramped: Bool
+        var ramp: RampGains
+        var rampFrames: Int
 
         /// Stores (`fused` false) or adds with `gains`.
         @_noLocks
-        package init(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, gains: Gains, fused: Bool) {
+        init(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, gains: Gains, fused: Bool) {
             self.left = left
             self.right = right
             self.gains = gains
@@ -167,7 +167,7 @@ package enum Resampler {
 
         /// Adds with `ramp` for `rampFrames` frames, then with `steady`.
         @_noLocks
-        package init(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, ramp: RampGains, rampFrames: Int,
+        init(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, ramp: RampGains, rampFrames: Int,
              steady: Gains) {
             self.left = left
             self.right = right
@@ -181,7 +181,7 @@ package enum Resampler {
         /// The same sink from its frame `frames` on.
         @inline(__always)
         @_noLocks
-        package func advanced(by frames: Int) -> Sink {
+        func advanced(by frames: Int) -> Sink {
             var s = self
             s.left += frames
             s.right += frames
@@ -193,7 +193,7 @@ package enum Resampler {
         /// Writes (or mixes) one frame at index `j`.
         @inline(__always)
         @_noLocks
-        package func put(_ j: Int, _ sl: Float, _ sr: Float, stereo: Bool) {
+        func put(_ j: Int, _ sl: Float, _ sr: Float, stereo: Bool) {
             if ramped, j < rampFrames {
                 let q = SpatialVoice.fraction(ramp.first + Int64(j), length: ramp.length)
                 left[j] += ((ramp.left0 + ramp.dLeft * q) * ramp.g) * sl
@@ -213,7 +213,7 @@ package enum Resampler {
         /// The sink as the C kernels take it (`ensemble_put`), from index `at`.
         @inline(__always)
         @_noLocks
-        package func put(from at: Int) -> ensemble_put {
+        func put(from at: Int) -> ensemble_put {
             let s = advanced(by: at)
             let mode = ramped ? ENSEMBLE_PUT_RAMP : fused ? ENSEMBLE_PUT_GAINS : ENSEMBLE_PUT_STORE
             return ensemble_put(mode: Int32(mode), a: gains.a, b: gains.b, c: gains.c, d: gains.d,
@@ -224,8 +224,8 @@ package enum Resampler {
     }
 
     /// Phases of the weight table: the top `phaseBits` bits of the cursor's fraction pick a row.
-    package static var phaseBits: Int { @_noLocks get { 10 } }
-    package static var phaseCount: Int { @_noLocks get { 1 << phaseBits } }
+    static var phaseBits: Int { @_noLocks get { 10 } }
+    static var phaseCount: Int { @_noLocks get { 1 << phaseBits } }
 
     /// The Catmull-Rom weights (w0…w3 for taps index−1 … index+2) at t = p / phaseCount for every phase p, four
     /// Floats per phase, 16-byte aligned. Made once by the mixer, read by every voice. Quantising t to 1/1024
@@ -275,7 +275,7 @@ package enum Resampler {
     /// Whether `mixRamped(_:_:tables:gains:rampFrames:steady:into:_:count:)` takes the voice's cursor and sound.
     @inline(__always)
     @_noLocks
-    package static func rampsInKernel(_ cursor: SourceCursor, _ source: VoiceSource) -> Bool {
+    static func rampsInKernel(_ cursor: SourceCursor, _ source: VoiceSource) -> Bool {
         if cursor.isPassthrough || source.packed != nil || source.channelCount != 1 { return false }
         if case .cubic = cursor.quality { return false }
         return true
@@ -283,7 +283,7 @@ package enum Resampler {
 
     /// The kernel for the cursor's resampler: an exact copy at step 1, the four-frame cubic, or a tap kernel.
     @_noLocks
-    package static func resample(_ cursor: inout SourceCursor, _ source: VoiceSource, _ tables: ResamplerTables,
+    static func resample(_ cursor: inout SourceCursor, _ source: VoiceSource, _ tables: ResamplerTables,
                          _ sink: Sink, count: Int) {
         // The copy, cubic and compact paths know nothing of a ramp (`mixRamped(_:_:tables:gains:…)` goes to the
         // linear and sinc kernels directly).

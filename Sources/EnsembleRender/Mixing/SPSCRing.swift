@@ -33,7 +33,7 @@ package struct RingIndices: @unchecked Sendable {
 
     /// Producer: the first free position if `n` positions are free, else nil.
     @_noLocks
-    package func reserve(_ n: Int) -> Int? {
+    func reserve(_ n: Int) -> Int? {
         let w = cells[8].load(ordering: .relaxed)
         return capacity - (w - cells[0].load(ordering: .acquiring)) >= n ? w : nil
     }

@@ -28,12 +28,12 @@ import EnsembleFormats
 ///
 /// Per output frame the kernel reads taps i − (N/2 − 1) … i + N/2 around the cursor's frame i.
 package struct SincBank: BitwiseCopyable, @unchecked Sendable {
-    package static var phaseBits: Int { @_noLocks get { 8 } }
-    package static var scaleCount: Int { @_noLocks get { 25 } }
+    static var phaseBits: Int { @_noLocks get { 8 } }
+    static var scaleCount: Int { @_noLocks get { 25 } }
     /// The Kaiser window's β: about 100 dB of stopband at the lengths below.
-    package static var beta: Double { 10 }
+    static var beta: Double { 10 }
     /// Taps before the cursor's frame of the longest table (168 taps): what streamed voices keep behind them.
-    package static var maxBefore: Int { @_noLocks get { 83 } }
+    static var maxBefore: Int { @_noLocks get { 83 } }
     package static var maxTaps: Int { @_noLocks get { 168 } }
 
     /// One table: `taps` weights per phase, phases 0…256 one after another.
@@ -86,7 +86,7 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
 
     /// h(x) · I0(β) = 2·fc·sinc(2·fc·x) · I0(β·√(1 − (x/half)²)): the Kaiser-windowed ideal low-pass at `cutoff`
     /// (cycles per source frame), before the window's normalisation by I0(β).
-    package static func kaiserSinc(_ x: Double, cutoff: Double, half: Double, beta: Double) -> Double {
+    static func kaiserSinc(_ x: Double, cutoff: Double, half: Double, beta: Double) -> Double {
         let r = x / half
         if r <= -1 || r >= 1 { return 0 }
         let a = 2 * cutoff * x
@@ -95,7 +95,7 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
     }
 
     /// The modified Bessel function of the first kind, order 0, by its power series.
-    package static func besselI0(_ x: Double) -> Double {
+    static func besselI0(_ x: Double) -> Double {
         var sum = 1.0, term = 1.0, k = 1.0
         let q = x * x / 4
         while term > sum * 1e-17 {

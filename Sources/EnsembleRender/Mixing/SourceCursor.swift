@@ -77,9 +77,9 @@ package struct SourceCursor: BitwiseCopyable {
 
     /// The cursor's frame in a stream's numbering, where every pass is `length` frames long (pass × length +
     /// position): what the loader is asked for and the ring is indexed by (`StreamReader`, `StreamView`).
-    package var streamFrame: Int64 { @_noLocks get { Int64(pass) * Int64(length) + Int64(position) } }
+    var streamFrame: Int64 { @_noLocks get { Int64(pass) * Int64(length) + Int64(position) } }
 
-    package var isPassthrough: Bool { @_noLocks get { step == Self.one && fraction == 0 } }
+    var isPassthrough: Bool { @_noLocks get { step == Self.one && fraction == 0 } }
 
     /// Output frames left before the cursor passes the end of its last pass; nil when it loops forever.
     /// Uses the same integer arithmetic as the kernels, so it is exact.
@@ -134,7 +134,7 @@ package struct SourceCursor: BitwiseCopyable {
     /// After the kernel advanced `position`, folds it back into the file, counting passes.
     @inline(__always)
     @_noLocks
-    package mutating func wrap() {
+    mutating func wrap() {
         while position >= length && length > 0 && (loops < 0 || pass < loops) {
             position -= length - loopStart
             pass += 1
@@ -154,7 +154,7 @@ package struct SourceCursor: BitwiseCopyable {
     /// The file frame `tap` reads for `index`, or −1 for silence.
     @inline(__always)
     @_noLocks
-    package func tapIndex(_ index: Int) -> Int {
+    func tapIndex(_ index: Int) -> Int {
         guard length > 0 else { return -1 }
         var i = index, p = pass
         let span = length - loopStart

@@ -8,7 +8,7 @@ extension VoiceUpdate {
     /// This and `move` change the spatial state in place, through the pool's address: a copy of its few hundred
     /// bytes in and out per command showed in profiles of games moving many sources.
     @_noLocks
-    package func place(_ s: Int, _ source: SpatialSource?, now: Int64) {
+    func place(_ s: Int, _ source: SpatialSource?, now: Int64) {
         let at = max(now, pool[s].startFrame)
         let sounding = isSounding(s, now: now)
         if let source {
@@ -29,7 +29,7 @@ extension VoiceUpdate {
     /// A position, velocity or direction change (`VoiceChange`) at frame `now` for the live voice in slot `s`. A
     /// 2D voice given one becomes positioned with OpenAL's defaults (`spatialDefaults`) for the rest.
     @_noLocks
-    package func move(_ s: Int, _ change: VoiceChange, now: Int64) {
+    func move(_ s: Int, _ change: VoiceChange, now: Int64) {
         let at = max(now, pool[s].startFrame)
         let sounding = isSounding(s, now: now)
         switch change {

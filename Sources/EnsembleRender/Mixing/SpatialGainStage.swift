@@ -12,7 +12,7 @@ package enum SpatialGainStage {
     /// `Resampler.mix` takes them for a mono sound (a = G0·g, c = G1·g: the products `mix` would use); nil
     /// otherwise.
     @_noLocks
-    package static func constantPair(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int, channels: Int)
+    static func constantPair(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int, channels: Int)
         -> Resampler.Gains? {
         let end = frame + Int64(n)
         if voice.pointee.spatial.gainsVary(in: frame, end, channels: channels) || voice.pointee.gainVaries(in: frame, end) {
@@ -43,7 +43,7 @@ package enum SpatialGainStage {
     /// every other channel silent: `rampPair` up to the ramp's end, then `constantPair`'s products after it (the
     /// same values those give the two runs, computed once); nil otherwise.
     @_noLocks
-    package static func rampThenSteady(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int, channels: Int)
+    static func rampThenSteady(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int, channels: Int)
         -> (ramp: Resampler.RampGains, rampFrames: Int, steady: Resampler.Gains)? {
         let end = frame + Int64(n)
         let rampEnd = voice.pointee.spatial.rampStart + Int64(voice.pointee.spatial.rampLength)

@@ -23,7 +23,7 @@ package struct SpatialRamp: BitwiseCopyable {
     }
 
     /// The frame from which the point stays at `to`.
-    package var endFrame: Int64 { @inline(__always) @_noLocks get { startFrame + Int64(length) } }
+    var endFrame: Int64 { @inline(__always) @_noLocks get { startFrame + Int64(length) } }
 
     @inline(__always)
     @_noLocks
@@ -36,7 +36,7 @@ package struct SpatialRamp: BitwiseCopyable {
     /// True when the point is the same at every frame from `frame` on (the ramp has ended by then).
     @inline(__always)
     @_noLocks
-    package func isStill(from frame: Int64) -> Bool {
+    func isStill(from frame: Int64) -> Bool {
         length == 0 || frame >= endFrame
     }
 

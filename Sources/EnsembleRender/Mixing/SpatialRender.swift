@@ -14,18 +14,18 @@ import EnsembleFormats
 /// Like `VoiceRender`, it writes only the voice (and its filter and sends' state), its meter, its stream's cells,
 /// the lane's scratch and the lane's destinations, so voices of different lanes can run at once; the listener (`SpatialScene`) is read-only here.
 /// A voice gliding back to 2D that gets there mid-span continues on `VoiceRender`'s path from that frame.
-package struct SpatialRender {
-    package let telemetry: VoiceTelemetry
-    package let stretchHop: Int
-    package let stretchWindow: UnsafePointer<Float>
-    package let scene: UnsafePointer<SpatialScene>
+struct SpatialRender {
+    let telemetry: VoiceTelemetry
+    let stretchHop: Int
+    let stretchWindow: UnsafePointer<Float>
+    let scene: UnsafePointer<SpatialScene>
     /// The 2D path, for the rest of a span after the voice left the spatial path.
-    package let flat: VoiceRender
+    let flat: VoiceRender
 
     /// Mixes the positioned voice at `voice` (slot `slot`) over the span into lane `lane`'s destinations. Returns
     /// false when the voice stops sounding in the span (it ends or pauses at `voice.stopFrame`).
     @_noLocks
-    package func render(_ voice: UnsafeMutablePointer<Voice>, slot: Int, _ span: MixSpan, lane: UnsafeMutablePointer<MixLane>,
+    func render(_ voice: UnsafeMutablePointer<Voice>, slot: Int, _ span: MixSpan, lane: UnsafeMutablePointer<MixLane>,
                 _ rack: BusRack, _ accumulators: LaneAccumulators) -> Bool {
         let t0 = span.start, t1 = span.end
         let begin = max(voice.pointee.startFrame, t0)

@@ -16,7 +16,7 @@ import EnsembleFormats
 package struct SpatialScene {
     package var listenerPosition = SpatialRamp(constant: .zero)
     package var listenerAt = SpatialRamp(constant: Vector3(0, 0, -1))
-    package var listenerUp = SpatialRamp(constant: Vector3(0, 1, 0))
+    var listenerUp = SpatialRamp(constant: Vector3(0, 1, 0))
     package var listenerVelocity = Vector3.zero
     package var listenerGain: Float = 1
     package var settings = SpatialSettings()
@@ -33,7 +33,7 @@ package struct SpatialScene {
     package let shelf: HighShelf
     /// The listener's coordinate frame once its ramps are over, made once per listener command rather than once
     /// per voice and update (`space(at:)`).
-    package var restingSpace = ListenerSpace(Listener())
+    var restingSpace = ListenerSpace(Listener())
     /// Test hook: runs every update on the grid, even those a quiet voice skips (`SpatialUpdate.isQuiet`), to
     /// show that skipping them changes no bit.
     package var runsEveryUpdateForTesting = false
@@ -68,7 +68,7 @@ package struct SpatialScene {
     /// True when the listener stays where it is from `frame` on.
     @inline(__always)
     @_noLocks
-    package func isStill(from frame: Int64) -> Bool {
+    func isStill(from frame: Int64) -> Bool {
         listenerPosition.isStill(from: frame) && listenerAt.isStill(from: frame) && listenerUp.isStill(from: frame)
     }
 

@@ -25,11 +25,11 @@ package enum SpatialUpdate {
     package static var interval: Int { @_noLocks get { 256 } }
     /// The doppler pitch is kept within 1/16…4: 4 is the widest step the sinc bank filters without aliasing
     /// (`SincBank`, s ≤ 4), and below 1/16 a source receding near the speed of sound is inaudible anyway.
-    package static var minPitch: Float { @_noLocks get { 0.0625 } }
-    package static var maxPitch: Float { @_noLocks get { 4 } }
+    static var minPitch: Float { @_noLocks get { 0.0625 } }
+    static var maxPitch: Float { @_noLocks get { 4 } }
     /// Doppler never lifts the cursor's step above 4 source frames per output frame (`SincBank`'s last
     /// alias-free table), unless the track's own rate is already there.
-    package static var maxStep: UInt64 { @_noLocks get { 4 << 32 } }
+    static var maxStep: UInt64 { @_noLocks get { 4 << 32 } }
     /// How close the applied pitch or HF gain must come to its target (after a glide step) to snap onto it, ending
     /// the glide. The snap skips at most this much: 1e-4, absolute, which is 0.17 cent of pitch near 1 (a thirtieth
     /// of the smallest pitch difference a listener hears; 0.16–0.19 cent for any source slower than a tenth of the
@@ -38,12 +38,12 @@ package enum SpatialUpdate {
     /// speed). Until the glide ends the voice is updated on every grid frame, which splits its
     /// runs: a source whose velocity a game changes every frame ended its glide only after the next change with
     /// 1e-6, so it was never quiet (about a fifth of a moving voice's cost with doppler, benchmark section 10).
-    package static var snap: Float { @_noLocks get { 1e-4 } }
+    static var snap: Float { @_noLocks get { 1e-4 } }
 
     /// The first grid frame after `frame`.
     @inline(__always)
     @_noLocks
-    package static func nextGridFrame(after frame: Int64) -> Int64 {
+    static func nextGridFrame(after frame: Int64) -> Int64 {
         let k = Int64(interval)
         let q = frame >= 0 ? frame / k : (frame - k + 1) / k
         return (q + 1) * k
@@ -61,7 +61,7 @@ package enum SpatialUpdate {
     /// The 2D pan's gains as spatial gains of the downmixed signal: L and R of a mono sound; for a stereo sound
     /// the sums of each output's two inputs (what the pan gives a centred, correlated signal).
     @_noLocks
-    package static func panGains(_ voice: Voice, at frame: Int64) -> ChannelGains {
+    static func panGains(_ voice: Voice, at frame: Int64) -> ChannelGains {
         let m = voice.pan.matrix(at: frame)
         var g = ChannelGains()
         if voice.source.channelCount == 2 {
@@ -93,7 +93,7 @@ package enum SpatialUpdate {
     /// WSOLA grains keep the pitch: doppler is not applied there).
     @inline(__always)
     @_noLocks
-    package static func dopplerApplies(_ voice: Voice) -> Bool {
+    static func dopplerApplies(_ voice: Voice) -> Bool {
         !(voice.preservePitch && voice.spatial.rateStep != voice.baseStep)
     }
 
@@ -193,7 +193,7 @@ package enum SpatialUpdate {
     /// voice's position and direction, the listener's) over where it was evaluated. (In place: the voice is large.)
     @inline(__always)
     @_noLocks
-    package static func nothingMoved(_ voice: inout Voice, scene: UnsafePointer<SpatialScene>) -> Bool {
+    static func nothingMoved(_ voice: inout Voice, scene: UnsafePointer<SpatialScene>) -> Bool {
         let evaluatedAt = voice.spatial.evaluatedAt
         guard !voice.spatial.isDirty, !voice.spatial.isLeaving, case .ramp = voice.spatial.onset else { return false }
         return voice.spatial.sceneEpoch == scene.pointee.epoch && voice.spatial.position.isStill(from: evaluatedAt)
@@ -203,7 +203,7 @@ package enum SpatialUpdate {
     /// True when the doppler pitch and the HF gain have reached their targets (nothing left to glide).
     @inline(__always)
     @_noLocks
-    package static func isSettled(_ voice: inout Voice) -> Bool {
+    static func isSettled(_ voice: inout Voice) -> Bool {
         voice.spatial.pitch == voice.spatial.targetPitch && voice.spatial.gainHF == voice.spatial.targetHF
     }
 
@@ -212,7 +212,7 @@ package enum SpatialUpdate {
     /// the voice still). The render side then runs the voice without them, ending a run at the ramp's end.
     @inline(__always)
     @_noLocks
-    package static func isQuiet(_ voice: inout Voice, scene: UnsafePointer<SpatialScene>) -> Bool {
+    static func isQuiet(_ voice: inout Voice, scene: UnsafePointer<SpatialScene>) -> Bool {
         nothingMoved(&voice, scene: scene) && isSettled(&voice)
     }
 
@@ -224,7 +224,7 @@ package enum SpatialUpdate {
     /// the runs that moving voices cost. A longer glide is followed along its path, update by update.
     @inline(__always)
     @_noLocks
-    package static func evaluationFrame(_ spatial: SpatialVoice, at frame: Int64, scene: UnsafePointer<SpatialScene>) -> Int64 {
+    static func evaluationFrame(_ spatial: SpatialVoice, at frame: Int64, scene: UnsafePointer<SpatialScene>) -> Int64 {
         let voiceEnd = max(spatial.position.endFrame, spatial.direction.endFrame)
         let listenerEnd = max(scene.pointee.listenerPosition.endFrame,
                               max(scene.pointee.listenerAt.endFrame, scene.pointee.listenerUp.endFrame))
@@ -252,7 +252,7 @@ package enum SpatialUpdate {
     /// Sets the cursor's step at `frame`, moving the natural end (and a fade-out under way) with it.
     @inline(__always)
     @_noLocks
-    package static func setStep(_ voice: inout Voice, _ step: UInt64, at frame: Int64, smoothingFrames: Int) {
+    static func setStep(_ voice: inout Voice, _ step: UInt64, at frame: Int64, smoothingFrames: Int) {
         if voice.cursor.step == step { return }
         voice.cursor.step = step
         voice.moveNaturalEnd(now: frame, smoothingFrames: smoothingFrames)

@@ -22,10 +22,10 @@ package struct SpatialVoice: BitwiseCopyable {
     /// Heard from its position through the spatial path (false: a 2D voice, its pan applies).
     package var isOn = false
     /// Gliding back to its pan after `.setSpatial(nil)`; leaves the spatial path once the gains got there.
-    package var isLeaving = false
-    package var onset = Onset.atTarget
+    var isLeaving = false
+    var onset = Onset.atTarget
     /// A command changed something the update reads since the last update.
-    package var isDirty = true
+    var isDirty = true
     /// The properties as the game set them (nil until the voice is first positioned: the render side cannot
     /// make a `SpatialSource` of its own); `position` and `direction` are superseded by the ramps below.
     package var source: SpatialSource?
@@ -40,21 +40,21 @@ package struct SpatialVoice: BitwiseCopyable {
     package var rampLength = 0
     /// The HF gain applied now and the one it glides towards; the shelf runs while either is below 1.
     package var gainHF: Float = 1
-    package var targetHF: Float = 1
+    var targetHF: Float = 1
     package var shelf: HighShelf?
     /// The doppler pitch applied now (the cursor's step is `rateStep` × `pitch`) and the one it glides towards.
     package var pitch: Float = 1
-    package var targetPitch: Float = 1
+    var targetPitch: Float = 1
     /// The cursor's step at the track's rate, before doppler.
     package var rateStep: UInt64 = 0
     /// The largest per-channel gain of the last evaluation (`SpatialOutcome.audibility`).
     package var audibility: Float = 1
 
     /// The frame of the next update (`Int64.min`: the voice's first rendered frame).
-    package var nextUpdate = Int64.min
+    var nextUpdate = Int64.min
     /// The frame of the last update that evaluated `SpatialMath`, and the scene's epoch it saw.
-    package var evaluatedAt = Int64.min
-    package var sceneEpoch: UInt64 = 0
+    var evaluatedAt = Int64.min
+    var sceneEpoch: UInt64 = 0
 
     /// A 2D voice whose rate gives cursor step `rateStep`.
     @_noLocks
@@ -110,7 +110,7 @@ package struct SpatialVoice: BitwiseCopyable {
     /// True when some channel's gain changes inside [start, end). (Inlined: see `Voice.gainVaries`.)
     @inline(__always)
     @_noLocks
-    package func gainsVary(in start: Int64, _ end: Int64, channels: Int) -> Bool {
+    func gainsVary(in start: Int64, _ end: Int64, channels: Int) -> Bool {
         if rampLength == 0 || start >= rampStart + Int64(rampLength) || end <= rampStart { return false }
         for c in 0..<channels where gainsFrom[c] != gainsTo[c] { return true }
         return false
@@ -123,7 +123,7 @@ extension Voice {
     /// rate its own way.
     @inline(__always)
     @_noLocks
-    package mutating func leaveSpatial() {
+    mutating func leaveSpatial() {
         spatial.isOn = false
         spatial.isLeaving = false
         spatial.shelf = nil

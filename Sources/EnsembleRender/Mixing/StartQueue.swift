@@ -55,7 +55,7 @@ package struct StartQueue {
     /// True when the entry no longer describes a waiting voice (stopped or restarted since it was queued).
     @inline(__always)
     @_noLocks
-    package static func isStale(_ entry: Entry, in pool: UnsafeMutablePointer<Voice>) -> Bool {
+    static func isStale(_ entry: Entry, in pool: UnsafeMutablePointer<Voice>) -> Bool {
         let v = pool[Int(entry.slot)]
         return !v.isScheduled || v.generation != entry.generation || v.startFrame != entry.frame
     }

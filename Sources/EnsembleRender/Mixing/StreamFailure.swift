@@ -3,11 +3,11 @@ import EnsembleFormats
 
 /// What a streamed voice does when its loader fails (unreadable or truncated file): it ends with reason `.failed`
 /// once it has played every frame that was delivered; the rest of the mix carries on.
-package enum StreamFailure {
+enum StreamFailure {
     /// Moves the voice's release to the frame where its cursor reaches the first frame the loader never delivered
     /// (or to `frame` if that has passed), unless the voice already stops sooner. Touches only the voice.
     @_noLocks
-    package static func endIfFailed(_ voice: inout Voice, _ stream: StreamView, at frame: Int64) {
+    static func endIfFailed(_ voice: inout Voice, _ stream: StreamView, at frame: Int64) {
         let cells = stream.cells
         guard cells[StreamView.status].load(ordering: .acquiring) == StreamView.statusFailed else { return }
         let filled = cells[StreamView.filled].load(ordering: .acquiring)
@@ -20,7 +20,7 @@ package enum StreamFailure {
     /// Moves the voice's release to the output frame where its cursor reaches stream frame `last` (the first frame
     /// it will not play), counting from output frame `frame` (where the cursor is now), unless it stops sooner.
     @_noLocks
-    package static func end(_ voice: inout Voice, reaching last: Int64, from frame: Int64, reason: EndReason) {
+    static func end(_ voice: inout Voice, reaching last: Int64, from frame: Int64, reason: EndReason) {
         let cursor = voice.cursor
         let ahead = last - cursor.streamFrame
         var end = frame
@@ -38,7 +38,7 @@ package enum StreamFailure {
 
     /// Points a streamed voice's loader at the cursor's new place (after a seek or a late start).
     @_noLocks
-    package static func retarget(_ voice: Voice) {
+    static func retarget(_ voice: Voice) {
         guard let stream = voice.source.stream else { return }
         stream.retarget(to: voice.cursor.streamFrame - StreamReader.history)
     }

@@ -59,16 +59,16 @@ package struct StreamView: BitwiseCopyable, @unchecked Sendable {
     package static var missingFrames: Int { @_noLocks get { 12 } }
     /// Live streams (render side): `LiveReader.State`, then counts and frames of the last starvation and of the
     /// last time the voice began to sound (after its pre-roll, or after running dry).
-    package static var liveState: Int { @_noLocks get { 16 } }
+    static var liveState: Int { @_noLocks get { 16 } }
     package static var starvations: Int { @_noLocks get { 17 } }
     package static var starvedFrame: Int { @_noLocks get { 18 } }
     package static var soundings: Int { @_noLocks get { 19 } }
     package static var soundingFrame: Int { @_noLocks get { 20 } }
     package static var cellCount: Int { 24 }
-    package static var statusFailed: Int64 { @_noLocks get { 2 } }
+    static var statusFailed: Int64 { @_noLocks get { 2 } }
 
-    package static var frameBits: Int64 { @_noLocks get { 48 } }
-    package static var frameMask: Int64 { @_noLocks get { (1 << 48) - 1 } }
+    static var frameBits: Int64 { @_noLocks get { 48 } }
+    static var frameMask: Int64 { @_noLocks get { (1 << 48) - 1 } }
 
     @inline(__always) @_noLocks
     package static func pack(epoch: Int64, frame: Int64) -> Int64 { (epoch & 0x7FFF) << frameBits | (frame & frameMask) }

@@ -20,7 +20,7 @@ package struct ResamplerTables: BitwiseCopyable {
     /// Floats before `windowLeft`/`windowRight` and after their `windowFrames` that a conversion may overwrite:
     /// with `IMA4Packets.framesPerPacket` of them, IMA4 packets that a window wants only part of are decoded whole
     /// in place, with the rest of their run (`IMA4Packets.convert`).
-    package var windowSlack = 0
+    var windowSlack = 0
 
     /// Frames each window holds.
     package static var windowFrames: Int { @_noLocks get { 4096 } }
@@ -42,20 +42,20 @@ package struct ResamplerTables: BitwiseCopyable {
 /// resampler and step: the sinc table chosen for the step, the cubic, or linear interpolation. Every path that
 /// computes a frame (the in-memory fast and edge loops, the streamed window, the WSOLA grains) goes through
 /// `frame`, so a sample has the same bits whichever path made it.
-package struct TapKernel: BitwiseCopyable {
-    package let quality: ResamplerQuality
-    package let table: SincBank.Table
-    package let cubic: UnsafePointer<Float>
-    package let taps: Int
-    package let before: Int
+struct TapKernel: BitwiseCopyable {
+    let quality: ResamplerQuality
+    let table: SincBank.Table
+    let cubic: UnsafePointer<Float>
+    let taps: Int
+    let before: Int
 
     @_noLocks
-    package init(_ cursor: SourceCursor, _ tables: ResamplerTables) {
+    init(_ cursor: SourceCursor, _ tables: ResamplerTables) {
         self.init(cursor.quality, step: cursor.step, tables)
     }
 
     @_noLocks
-    package init(_ quality: ResamplerQuality, step: UInt64, _ tables: ResamplerTables) {
+    init(_ quality: ResamplerQuality, step: UInt64, _ tables: ResamplerTables) {
         self.quality = quality
         cubic = tables.cubic
         switch quality {
@@ -87,15 +87,15 @@ package struct TapKernel: BitwiseCopyable {
     /// The same kernel with `quality` spelled out, for loops specialised on it (`quality` must be this one's).
     @inline(__always)
     @_noLocks
-    package func `as`(_ quality: ResamplerQuality) -> TapKernel { TapKernel(self, quality: quality) }
+    func `as`(_ quality: ResamplerQuality) -> TapKernel { TapKernel(self, quality: quality) }
 
     /// Taps after the cursor's frame.
-    package var after: Int { @_noLocks get { taps - 1 - before } }
+    var after: Int { @_noLocks get { taps - 1 - before } }
 
     /// The frame at fraction `fraction` past tap `before` of `l` (and `r` when `stereo`).
     @inline(__always)
     @_noLocks
-    package func frame(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, stereo: Bool, _ fraction: UInt32) -> (Float, Float) {
+    func frame(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, stereo: Bool, _ fraction: UInt32) -> (Float, Float) {
         switch quality {
         case .sinc:
             return stereo ? SincBank.stereo(l, r, table, fraction) : (SincBank.sample(l, table, fraction), 0)
@@ -116,7 +116,7 @@ package struct TapKernel: BitwiseCopyable {
     /// the same bits.
     @inline(__always)
     @_noLocks
-    package static func catmullRom(_ s0: Float, _ s1: Float, _ s2: Float, _ s3: Float, _ w: UnsafePointer<Float>) -> Float {
+    static func catmullRom(_ s0: Float, _ s1: Float, _ s2: Float, _ s3: Float, _ w: UnsafePointer<Float>) -> Float {
         (s0 * w[0] + s2 * w[2]) + (s1 * w[1] + s3 * w[3])
     }
 }

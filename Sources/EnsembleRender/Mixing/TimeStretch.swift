@@ -8,10 +8,10 @@ package struct StretchState: BitwiseCopyable {
     /// False until the first stretched frame (or after a stretch-free stretch at rate 1): the grains restart.
     package var active = false
     /// Source positions (unrolled over passes, fractional) of the older grain's and the newer grain's first frame.
-    package var olderStart = 0.0
-    package var newerStart = 0.0
+    var olderStart = 0.0
+    var newerStart = 0.0
     /// Output frame where the newer grain started.
-    package var newerFrame: Int64 = 0
+    var newerFrame: Int64 = 0
 
     @_noLocks
     package init() {}
@@ -36,7 +36,7 @@ package struct StretchState: BitwiseCopyable {
 /// not take all the searches at once.
 package enum TimeStretch {
     /// A periodic Hann window of `2 × hop` frames (allocated once, by the mixer).
-    package static func makeWindow(hop: Int) -> UnsafeMutablePointer<Float> {
+    static func makeWindow(hop: Int) -> UnsafeMutablePointer<Float> {
         let n = 2 * hop
         let w = UnsafeMutablePointer<Float>.allocate(capacity: n)
         for i in 0..<n { w[i] = Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))) }
@@ -54,7 +54,7 @@ package enum TimeStretch {
 
     /// The cursor's position unrolled over passes (pass 0 is [0, length), later passes [loopStart, length)).
     @inline(__always) @_noLocks
-    package static func unrolled(_ c: SourceCursor) -> Double {
+    static func unrolled(_ c: SourceCursor) -> Double {
         let base = c.pass == 0 ? Double(c.position) : Double(c.length + (c.pass - 1) * c.region + (c.position - c.loopStart))
         return base + Double(c.fraction) * 0x1p-32
     }
@@ -84,7 +84,7 @@ package enum TimeStretch {
     /// A grain's sample at unrolled frame `u`, through the voice's resampler (`kernel`, taps gathered into
     /// `taps` across loop seams): band-limited with the default sinc. (The search below keeps the cheaper `read`.)
     @inline(__always) @_noLocks
-    package static func readGrain(_ samples: UnsafePointer<Float>, _ c: SourceCursor, _ u: Double, _ kernel: TapKernel,
+    static func readGrain(_ samples: UnsafePointer<Float>, _ c: SourceCursor, _ u: Double, _ kernel: TapKernel,
                           _ taps: UnsafeMutablePointer<Float>) -> Float {
         var i = Int(u)
         if Double(i) > u { i -= 1 }
@@ -96,7 +96,7 @@ package enum TimeStretch {
 
     /// The grain start within ±`search` of `nominal` whose first `hop` frames best match those at `target`.
     @_noLocks
-    package static func bestStart(_ source: VoiceSource, _ c: SourceCursor, nominal: Double, target: Double,
+    static func bestStart(_ source: VoiceSource, _ c: SourceCursor, nominal: Double, target: Double,
                           hop: Int, search: Int, ratio: Double) -> Double {
         let stereo = source.channelCount == 2
         // Every 4th frame of the overlap, every 2nd shift, then the shifts either side: ~1/8 of a full search.

@@ -6,7 +6,7 @@ import EnsembleFormats
 ///
 /// An immediate change for a voice whose timed `play` has not come yet waits too: it rides on that start and
 /// is applied right after it, on its frame, so it reaches the voice instead of nothing.
-package struct TimedCommands {
+struct TimedCommands {
     private var pending: PendingCommands
     /// Set by a `.schedule` marker: the frame and id of the command that follows it.
     private var markerFrame: Int64 = 0
@@ -17,29 +17,29 @@ package struct TimedCommands {
     /// Commands the queue had no room for (`Engine.droppedCommands`): timed commands (each also reported with a
     /// `.commandDropped` event, reason `.queueFull`), and immediate changes that had to wait for their voice's
     /// timed start (these have no id, so no event; the change is lost).
-    package let dropped: SharedCounter
+    let dropped: SharedCounter
 
-    package init(capacity: Int) {
+    init(capacity: Int) {
         pending = PendingCommands(capacity: capacity)
         dropped = SharedCounter()
     }
 
-    package func deallocate() {
+    func deallocate() {
         pending.deallocate()
         dropped.deallocate()
     }
 
     /// Whether a `.schedule` marker waits for the next command (which must then come through `receive`).
-    package var awaitsCommand: Bool { @_noLocks get { hasMarker } }
+    var awaitsCommand: Bool { @_noLocks get { hasMarker } }
 
     /// Frame of the earliest waiting command, or `Int64.max`: the current span ends there.
-    package var nextFrame: Int64 { @_noLocks get { pending.nextFrame } }
+    var nextFrame: Int64 { @_noLocks get { pending.nextFrame } }
 
     /// Takes `command` from the command ring at frame `now`: keeps it (a marker, the command after a marker, a
     /// cancellation, a change that must wait for its voice's start) and returns nil, or returns it to be
     /// applied at once.
     @_noLocks
-    package mutating func receive(_ command: MixerCommand, now: Int64, pool: VoicePool, reports: VoiceReports) -> MixerCommand? {
+    mutating func receive(_ command: MixerCommand, now: Int64, pool: VoicePool, reports: VoiceReports) -> MixerCommand? {
         if hasMarker {
             hasMarker = false
             var entry = PendingCommands.Entry(frame: markerFrame, id: markerID, command: command)
@@ -74,7 +74,7 @@ package struct TimedCommands {
 
     /// The next waiting command due at or before `frame`, in (frame, id, arrival) order, removed from the queue.
     @_noLocks
-    package mutating func takeDue(at frame: Int64) -> PendingCommands.Entry? {
+    mutating func takeDue(at frame: Int64) -> PendingCommands.Entry? {
         guard let entry = pending.top, entry.frame <= frame else { return nil }
         pending.removeTop()
         return entry

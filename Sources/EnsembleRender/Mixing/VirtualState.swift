@@ -9,7 +9,7 @@ package struct VirtualState: BitwiseCopyable {
     /// short fade-out before `silentFrom` still plays.
     package var isVirtual = false
     /// Why: the cap (waiting for a place) rather than inaudibility.
-    package var heldByCap = false
+    var heldByCap = false
     /// First output frame not mixed: the end of the fade-out into virtual (`Int64.max` while mixed).
     package var silentFrom: Int64 = .max
 
@@ -54,7 +54,7 @@ extension Voice {
     /// change: a voice fading back in, or out into virtual, keeps its rank) — times `spatialAudibility`.
     @inline(__always)
     @_noLocks
-    package func loudness(at frame: Int64) -> Float {
+    func loudness(at frame: Int64) -> Float {
         volume.value(at: frame) * fadeIn.value(at: frame) * fadeOut.value(at: frame) * release(at: frame)
             * spatialAudibility
     }

@@ -55,11 +55,11 @@ package struct VirtualVoices {
         self.rampFrames = max(rampFrames, 0)
     }
 
-    package var isEnabled: Bool { @_noLocks get { threshold > 0 || cap > 0 } }
+    var isEnabled: Bool { @_noLocks get { threshold > 0 || cap > 0 } }
 
     /// The first update frame after `frame` (where the mixer ends its span), `Int64.max` when nothing is decided.
     @_noLocks
-    package func nextUpdate(after frame: Int64) -> Int64 {
+    func nextUpdate(after frame: Int64) -> Int64 {
         isEnabled ? Self.nextFrame(after: frame) : .max
     }
 
@@ -73,13 +73,13 @@ package struct VirtualVoices {
 
     /// True when `frame` is an update frame.
     @_noLocks
-    package func isUpdate(_ frame: Int64) -> Bool {
+    func isUpdate(_ frame: Int64) -> Bool {
         isEnabled && frame % Self.interval == 0
     }
 
     /// True when a voice starting at `frame` is already below the threshold: it starts virtual.
     @_noLocks
-    package func startsInaudible(_ voice: Voice, at frame: Int64) -> Bool {
+    func startsInaudible(_ voice: Voice, at frame: Int64) -> Bool {
         threshold > 0 && voice.audibility(at: frame) < threshold
     }
 
@@ -154,7 +154,7 @@ package struct VirtualVoices {
     /// The voice in `slot` leaves its place under the cap at `frame`: a track (or an effect found by an update)
     /// goes virtual, held by the cap; during `VoiceStealing.admit` effects are stolen instead (see there).
     @_noLocks
-    package func yieldPlace(_ slot: Int, at frame: Int64, pool: VoicePool, reports: VoiceReports) {
+    func yieldPlace(_ slot: Int, at frame: Int64, pool: VoicePool, reports: VoiceReports) {
         depart(slot, at: frame, heldByCap: true, pool: pool, reports: reports)
     }
 
@@ -162,7 +162,7 @@ package struct VirtualVoices {
     /// (its `attack` fade becomes the fade-out, so the gain and its bits stay those of `Voice.gain(at:)`), and
     /// is not mixed from the end of that fade.
     @_noLocks
-    package func depart(_ slot: Int, at frame: Int64, heldByCap: Bool, pool: VoicePool, reports: VoiceReports) {
+    func depart(_ slot: Int, at frame: Int64, heldByCap: Bool, pool: VoicePool, reports: VoiceReports) {
         let level = pool[slot].attack.value(at: frame)
         let fade = Self.frames(level, of: rampFrames)
         pool[slot].attack = EdgeFade(zeroFrame: frame + fade, length: rampFrames, direction: -1)
@@ -173,7 +173,7 @@ package struct VirtualVoices {
 
     /// The voice in `slot` starts virtual on its start frame `frame` (never mixed until it comes back).
     @_noLocks
-    package func startVirtual(_ slot: Int, at frame: Int64, heldByCap: Bool, pool: VoicePool, reports: VoiceReports) {
+    func startVirtual(_ slot: Int, at frame: Int64, heldByCap: Bool, pool: VoicePool, reports: VoiceReports) {
         pool[slot].virtual = VirtualState(heldByCap: heldByCap, silentFrom: frame)
         reports.virtualChanged(slot: slot, generation: pool[slot].generation, kind: .virtual,
                                reason: pool[slot].virtual.reason, frame: frame)
@@ -182,7 +182,7 @@ package struct VirtualVoices {
     /// The virtual voice in `slot` is mixed again from `frame`, fading in over the smoothing time from the level
     /// its fade-out had reached (0 once silent), at the position its cursor kept.
     @_noLocks
-    package func comeBack(_ slot: Int, at frame: Int64, pool: VoicePool, reports: VoiceReports) {
+    func comeBack(_ slot: Int, at frame: Int64, pool: VoicePool, reports: VoiceReports) {
         let v = pool[slot]
         let level: Float = v.virtual.silentFrom <= frame ? 0 : v.attack.value(at: frame)
         let risen = Self.frames(level, of: rampFrames)

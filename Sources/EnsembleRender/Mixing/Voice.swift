@@ -23,12 +23,12 @@ package struct Voice: BitwiseCopyable {
     /// Pitch-preserving rate (WSOLA, `TimeStretch`) when the cursor's step differs from `baseStep` (rate 1).
     package var preservePitch = false
     package var baseStep: UInt64 = 0
-    package var stretch = StretchState()
+    var stretch = StretchState()
 
     /// First output frame of the voice.
     package var startFrame: Int64 = 0
     /// Output frame after the last sample of the last pass at the current rate, or `Int64.max` when looping forever.
-    package var naturalEnd: Int64 = .max
+    var naturalEnd: Int64 = .max
 
     package var volume = LinearRamp.constant(1)
     package var pan = PanRamp(constant: PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0, rightFromRight: 1))
@@ -36,16 +36,16 @@ package struct Voice: BitwiseCopyable {
     package var fadeOutFrames = 0
     /// Set when a change moved the natural end during the fade-out: the fade is then a ramp from
     /// `fadeOutLevel` to 0 over the `fadeOutReleaseFrames` before the natural end (`FadeOut`).
-    package var fadeOutReleased = false
-    package var fadeOutLevel: Float = 1
-    package var fadeOutReleaseFrames = 0
+    var fadeOutReleased = false
+    var fadeOutLevel: Float = 1
+    var fadeOutReleaseFrames = 0
     package var attack = EdgeFade(zeroFrame: 0, length: 0, direction: 1)
 
     /// Output frame at which the release (stop/pause/steal fade) starts; `Int64.max` for none.
-    package var releaseStart: Int64 = .max
-    package var releaseLength = 0
-    package var releaseReason = EndReason.stopped
-    package var releaseIsPause = false
+    var releaseStart: Int64 = .max
+    var releaseLength = 0
+    var releaseReason = EndReason.stopped
+    var releaseIsPause = false
 
     package var metering = false
     /// The bus the voice is summed into (0: straight into the output), and while moving between buses the
@@ -62,19 +62,19 @@ package struct Voice: BitwiseCopyable {
     /// excluding its own volume and fades), written by the spatial update every `SpatialUpdate.interval` frames,
     /// also while the voice is virtual (it must hear its source come closer). A 2D voice leaves it at 1.
     /// `VirtualVoices` reads it at its update frames: the value stored by then is the spatial update before.
-    package var spatialAudibility: Float = 1
+    var spatialAudibility: Float = 1
     /// The largest level a pre-fader send of the voice is at or heading for (0: none), kept by `VoiceUpdate`:
     /// such a send sounds whatever the voice's volume, so the voice is as audible as that level
     /// (`audibility(at:)`), and a voice turned down to 0 keeps feeding its reverb instead of going virtual.
-    package var preFaderSendLevel: Float = 0
+    var preFaderSendLevel: Float = 0
     /// Set once a send or filter command has reached the voice: until then its entries in `VoiceEnvironments` are
     /// the blank ones its start left there (`VoiceEnvironments.isPlain` then reads nothing).
-    package var usesEnvironment = false
+    var usesEnvironment = false
 
     // Pattern matches rather than `==`: the synthesized Equatable goes through generic code that the
     // render path's @_noLocks check rejects in debug builds.
-    package var isFree: Bool { @_noLocks get { if case .free = state { true } else { false } } }
-    package var isScheduled: Bool { @_noLocks get { if case .scheduled = state { true } else { false } } }
+    var isFree: Bool { @_noLocks get { if case .free = state { true } else { false } } }
+    var isScheduled: Bool { @_noLocks get { if case .scheduled = state { true } else { false } } }
     package var isPlaying: Bool { @_noLocks get { if case .playing = state { true } else { false } } }
     package var isPaused: Bool { @_noLocks get { if case .paused = state { true } else { false } } }
 
@@ -84,7 +84,7 @@ package struct Voice: BitwiseCopyable {
     }
 
     /// Frame at which the release has fully faded out.
-    package var releaseEnd: Int64 {
+    var releaseEnd: Int64 {
         @_noLocks get {
             releaseStart == .max ? .max : releaseStart + Int64(releaseLength)
         }
@@ -97,7 +97,7 @@ package struct Voice: BitwiseCopyable {
     /// (`VoiceStealing`, `VirtualVoices`); the others are left alone.
     @inline(__always)
     @_noLocks
-    package func isUnderway(at frame: Int64) -> Bool {
+    func isUnderway(at frame: Int64) -> Bool {
         startFrame <= frame && stopFrame > frame && releaseStart > frame
     }
 
@@ -124,14 +124,14 @@ package struct Voice: BitwiseCopyable {
     /// send carries (`AuxSend.preFader`).
     @inline(__always)
     @_noLocks
-    package func preFaderGain(at frame: Int64) -> Float {
+    func preFaderGain(at frame: Int64) -> Float {
         fadeIn.value(at: frame) * fadeOut.value(at: frame) * attack.value(at: frame) * release(at: frame)
     }
 
     /// Re-derives the natural end after anything that moves it (start, seek, rate or loop change), seen from
     /// output frame `now` (the frame the cursor is about to produce).
     @_noLocks
-    package mutating func updateNaturalEnd(now: Int64) {
+    mutating func updateNaturalEnd(now: Int64) {
         let from = max(now, startFrame)
         if let frames = cursor.framesUntilEnd() {
             let (end, overflow) = from.addingReportingOverflow(frames)
@@ -146,7 +146,7 @@ package struct Voice: BitwiseCopyable {
     /// be handed a copy of all its ~900 bytes.)
     @inline(__always)
     @_noLocks
-    package func gainVaries(in start: Int64, _ end: Int64) -> Bool {
+    func gainVaries(in start: Int64, _ end: Int64) -> Bool {
         if volume.varies(in: start, end) { return true }
         if fadeIn.varies(in: start, end) { return true }
         if fadeOut.varies(in: start, end) { return true }

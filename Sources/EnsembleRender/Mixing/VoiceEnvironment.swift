@@ -4,22 +4,22 @@ import EnsembleFormats
 
 /// One auxiliary send of a voice as the mixer runs it (`AuxSend`, `SendSetup`): where it goes, its level ramping
 /// on absolute frames, and its own filter when it has one.
-package struct SendState: BitwiseCopyable {
+struct SendState: BitwiseCopyable {
     /// The send's bus (0: the master, 1…16: a bus), −1 when the send slot is unused.
-    package var bus: Int32 = -1
-    package var level = LinearRamp.constant(0)
+    var bus: Int32 = -1
+    var level = LinearRamp.constant(0)
     /// Leaves out the voice's volume (`Voice.preFaderGain(at:)`).
-    package var preFader = false
+    var preFader = false
     /// Filters the unfiltered voice with `filter` (true), or carries the direct-path filter's output (false).
-    package var ownFilter = false
-    package var filter: VoiceFilterState
+    var ownFilter = false
+    var filter: VoiceFilterState
 
     @_noLocks
-    package init(filter: VoiceFilterState) {
+    init(filter: VoiceFilterState) {
         self.filter = filter
     }
 
-    package var isOn: Bool { @inline(__always) @_noLocks get { bus >= 0 } }
+    var isOn: Bool { @inline(__always) @_noLocks get { bus >= 0 } }
 }
 
 /// The per-slot side table of the voices' environment: each slot's direct-path filter (`VoiceFilterState`) and
@@ -29,18 +29,18 @@ package struct SendState: BitwiseCopyable {
 /// Every entry is reset when a voice starts in its slot (`reset`), before the start's `.setSends`/`.setFilter`
 /// commands. The table is allocated for every slot in `init` but written only when a voice starts in a slot, so
 /// with many slots (up to 2²⁰) only the pages of slots ever used become resident.
-package struct VoiceEnvironments: @unchecked Sendable {
-    package let capacity: Int
+struct VoiceEnvironments: @unchecked Sendable {
+    let capacity: Int
     /// The direct-path filter of each slot.
-    package let filters: UnsafeMutablePointer<VoiceFilterState>
+    let filters: UnsafeMutablePointer<VoiceFilterState>
     /// `SendsSetup.count` sends per slot, slot by slot.
-    package let sends: UnsafeMutablePointer<SendState>
+    let sends: UnsafeMutablePointer<SendState>
     /// What an entry is reset to: a pass-through filter for this sample rate (its prewarped shelves), no sends.
     /// Behind a pointer, which keeps this table (and the render paths that hold it) a few words long: the render
     /// side passes it around by value.
     private let blankFilter: UnsafeMutablePointer<VoiceFilterState>
 
-    package init(capacity: Int, sampleRate: Double) {
+    init(capacity: Int, sampleRate: Double) {
         self.capacity = capacity
         blankFilter = .allocate(capacity: 1)
         blankFilter.initialize(to: VoiceFilterState(sampleRate: sampleRate))
@@ -48,7 +48,7 @@ package struct VoiceEnvironments: @unchecked Sendable {
         sends = .allocate(capacity: max(capacity, 1) * SendsSetup.count)
     }
 
-    package func deallocate() {
+    func deallocate() {
         filters.deallocate()
         sends.deallocate()
         blankFilter.deallocate()
@@ -57,17 +57,17 @@ package struct VoiceEnvironments: @unchecked Sendable {
     /// The direct-path filter of `slot`.
     @inline(__always)
     @_noLocks
-    package func filter(_ slot: Int) -> UnsafeMutablePointer<VoiceFilterState> { filters + slot }
+    func filter(_ slot: Int) -> UnsafeMutablePointer<VoiceFilterState> { filters + slot }
 
     /// Send `index` of `slot`.
     @inline(__always)
     @_noLocks
-    package func send(_ slot: Int, _ index: Int) -> UnsafeMutablePointer<SendState> { sends + slot * SendsSetup.count + index }
+    func send(_ slot: Int, _ index: Int) -> UnsafeMutablePointer<SendState> { sends + slot * SendsSetup.count + index }
 
     /// Forgets the slot's filter and sends (a voice starts in it). Initializes rather than assigns: the entry may
     /// never have been written (the types are trivial, so this is also a plain store over an old entry).
     @_noLocks
-    package func reset(_ slot: Int) {
+    func reset(_ slot: Int) {
         filter(slot).initialize(to: blankFilter.pointee)
         for i in 0..<SendsSetup.count { send(slot, i).initialize(to: SendState(filter: blankFilter.pointee)) }
     }
@@ -78,14 +78,14 @@ package struct VoiceEnvironments: @unchecked Sendable {
     /// start left here, so the table is not read for it (cache misses on every run of every voice).
     @inline(__always)
     @_noLocks
-    package func isPlain(_ slot: Int, usesEnvironment: Bool, from frame: Int64) -> Bool {
+    func isPlain(_ slot: Int, usesEnvironment: Bool, from frame: Int64) -> Bool {
         !usesEnvironment || (filters[slot].isIdentity(from: frame) && !hasSends(slot))
     }
 
     /// True when some send of `slot` is in use.
     @inline(__always)
     @_noLocks
-    package func hasSends(_ slot: Int) -> Bool {
+    func hasSends(_ slot: Int) -> Bool {
         let s = sends + slot * SendsSetup.count
         return s[0].isOn || s[1].isOn || s[2].isOn || s[3].isOn
     }
@@ -93,7 +93,7 @@ package struct VoiceEnvironments: @unchecked Sendable {
     /// True when some send of `slot` in use filters the unfiltered voice while the direct filter changes the
     /// signal from `frame`: a copy must then be taken before the direct filter runs.
     @_noLocks
-    package func needsDry(_ slot: Int, from frame: Int64) -> Bool {
+    func needsDry(_ slot: Int, from frame: Int64) -> Bool {
         if filters[slot].isIdentity(from: frame) { return false }
         for i in 0..<SendsSetup.count {
             let s = send(slot, i)
@@ -105,7 +105,7 @@ package struct VoiceEnvironments: @unchecked Sendable {
     /// `.setFilter`: the direct filter heads for `setup` from `frame` over `rampFrames` (`beforeFirstFrame`: the
     /// voice has not sounded yet, see `VoiceFilterState.retarget`).
     @_noLocks
-    package func setFilter(_ slot: Int, _ setup: FilterSetup, at frame: Int64, rampFrames: Int, beforeFirstFrame: Bool) {
+    func setFilter(_ slot: Int, _ setup: FilterSetup, at frame: Int64, rampFrames: Int, beforeFirstFrame: Bool) {
         filter(slot).pointee.retarget(setup, at: frame, rampFrames: rampFrames, beforeFirstFrame: beforeFirstFrame)
     }
 
@@ -113,7 +113,7 @@ package struct VoiceEnvironments: @unchecked Sendable {
     /// filter's gains) from where they are over `rampFrames`; one on a new bus starts from level 0 (and a fresh
     /// filter) and fades in; an unused one stops at once. `beforeFirstFrame` as for `setFilter`.
     @_noLocks
-    package func setSends(_ slot: Int, _ setup: SendsSetup, at frame: Int64, rampFrames: Int, beforeFirstFrame: Bool) {
+    func setSends(_ slot: Int, _ setup: SendsSetup, at frame: Int64, rampFrames: Int, beforeFirstFrame: Bool) {
         for i in 0..<SendsSetup.count {
             let new = setup[i], s = send(slot, i)
             guard new.bus >= 0 else {
@@ -146,7 +146,7 @@ package struct VoiceEnvironments: @unchecked Sendable {
     /// The largest level any pre-fader send of `slot` has at `frame` or is heading for (0: none): what
     /// `Voice.preFaderSendLevel` holds for the virtual-voice decisions.
     @_noLocks
-    package func preFaderLevel(_ slot: Int, at frame: Int64) -> Float {
+    func preFaderLevel(_ slot: Int, at frame: Int64) -> Float {
         var level: Float = 0
         for i in 0..<SendsSetup.count {
             let s = send(slot, i).pointee
@@ -158,7 +158,7 @@ package struct VoiceEnvironments: @unchecked Sendable {
     /// `.setSendLevel`: send `index`'s level ramps from its value at `frame` to `level` over `rampFrames` (nothing
     /// for an unused send).
     @_noLocks
-    package func setSendLevel(_ slot: Int, index: Int, _ level: Float, at frame: Int64, rampFrames: Int) {
+    func setSendLevel(_ slot: Int, index: Int, _ level: Float, at frame: Int64, rampFrames: Int) {
         guard index >= 0, index < SendsSetup.count else { return }
         let s = send(slot, index)
         guard s.pointee.isOn else { return }

@@ -31,16 +31,16 @@ package struct VoiceFilterState: BitwiseCopyable {
     /// 48 kHz, short enough that the staircase of a 50 ms ramp is inaudible (a step of 1/150 of the change).
     package static var grid: Int64 { @_noLocks get { 16 } }
     /// Soft's floor for a shelf's gain (`maxf(gain, 0.001f)`, "Limit −60dB").
-    package static var minimumGain: Float { @_noLocks get { 0.001 } }
+    static var minimumGain: Float { @_noLocks get { 0.001 } }
     /// 1/Q of both shelves: √((A + 1/A)(1/S − 1) + 2) with slope S = 1 is √2 whatever the gain.
-    package static var damping: Float { @_noLocks get { 1.41421356237309504880 } }
+    static var damping: Float { @_noLocks get { 1.41421356237309504880 } }
 
     /// The broadband gain, and the shelves' gains at 5 kHz and 250 Hz.
     package private(set) var gain = LinearRamp.constant(1)
     package private(set) var gainHF = LinearRamp.constant(1)
     package private(set) var gainLF = LinearRamp.constant(1)
     /// The first frame from which every gain is 1 for good (`Int64.max` while some gain is headed elsewhere).
-    package private(set) var identityFrom = Int64.min
+    private(set) var identityFrom = Int64.min
     /// tan(w0/2) of each shelf's reference frequency, fixed by the sample rate.
     private let warpedHF: Float
     private let warpedLF: Float
@@ -81,7 +81,7 @@ package struct VoiceFilterState: BitwiseCopyable {
     /// True when the filter leaves every frame from `frame` on untouched.
     @inline(__always)
     @_noLocks
-    package func isIdentity(from frame: Int64) -> Bool { frame >= identityFrom }
+    func isIdentity(from frame: Int64) -> Bool { frame >= identityFrom }
 
     /// Heads for `setup`'s gains (kind none: every gain 1), ramping from their values at `frame` over `rampFrames`.
     /// `beforeFirstFrame`: the voice has not sounded yet, so the filter starts from silence.
@@ -113,7 +113,7 @@ package struct VoiceFilterState: BitwiseCopyable {
     /// The grid point at or before `frame`.
     @inline(__always)
     @_noLocks
-    package static func gridFloor(_ frame: Int64) -> Int64 { frame & ~(grid - 1) }
+    static func gridFloor(_ frame: Int64) -> Int64 { frame & ~(grid - 1) }
 
     /// Filters `count` frames starting at output frame `frame` in place: `left` only when `channels` is 1,
     /// `left` and `right` when 2. Must see every frame the voice renders, in order.

@@ -9,7 +9,7 @@ package struct VoicePool: @unchecked Sendable {
     package let slots: UnsafeMutablePointer<Voice>
     package let active: UnsafeMutablePointer<Int32>
     /// Each slot's direct-path filter and auxiliary sends (`VoiceEnvironments`), reset when a voice starts there.
-    package let environments: VoiceEnvironments
+    let environments: VoiceEnvironments
     /// What a free voice points at, so no voice ever holds a dangling pointer.
     private let silence: UnsafeMutablePointer<Float>
     private let countCell: UnsafeMutablePointer<Int>
@@ -45,7 +45,7 @@ package struct VoicePool: @unchecked Sendable {
     }
 
     /// Slots in the active list.
-    package var activeCount: Int {
+    var activeCount: Int {
         @_noLocks get { countCell.pointee }
         @_noLocks nonmutating set { countCell.pointee = newValue }
     }
@@ -62,7 +62,7 @@ package struct VoicePool: @unchecked Sendable {
     /// Puts `slot` into the active list at its sequence's place. Voices enter only from the scheduled or
     /// paused state, so `slot` is not in the list yet.
     @_noLocks
-    package func insertActive(_ slot: Int32) {
+    func insertActive(_ slot: Int32) {
         let key = slots[Int(slot)].sequence
         let active = self.active, slots = self.slots, count = countCell.pointee
         var lo = 0, hi = count
@@ -80,7 +80,7 @@ package struct VoicePool: @unchecked Sendable {
     }
 
     @_noLocks
-    package func removeActive(_ slot: Int32) {
+    func removeActive(_ slot: Int32) {
         var kept = 0
         for k in 0..<countCell.pointee where active[k] != slot {
             active[kept] = active[k]
@@ -91,7 +91,7 @@ package struct VoicePool: @unchecked Sendable {
 
     /// Drops every voice that is no longer playing (ended or paused in the span) from the active list.
     @_noLocks
-    package func removeSilenced() {
+    func removeSilenced() {
         let active = self.active, slots = self.slots
         var kept = 0
         for k in 0..<countCell.pointee where slots[Int(active[k])].isPlaying {

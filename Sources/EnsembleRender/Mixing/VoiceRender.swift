@@ -17,20 +17,20 @@ import EnsembleFormats
 /// state, its meter, its stream's cells, the lane's scratch, `outL`/`outR` and the lane's destinations of its
 /// sends' buses: voices of different lanes can run at once.
 /// Ending the voice is left to the caller (`render` returns false), which defers it to the mixer's serial phase.
-package struct VoiceRender {
-    package let telemetry: VoiceTelemetry
+struct VoiceRender {
+    let telemetry: VoiceTelemetry
     /// WSOLA grain hop (10 ms; grains are twice that) and its Hann window (`TimeStretch`), shared read-only.
-    package let stretchHop: Int
-    package let stretchWindow: UnsafePointer<Float>
+    let stretchHop: Int
+    let stretchWindow: UnsafePointer<Float>
     /// The voices' filters and sends (`VoiceEnvironments`, the pool's side table).
-    package let environments: VoiceEnvironments
+    let environments: VoiceEnvironments
 
     /// Mixes the voice at `voice` (slot `slot`) over output frames [t0, t1) into `outL`/`outR` (which start at
     /// frame t0), with the lane's scratch, and its sends into the lane's destinations for their buses (`span`,
     /// `rack`, `accumulators`). Returns false when the voice stops sounding in the span (it ends or pauses at
     /// `voice.stopFrame`), true while it goes on.
     @_noLocks
-    package func render(_ voice: UnsafeMutablePointer<Voice>, slot: Int, from t0: Int64, to t1: Int64,
+    func render(_ voice: UnsafeMutablePointer<Voice>, slot: Int, from t0: Int64, to t1: Int64,
                 into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, lane: UnsafeMutablePointer<MixLane>,
                 _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) -> Bool {
         let begin = max(voice.pointee.startFrame, t0)
@@ -166,7 +166,7 @@ package struct VoiceRender {
     /// (`MixLane.split`). `Mixer.renderLane` runs it from the span's start; `SpatialRender` from the frame where a
     /// positioned voice gliding back to 2D got there. Returns what `render(_:slot:from:to:into:_:lane:)` returns.
     @_noLocks
-    package func render(_ voice: UnsafeMutablePointer<Voice>, slot: Int, from frame: Int64, _ span: MixSpan,
+    func render(_ voice: UnsafeMutablePointer<Voice>, slot: Int, from frame: Int64, _ span: MixSpan,
                 lane: UnsafeMutablePointer<MixLane>, _ rack: BusRack, _ accumulators: LaneAccumulators) -> Bool {
         let offset = Int(frame - span.start)
         if voice.pointee.isRouting(span.start) {

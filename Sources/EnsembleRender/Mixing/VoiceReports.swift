@@ -6,7 +6,7 @@ import EnsembleFormats
 /// never contradicts the callback that follows.
 package struct VoiceReports: @unchecked Sendable {
     package let telemetry: VoiceTelemetry
-    package let outbox: EventOutbox
+    let outbox: EventOutbox
 
     /// The voice's end: telemetry `.ended` and an `.ended` event at `frame`, where its cursor stopped.
     @_noLocks
@@ -26,7 +26,7 @@ package struct VoiceReports: @unchecked Sendable {
     /// The end of an older voice of a slot that a newer one already owns (superseded, or cut by a restart): its
     /// event only, since the slot's telemetry describes the newer voice.
     @_noLocks
-    package func endedOlder(slot: Int, generation: UInt32, frame: Int64, position: Int, pass: Int) {
+    func endedOlder(slot: Int, generation: UInt32, frame: Int64, position: Int, pass: Int) {
         outbox.post(MixerEvent(kind: .ended, reason: .stopped, slot: Int32(slot), generation: generation,
                                frame: frame, position: position, pass: pass))
     }
@@ -51,7 +51,7 @@ package struct VoiceReports: @unchecked Sendable {
     /// had gone) at `frame` (`VirtualVoices`). Events only: the telemetry of a virtual voice stays `.playing`, its
     /// position advancing as if it were mixed.
     @_noLocks
-    package func virtualChanged(slot: Int, generation: UInt32, kind: MixerEvent.Kind, reason: VirtualReason, frame: Int64) {
+    func virtualChanged(slot: Int, generation: UInt32, kind: MixerEvent.Kind, reason: VirtualReason, frame: Int64) {
         var event = MixerEvent(kind: kind, slot: Int32(slot), generation: generation, frame: frame, position: 0,
                                pass: 0)
         event.virtualReason = reason

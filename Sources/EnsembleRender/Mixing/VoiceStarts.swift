@@ -4,20 +4,20 @@ import EnsembleFormats
 /// Voices waiting to start (`StartQueue`) and their activation when their frame comes: a late start is moved
 /// on to where the sound would be, the stealing policies are applied, and the voice joins the active list
 /// (virtual from its first frame when it starts inaudible or the cap holds it: `VirtualVoices`).
-package struct VoiceStarts {
+struct VoiceStarts {
     private var queue: StartQueue
     /// Starts the queue had no room for (each voice also ends at once; `Engine.droppedStarts`).
-    package let dropped: SharedCounter
+    let dropped: SharedCounter
     /// Length of the fade-in given to a late start (it begins mid-waveform).
-    package let attackFrames: Int
+    let attackFrames: Int
 
-    package init(capacity: Int, attackFrames: Int) {
+    init(capacity: Int, attackFrames: Int) {
         queue = StartQueue(capacity: capacity)
         dropped = SharedCounter()
         self.attackFrames = attackFrames
     }
 
-    package func deallocate() {
+    func deallocate() {
         queue.deallocate()
         dropped.deallocate()
     }
@@ -25,7 +25,7 @@ package struct VoiceStarts {
     /// Queues the scheduled voice in `slot` for its start frame; false (counted in `dropped`) when the queue is
     /// full of live entries.
     @_noLocks
-    package mutating func enqueue(_ slot: Int, in pool: VoicePool) -> Bool {
+    mutating func enqueue(_ slot: Int, in pool: VoicePool) -> Bool {
         let v = pool[slot]
         let entry = StartQueue.Entry(frame: v.startFrame, sequence: v.sequence, slot: Int32(slot),
                                      generation: v.generation)
@@ -35,11 +35,11 @@ package struct VoiceStarts {
     }
 
     /// The earliest queued start frame (a stale entry's too), `Int64.max` when none.
-    package var nextFrame: Int64 { @_noLocks get { queue.top?.frame ?? .max } }
+    var nextFrame: Int64 { @_noLocks get { queue.top?.frame ?? .max } }
 
     /// Starts every queued voice whose start frame is before `end` (`now` is the span's first frame).
     @_noLocks
-    package mutating func activate(before end: Int64, now: Int64, pool: VoicePool, stealing: VoiceStealing,
+    mutating func activate(before end: Int64, now: Int64, pool: VoicePool, stealing: VoiceStealing,
                            virtual: VirtualVoices, reports: VoiceReports) {
         while let entry = queue.top, entry.frame < end {
             queue.removeTop()

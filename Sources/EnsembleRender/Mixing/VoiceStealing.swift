@@ -4,18 +4,18 @@ import EnsembleFormats
 /// The two stealing policies, decided from exact frames so the outcome never depends on block boundaries. A
 /// stolen voice fades out over `rampFrames` and ends with `.stolen`; a track the global cap takes goes virtual
 /// instead (`VirtualVoices`).
-package struct VoiceStealing {
+struct VoiceStealing {
     /// Most one-shot effects sounding at once.
-    package let effectPolyphony: Int
+    let effectPolyphony: Int
     /// Most audible voices at once (tracks and effects together; virtual voices do not count), 0 for no cap.
-    package let soundingCap: Int
-    package let rampFrames: Int
+    let soundingCap: Int
+    let rampFrames: Int
 
     /// Polyphony limit for one-shot effects: when a new effect starts on `frame` and `effectPolyphony` effects
     /// are already sounding there, the oldest (earliest start, then earliest fire) is stolen. Tracks never are.
     /// Virtual effects count here (the limit is on instances, as FMOD's max instances) and are stolen like others.
     @_noLocks
-    package func makeRoomForEffect(at frame: Int64, in pool: VoicePool) {
+    func makeRoomForEffect(at frame: Int64, in pool: VoicePool) {
         var sounding = 0
         var oldest = -1
         for k in 0..<pool.activeCount {
@@ -36,7 +36,7 @@ package struct VoiceStealing {
     }
 
     /// What the cap decided for a voice starting (`admit`).
-    package enum Admission {
+    enum Admission {
         /// It sounds.
         case sounds
         /// A track the cap takes on its first frame: it starts virtual, held by the cap (`VirtualVoices`).
@@ -52,7 +52,7 @@ package struct VoiceStealing {
     /// cap (it comes back when a place frees); a one-shot effect is stolen: it fades out over `rampFrames` and
     /// ends with `.stolen`.
     @_noLocks
-    package func admit(_ slot: Int, at frame: Int64, in pool: VoicePool, virtual: VirtualVoices,
+    func admit(_ slot: Int, at frame: Int64, in pool: VoicePool, virtual: VirtualVoices,
                reports: VoiceReports) -> Admission {
         guard soundingCap > 0 else { return .sounds }
         var sounding = 0
@@ -77,7 +77,7 @@ package struct VoiceStealing {
     /// True when voice `a` gives way before voice `b`: lower priority, else quieter at `frame` (its loudness,
     /// `Voice.loudness(at:)`), else older.
     @_noLocks
-    package static func yields(_ a: Voice, to b: Voice, at frame: Int64) -> Bool {
+    static func yields(_ a: Voice, to b: Voice, at frame: Int64) -> Bool {
         if a.priority != b.priority { return a.priority < b.priority }
         let ga = a.loudness(at: frame), gb = b.loudness(at: frame)
         if ga != gb { return ga < gb }

@@ -5,19 +5,19 @@ import EnsembleFormats
 /// parameters: starts, stops, pauses and resumes voices, moves their cursors, retargets their gains, pans and
 /// buses, and ends them (`finish`), reporting each change (`VoiceReports`). Changes are set as ramps from
 /// exact frames, so when a command arrives never changes the bits, only which block it lands in.
-package struct VoiceUpdate {
-    package let pool: VoicePool
-    package let reports: VoiceReports
+struct VoiceUpdate {
+    let pool: VoicePool
+    let reports: VoiceReports
     /// The smoothing ramp for a seek or a rate, loop or stream change that moves the voice's end.
-    package let smoothingFrames: Int
+    let smoothingFrames: Int
     /// OpenAL's default source properties (`SpatialSource()`, made on the control side): what a 2D voice given a
     /// position, velocity or direction takes for the rest.
-    package let spatialDefaults: SpatialSource
+    let spatialDefaults: SpatialSource
 
     /// Applies a command for one voice (not a bus command, not a `.schedule` marker) at frame `now`; a command
     /// for a voice that is not live (ended, or replaced by a newer generation) does nothing.
     @_noLocks
-    package func apply(_ command: MixerCommand, now: Int64, starts: inout VoiceStarts) {
+    func apply(_ command: MixerCommand, now: Int64, starts: inout VoiceStarts) {
         if let c = command.change {
             if let s = pool.live(c.slot, c.generation) { apply(c.change, to: s, now: now) }
             return
@@ -97,7 +97,7 @@ package struct VoiceUpdate {
 
     /// Applies `change` at frame `now` to the live voice in slot `s`.
     @_noLocks
-    package func apply(_ change: VoiceChange, to s: Int, now: Int64) {
+    func apply(_ change: VoiceChange, to s: Int, now: Int64) {
         switch change {
         case let .volume(volume, rampFrames):
             let at = max(now, pool[s].startFrame)
@@ -119,7 +119,7 @@ package struct VoiceUpdate {
     /// (an older timed `play` than the slot's voice, or a full start queue), after reporting its end.
     @_noLocks
     @discardableResult
-    package func start(_ slot: Int, _ generation: UInt32, _ setup: VoiceSetup, now: Int64, starts: inout VoiceStarts) -> Bool {
+    func start(_ slot: Int, _ generation: UInt32, _ setup: VoiceSetup, now: Int64, starts: inout VoiceStarts) -> Bool {
         guard slot >= 0, slot < pool.capacity else { return false }
         if Int32(bitPattern: generation &- pool[slot].generation) < 0 {
             // An older timed `play` whose frame comes after a newer one's: the track has moved on to the newer
@@ -175,7 +175,7 @@ package struct VoiceUpdate {
 
     /// Ends the voice in `slot` at `frame`: a natural end, the end of a stop or steal release, or a pause.
     @_noLocks
-    package func finish(_ slot: Int, at frame: Int64) {
+    func finish(_ slot: Int, at frame: Int64) {
         let v = pool[slot]
         pool[slot].state = .free
         if v.releaseIsPause, v.releaseEnd < v.naturalEnd {

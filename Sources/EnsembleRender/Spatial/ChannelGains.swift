@@ -5,8 +5,8 @@ import EnsembleFormats
 package struct ChannelGains: BitwiseCopyable, Sendable {
     package static var capacity: Int { @_noLocks get { 8 } }
 
-    package var g0: Float = 0, g1: Float = 0, g2: Float = 0, g3: Float = 0
-    package var g4: Float = 0, g5: Float = 0, g6: Float = 0, g7: Float = 0
+    var g0: Float = 0, g1: Float = 0, g2: Float = 0, g3: Float = 0
+    var g4: Float = 0, g5: Float = 0, g6: Float = 0, g7: Float = 0
 
     @_noLocks
     package init() {}

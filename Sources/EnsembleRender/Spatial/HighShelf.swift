@@ -22,12 +22,12 @@ import EnsembleFormats
 /// states are the integrators' values, meaningful under any coefficients, and stays within the input's range.
 package struct HighShelf: BitwiseCopyable, Sendable {
     /// Soft's floor for the filter gain (`maxf(DryGainHF, 0.001f)`, "Limit −60dB").
-    package static var minimumGain: Float { @_noLocks get { 0.001 } }
+    static var minimumGain: Float { @_noLocks get { 0.001 } }
     /// EFX's reference frequency for high-frequency gains, Hz (`LOWPASSFREQREF`).
-    package static var referenceFrequency: Double { @_noLocks get { 5000 } }
+    static var referenceFrequency: Double { @_noLocks get { 5000 } }
     /// 1/Q of the shelf: √((A + 1/A)(1/S − 1) + 2) with slope S = 1 is √2 whatever the gain (Soft's
     /// `calc_rcpQ_from_slope(gain, 1)`).
-    package static var damping: Float { @_noLocks get { 1.41421356237309504880 } }
+    static var damping: Float { @_noLocks get { 1.41421356237309504880 } }
 
     /// tan(w0/2), the bilinear transform's prewarped reference frequency, fixed by the sample rate.
     private let warped: Float

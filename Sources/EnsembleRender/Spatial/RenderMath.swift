@@ -6,19 +6,19 @@ import EnsembleFormats
 /// The libm functions the spatial update needs, callable from `@_noLocks` code: they are C (`CRenderMath`),
 /// which the checker cannot see into, so each call says here that it is safe — libm's float functions take no
 /// lock and allocate nothing.
-package enum RenderMath {
+enum RenderMath {
     @inline(__always) @_noLocks
-    package static func sqrt(_ x: Float) -> Float { _unsafePerformance { ensemble_sqrtf(x) } }
+    static func sqrt(_ x: Float) -> Float { _unsafePerformance { ensemble_sqrtf(x) } }
     @inline(__always) @_noLocks
-    package static func pow(_ x: Float, _ y: Float) -> Float { _unsafePerformance { ensemble_powf(x, y) } }
+    static func pow(_ x: Float, _ y: Float) -> Float { _unsafePerformance { ensemble_powf(x, y) } }
     @inline(__always) @_noLocks
-    package static func exp(_ x: Float) -> Float { _unsafePerformance { ensemble_expf(x) } }
+    static func exp(_ x: Float) -> Float { _unsafePerformance { ensemble_expf(x) } }
     @inline(__always) @_noLocks
-    package static func atan2(_ y: Float, _ x: Float) -> Float { _unsafePerformance { ensemble_atan2f(y, x) } }
+    static func atan2(_ y: Float, _ x: Float) -> Float { _unsafePerformance { ensemble_atan2f(y, x) } }
     @inline(__always) @_noLocks
-    package static func acos(_ x: Float) -> Float { _unsafePerformance { ensemble_acosf(x) } }
+    static func acos(_ x: Float) -> Float { _unsafePerformance { ensemble_acosf(x) } }
     @inline(__always) @_noLocks
-    package static func cos(_ x: Float) -> Float { _unsafePerformance { ensemble_cosf(x) } }
+    static func cos(_ x: Float) -> Float { _unsafePerformance { ensemble_cosf(x) } }
     @inline(__always) @_noLocks
-    package static func sin(_ x: Float) -> Float { _unsafePerformance { ensemble_sinf(x) } }
+    static func sin(_ x: Float) -> Float { _unsafePerformance { ensemble_sinf(x) } }
 }

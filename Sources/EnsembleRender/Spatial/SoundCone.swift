@@ -53,5 +53,5 @@ package enum SoundCone {
     }
 
     /// 180/π.
-    package static var degreesPerRadian: Float { @_noLocks get { 57.295779513082320876798 } }
+    static var degreesPerRadian: Float { @_noLocks get { 57.295779513082320876798 } }
 }

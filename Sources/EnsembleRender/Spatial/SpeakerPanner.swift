@@ -98,7 +98,7 @@ package enum SpeakerPanner {
 
     /// The number of full-range speakers on the ring: 5 for 5.1, 7 for 7.1 (2 for stereo, unused).
     @inline(__always) @_noLocks
-    package static func ringCount(_ layout: SpeakerLayout) -> Int {
+    static func ringCount(_ layout: SpeakerLayout) -> Int {
         switch layout {
         case .stereo: 2
         case .surround51: 5
@@ -135,7 +135,7 @@ package enum SpeakerPanner {
     }
 
     /// π/4.
-    package static var quarterPi: Float { @_noLocks get { 0.78539816339744830962 } }
+    static var quarterPi: Float { @_noLocks get { 0.78539816339744830962 } }
     /// π/2.
-    package static var halfPi: Float { @_noLocks get { 1.57079632679489661923 } }
+    static var halfPi: Float { @_noLocks get { 1.57079632679489661923 } }
 }
