@@ -20,35 +20,35 @@ public final class AudioFileStream {
     /// Stands for the stream in errors.
     public let name: String
     /// The container, once the first bytes have identified it.
-    public private(set) var container: AudioContainer?
+    public var container: AudioContainer?
     /// The audio data's format, once its header chunk (or first MPEG frame) is parsed.
     public private(set) var format: AudioStreamFormat?
     /// Byte offset of the first audio packet.
-    public private(set) var dataOffset: Int?
+    public var dataOffset: Int?
     /// Bytes of audio data, when the header says.
-    public private(set) var audioDataByteCount: Int?
+    public var audioDataByteCount: Int?
     /// Packets in the file, when the header says.
-    public private(set) var audioDataPacketCount: Int?
+    public var audioDataPacketCount: Int?
     /// Frames the file presents (priming and remainder trimmed), when the header says.
-    public private(set) var frameCount: Int?
+    public var frameCount: Int?
     /// Average bit rate, MPEG only.
-    public private(set) var bitRate: Int?
+    public var bitRate: Int?
     /// Frames to drop before the decoded packets (CAF `pakt`, LAME encoder delay).
-    public private(set) var primingFrames = 0
+    public var primingFrames = 0
     /// Frames to drop after the decoded packets (CAF `pakt`, LAME padding).
-    public private(set) var remainderFrames = 0
+    public var remainderFrames = 0
     /// True once the header is parsed and packets follow.
-    public private(set) var isReadyToProducePackets = false
+    public var isReadyToProducePackets = false
     /// Index of the next packet to be handed out.
-    public private(set) var nextPacket = 0
+    public var nextPacket = 0
 
     /// Largest header chunk held whole (`fmt `, `COMM`, `desc`, `pakt`): bigger ones are damage.
     static let maxHeaderChunk = 1 << 20
     /// Bytes of a stream searched for an MPEG sync before it is declared not audio.
     static let syncSearchLimit = 64 * 1024
 
-    private enum Layout: Equatable { case riff(bigEndian: Bool), iff, caf, mpeg }
-    private indirect enum State: Equatable {
+    enum Layout: Equatable { case riff(bigEndian: Bool), iff, caf, mpeg }
+    indirect enum State: Equatable {
         case sniffing
         case chunkHeader
         case chunkBody(FourCC, Int)
@@ -63,28 +63,28 @@ public final class AudioFileStream {
     }
 
     private var layout: Layout?
-    private var state = State.sniffing
+    var state = State.sniffing
     /// Unparsed bytes are `buffer[head...]`; `position` is the file offset of `buffer[head]`.
-    private var buffer: [UInt8] = []
-    private var head = 0
+    var buffer: [UInt8] = []
+    var head = 0
     /// File offset of the next byte to parse (what has been fed is `position` + the unparsed bytes).
     package private(set) var position = 0
-    private var events: [AudioFileStreamEvent] = []
-    private var finished = false
+    var events: [AudioFileStreamEvent] = []
+    var finished = false
     private var sawData = false
     private var isAIFC = false
     /// CAF `pakt`: packets and valid frames it claims.
     private var paktPackets: Int?
     private var paktValidFrames: Int?
     /// MPEG: the locked stream's first header, the tag, frame offsets seen, and bytes skipped while searching.
-    private var mpegReference: MPEGFrameHeader?
-    private var infoTag: MPEGInfoTag?
-    private var firstFrameOffset: Int?
-    private var frameOffsets: [Int] = []
-    private var skipped = 0
-    private var searchedSinceLock = 0
-    private var everLocked = false
-    private var seekedSearch = false
+    var mpegReference: MPEGFrameHeader?
+    var infoTag: MPEGInfoTag?
+    var firstFrameOffset: Int?
+    var frameOffsets: [Int] = []
+    var skipped = 0
+    var searchedSinceLock = 0
+    var everLocked = false
+    var seekedSearch = false
 
     /// A parser for one stream; `name` stands for it in errors.
     public init(name: String = "stream") {
@@ -172,7 +172,7 @@ public final class AudioFileStream {
         return events
     }
 
-    private func consume(_ n: Int) {
+    func consume(_ n: Int) {
         head += n
         position += n
     }
@@ -195,7 +195,7 @@ public final class AudioFileStream {
         String(decoding: buffer[(head + k)..<(head + k + n)], as: UTF8.self)
     }
 
-    private func property(_ p: AudioFileStreamProperty) { events.append(.property(p)) }
+    func property(_ p: AudioFileStreamProperty) { events.append(.property(p)) }
 
     /// Runs the state machine until it needs more bytes.
     private func advance() throws(AudioFileError) {
@@ -352,7 +352,7 @@ public final class AudioFileStream {
         }
     }
 
-    private func setFormat(_ f: AudioStreamFormat) {
+    func setFormat(_ f: AudioStreamFormat) {
         format = f
         property(.dataFormat(f))
     }
@@ -432,156 +432,6 @@ public final class AudioFileStream {
                 state = .audio(remaining: left)
             }
         }
-    }
-
-    // MARK: - MPEG
-
-    /// Looks for a frame header that the next frame confirms (or the end of the stream, for a one-frame file).
-    private func mpegSearch() throws(AudioFileError) {
-        let raw = buffer.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[head...]) }
-        var k = 0
-        var found: (Int, MPEGFrameHeader)?
-        while k + 4 <= raw.count {
-            if let h = MPEGFrameHeader(raw, at: k), mpegReference.map({ $0.continues(h) }) ?? true {
-                if k + h.frameLength + 4 <= raw.count {
-                    if let next = MPEGFrameHeader(raw, at: k + h.frameLength), h.continues(next) {
-                        found = (k, h)
-                        break
-                    }
-                } else if finished && k + h.frameLength <= raw.count && everLocked {
-                    found = (k, h)
-                    break
-                } else if !finished {
-                    break // wait for the next frame's header
-                }
-            }
-            k += 1
-        }
-        let skippedHere = found?.0 ?? k
-        consume(skippedHere)
-        skipped += skippedHere
-        searchedSinceLock += skippedHere
-        guard let (_, header) = found else {
-            if !everLocked && searchedSinceLock > Self.syncSearchLimit {
-                throw AudioFileError(.unsupported, path: name,
-                                     "not a recognised audio stream (no MPEG frames in its first \(Self.syncSearchLimit) bytes)")
-            }
-            return
-        }
-        if everLocked && skipped > 0 && !seekedSearch {
-            events.append(.resynchronized(byteOffset: position, skippedBytes: skipped))
-        }
-        skipped = 0
-        searchedSinceLock = 0
-        seekedSearch = false
-        if !everLocked {
-            everLocked = true
-            try lock(on: header, raw: buffer.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[head...]) })
-        }
-        state = .mpegFrames
-    }
-
-    /// The first frame: the stream's format, and the Xing/VBRI tag if the frame holds one (it is not audio).
-    private func lock(on header: MPEGFrameHeader, raw: UnsafeRawBufferPointer) throws(AudioFileError) {
-        mpegReference = header
-        if container == nil {
-            container = .mp3
-            property(.fileFormat(.mp3))
-        }
-        let f = AudioStreamFormat(codec: .mpeg, sampleRate: Double(header.sampleRate), channelCount: header.channelCount,
-                                  bitsPerSample: 0, bytesPerPacket: 0, framesPerPacket: header.samples)
-        setFormat(f)
-        firstFrameOffset = position
-        var rate = header.bitRate
-        if let tag = MPEGInfoTag(UnsafeRawBufferPointer(rebasing: raw[0..<min(header.frameLength, raw.count)]), header: header) {
-            infoTag = tag
-            consume(header.frameLength)
-            property(.seekTable(tag.kind == .xing ? "xing" : "vbri"))
-            if let frames = tag.frames {
-                audioDataPacketCount = frames
-                property(.audioDataPacketCount(frames))
-                if let bytes = tag.bytes, frames > 0 {
-                    rate = Int((Double(bytes) * 8 * Double(header.sampleRate) / Double(frames * header.samples)).rounded())
-                }
-            }
-            if let bytes = tag.bytes {
-                let audioBytes = max(bytes - header.frameLength, 0)
-                audioDataByteCount = audioBytes
-                property(.audioDataByteCount(audioBytes))
-            }
-            if let delay = tag.delay, let padding = tag.padding {
-                primingFrames = delay
-                remainderFrames = padding
-                property(.packetTable(primingFrames: delay, remainderFrames: padding))
-            }
-            if let frames = tag.frames {
-                let total = max(frames * header.samples - primingFrames - remainderFrames, 0)
-                frameCount = total
-                property(.frameCount(total))
-            }
-        }
-        bitRate = rate
-        property(.bitRate(rate))
-        dataOffset = position
-        property(.dataOffset(position))
-        isReadyToProducePackets = true
-        events.append(.readyToProducePackets)
-    }
-
-    /// Hands out whole frames while their headers continue the stream; anything else sends it back to searching.
-    private func mpegFrames() throws(AudioFileError) {
-        guard let reference = mpegReference else { return }
-        var bytes: [UInt8] = []
-        var descriptions: [AudioStreamPacketDescription] = []
-        var k = 0
-        let raw = buffer.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[head...]) }
-        var lost = false
-        while k + 4 <= raw.count {
-            guard let h = MPEGFrameHeader(raw, at: k), reference.continues(h) else {
-                lost = true
-                break
-            }
-            guard k + h.frameLength <= raw.count else { break }
-            descriptions.append(AudioStreamPacketDescription(byteOffset: position + k, byteCount: h.frameLength, frameCount: h.samples))
-            k += h.frameLength
-        }
-        if k > 0 {
-            bytes = Array(raw[0..<k])
-            for d in descriptions {
-                let index = nextPacket + descriptions.firstIndex(of: d)!
-                if index == frameOffsets.count { frameOffsets.append(d.byteOffset) }
-            }
-            events.append(.packets(AudioStreamPackets(firstPacket: nextPacket, bytes: bytes, descriptions: descriptions)))
-            nextPacket += descriptions.count
-            consume(k)
-        }
-        if lost { state = .mpegSearch }
-    }
-
-    /// Where an estimated MPEG seek lands: the Xing table of contents (1 % steps, interpolated), the VBRI table
-    /// (runs of frames), or the average bit rate.
-    private func estimatedOffset(packet: Int, format: AudioStreamFormat, dataOffset: Int) -> Int {
-        let start = firstFrameOffset ?? dataOffset
-        if let tag = infoTag, let frames = tag.frames, frames > 0 {
-            if let toc = tag.xingTOC, let bytes = tag.bytes {
-                let percent = min(max(Double(packet) / Double(frames) * 100, 0), 99.999)
-                let i = Int(percent)
-                let a = Double(toc[i]), b = i < 99 ? Double(toc[i + 1]) : 256
-                let fraction = (a + (b - a) * (percent - Double(i))) / 256
-                return start + Int(fraction * Double(bytes))
-            }
-            if let entries = tag.vbriEntries, tag.vbriFramesPerEntry > 0 {
-                let whole = min(packet / tag.vbriFramesPerEntry, entries.count)
-                var offset = dataOffset + entries.prefix(whole).reduce(0, +)
-                if whole < entries.count {
-                    let within = Double(packet % tag.vbriFramesPerEntry) / Double(tag.vbriFramesPerEntry)
-                    offset += Int(within * Double(entries[whole]))
-                }
-                return offset
-            }
-        }
-        let seconds = Double(packet * format.framesPerPacket) / format.sampleRate
-        return dataOffset + Int(seconds * Double(bitRate ?? 128_000) / 8)
     }
 
     // MARK: - The end

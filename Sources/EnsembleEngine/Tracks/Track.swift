@@ -125,81 +125,6 @@ public final class Track: @unchecked Sendable {
         try change(.pan(pan, ramp: ramp), at: time)
     }
 
-    /// Where the track is in 3D, nil while it is 2D (the default). Change it with `setSpatial(_:at:)`,
-    /// `setPosition(_:at:ramp:)`, `setVelocity(_:at:)` (both at once: `setPosition(_:velocity:at:ramp:)`) and
-    /// `setDirection(_:at:ramp:)`.
-    public var spatial: SpatialSource? { state.withLock { $0.spatial } }
-
-    /// Places the track in 3D (nil: back to 2D, where its `pan` applies again); `time` as for
-    /// `setVolume(_:at:ramp:)`. Gains and pans glide to the new placement over the smoothing time. Throws for a
-    /// property outside its documented range (see `SpatialSource`).
-    @discardableResult
-    public func setSpatial(_ spatial: SpatialSource?, at time: EngineTime? = nil) throws(EngineError)
-        -> ScheduledCommandID? {
-        try change(.spatial(spatial), at: time)
-    }
-
-    /// Moves the track to `position` along a straight line over `ramp` seconds (nil: the smoothing time, 0: a
-    /// jump whose gains still glide); a 2D track becomes positioned with OpenAL's default properties. `time` as
-    /// for `setVolume(_:at:ramp:)`.
-    @discardableResult
-    public func setPosition(_ position: Vector3, at time: EngineTime? = nil, ramp: Double? = nil) throws(EngineError)
-        -> ScheduledCommandID? {
-        try change(.position(position, ramp: ramp), at: time)
-    }
-
-    /// `setPosition(_:at:ramp:)` and `setVelocity(_:at:)` in one command, for a game that moves a source every
-    /// frame: half the control-side cost of the two calls, and the voice is updated once.
-    @discardableResult
-    public func setPosition(_ position: Vector3, velocity: Vector3, at time: EngineTime? = nil, ramp: Double? = nil)
-        throws(EngineError) -> ScheduledCommandID? {
-        try change(.motion(position, velocity: velocity, ramp: ramp), at: time)
-    }
-
-    /// Sets the velocity used for doppler (units per second); motion itself comes from `setPosition`.
-    @discardableResult
-    public func setVelocity(_ velocity: Vector3, at time: EngineTime? = nil) throws(EngineError) -> ScheduledCommandID? {
-        try change(.velocity(velocity), at: time)
-    }
-
-    /// Turns the source's cone to face `direction` (zero: omnidirectional) over `ramp` seconds.
-    @discardableResult
-    public func setDirection(_ direction: Vector3, at time: EngineTime? = nil, ramp: Double? = nil) throws(EngineError)
-        -> ScheduledCommandID? {
-        try change(.direction(direction, ramp: ramp), at: time)
-    }
-
-    /// The track's auxiliary sends (none by default). Change them with `setSends(_:at:)` and
-    /// `setSendLevel(_:send:at:ramp:)`.
-    public var sends: [AuxSend] { state.withLock { $0.sends } }
-
-    /// Replaces the auxiliary sends (at most `AuxSend.maxCount`; see `AuxSend`); `time` as for
-    /// `setVolume(_:at:ramp:)`. Levels ramp over the smoothing time. Throws for too many sends, a level outside
-    /// 0…1, a bus not set up (`EngineError.unknownBus`) or a filter gain outside 0…1.
-    @discardableResult
-    public func setSends(_ sends: [AuxSend], at time: EngineTime? = nil) throws(EngineError) -> ScheduledCommandID? {
-        try change(.sends(sends), at: time)
-    }
-
-    /// Sets send `send`'s level (0…1; `send` indexes `sends`) over `ramp` seconds; `time` and `ramp` as for
-    /// `setVolume(_:at:ramp:)`.
-    @discardableResult
-    public func setSendLevel(_ level: Float, send: Int, at time: EngineTime? = nil, ramp: Double? = nil)
-        throws(EngineError) -> ScheduledCommandID? {
-        try change(.sendLevel(send: send, level, ramp: ramp), at: time)
-    }
-
-    /// The filter on the track's direct path (nil, the default: none; see `VoiceFilter`).
-    public var filter: VoiceFilter? { state.withLock { $0.filter } }
-
-    /// Sets the direct-path filter (nil: none), its gains ramping over `ramp` seconds; `time` and `ramp` as for
-    /// `setVolume(_:at:ramp:)`. Throws for a gain outside 0…1.
-    @discardableResult
-    public func setFilter(_ filter: VoiceFilter?, at time: EngineTime? = nil, ramp: Double? = nil) throws(EngineError)
-        -> ScheduledCommandID? {
-        try change(.filter(filter, ramp: ramp), at: time)
-    }
-
     /// Sets the playback speed, 0.5…2. A change takes effect at the next rendered block (or exactly at `time`)
     /// without a ramp: the cursor only changes speed, the waveform stays continuous, so it does not click.
     @discardableResult
@@ -290,7 +215,7 @@ public final class Track: @unchecked Sendable {
     }
 
     /// A change now (`time` nil: to the state, and to the voice when there is one) or at `time`.
-    private func change(_ change: TrackChange, at time: EngineTime?) throws(EngineError) -> ScheduledCommandID? {
+    func change(_ change: TrackChange, at time: EngineTime?) throws(EngineError) -> ScheduledCommandID? {
         if let time { return try schedule(change, at: time) }
         try check(change)
         if let voiceChange = voiceChange(for: change) {
@@ -399,84 +324,6 @@ public final class Track: @unchecked Sendable {
             }
             return Double(s.startPosition) / sound.sampleRate
         }
-    }
-
-    // MARK: Loop region
-
-    /// The loop region in seconds of the sound, or nil (passes repeat the whole sound).
-    public var loopRegion: (start: Double, end: Double)? {
-        state.withLock { s in
-            s.loopRegion.map { (Double($0.start) / sound.sampleRate, Double($0.end) / sound.sampleRate) }
-        }
-    }
-
-    /// Sets a loop region, like Web Audio's `loopStart`/`loopEnd` and OpenAL's `AL_SOFT_loop_points`: the first
-    /// pass plays from `currentTime` (the offset) to `end`, then [start, end) repeats `numberOfLoops` times (−1:
-    /// until stopped), seamlessly: at rate 1 the output is the region written out again and again, sample for
-    /// sample. The last pass ends at `end` (the rest of the sound is not played). Seconds are rounded to source
-    /// frames. Like Web Audio, the region is used only when the track loops (`numberOfLoops` ≠ 0 at `play`); a
-    /// track played once plays the whole sound. Takes effect at the next `play` that starts the track from the
-    /// beginning (not on a playing or paused voice).
-    /// Sounds loaded with loop points (WAV `smpl`) start with them; this overrides them.
-    /// Throws unless 0 ≤ start < end ≤ duration, or for a streamed sound.
-    public func setLoopRegion(start: Double, end: Double) throws(EngineError) {
-        guard !sound.isStreamed else {
-            throw .invalidParameter(name: "loopStart", value: start, expected: "a sound in memory (not streamed)")
-        }
-        let rate = sound.sampleRate
-        guard start.isFinite, start >= 0 else { throw .invalidParameter(name: "loopStart", value: start, expected: "≥ 0") }
-        guard end.isFinite, end <= sound.duration + 0.5 / rate else {
-            throw .invalidParameter(name: "loopEnd", value: end, expected: "≤ the sound's duration (\(sound.duration) s)")
-        }
-        let a = Int((start * rate).rounded()), b = min(Int((end * rate).rounded()), sound.frameCount)
-        try setLoopRegion(frames: a, b)
-    }
-
-    /// `setLoopRegion` in source frames: 0 ≤ start < end ≤ frameCount.
-    package func setLoopRegion(frames start: Int, _ end: Int) throws(EngineError) {
-        guard !sound.isStreamed else {
-            throw .invalidParameter(name: "loopStart", value: Double(start), expected: "a sound in memory (not streamed)")
-        }
-        guard start >= 0, start < end, end <= sound.frameCount else {
-            throw .invalidParameter(name: "loopEnd", value: Double(end),
-                                    expected: "loopStart (\(start)) < loopEnd ≤ \(sound.frameCount) frames")
-        }
-        state.withLock { $0.loopRegion = (start, end) }
-    }
-
-    /// The loop region in source frames.
-    package var loopRegionFrames: (start: Int, end: Int)? { state.withLock { $0.loopRegion } }
-
-    /// Removes the loop region: passes repeat the whole sound again.
-    public func clearLoopRegion() {
-        state.withLock { $0.loopRegion = nil }
-    }
-
-    // MARK: Meters
-
-    /// Takes a meter reading, as `AVAudioPlayer.updateMeters()` does: `peakPower` and `averagePower` then
-    /// describe the track's output (after volume and pan) over every frame rendered since the previous call.
-    public func updateMeters() {
-        engine.mixer.telemetry.meters[Int(slot)].update(clock: engine.mixer.clock.load(ordering: .acquiring))
-    }
-
-    /// Average (RMS) power of the track's stereo output over the frames between the last two `updateMeters()`
-    /// calls (silence included), in dB full scale, −160 for silence or when metering is off. Channel 0 is left,
-    /// 1 is right.
-    /// Throws for another channel.
-    public func averagePower(forChannel channel: Int) throws(EngineError) -> Float {
-        try Engine.check(channel: channel)
-        guard isMeteringEnabled else { return -160 }
-        return engine.mixer.telemetry.meters[Int(slot)].averagePower(channel: channel)
-    }
-
-    /// Peak power (largest |sample|) of the track's stereo output between the last two `updateMeters()` calls,
-    /// in dB full scale, −160 for silence or when metering is off.
-    /// Throws for a channel other than 0 or 1.
-    public func peakPower(forChannel channel: Int) throws(EngineError) -> Float {
-        try Engine.check(channel: channel)
-        guard isMeteringEnabled else { return -160 }
-        return engine.mixer.telemetry.meters[Int(slot)].peakPower(channel: channel)
     }
 
     // MARK: Transport
