@@ -29,6 +29,7 @@ public final class CallbackByteReader: AudioByteReader, @unchecked Sendable {
 
     /// Stands for the file in errors.
     public let name: String
+    /// The total length in bytes, when known (nil for a stream of unknown length).
     public let size: Int?
     private let readBytes: Read
     private let seekBytes: Seek?
@@ -41,8 +42,10 @@ public final class CallbackByteReader: AudioByteReader, @unchecked Sendable {
         seekBytes = seek
     }
 
+    /// Whether `seek(to:)` works (false for a forward-only reader, like a pipe).
     public var isSeekable: Bool { seekBytes != nil }
 
+    /// Moves to the absolute byte `offset`; throws when the reader cannot seek or the offset is out of reach.
     public func seek(to offset: Int) throws(AudioFileError) {
         guard let seekBytes else {
             throw AudioFileError(.unsupported, path: name, "cannot seek: the reader reads only forward (like a pipe)")
@@ -52,6 +55,7 @@ public final class CallbackByteReader: AudioByteReader, @unchecked Sendable {
         }
     }
 
+    /// Reads up to `buffer.count` bytes at the current position; returns how many (0 at the end).
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(AudioFileError) -> Int {
         guard let n = readBytes(buffer), n >= 0, n <= buffer.count else {
             throw AudioFileError(.unreadable, path: name, "read failed")

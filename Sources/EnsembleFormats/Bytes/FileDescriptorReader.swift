@@ -8,7 +8,9 @@ import Glibc
 public final class FileDescriptorReader: AudioByteReader, @unchecked Sendable {
     /// Stands for the file in errors ("standard input" for descriptor 0).
     public let name: String
+    /// The total length in bytes, when known (nil for a stream of unknown length).
     public let size: Int?
+    /// Whether `seek(to:)` works (false for a forward-only reader, like a pipe).
     public let isSeekable: Bool
     private let descriptor: Int32
     private let owned: Bool
@@ -45,6 +47,7 @@ public final class FileDescriptorReader: AudioByteReader, @unchecked Sendable {
 
     deinit { if owned { close(descriptor) } }
 
+    /// Moves to the absolute byte `offset`; throws when the reader cannot seek or the offset is out of reach.
     public func seek(to offset: Int) throws(AudioFileError) {
         guard isSeekable else {
             throw AudioFileError(.unsupported, path: name, "cannot seek: it is a pipe or stream, read only forward")
@@ -54,6 +57,7 @@ public final class FileDescriptorReader: AudioByteReader, @unchecked Sendable {
         }
     }
 
+    /// Reads up to `buffer.count` bytes at the current position; returns how many (0 at the end).
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(AudioFileError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
