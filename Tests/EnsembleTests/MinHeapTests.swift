@@ -45,7 +45,7 @@ final class MinHeapTests: XCTestCase {
     func testPendingCommandsCancelAndFindAWaitingStart() {
         var pending = PendingCommands(capacity: 4)
         defer { pending.deallocate() }
-        let stop = MixerCommand.stop(slot: 1, generation: 1, frame: 0, rampFrames: 0)
+        let stop = MixerCommand.voice(slot: 1, generation: 1, .stop(frame: 0, rampFrames: 0))
         for (frame, id) in [(Int64(50), UInt64(3)), (10, 2), (10, 1), (30, 4)] {
             XCTAssertTrue(pending.insert(PendingCommands.Entry(frame: frame, id: id, command: stop)))
         }

@@ -75,9 +75,9 @@ final class Scene3DCommandTests: XCTestCase {
         var expected: [(Int64, String)] = []
         for (frame, command) in timed(commands) {
             switch command {
-            case let .setPosition(_, _, p, rampFrames): expected.append((frame, "position \(p) \(rampFrames)"))
-            case let .setVelocity(_, _, v): expected.append((frame, "velocity \(v)"))
-            case let .setDirection(_, _, d, rampFrames): expected.append((frame, "direction \(d) \(rampFrames)"))
+            case let .voice(_, _, .position(p, rampFrames)): expected.append((frame, "position \(p) \(rampFrames)"))
+            case let .voice(_, _, .velocity(v)): expected.append((frame, "velocity \(v)"))
+            case let .voice(_, _, .direction(d, rampFrames)): expected.append((frame, "direction \(d) \(rampFrames)"))
             case let .listener(l, rampFrames):
                 XCTAssertEqual(l, Listener(position: Vector3(0, 1, 0), at: Vector3(1, 0, 0), gain: 0.5))
                 expected.append((frame, "listener \(rampFrames)"))

@@ -348,9 +348,9 @@ final class SceneEnvironmentTests: XCTestCase {
         var startsWithSends: [(SendsSetup, FilterSetup?)] = []
         for (i, command) in commands.enumerated() {
             guard case .start = command, i + 1 < commands.count,
-                  case let .setSends(_, _, sends, rampFrames: 0) = commands[i + 1] else { continue }
+                  case let .voice(_, _, .sends(sends, rampFrames: 0)) = commands[i + 1] else { continue }
             var filter: FilterSetup?
-            if i + 2 < commands.count, case let .setFilter(_, _, f, rampFrames: 0) = commands[i + 2] { filter = f }
+            if i + 2 < commands.count, case let .voice(_, _, .filter(f, rampFrames: 0)) = commands[i + 2] { filter = f }
             startsWithSends.append((sends, filter))
         }
         XCTAssertEqual(startsWithSends.count, 2, "the track's start and the effect's")
@@ -371,7 +371,7 @@ final class SceneEnvironmentTests: XCTestCase {
             if case let .schedule(frame, _) = marker { timed.append((frame, command)) }
         }
         let levels = timed.compactMap { t -> (Int64, Int32, Float, Int)? in
-            guard case let .setSendLevel(_, _, index, level, ramp) = t.command else { return nil }
+            guard case let .voice(_, _, .sendLevel(index, level, ramp)) = t.command else { return nil }
             return (t.frame, index, level, ramp)
         }
         XCTAssertEqual(levels.map(\.0), [480, 960])
@@ -380,7 +380,7 @@ final class SceneEnvironmentTests: XCTestCase {
         XCTAssertEqual(levels[0].3, 960, "0.02 s at 48 kHz")
         XCTAssertEqual(levels[1].3, engine.smoothingFrames, "no ramp given: the smoothing time")
         let filters = timed.compactMap { t -> (Int64, FilterSetup)? in
-            guard case let .setFilter(_, _, f, _) = t.command else { return nil }
+            guard case let .voice(_, _, .filter(f, _)) = t.command else { return nil }
             return (t.frame, f)
         }
         XCTAssertEqual(filters.map(\.0), [960])

@@ -58,11 +58,11 @@ package struct ControlState {
         }
     }
 
-    /// `send` of a voice change in its small form (`VoiceChange`).
+    /// `send` of a voice change, written to the ring's change field (`CommandCell`).
     package mutating func send(_ change: VoiceChange, slot: Int32, generation: UInt32, to queue: CommandQueue) {
         flushOverflow(to: queue)
         if !overflow.isEmpty || !queue.push(change, slot: slot, generation: generation) {
-            overflow.append([MixerCommand(change, slot: slot, generation: generation)])
+            overflow.append([.voice(slot: slot, generation: generation, change)])
         }
     }
 

@@ -77,14 +77,14 @@ extension Engine {
 
     /// Stops a fired effect early, fading over the smoothing time (its completion reports `.stopped`).
     public func stop(_ instance: EffectInstance) {
-        send([.stop(slot: instance.slot, generation: instance.generation, frame: .min, rampFrames: smoothingFrames)])
+        send([.voice(slot: instance.slot, generation: instance.generation, .stop(frame: .min, rampFrames: smoothingFrames))])
     }
 
     /// Frees a released track's slot now, or once its voice has faded out.
     func releaseTrackSlot(_ slot: Int32, generation: UInt32, sounding: Bool) {
         if sounding {
             control.withLock { state in state.records[Int(slot)].owner = .released }
-            send([.stop(slot: slot, generation: generation, frame: .min, rampFrames: smoothingFrames)])
+            send([.voice(slot: slot, generation: generation, .stop(frame: .min, rampFrames: smoothingFrames))])
         } else {
             control.withLock { state in state.release(slot) }
         }

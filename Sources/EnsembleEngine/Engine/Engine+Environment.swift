@@ -20,8 +20,8 @@ extension Engine {
     /// start resets both).
     func environmentCommands(slot: Int32, generation: UInt32, sends: [AuxSend], filter: VoiceFilter?) -> [MixerCommand] {
         var commands: [MixerCommand] = []
-        if !sends.isEmpty { commands.append(.setSends(slot: slot, generation: generation, SendsSetup(sends), rampFrames: 0)) }
-        if filter != nil { commands.append(.setFilter(slot: slot, generation: generation, FilterSetup(filter), rampFrames: 0)) }
+        if !sends.isEmpty { commands.append(.voice(slot: slot, generation: generation, .sends(SendsSetup(sends), rampFrames: 0))) }
+        if filter != nil { commands.append(.voice(slot: slot, generation: generation, .filter(FilterSetup(filter), rampFrames: 0))) }
         return commands
     }
 
@@ -33,8 +33,8 @@ extension Engine {
                           ramp: Double? = nil) throws(EngineError) -> ScheduledCommandID? {
         try filter?.check()
         let frames = try self.frames(ofDuration: ramp, "ramp")
-        let command = MixerCommand.setFilter(slot: instance.slot, generation: instance.generation, FilterSetup(filter),
-                                             rampFrames: frames)
+        let command = MixerCommand.voice(slot: instance.slot, generation: instance.generation,
+                                         .filter(FilterSetup(filter), rampFrames: frames))
         return try sendOrSchedule(command, at: time)
     }
 
@@ -48,8 +48,8 @@ extension Engine {
         }
         try EngineError.check(level, "level", 0...1)
         let frames = try self.frames(ofDuration: ramp, "ramp")
-        let command = MixerCommand.setSendLevel(slot: instance.slot, generation: instance.generation,
-                                                index: Int32(send), level: level, rampFrames: frames)
+        let command = MixerCommand.voice(slot: instance.slot, generation: instance.generation,
+                                         .sendLevel(index: Int32(send), level: level, rampFrames: frames))
         return try sendOrSchedule(command, at: time)
     }
 

@@ -69,8 +69,8 @@ extension Engine {
                             ramp: Double? = nil) throws(EngineError) -> ScheduledCommandID? {
         try position.check("position")
         let frames = try frames(ofDuration: ramp, "ramp")
-        let command = MixerCommand.setPosition(slot: instance.slot, generation: instance.generation, position,
-                                               rampFrames: frames)
+        let command = MixerCommand.voice(slot: instance.slot, generation: instance.generation,
+                                         .position(position, rampFrames: frames))
         return try sendOrSchedule(command, at: time)
     }
 }

@@ -406,7 +406,7 @@ public final class Engine: @unchecked Sendable {
         control.withLock { state in state.send(command, to: queue) }
     }
 
-    /// `send` of a voice change in its small form (`VoiceChange`).
+    /// `send` of a voice change, written to the ring's change field (`CommandCell`).
     package func send(_ change: VoiceChange, slot: Int32, generation: UInt32) {
         let queue = mixer.commands
         control.withLock { state in state.send(change, slot: slot, generation: generation, to: queue) }

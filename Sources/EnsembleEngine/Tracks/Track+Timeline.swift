@@ -81,45 +81,28 @@ extension Track {
 
     /// The command carrying a checked `change` to voice `g`.
     package func command(for change: TrackChange, generation g: UInt32) -> MixerCommand {
-        let smoothing = engine.smoothingFrames
-        switch change {
-        case .volume, .pan, .rate, .position, .velocity, .motion, .direction:
-            // `voiceChange(for:)` gives exactly these; the `.setLoops` below is never made.
-            if let c = voiceChange(for: change) { return MixerCommand(c, slot: slot, generation: g) }
-            return .setLoops(slot: slot, generation: g, loops: 0)
-        case let .loops(n):
-            return .setLoops(slot: slot, generation: g, loops: n)
-        case let .seek(seconds):
-            return .seek(slot: slot, generation: g, position: min(Int((seconds * sound.sampleRate).rounded()), sound.frameCount))
-        case let .pause(f):
-            return .pause(slot: slot, generation: g, rampFrames: rampFrames(f))
-        case let .resume(f):
-            return .resume(slot: slot, generation: g, frame: .min, rampFrames: rampFrames(f))
-        case let .stop(f):
-            return .stop(slot: slot, generation: g, frame: .min, rampFrames: rampFrames(f))
-        case let .spatial(source):
-            return .setSpatial(slot: slot, generation: g, source)
-        case let .sends(sends):
-            return .setSends(slot: slot, generation: g, SendsSetup(sends), rampFrames: smoothing)
-        case let .sendLevel(send, level, r):
-            return .setSendLevel(slot: slot, generation: g, index: Int32(send), level: level, rampFrames: rampFrames(r))
-        case let .filter(filter, r):
-            return .setFilter(slot: slot, generation: g, FilterSetup(filter), rampFrames: rampFrames(r))
-        }
+        .voice(slot: slot, generation: g, voiceChange(for: change))
     }
 
-    /// A checked `change` in the small form the command ring carries on its own (`VoiceChange`), for the
-    /// properties changed many times a second; nil for the others.
-    func voiceChange(for change: TrackChange) -> VoiceChange? {
+    /// A checked `change` as the render side applies it.
+    func voiceChange(for change: TrackChange) -> VoiceChange {
         switch change {
         case let .volume(v, r): .volume(v, rampFrames: rampFrames(r))
         case let .pan(p, r): .pan(PanMatrix(pan: p, channelCount: sound.channelCount), rampFrames: rampFrames(r))
         case let .rate(r): .rate(step: step(rate: r))
+        case let .loops(n): .loops(n)
+        case let .seek(seconds): .seek(position: min(Int((seconds * sound.sampleRate).rounded()), sound.frameCount))
+        case let .pause(f): .pause(rampFrames: rampFrames(f))
+        case let .resume(f): .resume(frame: .min, rampFrames: rampFrames(f))
+        case let .stop(f): .stop(frame: .min, rampFrames: rampFrames(f))
+        case let .spatial(source): .spatial(source)
         case let .position(p, r): .position(p, rampFrames: rampFrames(r))
         case let .velocity(v): .velocity(v)
         case let .motion(p, v, r): .motion(p, velocity: v, rampFrames: rampFrames(r))
         case let .direction(d, r): .direction(d, rampFrames: rampFrames(r))
-        default: nil
+        case let .sends(sends): .sends(SendsSetup(sends), rampFrames: engine.smoothingFrames)
+        case let .sendLevel(send, level, r): .sendLevel(index: Int32(send), level: level, rampFrames: rampFrames(r))
+        case let .filter(filter, r): .filter(FilterSetup(filter), rampFrames: rampFrames(r))
         }
     }
 

@@ -175,7 +175,7 @@ public final class Track: @unchecked Sendable {
         try engine.checkRoutable(bus)
         update { s in
             s.bus = Int32(bus.index)
-            return .route(slot: slot, generation: s.generation, bus: s.bus, rampFrames: engine.smoothingFrames)
+            return .voice(slot: slot, generation: s.generation, .route(bus: s.bus, rampFrames: engine.smoothingFrames))
         }
     }
 
@@ -210,7 +210,7 @@ public final class Track: @unchecked Sendable {
         get { state.withLock { $0.metering } }
         set { update { s in
             s.metering = newValue
-            return .setMetering(slot: slot, generation: s.generation, enabled: newValue)
+            return .voice(slot: slot, generation: s.generation, .metering(newValue))
         } }
     }
 
@@ -218,22 +218,15 @@ public final class Track: @unchecked Sendable {
     func change(_ change: TrackChange, at time: EngineTime?) throws(EngineError) -> ScheduledCommandID? {
         if let time { return try schedule(change, at: time) }
         try check(change)
-        if let voiceChange = voiceChange(for: change) {
-            // The properties a game changes every frame go in the ring's small form, with no `MixerCommand` made.
-            let generation: UInt32? = state.withLock { s in
-                Self.take(change, into: &s)
-                return s.phase == .idle ? nil : s.generation
-            }
-            if let generation { engine.send(voiceChange, slot: slot, generation: generation) }
-            return nil
-        }
-        update { s in
-            let command = command(for: change, generation: s.generation)
+        let voiceChange = voiceChange(for: change)
+        let generation: UInt32? = state.withLock { s in
+            let hasVoice = s.phase != .idle
             Self.take(change, into: &s)
             // A seek made now is also where the next `play` starts when the track is stopped.
-            if case let .seek(_, _, position) = command { s.startPosition = position }
-            return command
+            if case let .seek(position) = voiceChange { s.startPosition = position }
+            return hasVoice ? s.generation : nil
         }
+        if let generation { engine.send(voiceChange, slot: slot, generation: generation) }
         return nil
     }
 
@@ -344,7 +337,7 @@ public final class Track: @unchecked Sendable {
         update { s in
             guard s.phase == .active else { return nil }
             s.phase = .paused
-            return .pause(slot: slot, generation: s.generation, rampFrames: engine.smoothingFrames)
+            return .voice(slot: slot, generation: s.generation, .pause(rampFrames: engine.smoothingFrames))
         }
     }
 
@@ -386,7 +379,7 @@ public final class Track: @unchecked Sendable {
             } else {
                 at = .min
             }
-            return .stop(slot: slot, generation: s.generation, frame: at, rampFrames: rampFrames)
+            return .voice(slot: slot, generation: s.generation, .stop(frame: at, rampFrames: rampFrames))
         }
     }
 
@@ -407,7 +400,7 @@ public final class Track: @unchecked Sendable {
     }
 
     private func fadesCommand(_ s: State) -> MixerCommand {
-        .setFades(slot: slot, generation: s.generation, fadeInFrames: frames(s.fadeIn), fadeOutFrames: frames(s.fadeOut))
+        .voice(slot: slot, generation: s.generation, .fades(inFrames: frames(s.fadeIn), outFrames: frames(s.fadeOut)))
     }
 
     /// The command that starts (or resumes) this track at `frame` (nil: as soon as possible).
@@ -421,8 +414,8 @@ public final class Track: @unchecked Sendable {
             if s.phase == .active && !ended && frame == nil && !fresh && !s.stopPending { return [] }
             if s.phase == .paused && !ended && !fresh {
                 s.phase = .active
-                return [.resume(slot: slot, generation: s.generation, frame: frame ?? .min,
-                                rampFrames: engine.smoothingFrames)]
+                return [.voice(slot: slot, generation: s.generation,
+                               .resume(frame: frame ?? .min, rampFrames: engine.smoothingFrames))]
             }
             s.generation = engine.control.withLock { $0.nextGeneration(slot) }
             s.phase = .active

@@ -66,46 +66,17 @@ package struct VoiceSetup: BitwiseCopyable, Sendable {
     }
 }
 
-/// A request from the control side to the render side. Each names the slot it acts on and the slot's
+/// A request from the control side to the render side. A command for a voice names its slot and the slot's
 /// generation, so a late command for a voice that has since been reused is ignored.
 package enum MixerCommand: BitwiseCopyable, Sendable {
     case start(slot: Int32, generation: UInt32, VoiceSetup)
-    /// Begin the release (fade to silence) at `frame`, over `rampFrames` (0 = hard cut), then end the voice.
-    case stop(slot: Int32, generation: UInt32, frame: Int64, rampFrames: Int)
-    /// Like stop, but the voice keeps its position and reports `.paused` instead of finishing.
-    case pause(slot: Int32, generation: UInt32, rampFrames: Int)
-    /// Continues a paused voice from its cursor at `frame` (or cancels a pause still fading out).
-    case resume(slot: Int32, generation: UInt32, frame: Int64, rampFrames: Int)
-    case seek(slot: Int32, generation: UInt32, position: Int)
-    case setVolume(slot: Int32, generation: UInt32, volume: Float, rampFrames: Int)
-    case setPan(slot: Int32, generation: UInt32, matrix: PanMatrix, rampFrames: Int)
-    /// `step` is the cursor step for the new rate (see `SourceCursor.step`), computed on the control side.
-    case setRate(slot: Int32, generation: UInt32, step: UInt64)
-    case setLoops(slot: Int32, generation: UInt32, loops: Int)
-    case setFades(slot: Int32, generation: UInt32, fadeInFrames: Int, fadeOutFrames: Int)
-    case setMetering(slot: Int32, generation: UInt32, enabled: Bool)
+    /// A change to the voice `generation` in `slot`.
+    case voice(slot: Int32, generation: UInt32, VoiceChange)
     /// Bus settings and effect chains (see `BusRack`).
     case bus(BusCommand)
-    /// Replaces the voice's 3D placement (nil: 2D again, its pan applies).
-    case setSpatial(slot: Int32, generation: UInt32, SpatialSource?)
-    /// Moves a voice (a 2D one becomes positioned with OpenAL's defaults) along a straight line over `rampFrames`.
-    case setPosition(slot: Int32, generation: UInt32, Vector3, rampFrames: Int)
-    case setVelocity(slot: Int32, generation: UInt32, Vector3)
-    /// `.setPosition` and `.setVelocity` at once.
-    case setMotion(slot: Int32, generation: UInt32, Vector3, velocity: Vector3, rampFrames: Int)
-    case setDirection(slot: Int32, generation: UInt32, Vector3, rampFrames: Int)
     /// The listener, its position and orientation moving along straight lines over `rampFrames`.
     case listener(Listener, rampFrames: Int)
     case spatialSettings(SpatialSettings)
-    /// Replaces every auxiliary send of a voice (`SendsSetup`): a send on the same bus as before ramps its level
-    /// (and its own filter's gains) over `rampFrames`; one on a new bus fades in from 0 over `rampFrames`.
-    case setSends(slot: Int32, generation: UInt32, SendsSetup, rampFrames: Int)
-    /// Send `index`'s level, ramped over `rampFrames` from its value at the time (timeline automation).
-    case setSendLevel(slot: Int32, generation: UInt32, index: Int32, level: Float, rampFrames: Int)
-    /// The voice's direct-path filter (`kind` none: off), its gains ramping over `rampFrames`.
-    case setFilter(slot: Int32, generation: UInt32, FilterSetup, rampFrames: Int)
-    /// Moves a voice to another bus, crossfading over `rampFrames` if it is sounding.
-    case route(slot: Int32, generation: UInt32, bus: Int32, rampFrames: Int)
     /// Timed command marker: the command that follows it in the same batch waits in the render side's pending
     /// queue and is applied at output frame `frame` (splitting the block there), then reported with a
     /// `.commandApplied` event carrying `id`. Ids grow with every scheduled command, so commands for one frame
@@ -116,27 +87,11 @@ package enum MixerCommand: BitwiseCopyable, Sendable {
 }
 
 extension MixerCommand {
-    /// The voice a command acts on, nil for one that needs no live voice (a start, a bus change, a marker).
+    /// The voice a command changes, nil for one that needs no live voice (a start, a bus change, a marker).
     package var voice: (slot: Int32, generation: UInt32)? {
         @_noLocks get {
-            switch self {
-            case let .stop(slot, generation, _, _), let .resume(slot, generation, _, _),
-                 let .setVolume(slot, generation, _, _), let .setPan(slot, generation, _, _),
-                 let .route(slot, generation, _, _), let .setFades(slot, generation, _, _):
-                return (slot, generation)
-            case let .pause(slot, generation, _), let .seek(slot, generation, _), let .setRate(slot, generation, _),
-                 let .setLoops(slot, generation, _), let .setMetering(slot, generation, _):
-                return (slot, generation)
-            case let .setSpatial(slot, generation, _), let .setPosition(slot, generation, _, _),
-                 let .setVelocity(slot, generation, _), let .setDirection(slot, generation, _, _),
-                 let .setMotion(slot, generation, _, _, _):
-                return (slot, generation)
-            case let .setSends(slot, generation, _, _), let .setSendLevel(slot, generation, _, _, _),
-                 let .setFilter(slot, generation, _, _):
-                return (slot, generation)
-            case .start, .bus, .schedule, .cancelScheduled, .listener, .spatialSettings:
-                return nil
-            }
+            if case let .voice(slot, generation, _) = self { return (slot, generation) }
+            return nil
         }
     }
 }

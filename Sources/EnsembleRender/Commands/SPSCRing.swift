@@ -121,7 +121,9 @@ extension SPSCRing where Element == CommandCell {
 
     /// Fills position `w`: a voice change goes in the cell's small field.
     private func write(_ command: MixerCommand, at w: Int) {
-        if let c = command.change { return write(c.change, slot: c.slot, generation: c.generation, at: w) }
+        if case let .voice(slot, generation, change) = command {
+            return write(change, slot: slot, generation: generation, at: w)
+        }
         let cell = storage + (w & indices.mask)
         cell.pointee.change = nil
         cell.pointee.command = command

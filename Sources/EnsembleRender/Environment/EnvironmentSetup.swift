@@ -1,4 +1,4 @@
-// Built on the control thread, carried by the command ring (`MixerCommand.setSends`/`.setFilter`).
+// Built on the control thread, carried by the command ring (`VoiceChange.sends`, `VoiceChange.filter`).
 import EnsembleFormats
 
 /// A `VoiceFilter` as the render side receives it (plain values; `kind` 0 is "no filter").
@@ -56,7 +56,7 @@ package struct SendSetup: BitwiseCopyable, Sendable {
     }
 }
 
-/// Every send of a voice (`AuxSend.maxCount` slots; unused ones have bus −1), sent whole by `.setSends`.
+/// Every send of a voice (`AuxSend.maxCount` slots; unused ones have bus −1), sent whole by `VoiceChange.sends`.
 package struct SendsSetup: BitwiseCopyable, Sendable {
     package var s0 = SendSetup(), s1 = SendSetup(), s2 = SendSetup(), s3 = SendSetup()
 

@@ -26,7 +26,7 @@ struct SendState: BitwiseCopyable {
 /// `SendsSetup.count` sends (`SendState`), kept beside the `VoicePool` rather than in `Voice` because most voices
 /// have neither and the fused paths copy and read `Voice` a lot.
 ///
-/// Every entry is reset when a voice starts in its slot (`reset`), before the start's `.setSends`/`.setFilter`
+/// Every entry is reset when a voice starts in its slot (`reset`), before the start's `.sends`/`.filter` changes
 /// commands. The table is allocated for every slot in `init` but written only when a voice starts in a slot, so
 /// with many slots (up to 2²⁰) only the pages of slots ever used become resident.
 struct VoiceEnvironments: @unchecked Sendable {
@@ -102,14 +102,14 @@ struct VoiceEnvironments: @unchecked Sendable {
         return false
     }
 
-    /// `.setFilter`: the direct filter heads for `setup` from `frame` over `rampFrames` (`beforeFirstFrame`: the
+    /// `VoiceChange.filter`: the direct filter heads for `setup` from `frame` over `rampFrames` (`beforeFirstFrame`: the
     /// voice has not sounded yet, see `VoiceFilterState.retarget`).
     @_noLocks
     func setFilter(_ slot: Int, _ setup: FilterSetup, at frame: Int64, rampFrames: Int, beforeFirstFrame: Bool) {
         filter(slot).pointee.retarget(setup, at: frame, rampFrames: rampFrames, beforeFirstFrame: beforeFirstFrame)
     }
 
-    /// `.setSends`: every send replaced at `frame`. A send that stays on its bus ramps its level (and its own
+    /// `VoiceChange.sends`: every send replaced at `frame`. A send that stays on its bus ramps its level (and its own
     /// filter's gains) from where they are over `rampFrames`; one on a new bus starts from level 0 (and a fresh
     /// filter) and fades in; an unused one stops at once. `beforeFirstFrame` as for `setFilter`.
     @_noLocks

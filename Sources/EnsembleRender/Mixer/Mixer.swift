@@ -321,12 +321,12 @@ package final class Mixer: @unchecked Sendable {
     @_noLocks
     private func receive(_ change: VoiceChange, slot: Int32, generation: UInt32, blockStart: Int64) {
         guard !commandLog.isRecording, !timed.awaitsCommand, let s = voices.live(slot, generation) else {
-            let command = MixerCommand(change, slot: slot, generation: generation)
+            let command = MixerCommand.voice(slot: slot, generation: generation, change)
             commandLog.record(command, frame: blockStart)
             receive(command)
             return
         }
-        update.apply(change, to: s, now: now)
+        update.apply(change, to: s, now: now, starts: &starts)
     }
 
     /// Applies every timed command due at or before `frame` (late ones take effect on `frame`), in (frame, id)

@@ -2,7 +2,7 @@
 import EnsembleFormats
 
 extension VoiceUpdate {
-    /// `.setSpatial` at frame `now` for the live voice in slot `s`: a placement, or nil, which glides the voice
+    /// `VoiceChange.spatial` at frame `now` for the live voice in slot `s`: a placement, or nil, which glides the voice
     /// back to its pan and then the 2D path (`SpatialUpdate`).
     ///
     /// This and `move` change the spatial state in place, through the pool's address: a copy of its few hundred
@@ -45,8 +45,8 @@ extension VoiceUpdate {
         case let .direction(direction, rampFrames):
             pool[s].spatial.turn(to: direction, at: at, rampFrames: rampFrames, defaults: spatialDefaults,
                                  sounding: sounding)
-        case .volume, .pan, .rate:
-            return
+        default:
+            return // not a motion: `VoiceUpdate.apply(_:to:now:starts:)` applies it
         }
         spatialChanged(s, at: at)
     }
@@ -66,7 +66,7 @@ extension VoiceUpdate {
 }
 
 extension SpatialVoice {
-    /// `.setSpatial` with a placement: a positioned voice glides its gains to the new placement (position and
+    /// `VoiceChange.spatial` with a placement: a positioned voice glides its gains to the new placement (position and
     /// direction jump there); a 2D one enters the spatial path.
     @_noLocks
     package mutating func place(_ new: SpatialSource, sounding: Bool) {

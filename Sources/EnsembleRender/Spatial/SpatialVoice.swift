@@ -21,7 +21,7 @@ package struct SpatialVoice: BitwiseCopyable {
 
     /// Heard from its position through the spatial path (false: a 2D voice, its pan applies).
     package var isOn = false
-    /// Gliding back to its pan after `.setSpatial(nil)`; leaves the spatial path once the gains got there.
+    /// Gliding back to its pan after `VoiceChange.spatial(nil)`; leaves the spatial path once the gains got there.
     var isLeaving = false
     var onset = Onset.atTarget
     /// A command changed something the update reads since the last update.

@@ -14,82 +14,15 @@ struct VoiceUpdate {
     /// position, velocity or direction takes for the rest.
     let spatialDefaults: SpatialSource
 
-    /// Applies a command for one voice (not a bus command, not a `.schedule` marker) at frame `now`; a command
-    /// for a voice that is not live (ended, or replaced by a newer generation) does nothing.
+    /// Applies a command for one voice (not a bus command, not a `.schedule` marker) at frame `now`; a change for
+    /// a voice that is not live (ended, or replaced by a newer generation) does nothing.
     @_noLocks
     func apply(_ command: MixerCommand, now: Int64, starts: inout VoiceStarts) {
-        if let c = command.change {
-            if let s = pool.live(c.slot, c.generation) { apply(c.change, to: s, now: now) }
-            return
-        }
         switch command {
         case let .start(slot, generation, setup):
             start(Int(slot), generation, setup, now: now, starts: &starts)
-        case let .stop(slot, generation, frame, rampFrames):
-            guard let s = pool.live(slot, generation) else { return }
-            stop(s, at: frame, rampFrames: rampFrames, now: now)
-        case let .resume(slot, generation, frame, rampFrames):
-            guard let s = pool.live(slot, generation) else { return }
-            resume(s, at: frame, rampFrames: rampFrames, now: now, starts: &starts)
-        case let .pause(slot, generation, rampFrames):
-            guard let s = pool.live(slot, generation) else { return }
-            if pool[s].isScheduled {
-                pool[s].state = .paused
-                reports.paused(slot: s, generation: generation, frame: now, cursor: pool[s].cursor)
-            } else if pool[s].releaseStart == .max {
-                pool[s].releaseStart = max(now, pool[s].startFrame)
-                pool[s].releaseLength = rampFrames
-                pool[s].releaseIsPause = true
-            }
-        case let .seek(slot, generation, position):
-            guard let s = pool.live(slot, generation) else { return }
-            let low = pool[s].cursor.pass > 0 ? pool[s].cursor.loopStart : 0
-            pool[s].cursor.position = min(max(position, low), max(pool[s].cursor.length, 0))
-            pool[s].cursor.fraction = 0
-            pool[s].cursor.wrap()
-            pool[s].moveNaturalEnd(now: now, smoothingFrames: smoothingFrames)
-            StreamFailure.retarget(pool[s])
-        case let .setLoops(slot, generation, loops):
-            guard let s = pool.live(slot, generation) else { return }
-            // A pass already under way is always finished, even if the new count is lower.
-            pool[s].cursor.loops = loops < 0 ? -1 : max(loops, pool[s].cursor.pass)
-            if let stream = pool[s].source.stream {
-                stream.cells[StreamView.loops].store(Int64(pool[s].cursor.loops), ordering: .relaxed)
-            }
-            pool[s].moveNaturalEnd(now: now, smoothingFrames: smoothingFrames)
-        case let .setFades(slot, generation, fadeInFrames, fadeOutFrames):
-            guard let s = pool.live(slot, generation) else { return }
-            pool[s].fadeIn = EdgeFade(zeroFrame: pool[s].fadeIn.zeroFrame, length: fadeInFrames, direction: 1)
-            pool[s].fadeOutFrames = fadeOutFrames
-        case let .route(slot, generation, bus, rampFrames):
-            guard let s = pool.live(slot, generation) else { return }
-            pool[s].route(to: bus, now: now, rampFrames: rampFrames)
-        case let .setMetering(slot, generation, enabled):
-            guard let s = pool.live(slot, generation) else { return }
-            pool[s].metering = enabled
-            if !enabled { reports.telemetry.meters[s].clear() }
-        case let .setSpatial(slot, generation, source):
-            guard let s = pool.live(slot, generation) else { return }
-            place(s, source, now: now)
-        case .setVolume, .setPan, .setRate, .setPosition, .setVelocity, .setMotion, .setDirection:
-            break // voice changes, applied above
-        case let .setSends(slot, generation, setup, rampFrames):
-            guard let s = pool.live(slot, generation) else { return }
-            pool[s].usesEnvironment = true
-            pool.environments.setSends(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames,
-                                       beforeFirstFrame: pool[s].isScheduled)
-            pool[s].preFaderSendLevel = pool.environments.preFaderLevel(s, at: max(now, pool[s].startFrame))
-        case let .setSendLevel(slot, generation, index, level, rampFrames):
-            guard let s = pool.live(slot, generation) else { return }
-            pool[s].usesEnvironment = true
-            pool.environments.setSendLevel(s, index: Int(index), level, at: max(now, pool[s].startFrame),
-                                           rampFrames: rampFrames)
-            pool[s].preFaderSendLevel = pool.environments.preFaderLevel(s, at: max(now, pool[s].startFrame))
-        case let .setFilter(slot, generation, setup, rampFrames):
-            guard let s = pool.live(slot, generation) else { return }
-            pool[s].usesEnvironment = true
-            pool.environments.setFilter(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames,
-                                        beforeFirstFrame: pool[s].isScheduled)
+        case let .voice(slot, generation, change):
+            if let s = pool.live(slot, generation) { apply(change, to: s, now: now, starts: &starts) }
         case .bus, .schedule, .cancelScheduled, .listener, .spatialSettings:
             break // not voice commands: the mixer handles them
         }
@@ -97,7 +30,7 @@ struct VoiceUpdate {
 
     /// Applies `change` at frame `now` to the live voice in slot `s`.
     @_noLocks
-    func apply(_ change: VoiceChange, to s: Int, now: Int64) {
+    func apply(_ change: VoiceChange, to s: Int, now: Int64, starts: inout VoiceStarts) {
         switch change {
         case let .volume(volume, rampFrames):
             let at = max(now, pool[s].startFrame)
@@ -110,8 +43,59 @@ struct VoiceUpdate {
             pool[s].cursor.step = pool[s].spatial.isOn && SpatialUpdate.dopplerApplies(pool[s])
                 ? SpatialUpdate.step(step, pitch: pool[s].spatial.pitch) : step
             pool[s].moveNaturalEnd(now: now, smoothingFrames: smoothingFrames)
+        case let .loops(loops):
+            // A pass already under way is always finished, even if the new count is lower.
+            pool[s].cursor.loops = loops < 0 ? -1 : max(loops, pool[s].cursor.pass)
+            if let stream = pool[s].source.stream {
+                stream.cells[StreamView.loops].store(Int64(pool[s].cursor.loops), ordering: .relaxed)
+            }
+            pool[s].moveNaturalEnd(now: now, smoothingFrames: smoothingFrames)
+        case let .fades(fadeInFrames, fadeOutFrames):
+            pool[s].fadeIn = EdgeFade(zeroFrame: pool[s].fadeIn.zeroFrame, length: fadeInFrames, direction: 1)
+            pool[s].fadeOutFrames = fadeOutFrames
+        case let .seek(position):
+            let low = pool[s].cursor.pass > 0 ? pool[s].cursor.loopStart : 0
+            pool[s].cursor.position = min(max(position, low), max(pool[s].cursor.length, 0))
+            pool[s].cursor.fraction = 0
+            pool[s].cursor.wrap()
+            pool[s].moveNaturalEnd(now: now, smoothingFrames: smoothingFrames)
+            StreamFailure.retarget(pool[s])
+        case let .stop(frame, rampFrames):
+            stop(s, at: frame, rampFrames: rampFrames, now: now)
+        case let .pause(rampFrames):
+            if pool[s].isScheduled {
+                pool[s].state = .paused
+                reports.paused(slot: s, generation: pool[s].generation, frame: now, cursor: pool[s].cursor)
+            } else if pool[s].releaseStart == .max {
+                pool[s].releaseStart = max(now, pool[s].startFrame)
+                pool[s].releaseLength = rampFrames
+                pool[s].releaseIsPause = true
+            }
+        case let .resume(frame, rampFrames):
+            resume(s, at: frame, rampFrames: rampFrames, now: now, starts: &starts)
+        case let .metering(enabled):
+            pool[s].metering = enabled
+            if !enabled { reports.telemetry.meters[s].clear() }
+        case let .route(bus, rampFrames):
+            pool[s].route(to: bus, now: now, rampFrames: rampFrames)
+        case let .spatial(source):
+            place(s, source, now: now)
         case .position, .velocity, .motion, .direction:
             move(s, change, now: now)
+        case let .sends(setup, rampFrames):
+            pool[s].usesEnvironment = true
+            pool.environments.setSends(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames,
+                                       beforeFirstFrame: pool[s].isScheduled)
+            pool[s].preFaderSendLevel = pool.environments.preFaderLevel(s, at: max(now, pool[s].startFrame))
+        case let .sendLevel(index, level, rampFrames):
+            pool[s].usesEnvironment = true
+            pool.environments.setSendLevel(s, index: Int(index), level, at: max(now, pool[s].startFrame),
+                                           rampFrames: rampFrames)
+            pool[s].preFaderSendLevel = pool.environments.preFaderLevel(s, at: max(now, pool[s].startFrame))
+        case let .filter(setup, rampFrames):
+            pool[s].usesEnvironment = true
+            pool.environments.setFilter(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames,
+                                        beforeFirstFrame: pool[s].isScheduled)
         }
     }
 
@@ -160,7 +144,7 @@ struct VoiceUpdate {
         v.baseStep = setup.baseStep
         v.spatial = SpatialVoice(setup.spatial, rateStep: setup.step)
         pool[slot] = v
-        // No sends, no filter: the start's own `.setSends`/`.setFilter` follow it when the track or effect has them.
+        // No sends, no filter: the start's own `.sends`/`.filter` changes follow it when the track or effect has them.
         pool.environments.reset(slot)
         pool[slot].updateNaturalEnd(now: startFrame)
         reports.telemetry.publish(slot: slot, generation: generation, phase: .scheduled, position: v.cursor.position)
