@@ -10,7 +10,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // API reference only: `swift package generate-documentation --target Ensemble` (README "API reference").
+        // API reference only: `swift package generate-documentation --target Ensemble` (CONTRIBUTING.md, "Documentation").
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "EnsembleSoak", dependencies: ["Ensemble", "CAllocationCounter"]),
         // Test-only (and the benchmark): counts heap allocations per thread so a test can prove the render path allocates nothing.
         .target(name: "CAllocationCounter"),
-        // Fuzz targets (README "Fuzzing"): shared by the fuzzer/replayer program and FuzzRegressionTests.
+        // Fuzz targets (CONTRIBUTING.md, "Fuzzing"): shared by the fuzzer/replayer program and FuzzRegressionTests.
         .target(name: "EnsembleFuzzTargets", dependencies: ["Ensemble"], path: "Tests/Fuzz/Harness"),
         // `ensemble-fuzz TARGET FILE...` replays inputs; Tests/Fuzz/run.sh builds it as a libFuzzer program.
         .executableTarget(name: "ensemble-fuzz", dependencies: ["EnsembleFuzzTargets"], path: "Tests/Fuzz/ensemble-fuzz"),
