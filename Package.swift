@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "EnsembleSoak", dependencies: ["Ensemble", "CAllocationCounter"]),
         // Test-only (and the benchmark): counts heap allocations per thread so a test can prove the render path allocates nothing.
         .target(name: "CAllocationCounter"),
-        // Fuzz targets (README "Fuzzing"): shared by the fuzzer/replayer program and FuzzRegressionTests.
+        // Fuzz targets (CONTRIBUTING.md, "Fuzzing"): shared by the fuzzer/replayer program and FuzzRegressionTests.
         .target(name: "EnsembleFuzzTargets", dependencies: ["Ensemble"], path: "Tests/Fuzz/Harness"),
         // `ensemble-fuzz TARGET FILE...` replays inputs; Tests/Fuzz/run.sh builds it as a libFuzzer program.
         .executableTarget(name: "ensemble-fuzz", dependencies: ["EnsembleFuzzTargets"], path: "Tests/Fuzz/ensemble-fuzz"),

@@ -1,7 +1,7 @@
 import Ensemble
 import Foundation
 
-/// `ensemble-bench --compact [SECONDS] [REPEATS]` (issue 16): voices over sounds held as 16-bit PCM and as Apple
+/// `ensemble-bench --compact [SECONDS] [REPEATS]`: voices over sounds held as 16-bit PCM and as Apple
 /// IMA4 packets against the same sounds held as Float, 256 voices, in one run: voice_x for rate 1.0, rates spread
 /// over 0.5…2, and 44.1 kHz sources resampled to 48 kHz (sinc), best of REPEATS; and the render allocations of every
 /// run. (The IMA4 sounds are the same signals encoded to IMA4, so their samples differ a little; the work does not.)

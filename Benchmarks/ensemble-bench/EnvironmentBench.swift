@@ -1,14 +1,14 @@
 // Benchmark thread (the program's main thread is control and render thread at once): prints section 11, the
-// environment effects of issue 15 (reverb per bus against OpenAL Soft's EFX reverb, sends and filters per
-// voice, a long reverb tail into silence).
+// environment effects (reverb per bus against OpenAL Soft's EFX reverb, sends and filters per voice, a long
+// reverb tail into silence).
 import Ensemble
 import Foundation
 
-/// Section 11 (issue 15). Every timed run renders 48 kHz stereo float in 1024-frame blocks and is timed by the
-/// CPU clock of the thread that renders (`CLOCK_THREAD_CPUTIME_ID`; both engines render on the calling thread
-/// here: Ensemble with one render thread, OpenAL Soft's loopback device): on a machine shared with other work
-/// the wall time of a run varies several-fold with descheduling, its CPU time far less (still up to ~1.5× between
-/// runs minutes apart here: the other work shares the caches, the memory bus and perhaps the core). The scenes of
+/// Section 11, the environment effects. Every timed run renders 48 kHz stereo float in 1024-frame blocks and is
+/// timed by the CPU clock of the thread that renders (`CLOCK_THREAD_CPUTIME_ID`; both engines render on the
+/// calling thread here: Ensemble with one render thread, OpenAL Soft's loopback device): on a machine shared with
+/// other work the wall time of a run varies several-fold with descheduling, its CPU time far less (the other work
+/// still shares the caches, the memory bus and perhaps the core). The scenes of
 /// a table take turns within each repeat, and a cost is reported twice: from the best run of each scene (best
 /// with − best without) and as the median of the repeats' paired differences (each repeat's with − without,
 /// run back to back).

@@ -3,7 +3,7 @@
 import Ensemble
 import Foundation
 
-/// Section 11's Ensemble side (issue 15). Every scene renders 48 kHz stereo float in 1024-frame blocks after 4
+/// Section 11's Ensemble side. Every scene renders 48 kHz stereo float in 1024-frame blocks after 4
 /// untimed warm-up blocks (which take in the start, send and filter commands); only the render loop is timed
 /// (`RenderResult.threadCPU`, the render thread's CPU time, is what section 11 reports) and the render thread's
 /// allocations inside it are counted.
@@ -169,9 +169,9 @@ enum EnvironmentCost {
 
     // MARK: Is the DSP in this build?
 
-    /// Whether this build's `Reverb`, sends and voice filters do anything yet (their render sides were written
-    /// alongside this benchmark): a reverb rings after its input stops, a send of a voice whose own bus is muted is
-    /// heard through the send's bus, a filter with gain 0 silences its voice. Each is rendered for 0.5 s.
+    /// Whether this build's `Reverb`, sends and voice filters take effect on the render side, so the benchmark
+    /// reports nothing it did not run: a reverb rings after its input stops, a send of a voice whose own bus is
+    /// muted is heard through the send's bus, a filter with gain 0 silences its voice. Each is rendered for 0.5 s.
     static func probe() throws -> (reverb: Bool, sends: Bool, filters: Bool) {
         let dc = try Sound(DecodedAudio(sampleRate: 48000, channels: [[Float](repeating: 0.5, count: 4800)]), name: "probe")
         func peak(after skip: Int, _ setUp: (Engine, Track) throws -> Void) throws -> Float {

@@ -5,7 +5,7 @@ import Ensemble
 import Foundation
 
 /// OpenAL Soft's EFX through ALC_SOFT_loopback (48 kHz stereo float, 1024-frame blocks, only the render loop
-/// timed), the peer of section 11 (issue 15). The EFX entry points are loaded with `alGetProcAddress`, as the
+/// timed), the peer of section 11. The EFX entry points are loaded with `alGetProcAddress`, as the
 /// Effects Extension Guide prescribes (efx.h, which alext.h includes, declares their function-pointer types).
 enum OpenALEnvironmentPeer {
     /// The EFX entry points this benchmark calls.

@@ -10,7 +10,7 @@ import COpenAL
 @_spi(Testing) import EnsembleScene
 import Foundation
 
-/// Section 10 (issue 14): N mono voices moving on circles around a listener at the origin, their positions (and
+/// Section 10, moving 3D voices: N mono voices moving on circles around a listener at the origin, their positions (and
 /// velocities) set once per game frame of 1/60 s = 800 output frames, with doppler off (factor 0) and on
 /// (factor 1). Ensemble (`Track.setPosition(_:velocity:)`, one call for both, default ramp) and OpenAL Soft
 /// (`AL_POSITION` and `AL_VELOCITY`, two calls, on non-relative sources, ALC_SOFT_loopback) render the same scene

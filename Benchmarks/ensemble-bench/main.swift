@@ -3,17 +3,9 @@
 // allocations. `--quick` is the seconds-long smoke run CI uses: it checks allocations, latency and sync only.
 //
 //   swift build -c release && swift run -c release ensemble-bench [--quick] [--json FILE] [--seconds S]
-//       [--repeats R] [--voices 16,64,256,1024] [--no-openal] [--no-mixdown] [--resamplers]
-//   --resamplers runs only section 1b (the resampler table) and exits.
-//   --spatial [--quick] [SECONDS] [REPEATS] runs only section 10 (moving 3D voices against OpenAL Soft) and exits.
-//   --profile-spatial VOICES DOPPLER(0|1) SECONDS [cubic|linear] runs only Ensemble's side of section 10's scene (for perf).
-//   --profile-threads THREADS SECONDS [VOICES] [BLOCK] runs only section 1c's rate-1.0 scene on Ensemble (for perf).
-//   --threads runs only section 1c (one and more render threads; with section 1's rate 1.0 and spread rows at
-//   256 voices for the OpenAL column) and exits.
-//   swift run -c release ensemble-bench --soak MINUTES [SEED] [--real-time]   (random multi-threaded traffic, checked)
-//   swift run -c release ensemble-bench --virtual-voices [REPEATS] [--quick]   (section 9 alone: virtual voices)
-//   swift run -c release ensemble-bench --environment [--quick] [SECONDS] [REPEATS]   (section 11 alone: reverb
-//       against OpenAL Soft's EFX reverb, sends and filters per voice, a reverb tail into silence)
+//       [--repeats R] [--voices 16,64,256,1024] [--no-openal] [--no-mixdown]
+// The options that run one section alone (--resamplers, --threads, --spatial, --virtual-voices, --environment,
+// --compact, --streams, --soak, --profile-…) are listed with what they run in Benchmarks/README.md.
 import Ensemble
 import EnsembleSoak
 import Foundation
@@ -165,7 +157,7 @@ if arguments.first == "--spatial" {
 }
 
 if arguments.first == "--environment" {
-    // Section 11 alone (issue 15): `ensemble-bench --environment [--quick] [SECONDS] [REPEATS]`, defaults 3 s, 5 runs.
+    // Section 11 alone (environment effects): `ensemble-bench --environment [--quick] [SECONDS] [REPEATS]`, defaults 3 s, 5 runs.
     let quickEnvironment = arguments.contains("--quick")
     let numbers = arguments.dropFirst().filter { $0 != "--quick" }
     do {

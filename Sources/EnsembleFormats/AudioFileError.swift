@@ -18,7 +18,8 @@ public struct AudioFileError: Error, Sendable, Equatable, CustomStringConvertibl
         case corrupt
         /// A valid file in a format, codec or layout Ensemble does not read or write.
         case unsupported
-        /// Decoding it would need more memory than the process has (see the README's memory rule).
+        /// Decoding it would need more memory than the process has (the "Audio files and memory" article,
+        /// Ensemble.docc/AudioFiles.md, "The memory rule").
         case tooLarge
         /// Writing the output failed (disk full, permissions, an I/O error).
         case writeFailed

@@ -19,22 +19,15 @@ public struct OfflineRenderProgress: Sendable, Equatable {
 
 extension Engine {
     /// Renders the next `frames` frames of the mix, faster than real time, handing each block (interleaved,
-    /// `speakerLayout.channelCount` samples a frame: L R L R … for stereo, FL FR FC LFE SL SR (5.1) or FL FR FC LFE BL BR SL SR (7.1) … for
-    /// surround; at most `blockFrames` frames) to `consume`: the one call for offline work, like
-    /// `AVAudioEngine`'s manual rendering mode.
+    /// `speakerLayout.channelCount` samples a frame in `SpeakerLayout`'s order: L R L R … for stereo; at most
+    /// `blockFrames` frames) to `consume`: the one call for offline work, like `AVAudioEngine`'s manual rendering.
     ///
-    /// The calling thread is the engine's render thread until the call returns (no other thread may render
-    /// meanwhile). Between blocks it does what a real-time output leaves to other threads: moves queued
-    /// commands into the render side's ring (`pumpCommands`), lets the event thread catch up when events pile up
-    /// (`throttleEvents`), and waits for streamed tracks' loader (`waitForStreams`), so an offline render never
-    /// drops a command or an event and never underruns: the same scene gives the same bytes for any block size.
-    /// Before returning it waits until every event of the rendered frames has reached its callbacks, `events()`
-    /// sequences and async waiters (`Track.finished`, `EffectInstance.completed`). `progress` is called after
-    /// each block, on this thread. An error thrown by `consume` stops the render after that block.
-    ///
-    /// `blockFrames` defaults to `configuration.maxBlockFrames` (4096 unless configured): offline there is no
-    /// latency to keep short, and each block's fixed work (commands, lane set-up, the render threads' hand-over)
-    /// is spread over more frames. The bytes are the same for any block size.
+    /// The calling thread is the engine's render thread until the call returns. Between blocks it pumps commands,
+    /// throttles events and waits for streamed tracks, so an offline render never drops a command or an event and
+    /// never underruns; before returning it waits until every event of the rendered frames has been delivered.
+    /// `progress` is called after each block, on this thread. An error thrown by `consume` stops the render after
+    /// that block. `blockFrames` defaults to `configuration.maxBlockFrames`; the bytes are the same for any block
+    /// size. See the "Rendering offline" article (Ensemble.docc/OfflineRendering.md).
     public func renderOffline<E: Error>(frames: Int64, blockFrames: Int? = nil,
                                         progress: ((OfflineRenderProgress) -> Void)? = nil,
                                         into consume: (UnsafeBufferPointer<Float>) throws(E) -> Void) throws(E) {

@@ -4,22 +4,10 @@ import EnsembleRender
 import EnsembleEngine
 import EnsembleOutput
 
-/// The environment keys of a scene (see "Environment" in the README and the Environment article): a track's or
-/// effect's `sends` and `filter`, bus chain entries of type `reverb` and `compressor`, and timeline `set` entries
-/// that change a send's level or a filter.
-///
-/// ```json
-/// { "buses": [ { "name": "cave", "effects": [ { "type": "reverb", "preset": "cave", "decayTime": 3.5 } ] },
-///              { "name": "dialogue" },
-///              { "name": "music", "effects": [ { "type": "compressor", "threshold": -30, "ratio": 4,
-///                                                "sidechain": "dialogue" } ] } ],
-///   "tracks": [ { "name": "engine", "file": "engine.wav", "loops": -1,
-///                 "filter": { "type": "lowpass", "gain": 0.8, "gainHF": 0.1 },
-///                 "sends": [ { "bus": "cave", "level": 0.3, "preFader": false,
-///                              "filter": { "type": "lowpass", "gainHF": 0.5 } } ] } ],
-///   "timeline": [ { "at": 4, "track": "engine", "set": { "send": "cave", "level": 0.6,
-///                                                        "filter": { "type": "lowpass", "gainHF": 1 } }, "ramp": 2 } ] }
-/// ```
+/// The environment keys of a scene: a track's or effect's `sends` and `filter`, bus chain entries of type `reverb`
+/// and `compressor`, and timeline `set` entries that change a send's level or a filter. Keys and an example: the
+/// "Scene files" article (Ensemble.docc/SceneFormat.md, "Sends and filters"); what they do: the "Environment"
+/// article (Ensemble.docc/Environment.md).
 extension Scene {
     /// An auxiliary send of a scene track or effect (`AuxSend`, its bus named as in the scene).
     public struct SendEntry: Sendable, Equatable {

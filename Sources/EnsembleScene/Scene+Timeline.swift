@@ -3,28 +3,15 @@ import EnsembleRender
 import EnsembleEngine
 import EnsembleOutput
 
-/// The scene's `timeline`: changes to named tracks and buses at exact times.
+/// The scene's `timeline`: changes to named tracks and buses, and the listener, at exact times.
 ///
 /// ```json
 /// "timeline": [
 ///   { "at": 3.5, "track": "drums", "set": { "volume": 0.2, "pan": -0.5 }, "ramp": 0.5 },
-///   { "at": 4.0, "track": "drums", "set": { "rate": 1.5, "loops": 2 } },
-///   { "at": 5.0, "track": "drums", "seek": 1.25 },
-///   { "at": 6.0, "track": "drums", "pause": { "fade": 0.1 } },
-///   { "at": 7.0, "track": "drums", "resume": {} },
 ///   { "at": 8.0, "track": "music", "stop": { "fade": 1.0 } },
-///   { "at": 10.0, "track": "music", "play": { "offset": 2.0 } },
-///   { "at": 2.0, "bus": "music", "set": { "volume": 0.3 }, "ramp": 1.0 },
-///   { "at": 9.0, "track": "steps", "set": { "send": "cave", "level": 0.8 }, "ramp": 2.0 },
-///   { "at": 9.0, "track": "engine", "set": { "filter": { "type": "lowpass", "gainHF": 1 } }, "ramp": 1.5 },
-///   { "at": 0.0, "track": "car", "set": { "position": [60, 0, -5], "velocity": [20, 0, 0] }, "ramp": 6.0 },
 ///   { "at": 1.0, "listener": { "position": [0, 0, 4], "at": [1, 0, 0] }, "ramp": 2.0 } ]
 /// ```
-/// `position`, `velocity` and `direction` apply to positioned tracks (with a 3D key in their entry); a
-/// `listener` entry changes the keys it gives and keeps the others, and glides position and orientation over
-/// `ramp` seconds (OpenAL 1.1 §4.2 listener, `Engine.setListener(_:at:ramp:)`). `send` picks one of the track's
-/// `sends` (its index, or the name of the bus it feeds) whose `level` ramps to the value given; `filter` replaces
-/// the track's direct-path filter, its gains ramping (`Track.setSendLevel`, `Track.setFilter`).
+/// Every action and key: the "Scene files" article (Ensemble.docc/SceneFormat.md, "Timeline").
 extension Scene {
     /// One entry of the scene's `timeline`: an action on a named track or bus at a time on the scene's timeline.
     public struct TimedChange: Sendable, Equatable {

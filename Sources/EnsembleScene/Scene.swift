@@ -4,39 +4,17 @@ import EnsembleRender
 import EnsembleEngine
 import EnsembleOutput
 
-/// A mix described in a JSON file: tracks that start at given times, loop, pan and fade, and one-shot effects
-/// fired at given times. File paths are relative to the scene file's folder.
+/// A mix described in a JSON file: tracks that start at given times, loop, pan and fade, one-shot effects fired at
+/// given times, buses with effect chains, 3D sound, sends and filters, and a timeline of changes on exact frames.
+/// File paths are relative to the scene file's folder.
 ///
 /// ```json
 /// { "sampleRate": 48000, "duration": 12.5,
-///   "tracks": [ { "name": "drums", "file": "drums.caf", "start": 0.25, "offset": 0.0, "volume": 0.8,
-///                 "pan": -0.3, "rate": 1.0, "loops": 3, "fadeIn": 0.0, "fadeOut": 0.5, "stream": false } ],
+///   "tracks": [ { "name": "drums", "file": "drums.caf", "start": 0.25, "volume": 0.8, "pan": -0.3, "loops": 3 } ],
 ///   "effects": [ { "name": "coin", "file": "coin.wav", "at": 1.0, "volume": 1.0, "pan": 0.5 } ] }
 /// ```
-/// Defaults: sampleRate 48000, start 0, offset 0, volume 1, pan 0, rate 1, loops 0, fades 0, a track's or an
-/// effect's name is its file name without extension. `duration` defaults to the end of the last track or
-/// effect, and is required when a track loops forever (`loops: -1`). Unknown keys, keys given twice and
-/// out-of-range values are errors naming the key.
-///
-/// 3D sound (see "3D sound" in the README): a track or effect with any of `position`, `velocity`, `direction`,
-/// `relative`, `referenceDistance`, `maxDistance`, `rolloff`, `coneInnerAngle`, `coneOuterAngle`,
-/// `coneOuterGain`, `coneOuterGainHF`, `airAbsorption`, `minGain`, `maxGain` or `distanceModel` is positioned
-/// (a `SpatialSource`, OpenAL's defaults for the keys not given) and takes no `pan`. Top-level keys `listener`
-/// (`position`, `at`, `up`, `velocity`, `gain`), `distanceModel`, `dopplerFactor`, `speedOfSound` and `channels`
-/// (2, 6 or 8) set the listener, the engine's `SpatialSettings` and its `SpeakerLayout`. Vectors are lists of
-/// three numbers `[x, y, z]` in OpenAL's coordinates.
-///
-/// ```json
-/// { "channels": 6, "distanceModel": "inverseClamped", "dopplerFactor": 1, "speedOfSound": 343.3,
-///   "listener": { "position": [0, 0, 0], "at": [0, 0, -1], "up": [0, 1, 0], "gain": 1 },
-///   "tracks": [ { "file": "car.wav", "loops": -1, "position": [-60, 0, -5], "velocity": [20, 0, 0],
-///                 "referenceDistance": 5, "rolloff": 1 } ] }
-/// ```
-///
-/// Environment (see "Environment" in the README): a track or effect may have `sends` (up to 4, each
-/// `{"bus", "level", "preFader", "filter"}`) and a direct-path `filter` (`{"type": "lowpass" | "highpass" |
-/// "bandpass", "gain", "gainHF", "gainLF"}`); bus chains take `reverb` (a `preset` and any `ReverbSettings` field
-/// as an override) and `compressor` entries (`sidechain` naming the bus that drives it). See `Scene.SendEntry`.
+/// Unknown keys, keys given twice and out-of-range values are errors naming the key. Every key, with its default
+/// and range: the "Scene files" article (Ensemble.docc/SceneFormat.md).
 public struct Scene: Sendable, Equatable {
     /// The description of one scene track (its `Track` is made when the scene is loaded onto an engine).
     public struct TrackEntry: Sendable, Equatable {
@@ -124,8 +102,8 @@ public struct Scene: Sendable, Equatable {
         }
     }
 
-    /// A bus (see "Buses and effects" in the README): tracks and effects routed to it by name are summed,
-    /// run through `effects`, and mixed into the master with its volume, pan, mute and solo.
+    /// A bus: tracks and effects routed to it by name are summed, run through `effects`, and mixed into the master
+    /// with its volume, pan, mute and solo (the "Buses and effects" article, Ensemble.docc/BusesAndEffects.md).
     public struct BusEntry: Sendable, Equatable {
         /// The bus's name, unique among the scene's buses; tracks and effects name it in their `bus` key.
         public var name: String

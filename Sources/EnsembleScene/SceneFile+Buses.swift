@@ -3,26 +3,11 @@ import EnsembleRender
 import EnsembleEngine
 import EnsembleOutput
 
-/// The `buses` and `master` sections of a scene file and the effect entries inside them.
-///
-/// ```json
-/// "buses": [ { "name": "music", "volume": 0.7, "pan": 0, "mute": false, "solo": false,
-///              "effects": [ { "type": "eq", "preset": "Rock" },
-///                           { "type": "lowpass", "frequency": 2000, "q": 0.707 },
-///                           { "type": "delay", "time": 0.25, "feedback": 0.3, "mix": 0.3 },
-///                           { "type": "limiter", "ceiling": -1.0, "lookahead": 0.005 } ] },
-///            { "name": "cave", "effects": [ { "type": "reverb", "preset": "cave", "decayTime": 3.5, "mix": 1 } ] },
-///            { "name": "dialogue" },
-///            { "name": "ducked", "effects": [ { "type": "compressor", "threshold": -24, "ratio": 4, "knee": 6,
-///                                               "attack": 0.005, "release": 0.1, "makeupGain": 0, "lookahead": 0,
-///                                               "sidechain": "dialogue" } ] } ],
-/// "master": { "effects": [ { "type": "limiter" } ] }
-/// ```
-/// A reverb starts from its `preset` (`ReverbSettings.preset(named:)`; without one, EFX's defaults,
-/// `ReverbSettings()`) and any `ReverbSettings` field given as a key overrides it (`gain` is then EFX's linear 0…1,
-/// not dB as on a peaking filter). A compressor's `sidechain` names another bus (not the master, not its own, not one that keys this
-/// bus in turn); buses may be listed in any order, and `ScenePlayback` installs a key bus's chain before the
-/// chains keyed by it.
+/// The `buses` and `master` sections of a scene file and the effect entries inside them (each entry's keys depend
+/// on its `type`). A reverb starts from its `preset` and any `ReverbSettings` field given as a key overrides it
+/// (`gain` is then EFX's linear 0…1, not dB); a compressor's `sidechain` names another bus, and `ScenePlayback`
+/// installs a key bus's chain before the chains keyed by it, so buses may be listed in any order.
+/// Every key and an example: the "Scene files" article (Ensemble.docc/SceneFormat.md, "Buses and the master").
 extension SceneFile {
     package struct BusEntry: Decodable {
         package var name: String?

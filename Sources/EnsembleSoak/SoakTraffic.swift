@@ -177,7 +177,8 @@ struct SoakTraffic: Sendable {
     /// A timed start, on any track: a voice still sounding at its frame is cut and reported ended.
     private mutating func schedulePlay() {
         guard let i = pickTrack(where: { _ in true }) else { return }
-        // Timed plays may overtake each other: the one called last owns the track (README, Timeline).
+        // Timed plays may overtake each other: the one called last owns the track (the "Timed changes" article,
+        // Ensemble.docc/Timeline.md).
         let t = tracks[i], frame = now + ahead()
         let sound = t.track.sound
         let offset = rng.chance(30) ? Double(rng.below(sound.frameCount)) / sound.sampleRate : nil

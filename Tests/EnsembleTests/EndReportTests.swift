@@ -8,11 +8,11 @@ import EnsembleEngine
 import EnsembleOutput
 import EnsembleScene
 
-/// Every voice reports exactly one end (README, "Voice cap and priorities"), also where a new voice takes its
-/// slot at an awkward moment. Both cases were found by the soak (SoakTests).
+/// Every voice reports exactly one end (the "Virtual voices and the voice cap" article, "The cap and priorities"),
+/// also where a new voice takes its slot at an awkward moment, cases the soak (SoakTests) reaches too.
 final class EndReportTests: XCTestCase {
     /// A timed start on a paused track replaces the paused voice: that voice ends there, reason `stopped`
-    /// (it used to be overwritten without any end).
+    /// (never overwritten without an end).
     func testATimedStartReplacingAPausedVoiceReportsItsEnd() throws {
         let engine = try makeEngine(maxBlockFrames: 256)
         let track = try engine.makeTrack(try monoSound(48000) { _ in 0.5 })
@@ -34,7 +34,7 @@ final class EndReportTests: XCTestCase {
     }
 
     /// A voice that ended on the render side, its end still on its way to the event thread, when `play` starts
-    /// a new one: its end is still reported (it used to be dropped as belonging to an old generation).
+    /// a new one: its end is still reported (not dropped as belonging to an old generation).
     func testAVoiceThatEndedBeforeANewPlayStillReportsItsEnd() throws {
         let engine = try makeEngine(maxBlockFrames: 256)
         let blocker = try engine.makeTrack(try monoSound(100) { _ in 0.1 })
@@ -64,7 +64,7 @@ final class EndReportTests: XCTestCase {
     }
 
     /// A track paused just after its voice ended (the end still on its way) and then released gives its voice slot
-    /// back (it used to wait forever for an end that had already come).
+    /// back (it must not wait for an end that has already come).
     func testATrackPausedAsItEndsFreesItsSlotWhenReleased() throws {
         let engine = try makeEngine(maxBlockFrames: 256, maxVoices: 4)
         let blocker = try engine.makeTrack(try monoSound(100) { _ in 0.1 })
@@ -97,7 +97,7 @@ final class WaitingTimedPlayTests: XCTestCase {
     }
 
     /// `stop()` before the frame of a timed play on a track that loops forever: it never sounds, ends once on
-    /// that frame, and the track is idle. (It used to start on its frame and loop for ever, unreachable.)
+    /// that frame, and the track is idle (rather than starting on its frame and looping for ever, unreachable).
     func testStopBeforeATimedPlaysFrameMeansItNeverSounds() throws {
         let engine = try makeEngine(maxBlockFrames: 256)
         let track = try engine.makeTrack(try monoSound(480) { _ in 0.5 })

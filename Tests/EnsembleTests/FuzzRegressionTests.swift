@@ -3,7 +3,7 @@ import EnsembleFuzzTargets
 import Foundation
 import XCTest
 
-/// Replays the fuzz seed corpus and every input a fuzzer ever crashed Ensemble with (README "Fuzzing") through the
+/// Replays the fuzz seed corpus and every input a fuzzer ever crashed Ensemble with (CONTRIBUTING.md, "Fuzzing") through the
 /// same target functions `Tests/Fuzz/run.sh` fuzzes, so a crash once found stays a test.
 final class FuzzRegressionTests: XCTestCase {
     private let fuzzFolder = packageRoot.appendingPathComponent("Tests/Fuzz")

@@ -98,7 +98,7 @@ final class GraphicEQTests: XCTestCase {
         XCTAssertNotNil(EffectSpec.eq(preset: "hip-hop"))
     }
 
-    /// The preset list is the iPod EQ list the issue names, no more and no fewer.
+    /// The preset list is the iPod EQ list (the "Buses and effects" article), no more and no fewer.
     func testPresetNamesAreTheIPodList() {
         let expected = ["Flat", "Acoustic", "Bass Booster", "Bass Reducer", "Classical", "Dance", "Deep", "Electronic",
                         "Hip-Hop", "Jazz", "Latin", "Loudness", "Lounge", "Piano", "Pop", "R&B", "Rock", "Small Speakers",

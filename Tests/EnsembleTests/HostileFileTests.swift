@@ -7,7 +7,7 @@ import EnsembleEngine
 import EnsembleOutput
 import EnsembleScene
 
-/// Hostile files (issue 11): chunk sizes that are negative or near `Int64.max`, counts that overflow, lengths a
+/// Hostile files: chunk sizes that are negative or near `Int64.max`, counts that overflow, lengths a
 /// header claims but the bytes cannot hold, and files too large for memory. Every one must end in a typed error or
 /// a correct decode, in every path that reads it (info, in-memory decode, loop points, streaming, a scene's track
 /// and effect), never in a trap, a runaway render or an allocation failure. Each file is built here from bytes.
@@ -130,7 +130,7 @@ final class HostileFileTests: XCTestCase {
 
     // MARK: The one IMA4 walk
 
-    /// The streaming decoder used to walk IMA4 containers with its own code that skipped these checks.
+    /// Streaming walks IMA4 containers with the same checks as the in-memory decoder, so it rejects the same files.
     func testStreamingIMA4RejectsWhatTheInMemoryDecoderRejects() throws {
         let packets = ima4Packets
         let cases: [(String, [UInt8], AudioFileError.Kind, String)] = [
@@ -166,7 +166,7 @@ final class HostileFileTests: XCTestCase {
         return Array("FORM".utf8) + be32(UInt32(form.bytes.count)) + form.bytes
     }
 
-    /// The streamed AIFC walk used to clamp a lying SSND to the file and ignore its offset; it now fails alike.
+    /// The streamed AIFC walk fails on a lying SSND (size past the file, a bad offset) as the in-memory decoder does.
     func testStreamingAIFCRejectsWhatTheInMemoryDecoderRejects() throws {
         let cases: [(String, [UInt8], AudioFileError.Kind, String)] = [
             ("ssnd-huge.aifc", aifc(ssndSize: 0xFFFF_FFF0), .truncated, "AIFF 'SSND' chunk claims 4294967280 bytes but only 3408 remain (file truncated?)"),
@@ -298,7 +298,7 @@ final class HostileFileTests: XCTestCase {
     }
 
     /// An Ogg Vorbis file missing its last byte: libsndfile reports SF_COUNT_MAX frames. That is a truncated file
-    /// everywhere (it used to be printed by `info` and set the length of a render).
+    /// everywhere (`info` must not print that count, and a render must not take it as the length).
     func testOggMissingItsLastByteIsTruncatedEverywhere() throws {
         let source = try StreamingTests.makeFile(dir, "v", container: "ogg", codec: .pcm16, seconds: 1, rate: 44100, channels: 1)
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: source)))
@@ -362,7 +362,7 @@ final class HostileFileTests: XCTestCase {
 
     /// A valid header over a sparse 2 GB file, rendered with 1.5 GB of address space: a track streams it (the
     /// default for files over 30 s); as an effect or with "stream": false it is refused before any allocation
-    /// (it used to abort with "failed to allocate").
+    /// (never an abort with "failed to allocate").
     func testTwoGigabyteWAVStreamsOrFailsCleanlyUnderAMemoryLimit() throws {
         let size = 2_000_000_000
         let header = WAVBuilder(channels: 2, sampleRate: 48000, bitsPerSample: 16, declaredDataSize: UInt32(size - 44)).bytes

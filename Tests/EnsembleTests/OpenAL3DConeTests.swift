@@ -7,7 +7,7 @@ import EnsembleEngine
 import EnsembleOutput
 import EnsembleScene
 
-/// Issue 14, "How it is checked": cone attenuation matches OpenAL Soft's within 0.1 dB. The source sits at
+/// Checked against OpenAL Soft: cone attenuation matches OpenAL Soft's within 0.1 dB. The source sits at
 /// the origin pointing along +z; the listener stands 2 m away at an angle θ from that direction (facing −z as
 /// by default, so the source is somewhere around it). The level is compared with the same scene's
 /// omnidirectional source (direction zero): same distance, same panning, so the ratio is the cone's gain alone.

@@ -8,7 +8,7 @@ import EnsembleEngine
 import EnsembleOutput
 import EnsembleScene
 
-/// Issue 14, "How it is checked": for each distance model and distances from 0.5 to 100 m, the level at
+/// Checked against OpenAL Soft: for each distance model and distances from 0.5 to 100 m, the level at
 /// distance d relative to the level at the reference distance matches OpenAL Soft's within 0.1 dB. The source
 /// is straight ahead of the listener, so each renderer's own panning is the same at every distance and cancels
 /// in the ratio.

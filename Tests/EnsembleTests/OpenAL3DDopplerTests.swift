@@ -7,7 +7,7 @@ import EnsembleEngine
 import EnsembleOutput
 import EnsembleScene
 
-/// Issue 14, "How it is checked": doppler-shifted sine frequencies match OpenAL Soft's within 0.1 %, for a
+/// Checked against OpenAL Soft: doppler-shifted sine frequencies match OpenAL Soft's within 0.1 %, for a
 /// moving source, a moving listener, both, a doppler factor of 2 and a changed speed of sound. Velocities are
 /// constant and positions fixed (OpenAL never moves a source by its velocity), so the pitch is constant.
 ///

@@ -7,7 +7,7 @@ import EnsembleEngine
 import EnsembleOutput
 import EnsembleScene
 
-/// Issue 14, "How it is checked": the left/right energy ratio is monotonic in azimuth and symmetric. Each
+/// For OpenAL Soft and Ensemble alike: the left/right energy ratio is monotonic in azimuth and symmetric. Each
 /// renderer pans its own way (OpenAL Soft through its ambisonic stereo decoder, Ensemble with the equal-power
 /// law), so the shapes are compared with the properties, not with each other: the left share of the energy
 /// falls from hard left to hard right across the front (strictly at every 15° for Ensemble), mirrors about straight ahead, and an elevated

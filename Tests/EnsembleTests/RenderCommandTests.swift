@@ -157,7 +157,8 @@ final class RenderCommandTests: XCTestCase {
         XCTAssertEqual(try outDir.contents(), [])
     }
 
-    /// The README's main command renders the bundled demo scene: it must keep working, in sync and in range.
+    /// The demo command every reader runs first (`ensemble render Assets/demo.json -o demo.wav --events …`) renders
+    /// the bundled demo scene: it must keep working, in sync and in range.
     func testBundledDemoSceneRenders() throws {
         let scene = packageRoot.appendingPathComponent("Assets/demo.json").path
         let out = dir.file("demo.wav"), events = dir.file("demo.jsonl")

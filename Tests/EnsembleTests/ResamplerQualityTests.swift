@@ -120,7 +120,7 @@ final class ResamplerQualityTests: XCTestCase {
     }
 
     func testCubicAndLinearKeepTheirCharacter() throws {
-        // Pinned figures of the cheaper kernels at 44.1 → 48 kHz (README "Mixing rules"): the cubic is near
+        // Pinned figures of the cheaper kernels at 44.1 → 48 kHz (the ones Benchmarks/README.md gives): the cubic is near
         // −86 dB at 1 kHz and degrades fast with frequency; linear is worse still.
         let cubic1k = try thdPlusN(1000, sourceRate: 44100, quality: .cubic)
         let cubic10k = try thdPlusN(10000, sourceRate: 44100, quality: .cubic)

@@ -6,7 +6,7 @@ import EnsembleEngine
 import EnsembleOutput
 import EnsembleScene
 
-/// Reverb impulse responses rendered through `ensemble render`, as the issue measures them: a scene routes a
+/// Reverb impulse responses rendered through `ensemble render`, as a user would measure them: a scene routes a
 /// stereo unit impulse (1 on both sides, centred: the identity pan, gain 1) into a bus holding a preset with
 /// `mix` 1, and writes 32-bit float. The bus passes the reverb's output to the master untouched, so the file must be
 /// the unit's own impulse response sample for sample (the one `ReverbDecayTests` measures for every preset), and

@@ -34,7 +34,7 @@ final class SceneEnvironmentTests: XCTestCase {
 
     // MARK: Parsing
 
-    /// The issue's example keys, with every optional key given, map to the documented values; a compressor may
+    /// The documented example keys, with every optional key given, map to the documented values; a compressor may
     /// key on a bus listed after its own.
     func testTheIssueExampleParses() throws {
         let scene = try parse("""

@@ -6,7 +6,7 @@ import EnsembleEngine
 import EnsembleOutput
 import EnsembleScene
 
-/// What the scene loader used to accept silently and now rejects, naming the key: keys given twice, names that
+/// What the scene loader rejects rather than accepting silently, naming the key: keys given twice, names that
 /// collide, times past the scene's end, seeks past the end of a file, loop regions that would never be used.
 final class SceneValidationTests: XCTestCase {
     private let dir = try! TemporaryDirectory()

@@ -9,7 +9,7 @@ import XCTest
 @_spi(Testing) import EnsembleOutput
 @_spi(Testing) import EnsembleScene
 
-/// The soak (issue 11): random traffic from four control threads against one engine, every voice, firing and
+/// The soak (CONTRIBUTING.md, "Soak"): random traffic from four control threads against one engine, every voice, firing and
 /// timed command reported exactly once, memory flat, and the mix equal to a replay of its command log. The
 /// long run is `swift run -c release ensemble-bench --soak MINUTES`.
 final class SoakTests: XCTestCase {

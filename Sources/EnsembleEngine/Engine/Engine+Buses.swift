@@ -107,20 +107,16 @@ extension Engine {
         bus.isMaster || busControl.buses.withLock { $0[bus.index].configured }
     }
 
-    /// Replaces the effect chain of `bus` (the master included), setting a submix bus up if it was not. The
-    /// effects are stereo processors: on surround output every channel pair (front, centre/LFE, back, side) gets an
-    /// instance of the whole chain with the same settings (so a master limiter holds every channel under its
-    /// ceiling, each pair limited on its own). The new chain starts with silent state and the
-    /// output crossfades from the old chain's to the new one's over the smoothing time (no crossfade before the
-    /// first rendered block). The old chain keeps running during the crossfade, so its tail fades rather than
-    /// stops; it is freed on the control side afterwards. An empty list removes the chain. Throws naming the first
-    /// effect parameter out of its range (`effects[i].key`), changing nothing.
+    /// Replaces the effect chain of `bus` (the master included), setting a submix bus up if it was not. On surround
+    /// output every channel pair gets an instance of the whole chain (the effects are stereo processors). The new
+    /// chain starts with silent state and the output crossfades from the old chain's over the smoothing time, the old
+    /// tail fading rather than stopping. An empty list removes the chain. Throws naming the first effect parameter out
+    /// of its range (`effects[i].key`), changing nothing.
     ///
-    /// A compressor's `sidechain` must name another submix bus that is set up, and no bus may end up keyed,
-    /// through any chain of sidechains, by itself: the master, the bus itself or a circle throw
-    /// `EngineError.invalidParameter` naming `effects[i].sidechain`, a bus not set up `EngineError.unknownBus`,
-    /// changing nothing. The buses' chains then run in an order where every key bus runs before the buses it
-    /// keys (`BusOrder`); the master's chain runs last and may be keyed by any bus.
+    /// A compressor's `sidechain` must name another submix bus that is set up, with no circle of sidechains: the
+    /// master, the bus itself or a circle throw `EngineError.invalidParameter` naming `effects[i].sidechain`, a bus
+    /// not set up `EngineError.unknownBus`, changing nothing. Key buses run before the buses they key; the master's
+    /// chain runs last. See the "Buses and effects" article (Ensemble.docc/BusesAndEffects.md).
     public func setEffects(_ effects: [EffectSpec], on bus: Bus) throws(EngineError) {
         let bus = bus.index
         for (i, e) in effects.enumerated() {

@@ -8,30 +8,12 @@ import EnsembleFormats
 /// the sample clock, and turns every call into a command for the render side.
 ///
 /// Threads: every method may be called from any thread except `render`, which belongs to exactly one render
-/// thread at a time (the OpenAL output thread or an offline renderer). Callbacks (track finish, effect
-/// completion) run on the engine's own event thread, in the order the render side produced them; the same thread
-/// feeds `events()` sequences and resumes `Track.finished` / `EffectInstance.completed` waiters.
-///
-/// ## Arguments are checked, never adjusted
-///
-/// Every public entry point (the engine's, `Track`'s, effects', buses', timed changes, loop regions, fades, and
-/// `Configuration` at `init`) checks its arguments before it changes anything, and refuses a bad one by
-/// throwing `EngineError`; it never clamps, rounds into range or ignores a value silently:
-/// - a number that is NaN or infinite, or outside the range its documentation gives →
-///   `EngineError.invalidParameter(name:value:expected:)`, naming the argument and its range;
-/// - an `EngineTime` made at another sample rate than the engine's → `EngineError.sampleRateMismatch`;
-/// - a `Bus` that was never set up on this engine → `EngineError.unknownBus`;
-/// - an effect not registered here → `unknownEffect`, a track of another engine → `foreignTrack`.
-///
-/// A call that throws has no effect. Properties are read-only where a value could be out of range (change
-/// them with the throwing `Track.setVolume(_:at:ramp:)` and the like); properties whose every value is valid
-/// (`Track.rateMode`, `Track.resampler`, `Track.isMeteringEnabled`) stay settable.
-///
-/// ## Time
-///
-/// Points on the timeline are `EngineTime`s (an output frame at the engine's rate: `now`, `time(seconds:)`,
-/// `time(forHostTime:)`); lengths (ramps, fades, durations) are seconds as `Double`, rounded to the nearest
-/// output frame. Events report `EngineTime`s.
+/// thread at a time (the OpenAL output thread or an offline renderer). Callbacks, `events()` sequences and
+/// `Track.finished` / `EffectInstance.completed` waiters are served by the engine's own event thread, in the order
+/// the render side produced them. Every public entry point checks its arguments and throws `EngineError` for a bad
+/// one, never clamping; a call that throws has no effect. Points in time are `EngineTime`s (output frames);
+/// lengths are seconds as `Double`. Details: the "Engine, tracks and events" article
+/// (Ensemble.docc/EngineAndTracks.md) and the "Threads and the render side" article (Ensemble.docc/Threads.md).
 public final class Engine: @unchecked Sendable {
     /// The engine's fixed settings, chosen once when it is made and checked by `init(configuration:)`.
     ///
@@ -54,15 +36,13 @@ public final class Engine: @unchecked Sendable {
         /// come back best first (highest priority, loudest, newest) into free places, or displace the lowest
         /// audible voice when their priority is higher (or equal with twice its loudness).
         public var maxSoundingVoices = 0
-        /// The audibility below which a voice goes virtual, as a gain (0.001 = −60 dB, the default; 0: never for
-        /// being quiet). A voice's audibility is its volume (with its ramps) × the 3D gain of a positioned source
-        /// (its loudest speaker); fades in and out and stop fades are passages to or from silence, left out.
-        /// Checked every 1024 output frames (at frames that are multiples of 1024, so the output does not depend on
-        /// the block size) and when a voice starts: below the threshold the voice fades out over
-        /// the smoothing time and goes virtual — its cursor, passes and natural end go on exactly, nothing is
-        /// resampled or mixed — and it comes back, faded in over the smoothing time at the position it would have
-        /// reached, once its audibility reaches twice the threshold (−54 dB by default; the gap keeps a voice
-        /// hovering at the threshold from flapping). 0…1.
+        /// The audibility below which a voice goes virtual, as a gain, 0…1 (0.001 = −60 dB, the default; 0: never
+        /// for being quiet). A voice's audibility is its volume (with its ramps), or the level of its loudest
+        /// pre-fader send if that is higher, × the 3D gain of a positioned source (its loudest speaker); fades are
+        /// passages to or from silence, left out. Checked every 1024 output frames (absolute multiples, so the
+        /// output does not depend on the block size) and when a voice starts. A virtual voice keeps its timeline
+        /// unmixed and comes back, faded in at the position it would have reached, at twice the threshold (−54 dB
+        /// by default). See the "Virtual voices and the voice cap" article (Ensemble.docc/VirtualVoices.md).
         public var virtualThreshold: Float = 0.001
         /// Ramp length for parameter changes, pauses, stops without a fade, and steals.
         public var smoothingTime = 0.005

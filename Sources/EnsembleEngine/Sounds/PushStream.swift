@@ -6,18 +6,13 @@ import EnsembleRender
 /// An audio file arriving as bytes, played as it arrives (Audio File Stream + Audio Queue): append the bytes as
 /// they come, from any thread, in chunks of any size; they are parsed and decoded on the appending thread
 /// (`AudioFileStream`, the same samples as decoding the whole file), and a track made from the stream
-/// (`Sound(pushStream:)`) plays them once enough are buffered.
+/// (`Sound(pushStream:)`) plays them once its header is parsed and enough are buffered.
 ///
-/// - Format: known once the header has been parsed (`sampleRate`, `channelCount`); a track can be made from then
-///   on. WAV, AIFF/AIFC, CAF (PCM, float, IMA4, IMA ADPCM) and MP3 (with or without a Xing tag).
-/// - Back-pressure: `append` blocks while more than `maxBufferedFrames` decoded frames wait to be played, so a
-///   download never runs further ahead than that (memory stays bounded); `tryAppend` refuses instead of waiting.
-/// - Playing: the track sounds once `Engine.Configuration`'s pre-roll (or the stream's end) is buffered, goes
-///   silent and reports `EngineEvent.trackStarved` when it runs dry, and sounds again (`trackBuffered`) once the
-///   pre-roll is buffered again, from where it stopped: no frame is skipped.
-/// - The end: `finish()` after the last byte; the track ends after the last frame (`.finished`), or with
-///   `.failed` when the bytes were damaged (the error is in `error` and `Engine.streamStatistics().errors`).
-/// A push stream plays once, from its start: its track cannot seek, loop or restart.
+/// `append` blocks while more than `maxBufferedFrames` decoded frames wait (`tryAppend` refuses instead). A dry
+/// track goes silent (`EngineEvent.trackStarved`) and resumes where it stopped once the pre-roll is buffered again
+/// (`trackBuffered`). After `finish()` it ends with `.finished`, or `.failed` on damaged bytes (`error`). A push
+/// stream plays once, from its start: its track cannot seek, loop or restart. See the "Bytes as they arrive"
+/// article (Ensemble.docc/BytesAsTheyArrive.md).
 public final class PushStream: LiveFeed, @unchecked Sendable {
     /// Stands for the stream in errors.
     public let name: String

@@ -159,7 +159,8 @@ public final class Track: @unchecked Sendable {
 
     /// Sets the linear fade-out, 0…`Engine.maxDuration` seconds (0 = none), ending at the track's natural end
     /// (the end of its last pass) or at the time given to `stop(at:)`. A rate, loop or seek change once the fade
-    /// has begun continues it from the gain reached, down to the new end (see README "Mixing rules").
+    /// has begun continues it from the gain reached, down to the new end (the "Mixing rules" article,
+    /// Ensemble.docc/MixingRules.md, "Fades, stops and pauses").
     public func setFadeOut(_ seconds: Double) throws(EngineError) {
         _ = try Engine.frames(ofDuration: seconds, "fadeOut", sampleRate: engine.sampleRate)
         update { s in

@@ -1,15 +1,9 @@
-/// Loop points stored in an audio file, as (start, end) source frames with the end exclusive, or nil:
-/// - WAV: the first loop of the `smpl` chunk (`WAVLoopPoints`).
-/// - AIFF / AIFC: the `INST` chunk's sustain loop (play mode forward or forward/backward), whose begin and end
-///   are marker ids resolved through the `MARK` chunk; a marker sits *before* the frame it names, so the end
-///   marker's position is the first frame after the loop (AIFF 1.3; libsndfile's `SFC_GET_INSTRUMENT` reads the
-///   same).
-/// - CAF: the `mark` chunk's sustain-loop markers (`slbg` start, `slen` end, end exclusive), else its region
-///   markers (`rbeg`, `rend`).
-/// Anything else, a missing or inconsistent chunk: nil.
-///
-/// Runs on the control thread that loads a sound. The chunks are walked over the open file with `ChunkWalker`,
-/// so any chunk size (negative, near `Int64.max`, past the end) just ends the walk.
+/// Loop points stored in an audio file, as (start, end) source frames with the end exclusive, or nil: WAV's `smpl`
+/// chunk, the AIFF/AIFC `INST` sustain loop (its `MARK` markers sit before the frame they name), CAF's `mark`
+/// sustain-loop or region markers; anything else, a missing or inconsistent chunk: nil. Which chunk and field: the
+/// "Loop regions and pitch-preserving rate" article (Ensemble.docc/LoopsAndPitch.md, "Loop points from the file").
+/// Runs on the control thread that loads a sound. The chunks are walked with `ChunkWalker`, so any chunk size
+/// (negative, near `Int64.max`, past the end) just ends the walk.
 package enum FileLoopPoints {
     package static func read(path: String) -> (start: Int, end: Int)? {
         guard let source = try? ByteSource.open(path: path) else { return nil }

@@ -6,16 +6,10 @@
 /// ready to produce packets, and hands out whole packets with their descriptions. Whatever the chunk sizes (one
 /// byte at a time or the whole file at once), the properties, packets and their bytes are the same.
 ///
-/// Containers and codecs: WAV and RIFX (PCM 8–32 bit, float, IMA ADPCM), AIFF and AIFC (PCM, `sowt`, `fl32`/`fl64`,
-/// Apple IMA4), CAF (`lpcm`, `ima4`, with its packet table), and MP3/MPEG audio (frame sync, resync after
-/// garbage, ID3v2 skipped, ID3v1/APE tags at the end ignored, Xing/Info with LAME's delay and padding, VBRI).
-/// FLAC and Ogg are refused (`.unsupported`): their frames can only be found by decoding (no packet sizes in a
-/// header, Ogg pages carry codec packets across page boundaries), and libsndfile's virtual I/O needs the whole
-/// file's length and seeks back to the start, which a growing buffer cannot offer; decode them whole
-/// (`AudioFile.decode(bytes:name:)`) or stream them from a file or seekable reader instead.
-///
-/// Memory stays bounded: bytes are kept only until they form a whole header chunk or packet. MPEG streams keep
-/// the byte offset of every frame seen (8 bytes a frame) for exact seeks.
+/// Reads WAV and RIFX, AIFF and AIFC, CAF and MP3; FLAC and Ogg are refused (`.unsupported`: their frames are
+/// found only by decoding), so decode them whole or stream them from a file. Memory stays bounded: bytes are kept
+/// only until they form a whole header chunk or packet (MPEG streams also keep 8 bytes per frame seen, for exact
+/// seeks). Formats and seeking: the "Bytes as they arrive" article (Ensemble.docc/BytesAsTheyArrive.md).
 public final class AudioFileStream {
     /// Stands for the stream in errors.
     public let name: String

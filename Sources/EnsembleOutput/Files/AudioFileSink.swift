@@ -5,8 +5,6 @@ import EnsembleEngine
 
 /// Writes a file incrementally, as the mixer's offline render produces blocks, and only puts it at its
 /// destination when `finish` succeeds; `abort` (or dropping the writer unfinished) deletes everything.
-///
-/// (Formerly `StreamingFileWriter`: it has nothing to do with streamed playback.)
 public final class AudioFileSink {
     /// Where the finished file will appear.
     public let path: String

@@ -12,25 +12,13 @@ import EnsembleEngine
 /// Plays an engine in real time through an OpenAL device: one streaming source fed by a ring of buffers,
 /// each refilled by a dedicated render thread as soon as OpenAL has played it.
 ///
-/// While attached, the engine's clock is the device's (`Engine.currentTime` counts frames actually played),
-/// and the render thread is the engine's one render thread. What runs on it, and what is guaranteed there:
-/// - Ensemble's code (the mixer, `Engine.render`, our fade and bookkeeping) never allocates or locks: it uses
-///   preallocated buffers, is checked by `@_noLocks`, and the allocation tests count it at zero.
-/// - The OpenAL calls it makes are OpenAL Soft's: in 1.19, `alSourceQueueBuffers`, `alSourceUnqueueBuffers`
-///   and the source queries take the context's source-list mutex, `alBufferData` and the queueing the
-///   device's buffer-list mutex, and queueing allocates a list entry that unqueueing frees. The latency
-///   query (`AL_SOFT_source_latency`) also takes the device's backend lock, which OpenAL Soft's mixer holds
-///   while it mixes a period, so it is made at most every half second (and after a start or underrun);
-///   `ALC_CONNECTED` (a global lock) is asked only when the source has stopped.
-/// - It waits by sleeping (`nanosleep`, about a quarter buffer) between passes; it never blocks on our locks.
-/// - It asks for `SCHED_FIFO` priority; `realTimePriority` tells whether Linux granted it.
-///
-/// If it falls behind and the source runs dry (an underrun), the source is restarted with the next rendered
-/// frame, the underrun is counted (`underrunCount`), and the engine timeline is unchanged: frame F of the mix
-/// is still frame F, it is just heard later. If the device is lost (`ALC_EXT_disconnect`), the render thread
-/// stops rendering (the engine timeline holds, no voice ends), `onDeviceChange` reports it, and the
-/// `DeviceLossPolicy` (or `reopen(deviceName:)`) continues on another device with the first frame the lost
-/// one had not played.
+/// While attached, the engine's clock is the device's (`Engine.currentTime` counts frames actually played), and
+/// the render thread is the engine's one render thread: Ensemble's code there never allocates or locks (OpenAL
+/// Soft's own calls do), and it asks for `SCHED_FIFO` (`realTimePriority`). An underrun restarts the source and is
+/// counted (`underrunCount`); the engine timeline is unchanged. A lost device holds the timeline, is reported by
+/// `onDeviceChange`, and the `DeviceLossPolicy` (or `reopen(deviceName:)`) continues on another device with the
+/// first frame the lost one had not played. Details: the "Playing in real time" and "Real-time guarantees"
+/// articles (Ensemble.docc/RealTimePlayback.md, Ensemble.docc/RealTimeGuarantees.md).
 public final class OpenALOutput: @unchecked Sendable {
     /// Which device to play on, the size of the buffer ring (latency = `bufferCount` × `bufferFrames` frames),
     /// and what to do when the device is lost; checked by `init(engine:configuration:)`.

@@ -9,28 +9,14 @@ import EnsembleEngine
 
 /// One OpenAL source streaming an engine's mix through a ring of buffers (the Audio Queue pattern): every
 /// buffer OpenAL has played is unqueued, refilled by `Engine.render(interleaved:frames:)` and queued again.
-/// Shared by the real-time output (`OpenALOutput`, serviced by its render thread) and the loopback renderer
-/// (`OpenALLoopback`, serviced between `alcRenderSamplesSOFT` pulls).
-///
-/// Buffers are float32 at the engine's rate with the engine's channels: stereo (`AL_EXT_FLOAT32`), or for 5.1
-/// and 7.1 output `AL_FORMAT_51CHN32` / `AL_FORMAT_71CHN32` (`AL_EXT_MCFORMATS`: FL FR FC LFE, then the
-/// surround pairs, `SpeakerLayout`'s order). The source has `AL_DIRECT_CHANNELS_SOFT` on, gain 1, pitch 1, no
-/// spatialisation, so OpenAL Soft copies each buffer channel to the output channel of the same name untouched
-/// (and drops a channel the device does not have: a stereo device plays a 5.1 stream's front pair only).
-///
-/// OpenAL Soft 1.19 names the 5.1 buffer's last two channels *side* left/right (its `X51Map`), so on a
-/// 5.1 device they play only when the device is its "5.1" (`channels=surround51`: FL FR FC LFE SL SR), not
-/// "5.1 rear" (`surround51rear`), where they are dropped; either way they sit in channels 5 and 6 of the
-/// device's frame, where `SpeakerLayout`'s surround pair is (also labelled side left/right). 7.1 buffers match a 7.1 device channel for channel. `service` runs on the render thread only: our code there uses preallocated memory
-/// and never allocates or locks; the OpenAL calls it makes are OpenAL Soft's, which lock inside (and 1.19's
-/// `alSourceQueueBuffers` allocates a queue entry that `alSourceUnqueueBuffers` frees).
-///
-/// Frames are counted twice: output frames (buffer n holds output frames n·bufferFrames…, numbered from this
-/// stream's first buffer) and engine timeline frames, which stand still while the engine is paused
-/// (`Engine.pause`). `timeline` remembers, per buffer, the timeline frames it holds, so the device clock and
-/// the underrun frame are reported on the engine timeline. The samples of every queued buffer are kept in
-/// `copies`, so that when the device is lost the buffers it had not played can be queued first on the next
-/// device (`init(carrying:)`): no rendered frame is dropped with a device.
+/// Shared by the real-time output (`OpenALOutput`) and the loopback renderer (`OpenALLoopback`). Buffers are
+/// float32 in `SpeakerLayout`'s order on a source with `AL_DIRECT_CHANNELS_SOFT`, so OpenAL Soft copies channels
+/// untouched. Thread: `service` runs on the render thread only; our code there uses preallocated memory and never
+/// allocates or locks (OpenAL Soft's own calls do). `timeline` maps each buffer's output frames to engine timeline
+/// frames (they differ once the engine was paused); `copies` keeps every queued buffer's samples, so a lost
+/// device's unplayed buffers are queued first on the next one (`init(carrying:)`) and no rendered frame is lost.
+/// Design: the "Playing in real time" and "Real-time guarantees" articles (Ensemble.docc/RealTimePlayback.md,
+/// Ensemble.docc/RealTimeGuarantees.md).
 final class OpenALStream: @unchecked Sendable {
     /// Probes a render thread can install (tests): called with `Probe` phases around our own code.
     typealias Hook = @convention(c) (Int32) -> Void

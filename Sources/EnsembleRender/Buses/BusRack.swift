@@ -47,21 +47,15 @@ package struct BusState: BitwiseCopyable {
 
 /// The render side's buses: bus 0 is the master (its chain runs on the final mix), buses 1…16 each collect
 /// the voices routed to them in preallocated planes (one per output channel), run their chain, apply their gain
-/// and pan (smoothed like a track's, with the same constant/ramping bit-identity) and add into the master, in bus
-/// order. Voices on bus 0 are summed straight into the output exactly as without buses.
-///
-/// Sidechains: the chains run in `BusOrder` (key buses before the buses they key; 1…16 without sidechains),
-/// and right after a key bus's chain the rack writes its key levels (`SidechainKeys`: the post-chain, post-fader
-/// level of every frame), which the keyed compressors read when their chain runs later in the span. Only then
-/// do the buses mix into the master, in index order as always.
-///
-/// Surround output (`channelCount` 6 or 8): a bus's gain (volume, mute, solo, with their ramps) applies to every
-/// channel; its pan is a stereo balance and applies to the front pair only (the other channels pass at the bus
-/// gain). Effect chains process every channel pair with an instance of their own (`EffectChain.pairs`).
+/// and pan (smoothed like a track's) and add into the master, in bus order. Voices on bus 0 are summed straight
+/// into the output exactly as without buses. Chains run in `BusOrder` (key buses first), each key bus writing its
+/// post-fader levels (`SidechainKeys`) for the compressors it keys. On surround output the pan is a balance of the
+/// front pair only, and chains run per channel pair (`EffectChain.pairs`). Design: the "Buses and effects" article
+/// (Ensemble.docc/BusesAndEffects.md).
 package struct BusRack: @unchecked Sendable {
     // Render-side constants are computed properties, not `static let`: a stored static is a lazily initialised
     // global (`swift_once`, which may lock), and whether `@_noLocks` sees it folded to a constant depends on how
-    // a debug build batches the files (adding an unrelated file once turned such constants into build errors).
+    // a debug build batches the files, so adding an unrelated file can turn such constants into build errors.
     package static var count: Int { @_noLocks get { 17 } }
 
     package let states: UnsafeMutablePointer<BusState>

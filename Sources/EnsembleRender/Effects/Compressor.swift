@@ -4,32 +4,11 @@ import Foundation
 import EnsembleFormats
 
 /// A feed-forward stereo-linked compressor with a soft knee, smoothing in the log domain, make-up gain, optional
-/// look-ahead and an optional sidechain, after Giannoulis, Massberg and Reiss, "Digital Dynamic Range
-/// Compressor Design — A Tutorial and Analysis", JAES 60(6), 2012: their recommended arrangement, the gain
-/// computer followed by a smooth branching peak detector working in the log domain.
-///
-/// Per frame n:
-/// 1. Detector level x_G = 20·log10 d[n], d = max(|l|, |r|) of the frame (the two channels linked, so the
-///    stereo image does not move), or the key bus's level (`SidechainKeys`) when `sidechain` is set.
-/// 2. Gain computer with a quadratic soft knee (threshold T, ratio R, knee width W):
-///    y_G = x_G                                   when 2(x_G − T) < −W,
-///    y_G = x_G + (1/R − 1)(x_G − T + W/2)² / 2W  when 2|x_G − T| ≤ W,
-///    y_G = T + (x_G − T)/R                       when 2(x_G − T) > W;
-///    the gain reduction wanted is x_L = x_G − y_G ≥ 0 dB.
-/// 3. Smooth branching peak detector on x_L: y_L[n] = α_A·y_L[n−1] + (1 − α_A)·x_L[n] while
-///    x_L[n] > y_L[n−1] (attack), else the same with α_R (release), where α = exp(−1/(τ·fs)). After a step
-///    of the gain reduction, y_L covers 1 − 1/e of the change in τ seconds (exactly: α^(τ·fs) = 1/e), τ being
-///    `attack` for a rise and `release` for a fall (chosen over the paper's decoupled detector, whose attack
-///    would also depend on the release).
-/// 4. Gain 10^((M − y_L)/20), M the make-up gain, applied to the frame `lookahead` frames old: the audio runs
-///    through a delay line of L = round(lookahead·fs) frames while the detector sees the undelayed signal, so
-///    the gain starts to fall L frames before a transient reaches the output.
-///
-/// The smoothing runs in Double: with a 5 s release, 1 − α ≈ 4e-6 is too close to Float's resolution around 1
-/// for the time constant to hold. While the wanted reduction is 0 and the smoothed one below 1e-6 dB, the
-/// smoothed one is set to 0, so a quiet signal after a loud one comes back to exactly the make-up gain (with no
-/// make-up: the input, delayed by L frames, bit for bit). The detector's log and the gain's power are
-/// `DecibelMath`'s, and are skipped below the knee and at zero reduction.
+/// look-ahead and an optional sidechain, after Giannoulis, Massberg and Reiss (JAES 60(6), 2012): the gain computer
+/// followed by a smooth branching peak detector (α = exp(−1/(τ·fs))), the gain applied `lookahead` frames late.
+/// The smoothing runs in Double (a 5 s release's 1 − α is too close to Float's resolution around 1); a smoothed
+/// reduction below 1e-6 dB with none wanted snaps to 0, so a quiet signal returns to exactly the make-up gain.
+/// Design and formulas: the "Environment" article (Ensemble.docc/Environment.md, "Compressor and sidechain").
 package struct Compressor: BitwiseCopyable {
     /// The bus whose level drives the detector (`SidechainKeys.levels(of:)`), −1 for the signal itself.
     package let sidechain: Int

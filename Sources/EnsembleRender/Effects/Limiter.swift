@@ -2,17 +2,11 @@ import EnsembleFormats
 
 /// A stereo-linked look-ahead peak limiter whose output never exceeds the ceiling.
 ///
-/// The signal is delayed by L = look-ahead frames. For each incoming frame the gain it needs is
-/// r = min(1, ceiling / max(|l|, |r|)). The gain applied to the frame leaving the delay line is
-/// g = min(h, g_prev + 1/releaseFrames), where h is the mean over the last L frames of t, and t is the
-/// minimum of r over the last L + 1 frames. Every t averaged into h covers the frame leaving the line, so
-/// h ≤ its r: the ceiling holds by construction, and the gain glides down over L frames (no step, no click)
-/// before the peak and recovers linearly over the release time after it. A final guard clamps any sample that
-/// rounding would put a fraction of an ulp over the ceiling.
-///
-/// O(1) per frame: the window minimum comes from a monotonic queue (exact), the mean from a running Double sum.
-/// Whenever no t below 1 is left in the window the sum is reset to exactly L, so below the ceiling h is exactly
-/// 1 and the output is the input delayed by L frames, bit for bit, however loud earlier material was.
+/// The signal is delayed by L = look-ahead frames; the gain leaving the line is g = min(h, g_prev + 1/releaseFrames),
+/// h the mean over the last L frames of the minimum needed gain over the last L + 1. Invariants: h ≤ the gain the
+/// outgoing frame needs, so the ceiling holds by construction (a final guard clamps rounding); below the ceiling the
+/// output is the input delayed by L frames, bit for bit (the running sum is reset to exactly L). O(1) per frame.
+/// Design: the "Buses and effects" article (Ensemble.docc/BusesAndEffects.md, "Effects").
 package struct Limiter: BitwiseCopyable {
     package var ceiling: Float
     var releaseStep: Float

@@ -3,61 +3,12 @@
 import Foundation
 import EnsembleFormats
 
-/// The algorithmic reverb of `EffectSpec.reverb`: a feedback delay network with absorbent filters after
-/// J.-M. Jot and A. Chaigne, "Digital delay networks for designing artificial reverberators" (AES 90th
-/// Convention, 1991), and Jot's "An analysis/synthesis approach to real-time artificial reverberation" (ICASSP
-/// 1992), with input diffusers after J. Dattorro, "Effect Design, Part 1: Reverberator and Other Filters" (JAES
-/// 45(9), 1997), taking EFX's reverb parameters (`ReverbSettings`).
-///
-/// Signal flow, per frame (everything Float, one pass over the eight lines, no division, no libm):
-/// - The input is summed to mono, shaped by a high shelf at 5 kHz with gain `gainHF` (EFX's HF gain, a static
-///   tone control, so it is applied once here rather than to both outputs) and written into one input line.
-/// - Early reflections: eight taps per side from the input line, starting `preDelay + reflectionsDelay` after
-///   the input, spread over ~20 ms × the room size, with different times and signs on the left and right,
-///   their energies summing to 1, times `reflectionsGain`.
-/// - Late reverberation: a tap `lateReverbDelay` after the first reflection (less the network's own minimum
-///   delay) goes through four Schroeder all-passes in series (coefficients ∝ `diffusion`, capped so that their
-///   own ring-out stays under a fifth of the shortest decay: the echo density builds at once), then through
-///   Jot's tone corrector (a 2 kHz shelf of 1/√`decayHFRatio`: a network's energy at a frequency grows with its
-///   decay time there, so without it a dark preset's tail would start dull), then into the eight lines of the
-///   network with alternating signs and a normalisation √(1 − γ²) (γ the mean per-pass gain) that keeps the
-///   tail's energy independent of the decay time, as EFX's reverbs do.
-/// - Each line's output is read through a first-order all-pass fractional delay whose length a slow triangle
-///   wave (1.1–2.5 s periods, ±0.15 ms, a different phase per line, updated every 32 frames) moves: no fixed
-///   modes, no metallic ringing; an all-pass reader, unlike linear interpolation, does not damp the highs, so
-///   the decay stays what the filters say. Then the line's absorbent filter, then the eight are mixed by an 8×8
-///   Hadamard matrix (a fast Walsh–Hadamard transform, 24 additions; unitary, so the network itself is lossless)
-///   and fed back.
-/// - Absorbent filters (Jot): line i of length Dᵢ samples must lose 60·Dᵢ/(T·fs) dB per pass for a decay
-///   time T. Each filter is a gain (the 500 Hz–1 kHz decay = `decayTime`) times a fourth-order high shelf (two
-///   RBJ shelving sections at 2 kHz with the Q's of a fourth-order Butterworth, 0.541 and 1.307) whose step is
-///   what `decayHFRatio` asks for above it. A first- or second-order shelf is too gentle: with a ratio of 0.1
-///   the 1 kHz decay would already be 15–25 % short and the 4 kHz one 25–30 % long; the fourth-order one keeps
-///   both octaves within a few per cent of their plateaus.
-/// - Outputs: one tap inside each line per side (left 0.41 of the way along, right 0.73), summed with the signs
-///   of two different Hadamard rows (orthogonal), so each side hears every mode with its own phases and the two
-///   tails are decorrelated even when a short decay leaves few modes (taps at the lines' ends would give both
-///   sides the same phases); times `lateReverbGain`. Wet = `gain` × (reflections + late); out = (1 − mix)·dry +
-///   mix·wet.
-/// - `density` scales the line and diffuser lengths and the early reflections' spread (the room size): 0.25 × …
-///   1 × (17–35 ms lines). For very short decays the network shrinks further, so that no band loses more than
-///   10 dB per pass (otherwise its "decay" would be a few separate echoes).
-///
-/// Sleep: once the mono input has been exactly 0 and everything the network wrote has stayed below 10⁻⁸ (−160 dB)
-/// for longer than any delay in the unit, the state is set to exactly zero and the unit sleeps — output = dry
-/// — until the input is non-zero again. So a finished tail costs what silence costs (a scan of the input), and no
-/// subnormal value can ever be reached (the mixer's flush-to-zero guarantees the latter anyway). The decision is
-/// taken once per 32-frame modulation tick of absolute time (a tick counts as quiet when all its frames were), at
-/// the tick's end, so it is the same for every block size (a per-frame check cost more than the running network).
-///
-/// Speed: `process` runs in chunks (≤ one tick, ≤ the shortest line read delay, no ring wrap inside), so nothing a
-/// chunk writes into a line is read by its own network reads. Per chunk: each line's read segment is copied into a
-/// frame-major scratch, the recursion runs on contiguous vectors, the new values are copied into the lines, and the
-/// output taps and early reflections are summed eight frames at a time. Every frame's float operations are those
-/// of a per-frame loop, in the same order, so the output bits are the same as a per-frame implementation's.
-///
-/// The network is linear in its state and the modulation depends only on the absolute frame count since the unit
-/// was made (the bus effect sees every frame in order), so output bits do not depend on block sizes.
+/// The algorithmic reverb of `EffectSpec.reverb`: an eight-line feedback delay network with absorbent filters
+/// (after Jot and Chaigne) and input diffusers (after Dattorro), taking EFX's reverb parameters (`ReverbSettings`).
+/// Per frame everything is Float, with no division and no libm call. Once its tail has died it sleeps (output =
+/// dry, state exactly zero), so a finished tail costs what silence costs. Invariant: the output bits do not depend
+/// on block sizes (the modulation follows the absolute frame count; `process` chunks keep a per-frame loop's order).
+/// Design: the article "The reverb's design" (Ensemble.docc/ReverbDesign.md).
 package struct Reverb {
     /// Eight network lines, `lineStride` floats apart, each a ring buffer indexed with `lineMask`. (Unlike
     /// `input` they are not written twice: that doubles their cache footprint and costs more than the masks.)

@@ -1,20 +1,15 @@
 // Control side: a plain value, made and compared on any thread.
 import EnsembleFormats
 
-/// The parameters of the compressor effect (`EffectSpec.compressor`): a feed-forward compressor with a soft
-/// knee, after Giannoulis, Massberg and Reiss, "Digital Dynamic Range Compressor Design — A Tutorial and
-/// Analysis" (JAES 60(6), 2012), whose detector may listen to another bus (`sidechain`): the music bus ducks
-/// while the dialogue bus speaks.
-///
-/// The detector takes the level in dB of the louder of the two channels (so the stereo image holds still), the
-/// gain computer asks for a reduction of (1 − 1/ratio) dB per dB over the threshold (with a quadratic knee of
-/// width `kneeDB` centred on the threshold), and the reduction is smoothed in dB: it rises with the `attack`
-/// time constant and falls with the `release` one.
+/// The parameters of the compressor effect (`EffectSpec.compressor`): a feed-forward, stereo-linked compressor with
+/// a soft knee, after Giannoulis, Massberg and Reiss (JAES 60(6), 2012), whose detector may listen to another bus
+/// (`sidechain`): the music bus ducks while the dialogue bus speaks. Above the threshold the gain is reduced by
+/// (1 − 1/ratio) dB per dB (a quadratic knee `kneeDB` wide), smoothed with the `attack` and `release` time constants.
 ///
 /// Checked when the chain is installed (`Engine.setEffects(_:on:)`): a value that is not finite or outside its
-/// range throws `EngineError.invalidParameter` naming its scene key; a sidechain that is the master or the bus
-/// itself, or one that would make the buses wait on each other in a circle, throws `invalidParameter` naming
-/// `effects[i].sidechain`, and one naming a bus not set up throws `EngineError.unknownBus`.
+/// range throws `EngineError.invalidParameter` naming its scene key; a sidechain that is the master, the bus itself
+/// or closes a circle throws `invalidParameter` naming `effects[i].sidechain`, one naming a bus not set up
+/// `EngineError.unknownBus`. See the "Environment" article (Ensemble.docc/Environment.md, "Compressor and sidechain").
 public struct CompressorSettings: Sendable, Equatable, Hashable {
     /// Level above which the gain is reduced, −60…0 dBFS.
     public var thresholdDB: Double = -24

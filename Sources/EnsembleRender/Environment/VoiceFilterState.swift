@@ -3,29 +3,12 @@
 import EnsembleFormats
 
 /// A `VoiceFilter` as the mixer runs it on one or two channels, with EFX's semantics (OpenAL Soft 1.19.1,
-/// `CalcPanningAndFilters`): a low-pass is `gain` × a high shelf with `gainHF` at 5 kHz, a high-pass `gain` × a low
-/// shelf with `gainLF` at 250 Hz, a band-pass both. The shelves are Robert Bristow-Johnson's "Audio EQ Cookbook"
-/// shelves with slope S = 1 and the EFX gain passed as the cookbook's A, as Soft does (`BiquadFilter_setParams`
-/// with `BiquadType_HighShelf`/`LowShelf`): the response is exactly `gainHF` at 5 kHz and `gainLF` at 250 Hz,
-/// tending to their squares at the band's ends; gains are clamped below at Soft's 0.001 (−60 dB). A kind leaves
-/// the shelf it does not have at gain 1 (`FilterSetup` sends it so), so every change, of kind too, is three gains
-/// ramping.
-///
-/// The shelves run as Andrew Simper's linear trapezoidal state-variable filter ("Solving the continuous SVF
-/// equations using trapezoidal integration and equivalent currents", Cytomic 2013), exactly as `HighShelf` does
-/// (read it for why: the cookbook's response, and states that stay meaningful while the gain changes); the low
-/// shelf is Simper's: g = tan(w0/2)/√A, output = input + k(A − 1)·band-pass + (A² − 1)·low-pass, which is
-/// A·(s² + (√A/Q)s + A)/(A·s² + (√A/Q)s + 1), the cookbook's analogue prototype. Both shelves and both channels run
-/// in one loop, sharing coefficients: the recursions are latency-bound, so four independent chains cost about
-/// what one does; a shelf at gain 1 (the one a low- or high-pass does not have) is an exact pass-through and
-/// is skipped.
-///
-/// No zipper noise, and the same bits for any block size: the three gains ramp linearly on absolute output
-/// frames (`LinearRamp`); the broadband gain is applied per frame, the shelves' coefficients are re-set at the
-/// start of every `grid` frames of the timeline (frames that are multiples of 16) from the ramps' values there (or
-/// at the retarget, for the cell it falls in). While nothing ramps the coefficients are set once. From
-/// `identityFrom` on every gain is 1 for good: the filter is an exact pass-through and is skipped (a voice whose
-/// filter was removed is back on its plain path, bit for bit).
+/// `CalcPanningAndFilters`): a low-pass is `gain` × a high shelf with `gainHF` at 5 kHz, a high-pass `gain` × a
+/// low shelf with `gainLF` at 250 Hz, a band-pass both; every change, of kind too, is three gains ramping. The
+/// shelves are the cookbook's (S = 1, A = the EFX gain, floored at 0.001) run as Simper's trapezoidal SVF, as in
+/// `HighShelf`. Invariant: no zipper noise and the same bits for any block size (gains ramp on absolute frames,
+/// coefficients are re-set on the absolute `grid`); from `identityFrom` on it is skipped, bit for bit.
+/// Design and formulas: the "Environment" article (Ensemble.docc/Environment.md, "Filters").
 package struct VoiceFilterState: BitwiseCopyable {
     /// Frames between coefficient updates while a shelf's gain ramps, on a grid of absolute frames: 0.33 ms at
     /// 48 kHz, short enough that the staircase of a 50 ms ramp is inaudible (a step of 1/150 of the change).

@@ -5,50 +5,13 @@ import EnsembleFormats
 /// `MixLane.defaultCount`), each mixing its voices into accumulators of its own, so that lanes can run on
 /// different threads and the mix still has the same bytes for any number of threads.
 ///
-/// A voice's lane is fixed for its life: its sequence (the order of the `play`/`fire` calls) in groups of
-/// `groupSize`, the groups dealt round the lanes (`lane(of:count:)`), so voices started one after the other
-/// spread over the lanes, four to a lane before the next. A lane costs a clear and a sum of its accumulator per
-/// span whatever its number of voices, so a few voices share a few lanes (16 voices: 4 lanes, 3 accumulators
-/// where one voice per lane filled 7), while from 32 voices on every lane is in use for the threads. Not
-/// chunks of the active list: those would regroup the sums whenever a voice joins or leaves the list, and the
-/// list changes on block boundaries, so the bytes would depend on the block size. With a fixed lane per voice,
-/// the sum at every frame depends only on which voices sound there.
-///
-/// ## Contract (what a parallel driver may rely on)
-/// A span is rendered in three phases (`Mixer.renderSpan`):
-/// 1. **Serial, before the lanes** (render thread): due timed commands are applied, voices due to start are
-///    activated (stealing decided), every active voice is listed in its lane in active order
-///    (`Mixer.assignLanes`), and the bus rack's inputs are cleared (`BusRack.beginBlock`).
-/// 2. **Lanes** (`Mixer.renderLane(k, span)` for every k in 0..<laneCount, in any order, on any threads, each k
-///    once per span): lane k renders its listed voices in order (`VoiceRender`); the assignment depends on the
-///    voices only, never on the thread count. While the lanes run, nothing else may run on the mixer, and a
-///    lane writes only:
-///    - its own `MixLane` (scratch, route buffers, stream windows, edge taps, `touched` flags, the list of voices
-///      that ended in it),
-///    - when it is the last of its half to finish, that half's sum (the rack's inputs for the first half, the
-///      half's accumulators for the second: nothing else writes them then),
-///    - its accumulators: lane 0 mixes straight into the bus rack's inputs (the span's output for the master,
-///      the rack's bus buffers for buses 1…16), which no other lane touches; lanes k ≥ 1 into their own
-///      buffers in `LaneAccumulators`, cleared when the lane first writes to them in the span (`touched`).
-///      2D voices write the front pair (`destination`), positioned voices every output channel (`planes`):
-///      a lane k ≥ 1 clears the front pair on first use and the other channels the first time `planes` asks
-///      for them, so 2D voices on surround output cost what they cost on stereo,
-///    - the pool entries of its own voices (cursor, grain state, a release after a stream failure),
-///    - the meters of its own voices, and its voices' stream cells (their positions are published by the serial
-///      phase after the lanes: the packed telemetry words would be shared between cores).
-///    It reads shared state (the active list, bus configuration, tables) that only the serial phases write.
-///    A lane never posts an event, frees a slot or changes the active list.
-/// 3. **Serial, after the lanes** (render thread, `Mixer.finishLanes`): the voices that ended are finished
-///    (slot freed or paused, telemetry, end/pause event) lane by lane in lane order, each lane's in active order
-///    (a block's events are then sorted by frame, stably, so this decides only the order of ends on one frame),
-///    and dropped from the active list; then the second half of the lanes' sum is added into the rack's inputs
-///    (`LaneAccumulators.addSecondHalf`); then the bus rack runs (chains, bus mixdown, master).
-///
-/// The lanes' accumulators are summed in two halves, each by the thread that finishes the half's last lane,
-/// inside phase 2 (`LaneAccumulators.laneFinished`): lanes 1…L/2−1 into the rack's inputs after lane 0, lanes
-/// L/2…L−1 into the first of them that wrote the plane; only the planes a lane wrote take part (a lane that
-/// touched nothing costs nothing). The float sums therefore run in a fixed order, on every channel: within a
-/// lane in active order, then (((lane 0 + lane 1) + …) + lane L/2−1) + ((lane L/2 + …) + lane L−1).
+/// A voice's lane is fixed for its life (`lane(of:count:)`: its sequence in groups of `groupSize`, dealt round the
+/// lanes). Thread: `Mixer.renderLane(k, span)` runs each lane once per span, in any order, on any thread, while
+/// nothing else runs on the mixer. Invariant: a lane writes only its own `MixLane`, its accumulators, its own
+/// voices' pool entries, meters and stream cells, and (last of its half) that half's sum; it never posts an event,
+/// frees a slot or changes the active list. The sum runs in a fixed order (`LaneAccumulators`).
+/// Design, the full contract and the sum order: the "Lanes and render workers" article
+/// (Ensemble.docc/LanesAndWorkers.md).
 package struct MixLane {
     /// Lanes of a mixer unless configured otherwise: enough for 8 worker threads. Fixed, like every input of
     /// the summation order: never derived from the number of threads or cores.

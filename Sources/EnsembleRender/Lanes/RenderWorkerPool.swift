@@ -19,30 +19,13 @@ package typealias RenderThreadHook = @convention(c) () -> Void
 /// Persistent worker threads that help the render thread with the independent tasks of a block (the mixer's
 /// lanes), with no allocation, lock or closure on the way.
 ///
-/// `run(tasks:)` publishes a block (a generation number and the task count, in one atomic ticket) and the
-/// calling thread works too: every participant claims a task index with a compare-and-swap on the ticket (the
-/// render thread from the front, workers from the back) until none is left, and `run` returns once every task
-/// has completed. Which thread runs a task does
-/// not matter for the result, because each task writes only its own buffers; the caller combines them in a
-/// fixed order afterwards. A worker that wakes late finds nothing left (or a newer generation) and claims
-/// nothing, so the render thread never waits for a thread to wake up, only for tasks already claimed.
-///
-/// Waiting, and why:
-/// - A worker between blocks spins on the generation word with the CPU's pause hint for about
-///   `PoolWords.spinNanoseconds`, so that an offline render, whose blocks follow each other within microseconds, hands
-///   out the next block without a system call; then it calls `sched_yield` for about `PoolWords.yieldNanoseconds`,
-///   which gives the core to any other runnable thread (more threads than cores, or a loaded machine) while
-///   still answering within a time slice; then it sleeps on a futex, so that an idle engine (between real-time
-///   callbacks, or while an offline renderer waits for its stream loader) burns no core.
-/// - `run` wakes sleepers with one futex call, only when some worker has gone to sleep (a counter says so).
-///   That call does not block; it is the only system call on the render path and it happens at most once per
-///   block.
-/// - The render thread waits at the end of a block only for tasks other threads have claimed and are running:
-///   it spins with the pause hint and yields every `yieldEvery` spins (a worker may have been descheduled in
-///   the middle of a task when there are more threads than cores).
-///
-/// With one thread there is no pool at all (the mixer renders its lanes itself): nothing is created and no
-/// cost is paid.
+/// `run(tasks:)` publishes a block in one atomic ticket and the render thread works too; every participant claims
+/// task indices with a compare-and-swap until none is left. A late worker claims nothing, so the render thread
+/// waits only for tasks already claimed. Workers between blocks spin, then `sched_yield`, then sleep on a futex.
+/// The pool's only system calls on the render thread are the futex wake in `run` (at most once per block, only
+/// when a worker sleeps; it does not block) and the barrier's `sched_yield` every `yieldEvery` spins.
+/// With one thread there is no pool at all. Design: the "Lanes and render workers" article
+/// (Ensemble.docc/LanesAndWorkers.md, "The worker pool").
 package final class RenderWorkerPool: @unchecked Sendable {
     /// Threads taking part in a block, the calling render thread included.
     package let threadCount: Int

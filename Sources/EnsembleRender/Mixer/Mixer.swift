@@ -5,17 +5,13 @@ import EnsembleFormats
 
 /// The render side's block loop: per block, take the commands that arrived, then per span (the block split where
 /// timed commands are due) apply those due, start the voices due, run the voices (in lanes, `MixLane`), run the
-/// buses, and finally publish meters and events.
+/// buses (`BusRack`), and finally publish meters and events. The work is done by small render-side types
+/// (`VoicePool`, `VoiceUpdate`, `TimedCommands`, `VoiceStarts`, `VoiceStealing`, `VoiceRender`, `VoiceReports`).
 ///
-/// Only one thread at a time may call `render` (the real-time output thread, or the offline renderer). It
-/// never allocates, locks, waits or calls user code: everything it needs is allocated in `init`, commands
-/// arrive through `commands`, and reports leave through `events`. The compiler checks the render path with
-/// `@_noLocks`; a test counts allocations while it runs.
-///
-/// The work is done by small render-side types: the voice pool (`VoicePool`), command dispatch into voice state
-/// (`VoiceUpdate`), timed commands (`TimedCommands`), starts (`VoiceStarts`) and stealing (`VoiceStealing`),
-/// the per-voice path (`VoiceRender`, in lanes), stream failures (`StreamFailure`), reports (`VoiceReports`:
-/// telemetry and the `EventOutbox`) and the buses (`BusRack`).
+/// Thread: only one thread at a time may call `render`. Invariant: it never allocates, locks, waits or calls user
+/// code (everything is allocated in `init`; commands arrive through `commands`, reports leave through `events`),
+/// checked by `@_noLocks` and an allocation-counting test. See the "Threads and the render side" article
+/// (Ensemble.docc/Threads.md).
 package final class Mixer: @unchecked Sendable {
     package let sampleRate: Double
     package let maxBlockFrames: Int

@@ -6,10 +6,10 @@ import EnsembleFormats
 /// Decodes Apple IMA4 packets held in memory (`PackedSamples.Format.ima4`) to the Float samples
 /// `IMA4Decoder` gives for the same file, one packet at a time from its stored state, so any packet can be
 /// decoded on its own: random access, loop seams and seeks read exactly what a decode from the start would.
-///
 /// The decoding is `ensemble_ima4_decode` (CMixKernel): a packet's codes form a chain (each code's step index
 /// comes from the one before it), so one packet cannot go faster than that chain; sixteen packets of a channel go
-/// at once instead, one per byte lane, with the step sizes looked up sixteen at a time (SSE4.1), about three times
+/// at once instead, one per byte lane, with the step sizes looked up sixteen at a time (SSE4.1): several times
+/// the speed of one chain at a time, with the same integers, so the same bits.
 /// the speed of the scalar chain, and the same integers, so the same bits.
 package enum IMA4Packets {
     package static var framesPerPacket: Int { @_noLocks get { 64 } }

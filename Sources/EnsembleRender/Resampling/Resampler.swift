@@ -5,23 +5,13 @@ import EnsembleFormats
 /// Fills a voice's scratch buffers with `count` source frames at its cursor and advances the cursor, or
 /// (`mix`) resamples and applies constant gains in one pass, adding straight into the output.
 ///
-/// The kernel is chosen once per call, not per sample: an exact copy when the step is exactly one frame (rate
-/// 1.0 at the output rate: samples pass through untouched, whatever the resampler), else the cursor's
-/// `ResamplerQuality`. Each kernel has a fast loop that reads the file directly and a careful loop near the
-/// file's ends that reads across loop seams (`SourceCursor.tap`) and pads with silence; both compute a sample
-/// with the same arithmetic, so results do not depend on block boundaries, and the fused path (`mix`) adds
-/// exactly the value the scratch path would have written before `GainStage` applied the same gains.
-///
-/// - `sinc` and `linear` (`convolve`): near the edges one frame at a time through `TapKernel.frame` (the sinc:
-///   `SincBank`) from taps gathered into a small buffer; elsewhere whole runs of frames go to C, which computes
-///   each frame as `frame` does: `SincBank.run` (several frames at once) and `ensemble_linear` (eight frames per
-///   window of source samples, their taps picked by lane permutes). Both can add a moving voice's ramping gains
-///   in the same pass (`mixRamped(_:_:tables:gains:rampFrames:steady:into:_:count:)`).
-/// - `cubic`: a 4-point Catmull-Rom whose weights come from a table of 1024 phases (the top 10 bits of the
-///   32-bit fraction; the position itself stays exact 32.32 fixed point). The fast loop computes four output
-///   frames at a time with `SIMD4<Float>`: four unaligned tap loads, four products with the frames' weight rows,
-///   and a transposed sum. Every other cubic frame (the fast loop's tail, the edges, streamed voices, WSOLA
-///   grains) goes through `TapKernel.frame`; both compute (w0·s0 + w2·s2) + (w1·s1 + w3·s3), IEEE per lane.
+/// The kernel is chosen once per call: an exact copy when the step is exactly one frame, else the cursor's
+/// `ResamplerQuality` (`convolve` for sinc and linear, whole runs in C; a `SIMD4` loop for cubic). Each kernel has
+/// a fast loop over the file and a careful loop near its ends that reads across loop seams (`SourceCursor.tap`);
+/// `TapKernel.frame` is the reference for a frame. Invariant: every path computes a sample with the same
+/// arithmetic, so results do not depend on block boundaries, and `mix` adds exactly what the scratch path and
+/// `GainStage` would. Design: the "Mixing rules" and "Determinism" articles (Ensemble.docc/MixingRules.md,
+/// "Resampling"; Ensemble.docc/Determinism.md, "The same arithmetic on every path").
 package enum Resampler {
     /// The constant per-block gains of `GainStage`: L += a·sL + b·sR, R += c·sL + d·sR (mono: L += a·s, R += c·s).
     package struct Gains: BitwiseCopyable {

@@ -2,31 +2,14 @@ import CSincKernel
 import Foundation
 import EnsembleFormats
 
-/// The band-limited resampler's filters (`ResamplerQuality.sinc`): Kaiser-windowed sinc kernels in polyphase
-/// tables, one table per range of steps. Built once per process (the first mixer reads `SincBank.shared` on the
-/// control thread); the render side only reads them through this value's pointers.
-///
-/// Design, in units of the source rate fs and for a step s (source frames per output frame), for about 100 dB
-/// of stopband everywhere (the −90 dB THD+N target plus margin; β = 10):
-/// - s ≤ 1 (upsampling, e.g. 44.1 → 48 kHz, rates below 1): 36 taps, cutoff 0.5 fs, transition band
-///   0.41–0.59 fs: passband (to 0.41 fs, 18 kHz at 44.1 kHz) flat within 0.001 dB, stopband (from 0.59 fs,
-///   where the image of an 18 kHz tone at 44.1 kHz lies) below −99 dB. (32 taps reach only −75 dB here.)
-/// - s > 1 (downsampling, rates above 1): the band scales by 1/s so nothing above the output's Nyquist folds
-///   back. Steps are grouped in 24 ranges (2^((k−1)/12), 2^(k/12)], k = 1…24, up to s = 4; table k passes to
-///   0.41/s_lo and stops from 0.59/s_hi (the worst cases of its range), with the length that keeps the same
-///   attenuation: 4·⌈6.4 / (0.59/s_hi − 0.41/s_lo) / 4⌉ taps, 48 for 48 → 44.1 kHz, 84 at s = 2 (96 → 48 kHz,
-///   or rate 2), 168 at s = 4. Beyond s = 4 the s = 4 table is used: content between 0.59/4 fs and the
-///   output's Nyquist then folds back (only reachable with sample rates more than 2× apart at rate 2, or 4×
-///   apart at rate 1).
-/// - Each table holds the kernel at 257 phases (0…256; the top 8 bits of the cursor's 32-bit fraction pick
-///   one), `taps` Floats each; the weights are row + t·(next row − row) with t the fraction's low 24 bits
-///   (exact in a Float). Linear interpolation between phases keeps the kernel's images near −110 dB for an
-///   18 kHz tone (the table alone, without interpolation, would jitter the timing by up to 1/512 frame: about
-///   −60 dB).
-/// - The inner products run in C (CSincKernel): fused multiply-adds in a fixed order, eight lanes wide on CPUs
-///   with AVX2 and FMA, through `fmaf` elsewhere, so a sample has the same bits on every machine and path.
-///
-/// Per output frame the kernel reads taps i − (N/2 − 1) … i + N/2 around the cursor's frame i.
+/// The band-limited resampler's filters (`ResamplerQuality.sinc`): Kaiser-windowed sinc kernels (β = 10, about
+/// 100 dB of stopband) in polyphase tables of 257 phases, one table per range of steps: 36 taps for steps up to 1,
+/// 24 longer tables for steps up to 4 whose band scales by 1/step so nothing above the output's Nyquist folds back.
+/// Thread: built once per process (the first mixer reads `SincBank.shared` on the control thread); the render side
+/// only reads them through this value's pointers. Invariant: the inner products run in C (CSincKernel) in a fixed
+/// order, so a sample has the same bits on every machine and path. Per output frame the kernel reads taps
+/// i − (N/2 − 1) … i + N/2 around the cursor's frame i.
+/// Design: the "Mixing rules" article (Ensemble.docc/MixingRules.md, "Resampling").
 package struct SincBank: BitwiseCopyable, @unchecked Sendable {
     static var phaseBits: Int { @_noLocks get { 8 } }
     static var scaleCount: Int { @_noLocks get { 25 } }

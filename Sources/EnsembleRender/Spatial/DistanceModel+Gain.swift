@@ -29,22 +29,11 @@ extension DistanceModel {
 
     /// The gain and the evaluated distance of this model at `distance` from the listener.
     ///
-    /// The formulas are the specification's (§3.4.1 inverse, §3.4.2 linear, §3.4.3 exponent; the clamped
-    /// variants first clamp the distance to `reference…max`). Where the specification leaves a case open or
-    /// differs, this follows OpenAL Soft 1.19.1 (`Alc/ALu.c`, `CalcAttnSourceParams`), which the OpenAL
-    /// comparison tests measure against:
-    /// - A clamped model with `max < reference` does not attenuate at all (gain 1). The specification's clamps
-    ///   (`max(d, ref)` then `min(d, max)`) would evaluate the formula at `max` instead.
-    /// - Inverse with `reference` 0 gives 1 (the specification divides 0 by 0); where
-    ///   `reference + rolloff · (d − reference)` is not positive (unclamped, d far below the reference with a
-    ///   rolloff above 1) the gain is 1 too, not negative or infinite.
-    /// - Linear with `max == reference` gives 1 (the specification divides by 0). Unclamped linear does not
-    ///   clamp the distance to `max` as the specification does ("avoid negative gain"); it clamps the result at
-    ///   0 instead. The two agree for rolloff 1; for rolloff < 1 the specification holds 1 − rolloff beyond
-    ///   `max` while Soft goes on falling to 0.
-    /// - Exponent with `reference` 0 or distance 0 gives 1 (the specification's 0⁻ʳ is infinite).
-    /// - Newer OpenAL Soft (1.20+, `alc/alu.cpp`) computes the same gains; it only differs in measuring air
-    ///   absorption from the unclamped distance.
+    /// The formulas are the specification's (§3.4.1 inverse, §3.4.2 linear, §3.4.3 exponent; the clamped variants
+    /// first clamp the distance to `reference…max`). Where it leaves a case open (a zero reference, `max < reference`,
+    /// `max == reference`, a non-positive denominator) this follows OpenAL Soft 1.19.1 (`CalcAttnSourceParams`),
+    /// which the comparison tests measure against. Each case: the "3D sound" article (Ensemble.docc/SpatialAudio.md,
+    /// "Distance (§3.4)").
     @_noLocks
     package func attenuation(distance: Float, reference: Float, max maxDistance: Float, rolloff: Float)
         -> DistanceAttenuation {

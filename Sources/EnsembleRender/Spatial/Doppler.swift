@@ -3,16 +3,12 @@ import EnsembleFormats
 
 /// The doppler shift of OpenAL 1.1 (specification §3.5.2, "Velocity Dependent Doppler Effect"):
 ///
-///     vls = (SL · LV) / |SL|,  vss = (SL · SV) / |SL|        (SL: source → listener)
-///     vss = min(vss, SS / DF),  vls = min(vls, SS / DF)
-///     f'  = f · (SS − DF · vls) / (SS − DF · vss)
+///     f' = f · (SS − DF · min(vls, SS/DF)) / (SS − DF · min(vss, SS/DF))
 ///
-/// with SS the speed of sound and DF the doppler factor. Following OpenAL Soft 1.19.1 (`CalcAttnSourceParams`),
-/// the two clamps are read as what they lead to: a listener receding at the speed of sound or faster hears
-/// nothing new (the specification's numerator reaches 0: the lowest pitch), a source approaching at the speed
-/// of sound or faster bunches its waves up without bound (its denominator reaches 0: the highest pitch), and
-/// when both happen the listener wins (the specification's 0/0). A doppler factor of 0 turns the shift off;
-/// a source and listener at the same point have no axis and no shift.
+/// with vls, vss the listener's and source's velocities on the source → listener axis, SS the speed of sound and
+/// DF the doppler factor (0: off). At the clamps it follows OpenAL Soft 1.19.1: the lowest pitch for a listener
+/// receding at the speed of sound, the highest for a source approaching at it, the listener winning when both.
+/// Design: the "3D sound" article (Ensemble.docc/SpatialAudio.md, "Doppler (§3.5.2)").
 package enum Doppler {
     /// The lowest pitch factor returned: OpenAL Soft 1.19's smallest step (one 4096th of a frame per frame,
     /// `FRACTIONBITS` 12), so a voice whose listener outruns its sound crawls instead of stopping at a rate

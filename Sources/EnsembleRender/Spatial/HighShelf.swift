@@ -2,23 +2,12 @@
 import EnsembleFormats
 
 /// The high-shelf filter OpenAL Soft puts on a voice's direct path for EFX's high-frequency gains (cone
-/// `AL_CONE_OUTER_GAINHF`, air absorption, `AL_LOWPASS_GAINHF`): Robert Bristow-Johnson's "Audio EQ Cookbook"
-/// high shelf with shelf slope S = 1 at the 5 kHz reference (`LOWPASSFREQREF`), as in OpenAL Soft 1.19.1
-/// (`Alc/filters/filter.c`, `BiquadFilter_setParams` with `BiquadType_HighShelf`, called from
-/// `CalcPanningAndFilters`).
-///
-/// Soft passes the EFX gain as the cookbook's A, so the response is exactly `gainHF` at 5 kHz (the shelf's
-/// midpoint, what EFX's gainHF means), 1 at low frequencies, and approaches `gainHF²` toward Nyquist (at
-/// 48 kHz and gainHF 0.5: 0.2512 at 15 kHz). The shelf widens as the gain falls: at gainHF 0.01 the 100 Hz
-/// response is already 0.9993, at the 0.001 floor 0.94, in Soft as here. Gains are clamped below at Soft's
-/// 0.001 (−60 dB); a gain of 1 (or more) is an exact pass-through, as Soft skips the filter then.
-///
-/// The transfer function is the cookbook's, but it runs as Andrew Simper's linear trapezoidal state-variable
-/// filter ("Solving the continuous SVF equations using trapezoidal integration and equivalent currents",
-/// Cytomic 2013), which is the same bilinear transform of the same analogue shelf and so has exactly the same
-/// response at a fixed gain. The difference is what happens when the gain changes every 64 frames: Soft's
-/// transposed direct form carries states that belong to the old coefficients and overshoots (switching
-/// between −60 dB and 0 dB every 64 frames drives white noise of peak 1 to peaks near 4.8), while the SVF's
+/// `AL_CONE_OUTER_GAINHF`, air absorption): the "Audio EQ Cookbook" high shelf with slope S = 1 at the 5 kHz
+/// reference, the EFX gain passed as the cookbook's A, as in OpenAL Soft 1.19.1 (`BiquadFilter_setParams`): exactly
+/// `gainHF` at 5 kHz, 1 at low frequencies, `gainHF²` toward Nyquist; floored at 0.001 (−60 dB), a pass-through at 1.
+/// It runs as Simper's trapezoidal state-variable filter, whose states stay meaningful when `setGain` changes the
+/// coefficients at each spatial update (a transposed direct form overshoots there).
+/// Design: the "3D sound" article (Ensemble.docc/SpatialAudio.md, "High frequencies (EFX)").
 /// states are the integrators' values, meaningful under any coefficients, and stays within the input's range.
 package struct HighShelf: BitwiseCopyable, Sendable {
     /// Soft's floor for the filter gain (`maxf(DryGainHF, 0.001f)`, "Limit −60dB").

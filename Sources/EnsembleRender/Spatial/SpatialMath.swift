@@ -24,20 +24,11 @@ package struct SpatialOutcome: BitwiseCopyable, Sendable {
 }
 
 /// The 3D model of OpenAL 1.1 with EFX's cone HF gain and air absorption, as OpenAL Soft 1.19.1 evaluates it
-/// in `CalcAttnSourceParams` (`Alc/ALu.c`), for one source and one listener.
-///
-/// In order: carry the source into listener coordinates (`ListenerSpace`); distance attenuation
-/// (`DistanceModel.attenuation`, §3.4) with the source's own model or else the engine's; the cone
-/// (`SoundCone`, §4.3.2); the product clamped to the source's `minGain`…`maxGain` and multiplied by the
-/// listener's gain (§4.2 `AL_GAIN`, §4.3.2 `AL_MIN_GAIN`/`AL_MAX_GAIN`); the high-frequency gain from the
-/// cone and air absorption (`AirAbsorption`); the doppler pitch (`Doppler`, §3.5.2); and the speaker gains
-/// (`SpeakerPanner`).
-///
-/// Differences from Soft, by design: Soft clamps the source's own `AL_GAIN` together with distance and cone,
-/// while here the voice's volume stays outside the clamp (the mixer applies it after); Soft pans with its
-/// ambisonic decoder, here `SpeakerPanner` pans (so levels per channel differ, total power is the same); a
-/// source exactly on the listener is heard in the centre (stereo) or evenly on every full-range speaker
-/// (surround), where Soft puts it straight ahead.
+/// in `CalcAttnSourceParams` (`Alc/ALu.c`), for one source and one listener. In order: listener coordinates
+/// (`ListenerSpace`), distance attenuation (`DistanceModel.attenuation`), the cone (`SoundCone`), the min/max clamp
+/// and the listener's gain, the HF gain (`AirAbsorption`), the doppler pitch (`Doppler`), the speaker gains
+/// (`SpeakerPanner`). Where it differs from Soft by design (volume outside the clamp, panning, a source on the
+/// listener): the "3D sound" article (Ensemble.docc/SpatialAudio.md, "What differs from OpenAL Soft").
 package enum SpatialMath {
     /// The outcome for `source` at `position`, facing `direction`, moving at `velocity` (these three take
     /// precedence over the ones in `source`; they are in listener coordinates when `source.relative`).

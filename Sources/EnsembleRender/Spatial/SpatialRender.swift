@@ -2,18 +2,14 @@
 import EnsembleFormats
 
 /// A positioned voice through one span, after OpenAL Soft's `core/voice.cpp`: in runs that end on the voice's
-/// spatial updates (`SpatialUpdate`), read the cursor into mono scratch (the resampler, the stream's ring, or
-/// WSOLA grains), downmix a stereo sound ((L + R) / 2, as OpenAL Soft does for 3D sources), run the high shelf
-/// while the HF gain is below 1, and add the result into every output channel of its bus (`ChannelPlanes`,
-/// `SpatialGainStage`), split between two buses while it moves between them.
+/// spatial updates (`SpatialUpdate`), read the cursor into mono scratch, downmix a stereo sound ((L + R) / 2, as
+/// OpenAL Soft does for 3D sources), run its filter and the high shelf, and add the result into every output
+/// channel of its bus and its sends' buses (`SpatialGainStage`), split between two buses while it moves between
+/// them. A voice gliding back to 2D that gets there mid-span continues on `VoiceRender`'s path from that frame.
 ///
-/// A voice with a filter or sends (`VoiceEnvironments`) runs its filter on the mono signal before the gains and
-/// adds each send into its bus's planes (`SpatialGainStage` with a send's `GainShare`); one with neither keeps its
-/// plain path, fused kernels included.
-///
-/// Like `VoiceRender`, it writes only the voice (and its filter and sends' state), its meter, its stream's cells,
-/// the lane's scratch and the lane's destinations, so voices of different lanes can run at once; the listener (`SpatialScene`) is read-only here.
-/// A voice gliding back to 2D that gets there mid-span continues on `VoiceRender`'s path from that frame.
+/// Thread: one lane. Invariant: like `VoiceRender`, it writes only the voice's own state, meter, stream cells and
+/// its lane's buffers; the listener (`SpatialScene`) is read-only here. See the "3D sound" article
+/// (Ensemble.docc/SpatialAudio.md).
 struct SpatialRender {
     let telemetry: VoiceTelemetry
     let stretchHop: Int
@@ -217,7 +213,7 @@ struct SpatialRender {
         let tables = lane.pointee.tables
         let offset = Int(a - span.start)
         let bus = voice.pointee.bus
-        // No sends and no filter (almost every voice): the path as it was before either existed, bit for bit.
+        // No sends and no filter (almost every voice): the plain path, with the bits of a mix without either.
         let plain = flat.environments.isPlain(slot, usesEnvironment: voice.pointee.usesEnvironment, from: a)
         if Self.isPlainMono(voice, from: a, plain: plain) {
             // A still mono source: resample and mix in one pass into the front pair, the other channels' gains

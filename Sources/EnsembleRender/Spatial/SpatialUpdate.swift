@@ -2,26 +2,20 @@
 import EnsembleFormats
 
 /// The spatial update, after OpenAL Soft's `alu.cpp` (`CalcSourceParams`: source and listener properties turned
-/// into voice parameters once per update, never per sample): on the update grid, evaluates `SpatialMath` with the
-/// positions on their ramps at that frame and sets the voice's targets; between updates the gains ramp linearly
-/// and the applied pitch and HF gain stay put.
+/// into voice parameters once per update, never per sample): evaluates `SpatialMath` with the positions on their
+/// ramps at the update frame and sets the voice's targets. Gains then ramp linearly over `interval` frames (at a
+/// voice's start they begin at their target); the doppler pitch and the HF gain glide towards theirs with a one-pole
+/// step per update (time constant: the smoothing time), snapped within `snap`.
 ///
-/// Updates run at absolute frames that are multiples of `interval`, at a voice's first rendered frame (its start
-/// or resume), and on the frame a spatial command for it applies. Everything an update does is a function of
-/// that frame and of the commands applied before it, so the bytes do not depend on block sizes, lanes or threads.
-///
-/// - Gains ramp from where they are to the new target over `interval` frames (at a voice's start they begin at
-///   their target: its attack or fade-in hides the onset).
-/// - Doppler: the cursor's step is the step at the track's rate × the applied pitch; the applied pitch glides
-///   towards the target with a one-pole per update whose time constant is the smoothing time, snapped to it
-///   within 1e-4 (`snap`), so a velocity change bends the pitch instead of stepping it. The natural end follows
-///   the step.
-/// - HF gain (cones, air absorption) glides the same way; the shelf runs while it or its target is below 1.
+/// Updates run at absolute multiples of `interval`, at a voice's first rendered frame, and on the frame a spatial
+/// command for it applies. Invariant: an update is a function of that frame and of the commands applied before it,
+/// so the bytes do not depend on block sizes, lanes or threads. Design: the "3D sound" article
+/// (Ensemble.docc/SpatialAudio.md, "Motion and updates").
 package enum SpatialUpdate {
     /// Output frames between updates: 256 (5.3 ms at 48 kHz; OpenAL Soft updates once per mixing period, 1024
     /// frames by default). Every update that evaluates costs a positioned voice about as much as mixing a hundred
-    /// frames, so a shorter grid costs moving sources dearly (benchmark section 10); a longer one would delay
-    /// a change and coarsen the piecewise-linear gain curve of a fast pass-by.
+    /// frames, so a shorter grid costs moving sources dearly; a longer one would delay a change and coarsen the
+    /// piecewise-linear gain curve of a fast pass-by.
     package static var interval: Int { @_noLocks get { 256 } }
     /// The doppler pitch is kept within 1/16…4: 4 is the widest step the sinc bank filters without aliasing
     /// (`SincBank`, s ≤ 4), and below 1/16 a source receding near the speed of sound is inaudible anyway.
@@ -31,13 +25,11 @@ package enum SpatialUpdate {
     /// alias-free table), unless the track's own rate is already there.
     static var maxStep: UInt64 { @_noLocks get { 4 << 32 } }
     /// How close the applied pitch or HF gain must come to its target (after a glide step) to snap onto it, ending
-    /// the glide. The snap skips at most this much: 1e-4, absolute, which is 0.17 cent of pitch near 1 (a thirtieth
-    /// of the smallest pitch difference a listener hears; 0.16–0.19 cent for any source slower than a tenth of the
-    /// speed of sound, 2.8 cents at the 1/16 floor) and under 0.001 dB of an HF gain near 1: less than the glide's
-    /// own first step after a velocity change (0.66 of its pitch change, about 7e-4 for a source turning at game
-    /// speed). Until the glide ends the voice is updated on every grid frame, which splits its
-    /// runs: a source whose velocity a game changes every frame ended its glide only after the next change with
-    /// 1e-6, so it was never quiet (about a fifth of a moving voice's cost with doppler, benchmark section 10).
+    /// the glide: 1e-4, absolute, which is 0.17 cent of pitch near 1 (a thirtieth of the smallest pitch difference a
+    /// listener hears; 2.8 cents at the 1/16 floor) and under 0.001 dB of an HF gain near 1, less than the glide's
+    /// own first step after a velocity change (about 7e-4 for a source turning at game speed). Until the glide ends
+    /// the voice is updated on every grid frame, which splits its runs; a tighter snap would keep a source whose
+    /// velocity a game changes every frame gliding from one change to the next, never quiet.
     static var snap: Float { @_noLocks get { 1e-4 } }
 
     /// The first grid frame after `frame`.

@@ -3,29 +3,11 @@ import EnsembleFormats
 
 /// Where a positioned source is heard on the output's speakers: a direction in listener coordinates
 /// (`ListenerSpace`: +x right, +y up, −z ahead) becomes one gain per output channel with Σg² = 1, so the
-/// source's power does not depend on where it is.
-///
-/// **Stereo.** The pan is p = x / |d|, the lateral component of the unit direction: sin(azimuth)·cos(elevation),
-/// with +1 hard right. It feeds the equal-power law L = cos((p+1)π/4), R = sin((p+1)π/4) (the same law as a
-/// 2D track's pan, `PanMatrix`). This mapping is chosen because it has every property stereo needs without a
-/// special case: a source behind at azimuth 180° − θ gets the gains of the source in front at θ (front and back
-/// are mirrored, which two speakers cannot tell apart anyway) and crossing behind the listener moves p
-/// smoothly through 0 instead of jumping from hard left to hard right as a wrapped azimuth would; elevation
-/// shrinks |p| by cos(elevation) so a source overhead sits in the centre; and the zero direction (a source on
-/// the listener) is simply p = 0. Right at the sides (|p| near 1) the law is flat in azimuth, which matches
-/// how little a listener's lateral localisation changes there.
-///
-/// **5.1 and 7.1.** The horizontal direction's azimuth (atan2) falls between two adjacent speakers of the
-/// ring and is panned between them with the constant-power law g₁ = cos(tπ/2), g₂ = sin(tπ/2), t the fraction
-/// of the way from the first to the second (pairwise amplitude panning, as in VBAP on a ring). Speakers sit at
-/// the ITU angles (positive = right): 5.1 after ITU-R BS.775-3 (centre 0°, left/right ±30°, surrounds ±110°,
-/// the nominal value of its 100°–120°); 7.1 with sides ±90° and backs ±150° (BS.775-3 note 4 spreads more
-/// than two surrounds evenly over 60°–150°; Dolby's 7.1 placement puts the sides at 90°–110° and the backs at
-/// 135°–150°). Elevation moves power out of the pair and spreads it evenly over every full-range speaker: with
-/// v = y²/|d|² the vertical share of the power, each full-range speaker gets g = √((1 − v)·gₚ² + v/N) (gₚ its
-/// horizontal pair gain, N the number of full-range speakers), which keeps Σg² = 1 and meets the same even
-/// spread from every side at the poles, so nothing jumps there. A zero direction counts as a pole (the source
-/// is all around the listener). The LFE channel is never fed.
+/// source's power does not depend on where it is. Stereo: the equal-power law of the 2D pan on p = x / |d|
+/// (front and back mirrored, no jump behind the listener). 5.1 and 7.1: constant-power pairwise panning between
+/// adjacent speakers at the ITU angles, elevation spreading power evenly over the full-range speakers; the LFE
+/// channel is never fed. A zero direction is p = 0 (stereo) or a pole (surround).
+/// Design: the "3D sound" article (Ensemble.docc/SpatialAudio.md, "Panning").
 package enum SpeakerPanner {
     /// The gains for a source in `direction` (listener coordinates, any length; zero: on the listener).
     @_noLocks

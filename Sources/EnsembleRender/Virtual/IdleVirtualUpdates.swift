@@ -2,24 +2,18 @@
 import EnsembleFormats
 
 /// Update frames that can be passed without ending a span there: when no voice is virtual, the update at frame `v`
-/// (`VirtualVoices.update`) can only send voices whose audibility at `v` is below the threshold into virtual; if
-/// every voice is provably above it there, the update would change nothing, so the span need not end there to
-/// run it. A game rendering 800-frame blocks (60 frames a second) otherwise has most of its blocks split at
-/// the 1024-frame update grid, and each split costs every voice a second pass through its lane (benchmark
-/// section 10).
-///
-/// The proof is conservative. A voice's audibility at `v` is `max(volume, pre-fader send level) × spatial
-/// audibility`; the volume's ramp and the send level are known between spans. The spatial audibility is the
-/// one the voice's last evaluation found, unless the voice may be evaluated again before `v` (a positioned
-/// voice whose next update is due by then): then it is the least of that and `audibilityFloor`, the least any
-/// evaluation can give with the source anywhere on its current glide and the listener anywhere on its own.
-/// A voice that starts before `v` (its first evaluation is not known yet) keeps the update.
+/// (`VirtualVoices.update`) can only send voices below the threshold into virtual; if every voice is provably above
+/// it at `v`, the update would change nothing, so the span need not end there. Why: a game rendering 800-frame
+/// blocks would otherwise have most blocks split at the 1024-frame grid, each split costing every voice a second
+/// pass through its lane. Invariant: the proof is conservative (a voice that may be evaluated again before `v`
+/// counts at most `audibilityFloor`; one that starts before `v` keeps the update), so passing or not gives the same
+/// bytes and events. Design: the "Virtual voices and the voice cap" article (Ensemble.docc/VirtualVoices.md).
 extension VirtualVoices {
     /// The first update frame in (`t`, `end`) whose update may change something; `.max` when there is none.
     ///
     /// Voice by voice, each voice's update frames in order (rather than frame by frame over every voice): a long
     /// span, such as an offline render's 8192-frame block, passes eight update frames, and each voice is then
-    /// read once instead of eight times (about 1.5 µs of a serial phase at 256 voices). The frame found is the
+    /// read once instead of eight times, in a serial phase no worker thread shares. The frame found is the
     /// same: the least over the voices of each one's first frame that may change something.
     @_noLocks
     func nextNeededUpdate(after t: Int64, before end: Int64, pool: VoicePool, scene: UnsafePointer<SpatialScene>,

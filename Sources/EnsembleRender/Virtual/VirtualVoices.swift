@@ -1,45 +1,20 @@
 // Render thread: `update`, `depart`, `comeBack` in the serial phase before the lanes; `advance` in the lanes.
 import EnsembleFormats
 
-/// Virtual voices, after FMOD's and Wwise's: a voice that is inaudible, or whose place the sounding-voice cap gave
-/// to another, keeps its timeline without being mixed, and comes back, faded in, at the position it would have
-/// reached.
+/// Virtual voices, after FMOD's and Wwise's: a voice that is inaudible (`Voice.audibility(at:)` below `threshold`),
+/// or whose place the sounding-voice cap gave to another, keeps its timeline without being mixed (`advance`: the
+/// kernels' 32.32 step and fold, so the position is exact), and comes back, faded in, at the position it would have
+/// reached (`comeBack`). A virtual voice comes back at `2 × threshold` (hysteresis against flapping).
 ///
-/// **Audibility.** A voice's audibility is `Voice.audibility(at:)`: its volume (with its ramps) times, for a
-/// positioned voice, its 3D audibility (`Voice.spatialAudibility`, the largest speaker gain of the spatial
-/// update). Fades (fade-in, fade-out, releases) are passages, not levels, and are left out. Below `threshold`
-/// (`Engine.Configuration.virtualThreshold`, a gain: 0.001 = −60 dB by default; 0 turns the rule off) an audible
-/// voice goes virtual; a virtual one comes back once it reaches `2 × threshold` (hysteresis, so a voice hovering
-/// at the threshold does not flap).
-///
-/// **When.** Decisions are taken at update frames, the multiples of `interval` (a multiple of the spatial update's
-/// 64 frames), in the serial phase before the lanes: the mixer ends its spans there (`nextUpdate`), and a split
-/// span has the same bits as an unsplit one, so the decisions and the bytes do not depend on the block size. The
-/// cap is also applied on the exact frame a voice starts (`VoiceStealing.admit`), and a voice that starts
-/// inaudible starts virtual (`startsInaudible`).
-///
-/// **Going virtual** (`depart`): the voice fades out over the smoothing time (through its `attack` fade, turned
-/// into a fade-out), then is no longer mixed from `VirtualState.silentFrom`. From the decision frame on it no
-/// longer counts for the cap. **While virtual** its lane only advances its cursor (`advance`: the same 32.32
-/// fixed-point step and the same fold into passes as the kernels, so the position is exact) and consumes a
-/// streamed voice's ring as playing would; its natural end, a stop or a pause still end it on their frames with
-/// their usual events. **Coming back** (`comeBack`): it fades in over the smoothing time from the exact position
-/// it would be at, from the level its fade-out had reached (silence once it was silent).
-///
-/// **The cap** (`maxSoundingVoices`) counts only audible voices: not virtual, started, not ended, not fading
-/// out for a stop, pause or steal. A track it takes goes virtual (reason `.voiceCap`) instead of ending; a
-/// one-shot effect it takes ends with `.stolen`, as before (a late return of a short one-shot is no use: FMOD
-/// steals them too). At every update, virtual voices that want to sound (held by the cap, or back above twice
-/// the threshold) come back best first — the reverse of the stealing order (`VoiceStealing.yields`): highest
-/// priority, then loudest, then newest — into free places; with no free place, one displaces the lowest audible
-/// voice only if its priority is higher, or equal with at least twice the loudness (`Voice.loudness(at:)`, so
-/// that two voices of nearly equal loudness do not swap back and forth). The rest wait: those held by the cap for a place, those
-/// that were inaudible as they were (they try again at the next update).
+/// Thread: decisions are taken at update frames (multiples of `interval`) in the serial phase before the lanes,
+/// and on the exact frame a voice starts (`VoiceStealing.admit`). Invariant: the decisions and the bytes do not
+/// depend on the block size (update frames are absolute, and a split span has the bits of an unsplit one).
+/// Design, the cap and the ranking: the "Virtual voices and the voice cap" article (Ensemble.docc/VirtualVoices.md).
 package struct VirtualVoices {
     /// Frames between two updates: 1024 (21 ms at 48 kHz, about FMOD's update once per game frame), a multiple
-    /// of the spatial update's 64 frames. Every update ends a span, and every span costs each active voice, virtual
-    /// or not, a few tens of ns (listed in its lane, its cursor advanced, its position published): 1024 keeps
-    /// thousands of virtual voices cheap (benchmark section 9) and adds no span to 1024-frame blocks.
+    /// of the 3D update's 256 frames (`SpatialUpdate.interval`). Every update ends a span, and every span costs
+    /// each active voice, virtual or not, a little work (listed in its lane, its cursor advanced, its position
+    /// published): 1024 keeps thousands of virtual voices cheap and adds no span to 1024-frame blocks.
     package static var interval: Int64 { @_noLocks get { 1024 } }
 
     /// Below this audibility a voice goes virtual; 0: never for inaudibility.

@@ -18,22 +18,13 @@ package struct StretchState: BitwiseCopyable {
 }
 
 /// Pitch-preserving rate ("rateMode: preservePitch") by WSOLA, waveform-similarity overlap-add (Verhelst &
-/// Roelands, 1993), on the render side.
-///
-/// The voice's cursor still moves at `rate` per output frame, so positions, loops, ends and events are those of
-/// varispeed. The sound is built from grains instead: every `hop` output frames (10 ms, on the voice's grid of
-/// absolute frames ≡ its grain phase modulo `hop`, so any block size gives the same bits) a grain of `2 × hop`
-/// frames starts, read from the source at the original speed (only the sample-rate ratio), Hann-windowed and
-/// overlap-added with the previous one (50 % overlap: the windows sum to 1). A grain starts near the cursor's position, shifted by up to
-/// ±`search` frames (10 ms) to the shift whose first `hop` frames best match (normalised cross-correlation) the
-/// natural continuation of the previous grain, so the waveforms line up and the pitch is kept. Grains read the
-/// sound in memory directly (across loop seams, silence past the end), so there is no added latency and no
-/// buffer: the per-voice state is two grain positions.
-///
-/// A grain boundary costs the search (~58,000 multiply-adds); the rest of the hop costs only the grain reads.
-/// Each voice's grid is offset by a phase spread from its sequence number (`grainPhase`), so the boundaries of
-/// many stretched voices started together fall on different frames of the hop, and a short render block does
-/// not take all the searches at once.
+/// Roelands, 1993), on the render side. The voice's cursor still moves at `rate`, so positions, loops, ends and
+/// events are those of varispeed; every `hop` output frames a Hann-windowed grain of `2 × hop` frames starts at the
+/// original speed, shifted by up to ±`search` frames to best continue the previous grain. Invariant: grains start on
+/// the voice's grid of absolute frames (≡ `grainPhase` modulo `hop`), so any block size gives the same bits; grains
+/// read the sound in memory directly, so there is no latency and the state is two grain positions. The phase spread
+/// keeps many voices' searches off the same frame. Design: the "Loop regions and pitch-preserving rate" article
+/// (Ensemble.docc/LoopsAndPitch.md, "Pitch-preserving rate").
 package enum TimeStretch {
     /// A periodic Hann window of `2 × hop` frames (allocated once, by the mixer).
     static func makeWindow(hop: Int) -> UnsafeMutablePointer<Float> {

@@ -2,21 +2,15 @@
 import EnsembleFormats
 
 /// One voice through one span, after OpenAL Soft's `core/voice.cpp`: read the cursor (the sound in memory, the
-/// stream's ring, or WSOLA grains for a pitch-keeping rate), apply the gains and pan (`GainStage`, or fused into
-/// the resampler when they are constant and nobody meters the voice), and add the result into the span's
-/// destination.
+/// stream's ring, or WSOLA grains), apply the gains and pan (`GainStage`, or fused into the resampler when they are
+/// constant and nobody meters the voice), and add the result into the span's destination. A virtual voice is mixed
+/// only up to `VirtualState.silentFrom`. A voice with a filter or sends is filtered in the scratch and mixed into its
+/// main bus and each send's bus; a voice with neither takes the plain path, fused kernels included.
 ///
-/// A virtual voice (`VirtualVoices`) is mixed only up to `VirtualState.silentFrom`; after that its cursor is
-/// advanced without resampling or mixing.
-///
-/// A voice with a filter or sends (`VoiceEnvironments`) is filled into the scratch, filtered there
-/// (`VoiceFilterState`), and mixed by the same gain stage into its main bus and, with a send's `GainShare`, into
-/// each send's bus; a voice with neither keeps the path it had before they existed, fused kernels included.
-///
-/// Writes only the voice itself (cursor, grain state, a release after a stream failure), its filter and sends'
-/// state, its meter, its stream's cells, the lane's scratch, `outL`/`outR` and the lane's destinations of its
-/// sends' buses: voices of different lanes can run at once.
-/// Ending the voice is left to the caller (`render` returns false), which defers it to the mixer's serial phase.
+/// Thread: one lane. Invariant: writes only the voice itself, its filter and sends' state, its meter, its stream's
+/// cells and its lane's buffers, so voices of different lanes can run at once; ending the voice is left to the
+/// caller (`render` returns false) for the mixer's serial phase. See the "Lanes and render workers" article
+/// (Ensemble.docc/LanesAndWorkers.md, "The contract").
 struct VoiceRender {
     let telemetry: VoiceTelemetry
     /// WSOLA grain hop (10 ms; grains are twice that) and its Hann window (`TimeStretch`), shared read-only.
@@ -56,7 +50,7 @@ struct VoiceRender {
             let source = voice.pointee.source
             let tables = lane.pointee.tables
             let scratchLeft = lane.pointee.scratchLeft, scratchRight = lane.pointee.scratchRight, scratchGain = lane.pointee.scratchGain
-            // No sends and no filter (almost every voice): the path as it was before either existed, bit for bit.
+            // No sends and no filter (almost every voice): the plain path, with the bits of a mix without either.
             let plain = environments.isPlain(slot, usesEnvironment: voice.pointee.usesEnvironment, from: begin)
             if let stream = source.stream, stream.live {
                 // Live: what has arrived, then silence while the stream is dry (the cursor waits).

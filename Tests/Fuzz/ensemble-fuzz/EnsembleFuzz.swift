@@ -2,7 +2,7 @@
 import EnsembleFuzzTargets
 import Foundation
 
-// Two builds of one program (see Tests/Fuzz/run.sh and the README's "Fuzzing"):
+// Two builds of one program (see Tests/Fuzz/run.sh and CONTRIBUTING.md, "Fuzzing"):
 // - normal: `ensemble-fuzz TARGET FILE...` replays saved inputs, printing each one's outcome; exit 0 unless a
 //   usage error (2). A crash kills the process, which is how FuzzRegressionTests sees it.
 // - with `-sanitize=fuzzer,address -DENSEMBLE_LIBFUZZER`: `ensemble-fuzz TARGET [libFuzzer flags] [CORPUS...]`
