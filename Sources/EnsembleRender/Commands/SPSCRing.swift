@@ -111,7 +111,7 @@ extension SPSCRing where Element == CommandCell {
         return true
     }
 
-    /// `push` of a voice change in its small form.
+    /// `push` of a voice change, into the cell's change field.
     package func push(_ change: VoiceChange, slot: Int32, generation: UInt32) -> Bool {
         guard let w = indices.reserve(1) else { return false }
         write(change, slot: slot, generation: generation, at: w)

@@ -80,7 +80,7 @@ extension SpatialVoice {
         }
     }
 
-    /// `.setPosition`: along a straight line over `rampFrames` from `at`.
+    /// `VoiceChange.position`: along a straight line over `rampFrames` from `at`.
     @_noLocks
     package mutating func move(to new: Vector3, at: Int64, rampFrames: Int, defaults: SpatialSource, sounding: Bool) {
         if !isOn {
