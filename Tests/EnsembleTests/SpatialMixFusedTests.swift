@@ -38,7 +38,7 @@ final class SpatialMixFusedTests: XCTestCase {
         silent.withUnsafeBufferPointer { z in
             var voice = Voice(source: VoiceSource(left: z.baseAddress!, right: z.baseAddress!, channelCount: 1,
                                                   frameCount: 4, sampleRate: 48000))
-            voice.volume = .constant(0.8)
+            voice.envelope.volume = .constant(0.8)
             voice.spatial = SpatialVoice(rateStep: SourceCursor.one)
             voice.spatial.isOn = true
             voice.spatial.gainsFrom[0] = 0.31

@@ -100,9 +100,9 @@ final class SurroundLaneTests: XCTestCase {
         r.lane.begin()
         var voice = Voice(source: VoiceSource(left: r.output, right: r.output, channelCount: 1, frameCount: 0,
                                               sampleRate: 48000))
-        voice.previousBus = 1
-        voice.bus = 2
-        voice.busFade = LinearRamp(from: 0, to: 1, startFrame: 1000, length: 100)
+        voice.routing.previousBus = 1
+        voice.routing.bus = 2
+        voice.routing.busFade = LinearRamp(from: 0, to: 1, startFrame: 1000, length: 100)
         let route = r.lane.beginRoutePlanes(frames)
         XCTAssertEqual(route.count, channels)
         for c in 0..<channels { for j in 0..<frames { route[c][j] += Float(c + 1) } }

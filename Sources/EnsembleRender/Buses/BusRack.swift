@@ -358,7 +358,7 @@ extension Voice {
     @inline(__always)
     @_noLocks
     func isRouting(_ t0: Int64) -> Bool {
-        busFade.length > 0 && t0 < busFade.startFrame + Int64(busFade.length)
+        routing.busFade.length > 0 && t0 < routing.busFade.startFrame + Int64(routing.busFade.length)
     }
 
     /// Moves the voice to `bus`: at once if it is not sounding yet (or `rampFrames` is 0), else crossfading
@@ -366,14 +366,14 @@ extension Voice {
     /// starts from the bus the voice was heading for.
     @_noLocks
     package mutating func route(to newBus: Int32, now: Int64, rampFrames: Int) {
-        if newBus == bus { return }
+        if newBus == routing.bus { return }
         if !isPlaying || rampFrames == 0 {
-            bus = newBus
-            busFade = .constant(1)
+            routing.bus = newBus
+            routing.busFade = .constant(1)
             return
         }
-        previousBus = bus
-        bus = newBus
-        busFade = LinearRamp(from: 0, to: 1, startFrame: max(now, startFrame), length: rampFrames)
+        routing.previousBus = routing.bus
+        routing.bus = newBus
+        routing.busFade = LinearRamp(from: 0, to: 1, startFrame: max(now, transport.startFrame), length: rampFrames)
     }
 }

@@ -57,7 +57,7 @@ package struct StartQueue {
     @_noLocks
     static func isStale(_ entry: Entry, in pool: UnsafeMutablePointer<Voice>) -> Bool {
         let v = pool[Int(entry.slot)]
-        return !v.isScheduled || v.generation != entry.generation || v.startFrame != entry.frame
+        return !v.isScheduled || v.generation != entry.generation || v.transport.startFrame != entry.frame
     }
 
     /// Adds `entry`; when full, first drops stale entries. Returns false only if every entry is live.

@@ -237,9 +237,9 @@ package struct MixLane {
     /// Past the move's end f = 1 gives the new bus exactly what the direct path would have added.
     @_noLocks
     package mutating func split(_ voice: Voice, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) {
-        let (fromL, fromR) = destination(voice.previousBus, span, rack, accumulators)
-        let (toL, toR) = destination(voice.bus, span, rack, accumulators)
-        let fade = voice.busFade
+        let (fromL, fromR) = destination(voice.routing.previousBus, span, rack, accumulators)
+        let (toL, toR) = destination(voice.routing.bus, span, rack, accumulators)
+        let fade = voice.routing.busFade
         for j in 0..<span.frames {
             let f = fade.value(at: span.start + Int64(j))
             let l = routeLeft[j], r = routeRight[j]
@@ -253,11 +253,11 @@ package struct MixLane {
     /// `split` for every channel of the route buffers (`beginRoutePlanes`).
     @_noLocks
     package mutating func splitPlanes(_ voice: Voice, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) {
-        let from = planes(voice.previousBus, span, rack, accumulators)
-        let to = planes(voice.bus, span, rack, accumulators)
+        let from = planes(voice.routing.previousBus, span, rack, accumulators)
+        let to = planes(voice.routing.bus, span, rack, accumulators)
         let route = ChannelPlanes(left: routeLeft, right: routeRight, extra: routeOthers, stride: maxBlockFrames,
                                   count: channelCount)
-        let fade = voice.busFade
+        let fade = voice.routing.busFade
         for c in 0..<channelCount {
             let x = route[c], a = from[c], b = to[c]
             for j in 0..<span.frames {

@@ -29,11 +29,11 @@ enum StreamFailure {
             let span = UInt64(ahead) << 32 - UInt64(cursor.fraction)
             end = frame + Int64((span + cursor.step - 1) / cursor.step)
         }
-        if voice.releaseStart <= end { return }
-        voice.releaseStart = end
-        voice.releaseLength = 0
-        voice.releaseReason = reason
-        voice.releaseIsPause = false
+        if voice.transport.releaseStart <= end { return }
+        voice.transport.releaseStart = end
+        voice.transport.releaseLength = 0
+        voice.transport.releaseReason = reason
+        voice.transport.releaseIsPause = false
     }
 
     /// Points a streamed voice's loader at the cursor's new place (after a seek or a late start).

@@ -9,7 +9,7 @@ extension VoiceUpdate {
     /// bytes in and out per command showed in profiles of games moving many sources.
     @_noLocks
     func place(_ s: Int, _ source: SpatialSource?, now: Int64) {
-        let at = max(now, pool[s].startFrame)
+        let at = max(now, pool[s].transport.startFrame)
         let sounding = isSounding(s, now: now)
         if let source {
             pool[s].spatial.place(source, sounding: sounding)
@@ -30,7 +30,7 @@ extension VoiceUpdate {
     /// 2D voice given one becomes positioned with OpenAL's defaults (`spatialDefaults`) for the rest.
     @_noLocks
     func move(_ s: Int, _ change: VoiceChange, now: Int64) {
-        let at = max(now, pool[s].startFrame)
+        let at = max(now, pool[s].transport.startFrame)
         let sounding = isSounding(s, now: now)
         switch change {
         case let .position(position, rampFrames):
@@ -54,7 +54,7 @@ extension VoiceUpdate {
     /// Has the voice sounded yet? Before that, becoming positioned needs no glide from its pan.
     @inline(__always)
     @_noLocks
-    private func isSounding(_ s: Int, now: Int64) -> Bool { pool[s].isPlaying && now > pool[s].startFrame }
+    private func isSounding(_ s: Int, now: Int64) -> Bool { pool[s].isPlaying && now > pool[s].transport.startFrame }
 
     /// Asks for the voice's spatial update at `at` (or on its first frame, if it has not started).
     @inline(__always)

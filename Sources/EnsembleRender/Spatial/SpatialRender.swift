@@ -24,7 +24,7 @@ struct SpatialRender {
     func render(_ voice: UnsafeMutablePointer<Voice>, slot: Int, _ span: MixSpan, lane: UnsafeMutablePointer<MixLane>,
                 _ rack: BusRack, _ accumulators: LaneAccumulators) -> Bool {
         let t0 = span.start, t1 = span.end
-        let begin = max(voice.pointee.startFrame, t0)
+        let begin = max(voice.pointee.transport.startFrame, t0)
         if begin >= t1 { return true }
         if let stream = voice.pointee.source.stream {
             StreamFailure.endIfFailed(&voice.pointee, stream, at: begin)
@@ -32,9 +32,9 @@ struct SpatialRender {
         }
         // Grains restart whenever the voice plays unstretched in between (written only when it changes, as in
         // `VoiceRender`).
-        if voice.pointee.stretch.active,
-           !voice.pointee.preservePitch || voice.pointee.spatial.rateStep == voice.pointee.baseStep {
-            voice.pointee.stretch.active = false
+        if voice.pointee.pitch.stretch.active,
+           !voice.pointee.pitch.preservePitch || voice.pointee.spatial.rateStep == voice.pointee.pitch.baseStep {
+            voice.pointee.pitch.stretch.active = false
         }
         var meter = MeterAccumulator()
         var t = begin
@@ -81,7 +81,7 @@ struct SpatialRender {
             }
             t = end
         }
-        if voice.pointee.metering { telemetry.meters[slot].publish(meter) }
+        if voice.pointee.routing.metering { telemetry.meters[slot].publish(meter) }
         if leftSpatial { return flat.render(voice, slot: slot, from: t, span, lane: lane, rack, accumulators) }
         return voice.pointee.stopFrame > t1
     }
@@ -102,7 +102,7 @@ struct SpatialRender {
     private static func isPlainMono(_ voice: UnsafeMutablePointer<Voice>, from frame: Int64, plain: Bool) -> Bool {
         plain && voice.pointee.source.channelCount == 1 && voice.pointee.source.stream == nil
             && SpatialUpdate.dopplerApplies(voice.pointee) && voice.pointee.spatial.shelf == nil
-            && !voice.pointee.metering && !voice.pointee.isRouting(frame)
+            && !voice.pointee.routing.metering && !voice.pointee.isRouting(frame)
     }
 
     /// A voice whose frames are its sound's own (step 1, not pitch-preserving, Float samples): the ramped copy
@@ -110,14 +110,14 @@ struct SpatialRender {
     @inline(__always)
     @_noLocks
     private static func copiesAtRateOne(_ voice: UnsafeMutablePointer<Voice>) -> Bool {
-        voice.pointee.cursor.isPassthrough && !voice.pointee.preservePitch && voice.pointee.source.packed == nil
+        voice.pointee.cursor.isPassthrough && !voice.pointee.pitch.preservePitch && voice.pointee.source.packed == nil
     }
 
     /// A voice the linear or sinc kernel resamples with its gains (`Resampler.rampsInKernel`, not pitch-preserving).
     @inline(__always)
     @_noLocks
     private static func resamplesRamped(_ voice: UnsafeMutablePointer<Voice>) -> Bool {
-        !voice.pointee.preservePitch && Resampler.rampsInKernel(voice.pointee.cursor, voice.pointee.source)
+        !voice.pointee.pitch.preservePitch && Resampler.rampsInKernel(voice.pointee.cursor, voice.pointee.source)
     }
 
     /// Output frames [a, b) of a plain mono voice (`isPlainMono`) that the linear or sinc kernel resamples with
@@ -134,7 +134,7 @@ struct SpatialRender {
                                   plainMono: inout Bool?) -> Bool {
         if plainMono == nil {
             plainMono = Self.isPlainMono(voice, from: a, plain: flat.environments.isPlain(
-                slot, usesEnvironment: voice.pointee.usesEnvironment, from: a))
+                slot, usesEnvironment: voice.pointee.routing.usesEnvironment, from: a))
         }
         // The shelf and the step change at updates (the HF gain's and the pitch's glides).
         guard plainMono == true, voice.pointee.spatial.shelf == nil, Self.resamplesRamped(voice) else { return false }
@@ -155,7 +155,8 @@ struct SpatialRender {
         } else {
             return false
         }
-        let planes = lane.pointee.planes(voice.pointee.bus, span, rack, accumulators).advanced(by: Int(a - span.start))
+        let planes = lane.pointee.planes(voice.pointee.routing.bus, span, rack, accumulators)
+            .advanced(by: Int(a - span.start))
         if rampFrames == 0 {
             Resampler.mix(&voice.pointee.cursor, voice.pointee.source, tables: tables, gains: steady,
                           into: planes[0], planes[1], count: n)
@@ -179,7 +180,7 @@ struct SpatialRender {
             return
         }
         let plainMono = Self.isPlainMono(voice, from: a, plain: flat.environments.isPlain(
-            slot, usesEnvironment: voice.pointee.usesEnvironment, from: a))
+            slot, usesEnvironment: voice.pointee.routing.usesEnvironment, from: a))
         let offset = Int(a - span.start), n = Int(b - a)
         // (A voice the linear or sinc kernel resamples took `mixResampledMono` when it could.)
         if plainMono, Self.copiesAtRateOne(voice) {
@@ -188,7 +189,7 @@ struct SpatialRender {
                 // A moving mono voice at rate 1 (no doppler) after its update: the ramp, then the steady gains,
                 // the same products as the two runs; the first voice of its lane on the bus assigns them rather
                 // than clearing the lane's planes and adding.
-                let (planes, fresh) = lane.pointee.planesToAssign(voice.pointee.bus, span, rack, accumulators,
+                let (planes, fresh) = lane.pointee.planesToAssign(voice.pointee.routing.bus, span, rack, accumulators,
                                                                   offset: offset, count: n)
                 let to = planes.advanced(by: offset), source = voice.pointee.source
                 Resampler.mixRampThenSteady(&voice.pointee.cursor, source, ramp: gains.ramp,
@@ -212,9 +213,9 @@ struct SpatialRender {
         let source = voice.pointee.source
         let tables = lane.pointee.tables
         let offset = Int(a - span.start)
-        let bus = voice.pointee.bus
+        let bus = voice.pointee.routing.bus
         // No sends and no filter (almost every voice): the plain path, with the bits of a mix without either.
-        let plain = flat.environments.isPlain(slot, usesEnvironment: voice.pointee.usesEnvironment, from: a)
+        let plain = flat.environments.isPlain(slot, usesEnvironment: voice.pointee.routing.usesEnvironment, from: a)
         if Self.isPlainMono(voice, from: a, plain: plain) {
             // A still mono source: resample and mix in one pass into the front pair, the other channels' gains
             // being 0 (the same bits as the scratch path: L += (G0·g)·s, R += (G1·g)·s, adding ±0 changes nothing).
@@ -246,14 +247,14 @@ struct SpatialRender {
             StreamReader.fill(&voice.pointee.cursor, stream, tables: tables, mono, right, count: n,
                               windowLeft: lane.pointee.streamWindowLeft, windowRight: lane.pointee.streamWindowRight,
                               windowCapacity: MixLane.streamWindowFrames)
-        } else if voice.pointee.preservePitch, voice.pointee.spatial.rateStep != voice.pointee.baseStep {
+        } else if voice.pointee.pitch.preservePitch, voice.pointee.spatial.rateStep != voice.pointee.pitch.baseStep {
             let phase = TimeStretch.grainPhase(sequence: voice.pointee.sequence, hop: stretchHop)
-            let ratio = Double(voice.pointee.baseStep) * 0x1p-32
-            var cursor = voice.pointee.cursor, stretch = voice.pointee.stretch
+            let ratio = Double(voice.pointee.pitch.baseStep) * 0x1p-32
+            var cursor = voice.pointee.cursor, stretch = voice.pointee.pitch.stretch
             TimeStretch.fill(&cursor, &stretch, source, window: stretchWindow, hop: stretchHop, search: stretchHop,
                              ratio: ratio, phase: phase, frame: a, tables: tables, mono, right, count: n)
             voice.pointee.cursor = cursor
-            voice.pointee.stretch = stretch
+            voice.pointee.pitch.stretch = stretch
         } else {
             Resampler.fill(&voice.pointee.cursor, source, tables: tables, mono, right, count: n)
         }
@@ -274,8 +275,9 @@ struct SpatialRender {
         }
         let gains = lane.pointee.scratchGain, fractions = right
         if voice.pointee.isRouting(a) {
-            let fade = voice.pointee.busFade
-            let from = lane.pointee.planes(voice.pointee.previousBus, span, rack, accumulators).advanced(by: offset)
+            let fade = voice.pointee.routing.busFade
+            let from = lane.pointee.planes(voice.pointee.routing.previousBus, span, rack, accumulators)
+                .advanced(by: offset)
             SpatialGainStage.mix(voice, frame: a, count: n, mono: mono, gainScratch: gains,
                                  fractionScratch: fractions, into: from, share: .leaving(fade))
             let to = lane.pointee.planes(bus, span, rack, accumulators).advanced(by: offset)
@@ -291,7 +293,7 @@ struct SpatialRender {
                                      fractionScratch: fractions, into: to, share: .whole)
             }
         }
-        if voice.pointee.metering { SpatialGainStage.meter(voice, frame: a, count: n, mono: mono, into: &meter) }
+        if voice.pointee.routing.metering { SpatialGainStage.meter(voice, frame: a, count: n, mono: mono, into: &meter) }
         if plain || !flat.environments.hasSends(slot) { return }
         for i in 0..<SendsSetup.count {
             let send = flat.environments.send(slot, i)

@@ -54,7 +54,7 @@ package enum SpatialUpdate {
     /// the sums of each output's two inputs (what the pan gives a centred, correlated signal).
     @_noLocks
     static func panGains(_ voice: Voice, at frame: Int64) -> ChannelGains {
-        let m = voice.pan.matrix(at: frame)
+        let m = voice.routing.pan.matrix(at: frame)
         var g = ChannelGains()
         if voice.source.channelCount == 2 {
             g[0] = m.leftFromLeft + m.leftFromRight
@@ -86,7 +86,7 @@ package enum SpatialUpdate {
     @inline(__always)
     @_noLocks
     static func dopplerApplies(_ voice: Voice) -> Bool {
-        !(voice.preservePitch && voice.spatial.rateStep != voice.baseStep)
+        !(voice.pitch.preservePitch && voice.spatial.rateStep != voice.pitch.baseStep)
     }
 
     /// Runs the update of `voice` at output frame `frame`, where its cursor is. May leave the spatial path (a

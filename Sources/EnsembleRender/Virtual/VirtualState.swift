@@ -46,7 +46,7 @@ extension Voice {
     @inline(__always)
     @_noLocks
     package func audibility(at frame: Int64, spatial: Float) -> Float {
-        Swift.max(volume.value(at: frame), preFaderSendLevel) * spatial
+        Swift.max(envelope.volume.value(at: frame), routing.preFaderSendLevel) * spatial
     }
 
     /// What the cap ranks voices by (`VoiceStealing.yields`): the gain the voice has at `frame` — volume ×
@@ -55,7 +55,8 @@ extension Voice {
     @inline(__always)
     @_noLocks
     func loudness(at frame: Int64) -> Float {
-        volume.value(at: frame) * fadeIn.value(at: frame) * fadeOut.value(at: frame) * release(at: frame)
+        envelope.volume.value(at: frame) * envelope.fadeIn.value(at: frame) * fadeOut.value(at: frame)
+            * release(at: frame)
             * spatialAudibility
     }
 }

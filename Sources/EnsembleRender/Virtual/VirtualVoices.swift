@@ -138,9 +138,9 @@ package struct VirtualVoices {
     /// is not mixed from the end of that fade.
     @_noLocks
     func depart(_ slot: Int, at frame: Int64, heldByCap: Bool, pool: VoicePool, reports: VoiceReports) {
-        let level = pool[slot].attack.value(at: frame)
+        let level = pool[slot].envelope.attack.value(at: frame)
         let fade = Self.frames(level, of: rampFrames)
-        pool[slot].attack = EdgeFade(zeroFrame: frame + fade, length: rampFrames, direction: -1)
+        pool[slot].envelope.attack = EdgeFade(zeroFrame: frame + fade, length: rampFrames, direction: -1)
         pool[slot].virtual = VirtualState(heldByCap: heldByCap, silentFrom: frame + fade)
         reports.virtualChanged(slot: slot, generation: pool[slot].generation, kind: .virtual,
                                reason: pool[slot].virtual.reason, frame: frame)
@@ -159,11 +159,11 @@ package struct VirtualVoices {
     @_noLocks
     func comeBack(_ slot: Int, at frame: Int64, pool: VoicePool, reports: VoiceReports) {
         let v = pool[slot]
-        let level: Float = v.virtual.silentFrom <= frame ? 0 : v.attack.value(at: frame)
+        let level: Float = v.virtual.silentFrom <= frame ? 0 : v.envelope.attack.value(at: frame)
         let risen = Self.frames(level, of: rampFrames)
-        pool[slot].attack = EdgeFade(zeroFrame: frame - risen, length: rampFrames, direction: 1)
+        pool[slot].envelope.attack = EdgeFade(zeroFrame: frame - risen, length: rampFrames, direction: 1)
         pool[slot].virtual = VirtualState()
-        pool[slot].stretch.active = false // WSOLA grains restart from the cursor
+        pool[slot].pitch.stretch.active = false // WSOLA grains restart from the cursor
         reports.virtualChanged(slot: slot, generation: v.generation, kind: .audible, reason: v.virtual.reason,
                                frame: frame)
     }

@@ -40,9 +40,11 @@ extension Voice {
     /// of it (`moveNaturalEnd`). Nothing for a voice that loops forever.
     package var fadeOut: FadeOut {
         @_noLocks get {
-            if naturalEnd == .max { return FadeOut(end: .max, length: 0, level: 1) }
-            if fadeOutReleased { return FadeOut(end: naturalEnd, length: fadeOutReleaseFrames, level: fadeOutLevel) }
-            return FadeOut(end: naturalEnd, length: fadeOutFrames, level: 1)
+            if transport.naturalEnd == .max { return FadeOut(end: .max, length: 0, level: 1) }
+            if envelope.fadeOutReleased {
+                return FadeOut(end: transport.naturalEnd, length: envelope.fadeOutReleaseFrames, level: envelope.fadeOutLevel)
+            }
+            return FadeOut(end: transport.naturalEnd, length: envelope.fadeOutFrames, level: 1)
         }
     }
 
@@ -53,27 +55,27 @@ extension Voice {
     /// loop forever during a fade glides back to full gain over `smoothingFrames` (the fade is then gone).
     @_noLocks
     mutating func moveNaturalEnd(now: Int64, smoothingFrames: Int) {
-        let at = max(now, startFrame)
+        let at = max(now, transport.startFrame)
         let level = fadeOut.value(at: at)
         updateNaturalEnd(now: now)
         // Before the start, or while paused (`resume` re-derives the end and fades in from silence), nothing is
         // sounding that could jump: the fade is simply the configured one ending at the new end.
-        let sounding = now > startFrame && !isPaused
-        if naturalEnd == .max {
-            fadeOutReleased = false
+        let sounding = now > transport.startFrame && !isPaused
+        if transport.naturalEnd == .max {
+            envelope.fadeOutReleased = false
             if level < 1 && sounding {
-                volume = LinearRamp(from: volume.value(at: at) * level, to: volume.to, startFrame: at,
-                                    length: smoothingFrames)
+                envelope.volume = LinearRamp(from: envelope.volume.value(at: at) * level, to: envelope.volume.to,
+                                             startFrame: at, length: smoothingFrames)
             }
             return
         }
-        let left = naturalEnd - at
-        if sounding && fadeOutFrames > 0 && (level < 1 || left < Int64(fadeOutFrames)) {
-            fadeOutReleased = true
-            fadeOutLevel = level
-            fadeOutReleaseFrames = Int(max(left, 0))
+        let left = transport.naturalEnd - at
+        if sounding && envelope.fadeOutFrames > 0 && (level < 1 || left < Int64(envelope.fadeOutFrames)) {
+            envelope.fadeOutReleased = true
+            envelope.fadeOutLevel = level
+            envelope.fadeOutReleaseFrames = Int(max(left, 0))
         } else {
-            fadeOutReleased = false
+            envelope.fadeOutReleased = false
         }
     }
 }

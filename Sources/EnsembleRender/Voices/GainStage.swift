@@ -14,9 +14,9 @@ enum GainStage {
     @_noLocks
     static func constantGains(_ voice: UnsafePointer<Voice>, frame: Int64, count n: Int) -> Resampler.Gains? {
         let end = frame + Int64(n)
-        if voice.pointee.pan.varies(in: frame, end) || voice.pointee.gainVaries(in: frame, end) { return nil }
+        if voice.pointee.routing.pan.varies(in: frame, end) || voice.pointee.gainVaries(in: frame, end) { return nil }
         let g = voice.pointee.gain(at: frame)
-        let m = voice.pointee.pan.matrix(at: frame)
+        let m = voice.pointee.routing.pan.matrix(at: frame)
         return Resampler.Gains(a: m.leftFromLeft * g, b: m.leftFromRight * g,
                                c: m.rightFromLeft * g, d: m.rightFromRight * g)
     }
@@ -33,8 +33,8 @@ enum GainStage {
                     share: GainShare = .whole, meter: inout MeterAccumulator) {
         let end = frame + Int64(n)
         let stereo = voice.pointee.source.channelCount == 2
-        let metering = voice.pointee.metering && share.isWhole
-        let pan = voice.pointee.pan
+        let metering = voice.pointee.routing.metering && share.isWhole
+        let pan = voice.pointee.routing.pan
         let panRamps = pan.varies(in: frame, end)
         if !panRamps && !share.varies(voice, in: frame, end) {
             let g = share.gain(voice, at: frame)

@@ -12,6 +12,60 @@ package struct Voice: BitwiseCopyable {
         case paused
     }
 
+    /// Where the voice is in its life: started, ending naturally or by a release (stop, pause, steal).
+    package struct Transport: BitwiseCopyable {
+        /// First output frame of the voice.
+        package var startFrame: Int64 = 0
+        /// Output frame after the last sample of the last pass at the current rate, or `Int64.max` when looping
+        /// forever.
+        var naturalEnd: Int64 = .max
+        /// Output frame at which the release (stop/pause/steal fade) starts; `Int64.max` for none.
+        var releaseStart: Int64 = .max
+        var releaseLength = 0
+        var releaseReason = EndReason.stopped
+        var releaseIsPause = false
+    }
+
+    /// The gains in time: the fader, the fades and the start's attack (the release is the transport's).
+    package struct Envelope: BitwiseCopyable {
+        package var volume = LinearRamp.constant(1)
+        package var fadeIn = EdgeFade(zeroFrame: 0, length: 0, direction: 1)
+        package var fadeOutFrames = 0
+        /// Set when a change moved the natural end during the fade-out: the fade is then a ramp from
+        /// `fadeOutLevel` to 0 over the `fadeOutReleaseFrames` before the natural end (`FadeOut`).
+        var fadeOutReleased = false
+        var fadeOutLevel: Float = 1
+        var fadeOutReleaseFrames = 0
+        package var attack = EdgeFade(zeroFrame: 0, length: 0, direction: 1)
+    }
+
+    /// Where the voice's samples go: its pan, its bus (and the one it is leaving), its sends and meter.
+    package struct Routing: BitwiseCopyable {
+        package var pan = PanRamp(constant: PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0,
+                                                      rightFromRight: 1))
+        /// The bus the voice is summed into (0: straight into the output), and while moving between buses the
+        /// one it leaves, with the crossfade (see `MixLane.split`).
+        package var bus: Int32 = 0
+        package var previousBus: Int32 = 0
+        package var busFade = LinearRamp.constant(1)
+        package var metering = false
+        /// Set once a send or filter command has reached the voice: until then its entries in `VoiceEnvironments`
+        /// are the blank ones its start left there (`VoiceEnvironments.isPlain` then reads nothing).
+        var usesEnvironment = false
+        /// The largest level a pre-fader send of the voice is at or heading for (0: none), kept by `VoiceUpdate`:
+        /// such a send sounds whatever the voice's volume, so the voice is as audible as that level
+        /// (`audibility(at:)`), and a voice turned down to 0 keeps feeding its reverb instead of going virtual.
+        var preFaderSendLevel: Float = 0
+    }
+
+    /// How the rate is heard: varispeed (the cursor's step alone) or pitch-preserving (WSOLA, `TimeStretch`,
+    /// when the cursor's step differs from `baseStep`, rate 1).
+    package struct Pitch: BitwiseCopyable {
+        package var preservePitch = false
+        package var baseStep: UInt64 = 0
+        var stretch = StretchState()
+    }
+
     package var state: State = .free
     package var generation: UInt32 = 0
     package var isEffect = false
@@ -20,39 +74,10 @@ package struct Voice: BitwiseCopyable {
     package var priority: UInt8 = 128
     package var source: VoiceSource
     package var cursor = SourceCursor(position: 0, fraction: 0, pass: 0, loops: 0, step: SourceCursor.one, length: 0)
-    /// Pitch-preserving rate (WSOLA, `TimeStretch`) when the cursor's step differs from `baseStep` (rate 1).
-    package var preservePitch = false
-    package var baseStep: UInt64 = 0
-    var stretch = StretchState()
-
-    /// First output frame of the voice.
-    package var startFrame: Int64 = 0
-    /// Output frame after the last sample of the last pass at the current rate, or `Int64.max` when looping forever.
-    var naturalEnd: Int64 = .max
-
-    package var volume = LinearRamp.constant(1)
-    package var pan = PanRamp(constant: PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0, rightFromRight: 1))
-    package var fadeIn = EdgeFade(zeroFrame: 0, length: 0, direction: 1)
-    package var fadeOutFrames = 0
-    /// Set when a change moved the natural end during the fade-out: the fade is then a ramp from
-    /// `fadeOutLevel` to 0 over the `fadeOutReleaseFrames` before the natural end (`FadeOut`).
-    var fadeOutReleased = false
-    var fadeOutLevel: Float = 1
-    var fadeOutReleaseFrames = 0
-    package var attack = EdgeFade(zeroFrame: 0, length: 0, direction: 1)
-
-    /// Output frame at which the release (stop/pause/steal fade) starts; `Int64.max` for none.
-    var releaseStart: Int64 = .max
-    var releaseLength = 0
-    var releaseReason = EndReason.stopped
-    var releaseIsPause = false
-
-    package var metering = false
-    /// The bus the voice is summed into (0: straight into the output), and while moving between buses the
-    /// one it leaves, with the crossfade (see `MixLane.split`).
-    package var bus: Int32 = 0
-    package var previousBus: Int32 = 0
-    package var busFade = LinearRamp.constant(1)
+    package var pitch = Pitch()
+    package var transport = Transport()
+    package var envelope = Envelope()
+    package var routing = Routing()
     /// The voice's 3D state (`isOn` false: a 2D voice, and nothing in it is read).
     package var spatial = SpatialVoice(rateStep: 0)
 
@@ -63,13 +88,6 @@ package struct Voice: BitwiseCopyable {
     /// also while the voice is virtual (it must hear its source come closer). A 2D voice leaves it at 1.
     /// `VirtualVoices` reads it at its update frames: the value stored by then is the spatial update before.
     var spatialAudibility: Float = 1
-    /// The largest level a pre-fader send of the voice is at or heading for (0: none), kept by `VoiceUpdate`:
-    /// such a send sounds whatever the voice's volume, so the voice is as audible as that level
-    /// (`audibility(at:)`), and a voice turned down to 0 keeps feeding its reverb instead of going virtual.
-    var preFaderSendLevel: Float = 0
-    /// Set once a send or filter command has reached the voice: until then its entries in `VoiceEnvironments` are
-    /// the blank ones its start left there (`VoiceEnvironments.isPlain` then reads nothing).
-    var usesEnvironment = false
 
     // Pattern matches rather than `==`: the synthesized Equatable goes through generic code that the
     // render path's @_noLocks check rejects in debug builds.
@@ -86,29 +104,29 @@ package struct Voice: BitwiseCopyable {
     /// Frame at which the release has fully faded out.
     var releaseEnd: Int64 {
         @_noLocks get {
-            releaseStart == .max ? .max : releaseStart + Int64(releaseLength)
+            transport.releaseStart == .max ? .max : transport.releaseStart + Int64(transport.releaseLength)
         }
     }
 
     /// The frame where the voice stops producing sound for good (natural end or end of release).
-    package var stopFrame: Int64 { @_noLocks get { min(naturalEnd, releaseEnd) } }
+    package var stopFrame: Int64 { @_noLocks get { min(transport.naturalEnd, releaseEnd) } }
 
     /// Started by `frame`, not ended there, and not fading out for a stop, pause or steal: a voice the caps count
     /// (`VoiceStealing`, `VirtualVoices`); the others are left alone.
     @inline(__always)
     @_noLocks
     func isUnderway(at frame: Int64) -> Bool {
-        startFrame <= frame && stopFrame > frame && releaseStart > frame
+        transport.startFrame <= frame && stopFrame > frame && transport.releaseStart > frame
     }
 
     /// Gain multiplier of the release: 1 before it starts, falling to 0 at its end.
     @inline(__always)
     @_noLocks
     package func release(at frame: Int64) -> Float {
-        if frame < releaseStart { return 1 }
-        if releaseLength == 0 { return 0 }
-        let d = frame - releaseStart
-        return d >= Int64(releaseLength) ? 0 : 1 - Float(d) / Float(releaseLength)
+        if frame < transport.releaseStart { return 1 }
+        if transport.releaseLength == 0 { return 0 }
+        let d = frame - transport.releaseStart
+        return d >= Int64(transport.releaseLength) ? 0 : 1 - Float(d) / Float(transport.releaseLength)
     }
 
     /// The scalar gain at `frame`: volume · fade-in · fade-out · attack · release, always in this order so that
@@ -116,8 +134,8 @@ package struct Voice: BitwiseCopyable {
     @inline(__always)
     @_noLocks
     package func gain(at frame: Int64) -> Float {
-        volume.value(at: frame) * fadeIn.value(at: frame) * fadeOut.value(at: frame)
-            * attack.value(at: frame) * release(at: frame)
+        envelope.volume.value(at: frame) * envelope.fadeIn.value(at: frame) * fadeOut.value(at: frame)
+            * envelope.attack.value(at: frame) * release(at: frame)
     }
 
     /// The scalar gain without the fader (`volume`): fade-in · fade-out · attack · release, what a pre-fader
@@ -125,19 +143,20 @@ package struct Voice: BitwiseCopyable {
     @inline(__always)
     @_noLocks
     func preFaderGain(at frame: Int64) -> Float {
-        fadeIn.value(at: frame) * fadeOut.value(at: frame) * attack.value(at: frame) * release(at: frame)
+        envelope.fadeIn.value(at: frame) * fadeOut.value(at: frame) * envelope.attack.value(at: frame)
+            * release(at: frame)
     }
 
     /// Re-derives the natural end after anything that moves it (start, seek, rate or loop change), seen from
     /// output frame `now` (the frame the cursor is about to produce).
     @_noLocks
     mutating func updateNaturalEnd(now: Int64) {
-        let from = max(now, startFrame)
+        let from = max(now, transport.startFrame)
         if let frames = cursor.framesUntilEnd() {
             let (end, overflow) = from.addingReportingOverflow(frames)
-            naturalEnd = overflow ? .max : end
+            transport.naturalEnd = overflow ? .max : end
         } else {
-            naturalEnd = .max
+            transport.naturalEnd = .max
         }
     }
 
@@ -147,11 +166,11 @@ package struct Voice: BitwiseCopyable {
     @inline(__always)
     @_noLocks
     func gainVaries(in start: Int64, _ end: Int64) -> Bool {
-        if volume.varies(in: start, end) { return true }
-        if fadeIn.varies(in: start, end) { return true }
+        if envelope.volume.varies(in: start, end) { return true }
+        if envelope.fadeIn.varies(in: start, end) { return true }
         if fadeOut.varies(in: start, end) { return true }
-        if attack.varies(in: start, end) { return true }
-        return releaseStart < end && releaseEnd > start
+        if envelope.attack.varies(in: start, end) { return true }
+        return transport.releaseStart < end && releaseEnd > start
     }
 
 }

@@ -27,7 +27,7 @@ struct VoiceRender {
     func render(_ voice: UnsafeMutablePointer<Voice>, slot: Int, from t0: Int64, to t1: Int64,
                 into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>, lane: UnsafeMutablePointer<MixLane>,
                 _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators) -> Bool {
-        let begin = max(voice.pointee.startFrame, t0)
+        let begin = max(voice.pointee.transport.startFrame, t0)
         if begin >= t1 { return true }
         if let stream = voice.pointee.source.stream {
             StreamFailure.endIfFailed(&voice.pointee, stream, at: begin)
@@ -39,8 +39,8 @@ struct VoiceRender {
         // Grains restart whenever the voice plays unstretched (rate 1) in between. (Written only when it changes:
         // a store every span would pull the line, which the serial phase reads for `VirtualVoices`, back and
         // forth between the cores of a parallel render.)
-        if voice.pointee.stretch.active, voice.pointee.cursor.step == voice.pointee.baseStep {
-            voice.pointee.stretch.active = false
+        if voice.pointee.pitch.stretch.active, voice.pointee.cursor.step == voice.pointee.pitch.baseStep {
+            voice.pointee.pitch.stretch.active = false
         }
         // A virtual voice is not mixed from `silentFrom` on: its cursor only advances (below), exactly.
         let mixEnd = min(end, max(voice.pointee.virtual.silentFrom, begin))
@@ -51,7 +51,7 @@ struct VoiceRender {
             let tables = lane.pointee.tables
             let scratchLeft = lane.pointee.scratchLeft, scratchRight = lane.pointee.scratchRight, scratchGain = lane.pointee.scratchGain
             // No sends and no filter (almost every voice): the plain path, with the bits of a mix without either.
-            let plain = environments.isPlain(slot, usesEnvironment: voice.pointee.usesEnvironment, from: begin)
+            let plain = environments.isPlain(slot, usesEnvironment: voice.pointee.routing.usesEnvironment, from: begin)
             if let stream = source.stream, stream.live {
                 // Live: what has arrived, then silence while the stream is dry (the cursor waits).
                 LiveReader.fill(&voice.pointee.cursor, stream, frame: begin, tables: tables, scratchLeft, scratchRight,
@@ -62,17 +62,17 @@ struct VoiceRender {
                 StreamReader.fill(&voice.pointee.cursor, stream, tables: tables, scratchLeft, scratchRight, count: count,
                                   windowLeft: lane.pointee.streamWindowLeft, windowRight: lane.pointee.streamWindowRight,
                                   windowCapacity: MixLane.streamWindowFrames)
-            } else if voice.pointee.preservePitch, voice.pointee.cursor.step != voice.pointee.baseStep {
+            } else if voice.pointee.pitch.preservePitch, voice.pointee.cursor.step != voice.pointee.pitch.baseStep {
                 // Pitch-preserving rate: WSOLA grains around the cursor, then the same gain stage.
                 let phase = TimeStretch.grainPhase(sequence: voice.pointee.sequence, hop: stretchHop)
-                let ratio = Double(voice.pointee.baseStep) * 0x1p-32
-                var cursor = voice.pointee.cursor, stretch = voice.pointee.stretch
+                let ratio = Double(voice.pointee.pitch.baseStep) * 0x1p-32
+                var cursor = voice.pointee.cursor, stretch = voice.pointee.pitch.stretch
                 TimeStretch.fill(&cursor, &stretch, source, window: stretchWindow, hop: stretchHop, search: stretchHop,
                                  ratio: ratio, phase: phase, frame: begin, tables: tables, scratchLeft, scratchRight,
                                  count: count)
                 voice.pointee.cursor = cursor
-                voice.pointee.stretch = stretch
-            } else if plain, !voice.pointee.metering,
+                voice.pointee.pitch.stretch = stretch
+            } else if plain, !voice.pointee.routing.metering,
                       let gains = GainStage.constantGains(voice, frame: begin, count: count) {
                 // Constant gains, no meter: resample and mix in one pass (same bits as the two-pass path).
                 Resampler.mix(&voice.pointee.cursor, source, tables: tables, gains: gains,
@@ -103,7 +103,7 @@ struct VoiceRender {
             // (A positioned voice's spatial update must still run on its grid frames, for `spatialAudibility`.)
             VirtualVoices.advance(voice, frames: Int(end - mixEnd), at: mixEnd)
         }
-        if voice.pointee.metering { telemetry.meters[slot].publish(meter) }
+        if voice.pointee.routing.metering { telemetry.meters[slot].publish(meter) }
         // A voice that goes on has its position published by the serial phase after the lanes
         // (`Mixer.publishPositions`): the telemetry words of neighbouring slots share cache lines, and lanes on
         // different cores writing them every block would fight over those lines.
@@ -170,7 +170,7 @@ struct VoiceRender {
             lane.pointee.split(voice.pointee, span, rack, accumulators)
             return keep
         }
-        let (toL, toR) = lane.pointee.destination(voice.pointee.bus, span, rack, accumulators)
+        let (toL, toR) = lane.pointee.destination(voice.pointee.routing.bus, span, rack, accumulators)
         return render(voice, slot: slot, from: frame, to: span.end, into: toL + offset, toR + offset,
                       lane: lane, span, rack, accumulators)
     }

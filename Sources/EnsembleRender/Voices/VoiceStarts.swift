@@ -27,7 +27,7 @@ struct VoiceStarts {
     @_noLocks
     mutating func enqueue(_ slot: Int, in pool: VoicePool) -> Bool {
         let v = pool[slot]
-        let entry = StartQueue.Entry(frame: v.startFrame, sequence: v.sequence, slot: Int32(slot),
+        let entry = StartQueue.Entry(frame: v.transport.startFrame, sequence: v.sequence, slot: Int32(slot),
                                      generation: v.generation)
         if queue.insert(entry, pool: pool.slots) { return true }
         dropped.add(1)
@@ -54,14 +54,14 @@ struct VoiceStarts {
                                   position: 0, pass: 0)
                     continue
                 }
-                pool[slot].startFrame = now
-                pool[slot].attack = EdgeFade(zeroFrame: now, length: attackFrames, direction: 1)
+                pool[slot].transport.startFrame = now
+                pool[slot].envelope.attack = EdgeFade(zeroFrame: now, length: attackFrames, direction: 1)
                 StreamFailure.retarget(pool[slot])
             }
-            pool[slot].updateNaturalEnd(now: pool[slot].startFrame)
+            pool[slot].updateNaturalEnd(now: pool[slot].transport.startFrame)
             // A resumed voice starts afresh for the virtual-voice rules (a pause ended any virtual state).
             pool[slot].virtual = VirtualState()
-            let frame = pool[slot].startFrame
+            let frame = pool[slot].transport.startFrame
             if pool[slot].isEffect { stealing.makeRoomForEffect(at: frame, in: pool) }
             // A voice starting below the threshold starts virtual, outside the cap; else the cap decides.
             let inaudible = virtual.startsInaudible(pool[slot], at: frame)

@@ -28,7 +28,8 @@ struct VoiceStealing {
                 continue
             }
             let o = pool[oldest]
-            if v.startFrame < o.startFrame || (v.startFrame == o.startFrame && v.sequence < o.sequence) {
+            if v.transport.startFrame < o.transport.startFrame
+                || (v.transport.startFrame == o.transport.startFrame && v.sequence < o.sequence) {
                 oldest = s
             }
         }
@@ -81,15 +82,15 @@ struct VoiceStealing {
         if a.priority != b.priority { return a.priority < b.priority }
         let ga = a.loudness(at: frame), gb = b.loudness(at: frame)
         if ga != gb { return ga < gb }
-        if a.startFrame != b.startFrame { return a.startFrame < b.startFrame }
+        if a.transport.startFrame != b.transport.startFrame { return a.transport.startFrame < b.transport.startFrame }
         return a.sequence < b.sequence
     }
 
     @_noLocks
     private func steal(_ slot: Int, at frame: Int64, in pool: VoicePool) {
-        pool[slot].releaseStart = frame
-        pool[slot].releaseLength = rampFrames
-        pool[slot].releaseReason = .stolen
-        pool[slot].releaseIsPause = false
+        pool[slot].transport.releaseStart = frame
+        pool[slot].transport.releaseLength = rampFrames
+        pool[slot].transport.releaseReason = .stolen
+        pool[slot].transport.releaseIsPause = false
     }
 }

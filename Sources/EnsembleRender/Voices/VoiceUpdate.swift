@@ -33,10 +33,11 @@ struct VoiceUpdate {
     func apply(_ change: VoiceChange, to s: Int, now: Int64, starts: inout VoiceStarts) {
         switch change {
         case let .volume(volume, rampFrames):
-            let at = max(now, pool[s].startFrame)
-            pool[s].volume = LinearRamp(from: pool[s].volume.value(at: at), to: volume, startFrame: at, length: rampFrames)
+            let at = max(now, pool[s].transport.startFrame)
+            pool[s].envelope.volume = LinearRamp(from: pool[s].envelope.volume.value(at: at), to: volume, startFrame: at,
+                                                 length: rampFrames)
         case let .pan(matrix, rampFrames):
-            pool[s].pan.retarget(matrix, at: max(now, pool[s].startFrame), rampFrames: rampFrames)
+            pool[s].routing.pan.retarget(matrix, at: max(now, pool[s].transport.startFrame), rampFrames: rampFrames)
         case let .rate(step):
             // A positioned voice keeps its doppler pitch on top of the new rate (`SpatialUpdate`).
             pool[s].spatial.rateStep = step
@@ -51,8 +52,9 @@ struct VoiceUpdate {
             }
             pool[s].moveNaturalEnd(now: now, smoothingFrames: smoothingFrames)
         case let .fades(fadeInFrames, fadeOutFrames):
-            pool[s].fadeIn = EdgeFade(zeroFrame: pool[s].fadeIn.zeroFrame, length: fadeInFrames, direction: 1)
-            pool[s].fadeOutFrames = fadeOutFrames
+            pool[s].envelope.fadeIn = EdgeFade(zeroFrame: pool[s].envelope.fadeIn.zeroFrame, length: fadeInFrames,
+                                               direction: 1)
+            pool[s].envelope.fadeOutFrames = fadeOutFrames
         case let .seek(position):
             let low = pool[s].cursor.pass > 0 ? pool[s].cursor.loopStart : 0
             pool[s].cursor.position = min(max(position, low), max(pool[s].cursor.length, 0))
@@ -66,15 +68,15 @@ struct VoiceUpdate {
             if pool[s].isScheduled {
                 pool[s].state = .paused
                 reports.paused(slot: s, generation: pool[s].generation, frame: now, cursor: pool[s].cursor)
-            } else if pool[s].releaseStart == .max {
-                pool[s].releaseStart = max(now, pool[s].startFrame)
-                pool[s].releaseLength = rampFrames
-                pool[s].releaseIsPause = true
+            } else if pool[s].transport.releaseStart == .max {
+                pool[s].transport.releaseStart = max(now, pool[s].transport.startFrame)
+                pool[s].transport.releaseLength = rampFrames
+                pool[s].transport.releaseIsPause = true
             }
         case let .resume(frame, rampFrames):
             resume(s, at: frame, rampFrames: rampFrames, now: now, starts: &starts)
         case let .metering(enabled):
-            pool[s].metering = enabled
+            pool[s].routing.metering = enabled
             if !enabled { reports.telemetry.meters[s].clear() }
         case let .route(bus, rampFrames):
             pool[s].route(to: bus, now: now, rampFrames: rampFrames)
@@ -83,18 +85,20 @@ struct VoiceUpdate {
         case .position, .velocity, .motion, .direction:
             move(s, change, now: now)
         case let .sends(setup, rampFrames):
-            pool[s].usesEnvironment = true
-            pool.environments.setSends(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames,
+            pool[s].routing.usesEnvironment = true
+            pool.environments.setSends(s, setup, at: max(now, pool[s].transport.startFrame), rampFrames: rampFrames,
                                        beforeFirstFrame: pool[s].isScheduled)
-            pool[s].preFaderSendLevel = pool.environments.preFaderLevel(s, at: max(now, pool[s].startFrame))
+            pool[s].routing.preFaderSendLevel =
+                pool.environments.preFaderLevel(s, at: max(now, pool[s].transport.startFrame))
         case let .sendLevel(index, level, rampFrames):
-            pool[s].usesEnvironment = true
-            pool.environments.setSendLevel(s, index: Int(index), level, at: max(now, pool[s].startFrame),
+            pool[s].routing.usesEnvironment = true
+            pool.environments.setSendLevel(s, index: Int(index), level, at: max(now, pool[s].transport.startFrame),
                                            rampFrames: rampFrames)
-            pool[s].preFaderSendLevel = pool.environments.preFaderLevel(s, at: max(now, pool[s].startFrame))
+            pool[s].routing.preFaderSendLevel =
+                pool.environments.preFaderLevel(s, at: max(now, pool[s].transport.startFrame))
         case let .filter(setup, rampFrames):
-            pool[s].usesEnvironment = true
-            pool.environments.setFilter(s, setup, at: max(now, pool[s].startFrame), rampFrames: rampFrames,
+            pool[s].routing.usesEnvironment = true
+            pool.environments.setFilter(s, setup, at: max(now, pool[s].transport.startFrame), rampFrames: rampFrames,
                                         beforeFirstFrame: pool[s].isScheduled)
         }
     }
@@ -132,16 +136,16 @@ struct VoiceUpdate {
                                 length: end, loopStart: setup.loopStart, quality: setup.resampler)
         v.cursor.wrap()
         let startFrame = setup.startFrame == .min ? now : setup.startFrame
-        v.startFrame = startFrame
-        v.volume = .constant(setup.volume)
-        v.pan = PanRamp(constant: setup.pan)
-        v.fadeIn = EdgeFade(zeroFrame: startFrame, length: setup.fadeInFrames, direction: 1)
-        v.fadeOutFrames = setup.fadeOutFrames
-        v.attack = EdgeFade(zeroFrame: startFrame, length: setup.attackFrames, direction: 1)
-        v.metering = setup.metering
-        v.bus = setup.bus
-        v.preservePitch = setup.preservePitch && setup.source.stream == nil
-        v.baseStep = setup.baseStep
+        v.transport.startFrame = startFrame
+        v.envelope.volume = .constant(setup.volume)
+        v.routing.pan = PanRamp(constant: setup.pan)
+        v.envelope.fadeIn = EdgeFade(zeroFrame: startFrame, length: setup.fadeInFrames, direction: 1)
+        v.envelope.fadeOutFrames = setup.fadeOutFrames
+        v.envelope.attack = EdgeFade(zeroFrame: startFrame, length: setup.attackFrames, direction: 1)
+        v.routing.metering = setup.metering
+        v.routing.bus = setup.bus
+        v.pitch.preservePitch = setup.preservePitch && setup.source.stream == nil
+        v.pitch.baseStep = setup.baseStep
         v.spatial = SpatialVoice(setup.spatial, rateStep: setup.step)
         pool[slot] = v
         // No sends, no filter: the start's own `.sends`/`.filter` changes follow it when the track or effect has them.
@@ -162,15 +166,15 @@ struct VoiceUpdate {
     func finish(_ slot: Int, at frame: Int64) {
         let v = pool[slot]
         pool[slot].state = .free
-        if v.releaseIsPause, v.releaseEnd < v.naturalEnd {
+        if v.transport.releaseIsPause, v.releaseEnd < v.transport.naturalEnd {
             pool[slot].state = .paused
-            pool[slot].releaseStart = .max
+            pool[slot].transport.releaseStart = .max
             reports.paused(slot: slot, generation: v.generation, frame: frame, cursor: v.cursor)
         } else {
             // A voice whose stop or steal fade had begun before its natural end was cut short, even if the
             // natural end then came first (a stolen effect near its end still reports .stolen).
-            let cutShort = v.releaseStart < v.naturalEnd && !v.releaseIsPause
-            reports.ended(slot: slot, generation: v.generation, reason: cutShort ? v.releaseReason : .finished,
+            let cutShort = v.transport.releaseStart < v.transport.naturalEnd && !v.transport.releaseIsPause
+            reports.ended(slot: slot, generation: v.generation, reason: cutShort ? v.transport.releaseReason : .finished,
                           frame: frame, cursor: v.cursor)
         }
     }
@@ -184,24 +188,24 @@ struct VoiceUpdate {
         // A waiting voice stopped "now", or whose release ends by its start frame, never sounds. One whose
         // release ends after its start (stop(atFrame:) shortly after a scheduled start) sounds from its
         // start, already partway down the release: g = (silentFrom − t)/ramp.
-        let neverSounds = v.isScheduled && (frame == .min || (!overflow && silentFrom <= v.startFrame))
+        let neverSounds = v.isScheduled && (frame == .min || (!overflow && silentFrom <= v.transport.startFrame))
         if v.isPaused || neverSounds {
             pool[s].state = .free
             reports.ended(slot: s, generation: v.generation, reason: .stopped,
                           frame: frame == .min || overflow ? now : max(silentFrom, now), cursor: v.cursor)
             return
         }
-        let releaseStart = v.releaseStart, releasingToPause = v.releaseIsPause
+        let releaseStart = v.transport.releaseStart, releasingToPause = v.transport.releaseIsPause
         if releasingToPause, releaseStart < at, at == now {
             // Stopped while already fading towards a pause: the stop's release starts from the level the
             // pause fade has reached, instead of jumping back up to full gain.
-            pool[s].volume = .constant(v.volume.value(at: at) * v.release(at: at))
+            pool[s].envelope.volume = .constant(v.envelope.volume.value(at: at) * v.release(at: at))
         }
         if at < releaseStart || releasingToPause {
-            pool[s].releaseStart = at
-            pool[s].releaseLength = rampFrames
-            pool[s].releaseReason = .stopped
-            pool[s].releaseIsPause = false
+            pool[s].transport.releaseStart = at
+            pool[s].transport.releaseLength = rampFrames
+            pool[s].transport.releaseReason = .stopped
+            pool[s].transport.releaseIsPause = false
         }
     }
 
@@ -210,8 +214,8 @@ struct VoiceUpdate {
         if pool[s].isPaused {
             let at = max(frame, now)
             pool[s].state = .scheduled
-            pool[s].startFrame = at
-            pool[s].attack = EdgeFade(zeroFrame: at, length: rampFrames, direction: 1)
+            pool[s].transport.startFrame = at
+            pool[s].envelope.attack = EdgeFade(zeroFrame: at, length: rampFrames, direction: 1)
             // A positioned voice resumes at its spatial gains for the frame it comes back on (no glide: the
             // attack fades it in), evaluated then.
             pool[s].spatial.onset = .atTarget
@@ -220,13 +224,14 @@ struct VoiceUpdate {
             reports.telemetry.publish(slot: s, generation: pool[s].generation, phase: .scheduled,
                                       position: pool[s].cursor.position)
             _ = starts.enqueue(s, in: pool)
-        } else if pool[s].releaseIsPause, pool[s].releaseStart != .max {
+        } else if pool[s].transport.releaseIsPause, pool[s].transport.releaseStart != .max {
             // Still fading towards the pause: glide the volume back up from where the fade has got to.
-            let at = max(now, pool[s].startFrame)
-            let level = pool[s].volume.value(at: at) * pool[s].release(at: at)
-            pool[s].volume = LinearRamp(from: level, to: pool[s].volume.to, startFrame: at, length: rampFrames)
-            pool[s].releaseStart = .max
-            pool[s].releaseIsPause = false
+            let at = max(now, pool[s].transport.startFrame)
+            let level = pool[s].envelope.volume.value(at: at) * pool[s].release(at: at)
+            pool[s].envelope.volume = LinearRamp(from: level, to: pool[s].envelope.volume.to, startFrame: at,
+                                                 length: rampFrames)
+            pool[s].transport.releaseStart = .max
+            pool[s].transport.releaseIsPause = false
         }
     }
 }
