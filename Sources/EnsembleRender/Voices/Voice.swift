@@ -30,32 +30,32 @@ package struct Voice: BitwiseCopyable {
     package struct Envelope: BitwiseCopyable {
         package var volume = LinearRamp.constant(1)
         package var fadeIn = EdgeFade(zeroFrame: 0, length: 0, direction: 1)
+        package var attack = EdgeFade(zeroFrame: 0, length: 0, direction: 1)
         package var fadeOutFrames = 0
         /// Set when a change moved the natural end during the fade-out: the fade is then a ramp from
         /// `fadeOutLevel` to 0 over the `fadeOutReleaseFrames` before the natural end (`FadeOut`).
-        var fadeOutReleased = false
-        var fadeOutLevel: Float = 1
         var fadeOutReleaseFrames = 0
-        package var attack = EdgeFade(zeroFrame: 0, length: 0, direction: 1)
+        var fadeOutLevel: Float = 1
+        var fadeOutReleased = false
     }
 
     /// Where the voice's samples go: its pan, its bus (and the one it is leaving), its sends and meter.
     package struct Routing: BitwiseCopyable {
         package var pan = PanRamp(constant: PanMatrix(leftFromLeft: 1, leftFromRight: 0, rightFromLeft: 0,
                                                       rightFromRight: 1))
+        package var busFade = LinearRamp.constant(1)
         /// The bus the voice is summed into (0: straight into the output), and while moving between buses the
-        /// one it leaves, with the crossfade (see `MixLane.split`).
+        /// one it leaves, with the crossfade `busFade` (see `MixLane.split`).
         package var bus: Int32 = 0
         package var previousBus: Int32 = 0
-        package var busFade = LinearRamp.constant(1)
-        package var metering = false
-        /// Set once a send or filter command has reached the voice: until then its entries in `VoiceEnvironments`
-        /// are the blank ones its start left there (`VoiceEnvironments.isPlain` then reads nothing).
-        var usesEnvironment = false
         /// The largest level a pre-fader send of the voice is at or heading for (0: none), kept by `VoiceUpdate`:
         /// such a send sounds whatever the voice's volume, so the voice is as audible as that level
         /// (`audibility(at:)`), and a voice turned down to 0 keeps feeding its reverb instead of going virtual.
         var preFaderSendLevel: Float = 0
+        package var metering = false
+        /// Set once a send or filter command has reached the voice: until then its entries in `VoiceEnvironments`
+        /// are the blank ones its start left there (`VoiceEnvironments.isPlain` then reads nothing).
+        var usesEnvironment = false
     }
 
     /// How the rate is heard: varispeed (the cursor's step alone) or pitch-preserving (WSOLA, `TimeStretch`,
@@ -67,11 +67,11 @@ package struct Voice: BitwiseCopyable {
     }
 
     package var state: State = .free
-    package var generation: UInt32 = 0
     package var isEffect = false
-    package var sequence: UInt64 = 0
     /// Stealing priority under the sounding-voice cap (0 first, 255 last).
     package var priority: UInt8 = 128
+    package var generation: UInt32 = 0
+    package var sequence: UInt64 = 0
     package var source: VoiceSource
     package var cursor = SourceCursor(position: 0, fraction: 0, pass: 0, loops: 0, step: SourceCursor.one, length: 0)
     package var pitch = Pitch()
@@ -88,6 +88,9 @@ package struct Voice: BitwiseCopyable {
     /// also while the voice is virtual (it must hear its source come closer). A 2D voice leaves it at 1.
     /// `VirtualVoices` reads it at its update frames: the value stored by then is the spatial update before.
     var spatialAudibility: Float = 1
+    /// Fills the voice out to whole cache lines (896 bytes, 14 lines), so lanes on different cores never write
+    /// the same line (`VoicePool` starts on a line; `LaneTests` checks the stride). Resize it when a field changes.
+    private var padding: (UInt32, UInt32, UInt32) = (0, 0, 0)
 
     // Pattern matches rather than `==`: the synthesized Equatable goes through generic code that the
     // render path's @_noLocks check rejects in debug builds.
