@@ -133,13 +133,13 @@ package final class Mixer: @unchecked Sendable {
                                             channelCount: channelCount)
         let stretchHop = max(Int((sampleRate * 0.01).rounded()), 16)
         stretchWindow = TimeStretch.makeWindow(hop: stretchHop)
-        voiceRender = VoiceRender(telemetry: telemetry, stretchHop: stretchHop, stretchWindow: stretchWindow,
-                                  environments: voices.environments)
+        let reader = SourceReader(stretchHop: stretchHop, stretchWindow: stretchWindow)
+        voiceRender = VoiceRender(telemetry: telemetry, reader: reader, environments: voices.environments)
         scene = .allocate(capacity: 1)
         scene.initialize(to: SpatialScene(sampleRate: sampleRate, smoothingFrames: stealRampFrames,
                                           layout: speakerLayout))
-        spatialRender = SpatialRender(telemetry: telemetry, stretchHop: stretchHop, stretchWindow: stretchWindow,
-                                      scene: UnsafePointer(scene), flat: voiceRender)
+        spatialRender = SpatialRender(telemetry: telemetry, reader: reader, scene: UnsafePointer(scene),
+                                      flat: voiceRender)
         buses = BusRack(maxBlockFrames: maxBlockFrames, channelCount: channelCount)
         interruption = Interruption(ramp: stealRampFrames)
     }

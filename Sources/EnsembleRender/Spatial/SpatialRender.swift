@@ -12,8 +12,7 @@ import EnsembleFormats
 /// (Ensemble.docc/SpatialAudio.md).
 struct SpatialRender {
     let telemetry: VoiceTelemetry
-    let stretchHop: Int
-    let stretchWindow: UnsafePointer<Float>
+    let reader: SourceReader
     let scene: UnsafePointer<SpatialScene>
     /// The 2D path, for the rest of a span after the voice left the spatial path.
     let flat: VoiceRender
@@ -239,25 +238,9 @@ struct SpatialRender {
                 return
             }
         }
-        if let stream = source.stream, stream.live {
-            LiveReader.fill(&voice.pointee.cursor, stream, frame: a, tables: tables, mono, right, count: n,
-                            windowLeft: lane.pointee.streamWindowLeft, windowRight: lane.pointee.streamWindowRight,
-                            windowCapacity: MixLane.streamWindowFrames)
-        } else if let stream = source.stream {
-            StreamReader.fill(&voice.pointee.cursor, stream, tables: tables, mono, right, count: n,
-                              windowLeft: lane.pointee.streamWindowLeft, windowRight: lane.pointee.streamWindowRight,
-                              windowCapacity: MixLane.streamWindowFrames)
-        } else if voice.pointee.pitch.preservePitch, voice.pointee.spatial.rateStep != voice.pointee.pitch.baseStep {
-            let phase = TimeStretch.grainPhase(sequence: voice.pointee.sequence, hop: stretchHop)
-            let ratio = Double(voice.pointee.pitch.baseStep) * 0x1p-32
-            var cursor = voice.pointee.cursor, stretch = voice.pointee.pitch.stretch
-            TimeStretch.fill(&cursor, &stretch, source, window: stretchWindow, hop: stretchHop, search: stretchHop,
-                             ratio: ratio, phase: phase, frame: a, tables: tables, mono, right, count: n)
-            voice.pointee.cursor = cursor
-            voice.pointee.pitch.stretch = stretch
-        } else {
-            Resampler.fill(&voice.pointee.cursor, source, tables: tables, mono, right, count: n)
-        }
+        let stretching = voice.pointee.pitch.preservePitch
+            && voice.pointee.spatial.rateStep != voice.pointee.pitch.baseStep
+        reader.fill(voice, frame: a, stretching: stretching, lane: lane, mono, right, count: n)
         if source.channelCount == 2 {
             for j in 0..<n { mono[j] = (mono[j] + right[j]) * 0.5 }
         }

@@ -13,9 +13,7 @@ import EnsembleFormats
 /// (Ensemble.docc/LanesAndWorkers.md, "The contract").
 struct VoiceRender {
     let telemetry: VoiceTelemetry
-    /// WSOLA grain hop (10 ms; grains are twice that) and its Hann window (`TimeStretch`), shared read-only.
-    let stretchHop: Int
-    let stretchWindow: UnsafePointer<Float>
+    let reader: SourceReader
     /// The voices' filters and sends (`VoiceEnvironments`, the pool's side table).
     let environments: VoiceEnvironments
 
@@ -52,35 +50,17 @@ struct VoiceRender {
             let scratchLeft = lane.pointee.scratchLeft, scratchRight = lane.pointee.scratchRight, scratchGain = lane.pointee.scratchGain
             // No sends and no filter (almost every voice): the plain path, with the bits of a mix without either.
             let plain = environments.isPlain(slot, usesEnvironment: voice.pointee.routing.usesEnvironment, from: begin)
-            if let stream = source.stream, stream.live {
-                // Live: what has arrived, then silence while the stream is dry (the cursor waits).
-                LiveReader.fill(&voice.pointee.cursor, stream, frame: begin, tables: tables, scratchLeft, scratchRight,
-                                count: count, windowLeft: lane.pointee.streamWindowLeft, windowRight: lane.pointee.streamWindowRight,
-                                windowCapacity: MixLane.streamWindowFrames)
-            } else if let stream = source.stream {
-                // Streamed: fill the scratch from the ring, then the same gain stage (same bits as the fused path).
-                StreamReader.fill(&voice.pointee.cursor, stream, tables: tables, scratchLeft, scratchRight, count: count,
-                                  windowLeft: lane.pointee.streamWindowLeft, windowRight: lane.pointee.streamWindowRight,
-                                  windowCapacity: MixLane.streamWindowFrames)
-            } else if voice.pointee.pitch.preservePitch, voice.pointee.cursor.step != voice.pointee.pitch.baseStep {
-                // Pitch-preserving rate: WSOLA grains around the cursor, then the same gain stage.
-                let phase = TimeStretch.grainPhase(sequence: voice.pointee.sequence, hop: stretchHop)
-                let ratio = Double(voice.pointee.pitch.baseStep) * 0x1p-32
-                var cursor = voice.pointee.cursor, stretch = voice.pointee.pitch.stretch
-                TimeStretch.fill(&cursor, &stretch, source, window: stretchWindow, hop: stretchHop, search: stretchHop,
-                                 ratio: ratio, phase: phase, frame: begin, tables: tables, scratchLeft, scratchRight,
-                                 count: count)
-                voice.pointee.cursor = cursor
-                voice.pointee.pitch.stretch = stretch
-            } else if plain, !voice.pointee.routing.metering,
-                      let gains = GainStage.constantGains(voice, frame: begin, count: count) {
-                // Constant gains, no meter: resample and mix in one pass (same bits as the two-pass path).
+            let stretching = voice.pointee.pitch.preservePitch
+                && voice.pointee.cursor.step != voice.pointee.pitch.baseStep
+            if source.stream == nil, !stretching, plain, !voice.pointee.routing.metering,
+               let gains = GainStage.constantGains(voice, frame: begin, count: count) {
+                // A sound in memory with constant gains and no meter: resample and mix in one pass (same bits as
+                // reading into the scratch, then the gain stage).
                 Resampler.mix(&voice.pointee.cursor, source, tables: tables, gains: gains,
                               into: outL + offset, outR + offset, count: count)
                 return finish(voice, slot: slot, begin: begin, mixEnd: mixEnd, end: end, stop: stop, t1: t1, meter)
-            } else {
-                Resampler.fill(&voice.pointee.cursor, source, tables: tables, scratchLeft, scratchRight, count: count)
             }
+            reader.fill(voice, frame: begin, stretching: stretching, lane: lane, scratchLeft, scratchRight, count: count)
             if plain {
                 GainStage.mix(voice, frame: begin, count: count,
                               source: scratchLeft, scratchRight, gainScratch: scratchGain,
