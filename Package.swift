@@ -62,9 +62,18 @@ let package = Package(
         .target(name: "EnsembleFuzzTargets", dependencies: ["Ensemble"], path: "Tests/Fuzz/Harness"),
         // `ensemble-fuzz TARGET FILE...` replays inputs; Tests/Fuzz/run.sh builds it as a libFuzzer program.
         .executableTarget(name: "ensemble-fuzz", dependencies: ["EnsembleFuzzTargets"], path: "Tests/Fuzz/ensemble-fuzz"),
-        .testTarget(
-            name: "EnsembleTests",
-            dependencies: ["Ensemble", "EnsembleSoak", "CAllocationCounter", "CFloatControl", "CSincKernel", "EnsembleFuzzTargets", "CMixKernel"]
+        // What the test targets share: signals and their measurements, renders, events, OpenAL peers, paths.
+        .target(
+            name: "EnsembleTestSupport",
+            dependencies: ["Ensemble", "EnsembleSoak", "CAllocationCounter", "COpenAL"],
+            path: "Tests/Support"
         ),
+        // One test target per stage (and one for the command line), as the sources are laid out.
+        .testTarget(name: "EnsembleFormatsTests", dependencies: ["Ensemble", "EnsembleTestSupport", "EnsembleSoak", "CAllocationCounter", "CFloatControl", "CSincKernel", "CMixKernel", "EnsembleFuzzTargets"]),
+        .testTarget(name: "EnsembleRenderTests", dependencies: ["Ensemble", "EnsembleTestSupport", "EnsembleSoak", "CAllocationCounter", "CFloatControl", "CSincKernel", "CMixKernel", "EnsembleFuzzTargets"]),
+        .testTarget(name: "EnsembleEngineTests", dependencies: ["Ensemble", "EnsembleTestSupport", "EnsembleSoak", "CAllocationCounter", "CFloatControl", "CSincKernel", "CMixKernel", "EnsembleFuzzTargets"]),
+        .testTarget(name: "EnsembleOutputTests", dependencies: ["Ensemble", "EnsembleTestSupport", "EnsembleSoak", "CAllocationCounter", "CFloatControl", "CSincKernel", "CMixKernel", "EnsembleFuzzTargets"]),
+        .testTarget(name: "EnsembleSceneTests", dependencies: ["Ensemble", "EnsembleTestSupport", "EnsembleSoak", "CAllocationCounter", "CFloatControl", "CSincKernel", "CMixKernel", "EnsembleFuzzTargets"]),
+        .testTarget(name: "EnsembleCLITests", dependencies: ["Ensemble", "EnsembleTestSupport", "EnsembleSoak", "CAllocationCounter", "CFloatControl", "CSincKernel", "CMixKernel", "EnsembleFuzzTargets"]),
     ]
 )

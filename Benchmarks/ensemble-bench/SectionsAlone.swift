@@ -43,7 +43,7 @@ func runSectionAlone(_ arguments: inout [String]) {
         // random moments under the traffic (the bit-exact comparison of the mix is then left to the offline mode).
         let realTime = arguments.contains("--real-time")
         arguments.removeAll { $0 == "--real-time" }
-        // The long soak (Tests/EnsembleTests/SoakTests.swift runs the same driver for two seconds of audio).
+        // The long soak (Tests/EnsembleEngineTests/SoakTests.swift runs the same driver for two seconds of audio).
         let seed = arguments.count > 2 ? UInt64(arguments[2]) : UInt64(Date().timeIntervalSince1970)
         guard let seed else { FileHandle.standardError.write(Data("--soak: bad seed \(arguments[2])\n".utf8)); exit(2) }
         var c = SoakConfiguration(seed: seed, seconds: .infinity)

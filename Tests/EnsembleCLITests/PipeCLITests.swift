@@ -1,0 +1,91 @@
+import Foundation
+import XCTest
+import EnsembleTestSupport
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
+
+/// `-` reads standard input, through a real pipe, for `info`, `decode`, `render` (and a scene's `"file": "-"`):
+/// the same output as the file's path gives; bad bytes on the pipe fail with one line and leave no file.
+final class PipeCLITests: XCTestCase {
+    private let asset = packageRoot.appendingPathComponent("Assets/loop_chords.mp3").path
+
+    private func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+    func testInfoAndDecodeFromAPipe() throws {
+        let exe = try ensembleExecutable()
+        let piped = try runProcess(exe, ["info", "--json", "-"], stdin: try bytes(asset))
+        let direct = try runProcess(exe, ["info", "--json", asset])
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertEqual(piped.stdout, direct.stdout)
+        let dir = try TemporaryDirectory()
+        let out = dir.file("out.wav")
+        let decoded = try runProcess(exe, ["decode", "-", "-o", out], stdin: try bytes(asset))
+        XCTAssertEqual(decoded.status, 0, decoded.stderr)
+        XCTAssertEqual(try AudioFile.decode(path: out), try AudioFile.decode(path: asset))
+    }
+
+    func testRenderOfStandardInputEqualsRenderOfThePath() throws {
+        let exe = try ensembleExecutable()
+        let dir = try TemporaryDirectory()
+        let fromPath = dir.file("path.wav"), fromPipe = dir.file("pipe.wav"), fromScene = dir.file("scene.wav")
+        let sceneByPath = try dir.write(Array(#"{"tracks":[{"file":"\#(asset)","volume":0.5},{"file":"\#(asset)","name":"b","start":0.25}]}"#.utf8), to: "a.json")
+        let sceneByPipe = try dir.write(Array(#"{"tracks":[{"file":"-","volume":0.5},{"file":"-","name":"b","start":0.25}]}"#.utf8), to: "b.json")
+        XCTAssertEqual(try runProcess(exe, ["render", asset, "-o", fromPath]).status, 0)
+        let r = try runProcess(exe, ["render", "-", "-o", fromPipe], stdin: try bytes(asset))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: fromPipe)), try Data(contentsOf: URL(fileURLWithPath: fromPath)))
+        let reference = dir.file("ref.wav")
+        XCTAssertEqual(try runProcess(exe, ["render", sceneByPath, "-o", reference]).status, 0)
+        let s = try runProcess(exe, ["render", sceneByPipe, "-o", fromScene], stdin: try bytes(asset))
+        XCTAssertEqual(s.status, 0, s.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: fromScene)), try Data(contentsOf: URL(fileURLWithPath: reference)))
+        // The render is the asset, played once: its length and its samples (mono asset, stereo render).
+        let audio = try AudioFile.decode(path: fromPath), source = try AudioFile.decode(path: asset)
+        XCTAssertEqual(audio.frameCount, source.frameCount)
+    }
+
+    func testGarbageOnStandardInputFailsWithOneLineAndNoFile() throws {
+        let exe = try ensembleExecutable()
+        let dir = try TemporaryDirectory()
+        var noise = SplitMix64(seed: 3)
+        let garbage = (0..<20_000).map { _ in UInt8(truncatingIfNeeded: noise.next()) }
+        for arguments in [["info", "-"], ["decode", "-", "-o", dir.file("x.wav")], ["render", "-", "-o", dir.file("y.wav")]] {
+            let r = try runProcess(exe, arguments, stdin: garbage)
+            XCTAssertEqual(r.status, 1, "\(arguments)")
+            XCTAssertTrue(r.stderr.hasPrefix("ensemble: standard input: "), r.stderr)
+            XCTAssertEqual(r.stderr.filter { $0 == "\n" }.count, 1, r.stderr)
+        }
+        XCTAssertEqual(try dir.contents(), [])
+        let empty = try runProcess(exe, ["info", "-"], stdin: [])
+        XCTAssertEqual(empty.status, 1)
+        XCTAssertTrue(empty.stderr.contains("standard input: file is empty"), empty.stderr)
+        let streamed = try dir.write(Array(#"{"tracks":[{"file":"-","stream":true}]}"#.utf8), to: "s.json")
+        let refused = try runProcess(exe, ["render", streamed, "-o", dir.file("z.wav")], stdin: try bytes(asset))
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("cannot be streamed"), refused.stderr)
+    }
+
+    /// `play -` plays the bytes as they arrive (a push stream): the recording holds exactly what `render -` of the
+    /// same bytes writes, after the device's and the pre-roll's lead.
+    func testPlayingStandardInputRecordsWhatRenderWrites() throws {
+        let exe = try ensembleExecutable()
+        let dir = try TemporaryDirectory()
+        let wav = try TestFiles.makeFile(dir, "in", container: "wav", codec: .pcm16, seconds: 1, rate: 48000, channels: 2)
+        let input = try bytes(wav)
+        let rendered = dir.file("render.wav"), recording = dir.file("recording.wav")
+        XCTAssertEqual(try runProcess(exe, ["render", "-", "-o", rendered], stdin: input).status, 0)
+        let conf = try dir.write(Array(OpenALTestConfig.wave(recordingTo: recording).utf8), to: "alsoft.conf")
+        let played = try runProcess(exe, ["play", "-", "--latency", "100"], environment: ["ALSOFT_CONF": conf], stdin: input)
+        XCTAssertEqual(played.status, 0, played.stderr)
+        XCTAssertTrue(played.stderr.contains("of standard input"), played.stderr)
+        let reference = try interleavedStereo(rendered), got = try interleavedStereo(recording)
+        let lead = try XCTUnwrap(firstSoundingFrame(got)) - XCTUnwrap(firstSoundingFrame(reference))
+        XCTAssertGreaterThanOrEqual(lead, 0)
+        XCTAssertGreaterThanOrEqual(got.count, 2 * (lead + 48000))
+        assertSamplesEqual(frames(got, lead..<(lead + 48000)), reference, "recording vs render")
+    }
+}

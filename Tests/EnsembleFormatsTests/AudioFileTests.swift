@@ -1,0 +1,107 @@
+import XCTest
+import EnsembleTestSupport
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The library entry point's handling of bad input: every case is a typed error naming the path.
+final class AudioFileTests: XCTestCase {
+    private var dir: TemporaryDirectory!
+
+    override func setUpWithError() throws { dir = try TemporaryDirectory() }
+    override func tearDown() { dir = nil }
+
+    private func assertBoth(_ kind: AudioFileError.Kind, _ path: String, line: UInt = #line) {
+        assertAudioFileError(kind, path: path, line: line) { () throws(AudioFileError) in try AudioFile.decode(path: path) }
+        assertAudioFileError(kind, path: path, line: line) { () throws(AudioFileError) in try AudioFile.info(path: path) }
+    }
+
+    func testMissingFile() {
+        assertBoth(.notFound, dir.file("missing.wav"))
+        assertBoth(.notFound, dir.file("no-such-dir/missing.wav"))
+    }
+
+    func testDirectory() {
+        assertBoth(.isDirectory, dir.path)
+    }
+
+    func testEmptyFile() throws {
+        assertBoth(.empty, try dir.write([], to: "empty.wav"))
+    }
+
+    func testRandomBytesWithAudioExtension() throws {
+        var rng = SplitMix64(seed: 42)
+        let path = try dir.write((0..<4096).map { _ in UInt8(truncatingIfNeeded: rng.next()) }, to: "noise.wav")
+        let error = assertAudioFileError(.unsupported, path: path) { () throws(AudioFileError) in try AudioFile.decode(path: path) }
+        XCTAssertTrue(error?.detail.hasPrefix("not a recognised audio file (") ?? false, error?.detail ?? "")
+    }
+
+    func testTruncatedWAV() throws {
+        let whole = WAVBuilder.pcm16((0..<1000).map { Int16($0) }).bytes
+        assertBoth(.truncated, try dir.write(Array(whole.prefix(1001)), to: "cut.wav"))
+        // Cut inside the 'fmt ' chunk.
+        let cutHeader = try dir.write(Array(whole.prefix(30)), to: "cut-header.wav")
+        let error = assertAudioFileError(.truncated, path: cutHeader) { () throws(AudioFileError) in try AudioFile.decode(path: cutHeader) }
+        XCTAssertNotNil(error)
+    }
+
+    func testHeaderClaimingAbsurdSize() throws {
+        // 10^9 frames claimed, 1 KB present: must fail fast without trying to allocate gigabytes.
+        var builder = WAVBuilder.pcm16([Int16](repeating: 100, count: 500))
+        builder.declaredDataSize = 2_000_000_000
+        let path = try dir.write(builder.bytes, to: "liar.wav")
+        let started = Date()
+        assertBoth(.truncated, path)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1)
+    }
+
+    func testTruncatedFLAC() throws {
+        let sox = try requireTool("sox")
+        let source = try dir.write(WAVBuilder.float32(sine(frequency: 440, rate: 44100, frames: 44100)).bytes, to: "s.wav")
+        let flac = dir.file("s.flac")
+        XCTAssertEqual(try runProcess(sox, ["-D", source, "-b", "16", flac]).status, 0)
+        let whole = try [UInt8](Data(contentsOf: URL(fileURLWithPath: flac)))
+        let cut = try dir.write(Array(whole.prefix(whole.count / 2)), to: "cut.flac")
+        let error = assertAudioFileError(.truncated, path: cut) { () throws(AudioFileError) in try AudioFile.decode(path: cut) }
+        XCTAssertNotNil(error)
+    }
+
+    func testUnsupportedCodec() throws {
+        // WAVE format tag 0x7777 is not a codec anyone implements.
+        let path = try dir.write(WAVBuilder(formatTag: 0x7777, data: [0, 0, 0, 0]).bytes, to: "odd.wav")
+        assertBoth(.unsupported, path)
+        let error = assertAudioFileError(.unsupported, path: path) { () throws(AudioFileError) in try AudioFile.decode(path: path) }
+        XCTAssertEqual(error?.detail, "unsupported WAV codec (format tag 0x7777)")
+    }
+
+    /// Decoding refuses a 3 GiB file without reading it; `info` reads only its header, so it describes it.
+    func testTooLargeFileIsRefusedWithoutReading() throws {
+        let size = 3 << 30
+        let header = WAVBuilder(declaredDataSize: UInt32(size - 44)).bytes.prefix(44)
+        let path = try dir.write(Array(header), to: "huge.wav")
+        // Sparse: takes no disk space, but stat reports 3 GiB.
+        XCTAssertEqual(truncate(path, off_t(size)), 0)
+        _ = assertAudioFileError(.tooLarge, path: path) { () throws(AudioFileError) in try AudioFile.decode(path: path) }
+        // Mono 16-bit: two bytes per frame after the 44-byte header.
+        XCTAssertEqual(try AudioFile.info(path: path).frameCount, (size - 44) / 2)
+    }
+
+    func testUnreadableFile() throws {
+        guard geteuid() != 0 else { throw XCTSkip("root can read any file") }
+        let path = try dir.write(WAVBuilder.pcm16([1]).bytes, to: "locked.wav")
+        chmod(path, 0)
+        assertBoth(.unreadable, path)
+    }
+
+    func testValidFileWithZeroFrames() throws {
+        let audio = try AudioFile.decode(path: try dir.write(WAVBuilder.pcm16([]).bytes, to: "silent.wav"))
+        XCTAssertEqual(audio.frameCount, 0)
+        XCTAssertEqual(audio.channelCount, 1)
+    }
+}

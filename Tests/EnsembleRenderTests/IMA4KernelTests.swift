@@ -1,0 +1,119 @@
+import CMixKernel
+import XCTest
+import EnsembleTestSupport
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
+
+/// `ensemble_ima4_decode` (sixteen blocks a step with SSE4.1) and its one-block-at-a-time build against the
+/// decoder's own state machine (`IMA4ChannelState.expanded`, the shift-and-add dequantizer that matches ffmpeg),
+/// sample for sample, for every count of blocks around the sixteen-block groups, and for the blocks that push the
+/// predictor against its clamps on every code.
+final class IMA4KernelTests: XCTestCase {
+    /// The samples of one block from the state machine: predictor = header's top 9 bits + delta, its step index.
+    private func reference(_ block: ArraySlice<UInt8>, delta: Int8) -> [Float] {
+        let b = Array(block)
+        let header = UInt16(b[0]) << 8 | UInt16(b[1])
+        var state = IMA4ChannelState(predictor: Int32(Int16(bitPattern: header & 0xFF80)) + Int32(delta),
+                                     stepIndex: Int(header & 0x7F))
+        var out: [Float] = []
+        for k in 0..<32 {
+            for code in [b[2 + k] & 0x0F, b[2 + k] >> 4] {
+                state = state.expanded(code)
+                out.append(Float(state.predictor) * 0x1p-15)
+            }
+        }
+        return out
+    }
+
+    /// `count` blocks with valid starting states: random codes, or (every third block) runs of the largest code
+    /// of one sign at high step indices, which clamp the predictor on most codes.
+    private func blocks(_ count: Int, _ rng: inout SplitMix) -> ([UInt8], [Int8]) {
+        var bytes: [UInt8] = [], deltas: [Int8] = []
+        for i in 0..<count {
+            let index = i % 3 == 2 ? 60 + Int(rng.next() % 29) : Int(rng.next() % 89)
+            let top = Int16(bitPattern: UInt16(truncatingIfNeeded: rng.next()) & 0xFF80)
+            // The header's predictor plus the delta is the running predictor: within 16 bits.
+            var delta = Int8(truncatingIfNeeded: rng.next())
+            if Int(top) + Int(delta) > 32767 || Int(top) + Int(delta) < -32768 { delta = 0 }
+            let header = UInt16(bitPattern: top) | UInt16(index)
+            bytes += [UInt8(header >> 8), UInt8(header & 0xFF)]
+            for _ in 0..<32 {
+                switch i % 3 {
+                case 2: bytes.append(i % 2 == 0 ? 0x77 : 0xFF)
+                default: bytes.append(UInt8(truncatingIfNeeded: rng.next()))
+                }
+            }
+            deltas.append(delta)
+        }
+        return (bytes, deltas)
+    }
+
+    private func decode(_ bytes: [UInt8], _ deltas: [Int8], portable: Bool) -> [Float] {
+        var out = [Float](repeating: .nan, count: 64 * deltas.count)
+        out.withUnsafeMutableBufferPointer { o in
+            if portable {
+                ensemble_ima4_decode_portable(bytes, deltas, deltas.count, o.baseAddress!, IMA4Packets.table)
+            } else {
+                ensemble_ima4_decode(bytes, deltas, deltas.count, o.baseAddress!, IMA4Packets.table)
+            }
+        }
+        return out
+    }
+
+    func testEveryCountGivesTheStateMachinesSamples() {
+        var rng = SplitMix(seed: 0x1A4)
+        // One to three blocks go one at a time; four to sixteen in one group; then groups and remainders.
+        for count in [1, 2, 3, 4, 5, 7, 15, 16, 17, 19, 20, 31, 32, 33, 36, 50] {
+            let (bytes, deltas) = blocks(count, &rng)
+            var expected: [Float] = []
+            for i in 0..<count { expected += reference(bytes[(34 * i)..<(34 * i + 34)], delta: deltas[i]) }
+            XCTAssertEqual(decode(bytes, deltas, portable: false).map(\.bitPattern), expected.map(\.bitPattern),
+                           "\(count) blocks")
+            XCTAssertEqual(decode(bytes, deltas, portable: true).map(\.bitPattern), expected.map(\.bitPattern),
+                           "\(count) blocks, one at a time")
+        }
+    }
+
+    func testClampsAndEveryStepIndex() {
+        // Each block starts at one step index (0…88) with a predictor at or near a clamp, and alternates runs of
+        // the largest positive and negative codes, so both clamps and the whole step table are crossed.
+        var bytes: [UInt8] = [], deltas: [Int8] = []
+        for index in 0...88 {
+            let top: Int16 = index % 2 == 0 ? 32640 : -32768
+            let header = UInt16(bitPattern: top) | UInt16(index)
+            bytes += [UInt8(header >> 8), UInt8(header & 0xFF)]
+            for k in 0..<32 { bytes.append(k / 4 % 2 == 0 ? 0x77 : 0xFF) }
+            deltas.append(index % 2 == 0 ? 127 : 0)
+        }
+        var expected: [Float] = []
+        for i in 0..<deltas.count { expected += reference(bytes[(34 * i)..<(34 * i + 34)], delta: deltas[i]) }
+        XCTAssertTrue(expected.contains(1 - 0x1p-15) && expected.contains(-1), "both clamps reached")
+        XCTAssertEqual(decode(bytes, deltas, portable: false).map(\.bitPattern), expected.map(\.bitPattern))
+    }
+
+    func testStartsOutsideSixteenBitsFollowTheScalarRules() {
+        // Not a compact sound's states (its recorded states are running predictors, its step indices checked at
+        // load), but the call must still give the scalar decoder's samples: such a group goes one block at a
+        // time; a step index above the table is read as its last entry on both paths.
+        var rng = SplitMix(seed: 77)
+        var (bytes, deltas) = blocks(16, &rng)
+        bytes[34 * 5] = 0x7F
+        bytes[34 * 5 + 1] = 0x80 | 3 // predictor 32640, step index 3
+        deltas[5] = 127              // 32767 + 0: in range
+        bytes[34 * 9] = 0x80
+        bytes[34 * 9 + 1] = 0x00     // predictor −32768, step index 0
+        deltas[9] = -100             // −32868: outside
+        bytes[34 * 12 + 1] |= 0x7F   // step index 127: taken as 88
+        var expected: [Float] = []
+        for i in 0..<16 {
+            var block = Array(bytes[(34 * i)..<(34 * i + 34)])
+            if i == 12 { block[1] = block[1] & 0x80 | 88 }
+            expected += reference(block[...], delta: deltas[i])
+        }
+        XCTAssertEqual(decode(bytes, deltas, portable: false).map(\.bitPattern), expected.map(\.bitPattern))
+    }
+}

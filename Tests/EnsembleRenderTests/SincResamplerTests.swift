@@ -1,0 +1,151 @@
+import CSincKernel
+import XCTest
+import EnsembleTestSupport
+import Ensemble
+import EnsembleFormats
+import EnsembleRender
+import EnsembleEngine
+import EnsembleOutput
+import EnsembleScene
+
+/// The sinc resampler against its design written out independently in Double (the Kaiser-windowed sinc at
+/// 256 phases, linearly interpolated between phases), across loop seams and file edges; and the same bits
+/// whatever the path (block size, fused or scratch gain path, mono or stereo).
+final class SincResamplerTests: XCTestCase {
+    /// Deterministic noise, so any misplaced tap shows.
+    private static let noise: [Double] = {
+        var rng = SplitMix64(seed: 11)
+        return (0..<300).map { _ in Double(Float.random(in: -0.5...0.5, using: &rng)) }
+    }()
+
+    /// I0 by its series, written again here so the reference does not share the engine's code.
+    private static func i0(_ x: Double) -> Double {
+        var sum = 1.0, term = 1.0
+        for k in 1..<60 {
+            term *= (x / 2) * (x / 2) / Double(k * k)
+            sum += term
+        }
+        return sum
+    }
+
+    /// The design for steps ≤ 1: 36 taps, cutoff half the source rate, Kaiser β = 10 over ±18 frames.
+    private static func h(_ x: Double) -> Double {
+        guard abs(x) < 18 else { return 0 }
+        let sinc = x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x)
+        return sinc * i0(10 * (1 - (x / 18) * (x / 18)).squareRoot()) / i0(10)
+    }
+
+    /// Output frame k of a voice stepping `step` (32.32) through `passes` copies of `samples` from `offset`:
+    /// taps i − 17 … i + 18, weights interpolated between phases p/256 and (p + 1)/256 by the fraction's low
+    /// 24 bits, silence outside the passes.
+    private static func reference(_ samples: [Double], step: UInt64, frame k: Int, passes: Int, offset: Int) -> Double {
+        let fixed = UInt64(offset) << 32 + UInt64(k) * step
+        let i = Int(fixed >> 32)
+        let p = Double((fixed >> 24) & 255), t = Double(fixed & 0xFF_FFFF) / 0x1p24
+        let n = samples.count
+        var sum = 0.0
+        for j in -17...18 {
+            let frame = i + j
+            let x = frame < 0 || frame >= n * passes ? 0 : samples[frame % n]
+            let a = h(Double(j) - p / 256), b = h(Double(j) - (p + 1) / 256)
+            sum += x * (a + (b - a) * t)
+        }
+        return sum
+    }
+
+    private func render(rate: Float, loops: Int, offset: Int, block: Int, metering: Bool = false,
+                        stereo: Bool = false) throws -> Mix {
+        let engine = try makeEngine()
+        let s = Self.noise
+        let sound = stereo ? try stereoSound(s.count, left: { s[$0] }, right: { _ in 0 }) : try monoSound(s.count) { s[$0] }
+        let track = try engine.makeTrack(sound)
+        XCTAssertEqual(track.resampler, .sinc, "the default")
+        try track.setPan(-1)
+        try track.setRate(rate)
+        try track.setNumberOfLoops(loops)
+        track.isMeteringEnabled = metering
+        try track.setCurrentTime(Double(offset) / 48000)
+        try track.play(at: track.engine.time(frame: 3))
+        return EnsembleTestSupport.render(engine, frames: 1200, block: block)
+    }
+
+    func testSincMatchesItsDesignAcrossSeamsAndEdges() throws {
+        for rate: Float in [0.5, 0.73, 1] where rate != 1 {
+            let step = SourceCursor.step(rate: rate, sourceRate: 48000, outputRate: 48000)
+            let mix = try render(rate: rate, loops: 1, offset: 7, block: 4096)
+            let frames = Int(mix.endOfSound) - 3
+            XCTAssertEqual(frames, Int(((UInt64(600 - 7) << 32) + step - 1) / step), "rate \(rate): duration")
+            assertChannel(mix.left, { i in
+                let k = i - 3
+                return k >= 0 && k < frames ? Self.reference(Self.noise, step: step, frame: k, passes: 2, offset: 7) : 0
+            }, 0..<1200, "rate \(rate)", tolerance: 1e-5)
+        }
+    }
+
+    func testKernelsChosenForThisCPUMatchThePortableOnes() {
+        // The AVX2/FMA kernels (when this CPU has them) against the portable build's fmaf, bit for bit, for
+        // every table and fractions across and between phases: the same output on every machine.
+        let bank = SincBank.shared
+        let l = Self.noise.map(Float.init), r = Self.noise.reversed().map(Float.init)
+        for s in stride(from: 0.5, through: 4.5, by: 0.0625) {
+            let table = bank.table(step: UInt64(s * 0x1p32))
+            for fraction: UInt32 in [0, 1, 0x00FF_FFFF, 0x0100_0000, 0x7FFF_FFFF, 0xABCD_1234, 0xFFFF_FFFF] {
+                let row = table.data + table.taps * Int(fraction >> 24), t = Float(fraction & 0xFF_FFFF) * 0x1p-24
+                let mono = SincBank.sample(l, table, fraction)
+                XCTAssertEqual(mono.bitPattern, ensemble_sinc_mono_portable(l, row, table.taps, t).bitPattern,
+                               "mono, step \(s), fraction \(fraction)")
+                var pair: [Float] = [0, 0]
+                ensemble_sinc_stereo_portable(l, r, row, table.taps, t, &pair)
+                let (sl, sr) = SincBank.stereo(l, r, table, fraction)
+                XCTAssertEqual([sl.bitPattern, sr.bitPattern], pair.map(\.bitPattern), "stereo, step \(s)")
+                XCTAssertEqual(sl.bitPattern, mono.bitPattern, "stereo's left is the mono sample, step \(s)")
+            }
+        }
+    }
+
+    func testSincGivesTheSameBitsOnEveryPath() throws {
+        for rate: Float in [0.73, 1.37, 2] {
+            let reference = try render(rate: rate, loops: 2, offset: 5, block: 4096)
+            for block in [1, 63, 500] {
+                XCTAssertTrue(try render(rate: rate, loops: 2, offset: 5, block: block).left == reference.left,
+                              "rate \(rate), block \(block)")
+            }
+            // Metering takes the scratch + GainStage path instead of the fused one.
+            XCTAssertTrue(try render(rate: rate, loops: 2, offset: 5, block: 4096, metering: true).left == reference.left,
+                          "rate \(rate), scratch path")
+            // A stereo voice computes both channels with shared weights: its left (pan −1: L = inL + inR, inR = 0)
+            // is the mono voice's.
+            XCTAssertTrue(try render(rate: rate, loops: 2, offset: 5, block: 333, stereo: true).left == reference.left,
+                          "rate \(rate), stereo")
+        }
+    }
+
+    func testRateOneIsAnExactCopyForEveryResampler() throws {
+        for quality in ResamplerQuality.allCases {
+            let engine = try makeEngine()
+            let s = Self.noise
+            let track = try engine.makeTrack(try monoSound(s.count) { s[$0] })
+            track.resampler = quality
+            try track.setPan(-1)
+            try track.play(at: track.engine.time(frame: 0))
+            let mix = EnsembleTestSupport.render(engine, frames: 300, block: 128)
+            XCTAssertEqual(mix.left, s.map { Float($0) }, "\(quality)")
+        }
+    }
+
+    func testLinearInterpolatesBetweenNeighbours() throws {
+        // Rate 0.5: odd frames are the midpoint of two samples, even frames the samples themselves.
+        let engine = try makeEngine()
+        let s = Self.noise
+        let track = try engine.makeTrack(try monoSound(s.count) { s[$0] })
+        track.resampler = .linear
+        try track.setPan(-1)
+        try track.setRate(0.5)
+        try track.play(at: track.engine.time(frame: 0))
+        let mix = EnsembleTestSupport.render(engine, frames: 600, block: 256)
+        assertChannel(mix.left, { k in
+            let i = k / 2, next = i + 1 < s.count ? s[i + 1] : 0
+            return k % 2 == 0 ? s[i] : (s[i] + next) / 2
+        }, 0..<600, "linear", tolerance: 1e-7)
+    }
+}
