@@ -46,7 +46,7 @@ final class CompactStorageTests: XCTestCase {
             while done < 60_000 {
                 let n = min(block, 60_000 - done)
                 engine.pumpCommands()
-                if k == 20 { try? tracks.first?.setCurrentTime(0.05) }   // a seek while playing
+                if k == 20 { do { try tracks.first?.setCurrentTime(0.05) } catch { XCTFail("seek: \(error)") } }   // a seek while playing
                 engine.render(interleaved: o.baseAddress! + 2 * done, frames: n)
                 done += n
                 k += 1

@@ -265,8 +265,8 @@ final class EngineEventTests: XCTestCase {
         track.onFinish = { ends.append($0) }
         track.onStart = { starts.append($0.frame) }
         try track.play(at: engine.time(frame: 0))
-        track.schedule(.pause(fade: 100.0 / 48000), atFrame: 400)       // silent from 500, position 500 kept
-        track.schedule(.resume(fade: 0), atFrame: 800)        // the remaining 500 frames: ends on 1300
+        XCTAssertNotNil(track.schedule(.pause(fade: 100.0 / 48000), atFrame: 400))       // silent from 500, position 500 kept
+        XCTAssertNotNil(track.schedule(.resume(fade: 0), atFrame: 800))        // the remaining 500 frames: ends on 1300
         let first = Task { try await track.finished }
         _ = engine.renderOffline(frames: 1500, blockFrames: 256)
         let end = try await first.value

@@ -20,7 +20,7 @@ final class FadeOutReleaseTests: XCTestCase {
         track.resampler = .cubic
         try track.setFadeOut(n / 48000)
         try track.play(at: track.engine.time(frame: 0))
-        track.schedule(change, atFrame: frame)
+        XCTAssertNotNil(track.schedule(change, atFrame: frame))
         return render(engine, frames: frames, block: block).left
     }
 

@@ -18,7 +18,7 @@ final class PanRampTests: XCTestCase {
         let track = try engine.makeTrack(sound)
         try track.setPan(p0)
         try track.play(at: track.engine.time(frame: 0))
-        track.schedule(.pan(p1, ramp: frameSeconds(rampFrames)), atFrame: Int64(rampStart))
+        XCTAssertNotNil(track.schedule(.pan(p1, ramp: frameSeconds(rampFrames)), atFrame: Int64(rampStart)))
         return render(engine, frames: 6000, block: block)
     }
 

@@ -167,7 +167,7 @@ final class SurroundFileTests: XCTestCase {
     func testWaveformOverviewTakesEveryChannel() throws {
         let e = try engine(.surround71)
         var overview = WaveformOverview(columns: 10, frameCount: 1000, channelCount: e.speakerLayout.channelCount)
-        try e.renderOffline(frames: 1000, blockFrames: 128) { block in
+        e.renderOffline(frames: 1000, blockFrames: 128) { block in
             overview.add(interleaved: block)
         }
         for c in 0..<8 {

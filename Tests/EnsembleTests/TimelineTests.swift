@@ -46,7 +46,7 @@ final class TimelineTests: XCTestCase {
         let base = try renderTrack(block: 4096)
         let quiet = try renderTrack(block: 4096, volume: 0.25)
         for f in Self.targets {
-            let m = try renderAllBlocks { _, t in t.schedule(.volume(0.25, ramp: frameSeconds(0)), atFrame: f) }
+            let m = try renderAllBlocks { _, t in XCTAssertNotNil(t.schedule(.volume(0.25, ramp: frameSeconds(0)), atFrame: f)) }
             XCTAssertEqual(Array(m.left[..<Int(f)]), Array(base.left[..<Int(f)]), "before \(f)")
             XCTAssertEqual(Array(m.left[Int(f)...]), Array(quiet.left[Int(f)...]), "from \(f) on")
         }
@@ -54,7 +54,7 @@ final class TimelineTests: XCTestCase {
 
     func testVolumeRampStartsAtTheFrame() throws {
         let f: Int64 = 1500, n = 480
-        let m = try renderAllBlocks { _, t in t.schedule(.volume(0, ramp: frameSeconds(n)), atFrame: f) }
+        let m = try renderAllBlocks { _, t in XCTAssertNotNil(t.schedule(.volume(0, ramp: frameSeconds(n)), atFrame: f)) }
         let g = Pan.mono(0).l
         for i in [Int(f) - 1, Int(f), Int(f) + 100, Int(f) + 479] {
             let vol = i <= Int(f) ? 1 : 1 - Double(i - Int(f)) / Double(n)
@@ -66,7 +66,7 @@ final class TimelineTests: XCTestCase {
     func testPanStepLandsOnTheExactFrame() throws {
         let base = try renderTrack(block: 4096)
         for f in Self.targets {
-            let m = try renderAllBlocks { _, t in t.schedule(.pan(-1, ramp: frameSeconds(0)), atFrame: f) }
+            let m = try renderAllBlocks { _, t in XCTAssertNotNil(t.schedule(.pan(-1, ramp: frameSeconds(0)), atFrame: f)) }
             XCTAssertEqual(firstDifference(m, base), Int(f))
             XCTAssertEqual(m.right[Int(f)], 0)
             XCTAssertNotEqual(m.right[Int(f) - 1], 0)
@@ -78,7 +78,7 @@ final class TimelineTests: XCTestCase {
         for f in Self.targets {
             // The cubic: at a whole position it reads the sample itself, so frame f (the position the old rate
             // reached) equals the unchanged rendering. (The sinc filters that position for the new step already.)
-            let m = try renderAllBlocks(resampler: .cubic) { _, t in t.schedule(.rate(2), atFrame: f) }
+            let m = try renderAllBlocks(resampler: .cubic) { _, t in XCTAssertNotNil(t.schedule(.rate(2), atFrame: f)) }
             // Frame f plays the sample the old rate reached; from f + 1 the cursor moves two frames per frame.
             XCTAssertEqual(firstDifference(m, base), Int(f) + 1)
             XCTAssertEqual(m.endOfSound, Int(f) + (10000 - Int(f) + 1) / 2)
@@ -87,7 +87,7 @@ final class TimelineTests: XCTestCase {
 
     func testSeekJumpsOnTheFrame() throws {
         for f in Self.targets {
-            let m = try renderAllBlocks { _, t in t.schedule(.seek(to: frameSeconds(100)), atFrame: f) }
+            let m = try renderAllBlocks { _, t in XCTAssertNotNil(t.schedule(.seek(to: frameSeconds(100)), atFrame: f)) }
             let g = Pan.mono(0).l
             assertClose(m.left[Int(f) - 1], rampValue(Int(f) - 1) * g)
             assertClose(m.left[Int(f)], rampValue(100) * g)
@@ -96,7 +96,7 @@ final class TimelineTests: XCTestCase {
     }
 
     func testLoopCountChangeExtendsThePlay() throws {
-        let m = try renderAllBlocks(length: 3000) { _, t in t.schedule(.loops(2), atFrame: 1777) }
+        let m = try renderAllBlocks(length: 3000) { _, t in XCTAssertNotNil(t.schedule(.loops(2), atFrame: 1777)) }
         XCTAssertEqual(m.endOfSound, 9000)
         let g = Pan.mono(0).l
         assertClose(m.left[3000], rampValue(0) * g)
@@ -105,9 +105,9 @@ final class TimelineTests: XCTestCase {
 
     func testStopWithFadeStartsAtTheFrame() throws {
         for f in Self.targets {
-            let hard = try renderAllBlocks { _, t in t.schedule(.stop(fade: frameSeconds(0)), atFrame: f) }
+            let hard = try renderAllBlocks { _, t in XCTAssertNotNil(t.schedule(.stop(fade: frameSeconds(0)), atFrame: f)) }
             XCTAssertEqual(hard.endOfSound, Int(f))
-            let faded = try renderAllBlocks { _, t in t.schedule(.stop(fade: frameSeconds(300)), atFrame: f) }
+            let faded = try renderAllBlocks { _, t in XCTAssertNotNil(t.schedule(.stop(fade: frameSeconds(300)), atFrame: f)) }
             XCTAssertEqual(faded.endOfSound, Int(f) + 300)
             let g = Pan.mono(0).l
             assertClose(faded.left[Int(f) + 150], rampValue(Int(f) + 150) * g * 0.5)
@@ -118,8 +118,8 @@ final class TimelineTests: XCTestCase {
         let base = try renderTrack(block: 4096)
         let pauseAt = 2000, resumeAt = 5000
         let m = try renderAllBlocks { _, t in
-            t.schedule(.pause(fade: frameSeconds(0)), atFrame: Int64(pauseAt))
-            t.schedule(.resume(fade: frameSeconds(0)), atFrame: Int64(resumeAt))
+            XCTAssertNotNil(t.schedule(.pause(fade: frameSeconds(0)), atFrame: Int64(pauseAt)))
+            XCTAssertNotNil(t.schedule(.resume(fade: frameSeconds(0)), atFrame: Int64(resumeAt)))
         }
         XCTAssertEqual(Array(m.left[..<pauseAt]), Array(base.left[..<pauseAt]))
         XCTAssertTrue(m.left[pauseAt..<resumeAt].allSatisfy { $0 == 0 })
@@ -171,12 +171,12 @@ final class TimelineTests: XCTestCase {
 
     func testSameFrameCommandsApplyInTheOrderGiven() throws {
         let high = try renderAllBlocks { _, t in
-            t.schedule(.volume(0.1, ramp: frameSeconds(0)), atFrame: 2500)
-            t.schedule(.volume(0.7, ramp: frameSeconds(0)), atFrame: 2500)
+            XCTAssertNotNil(t.schedule(.volume(0.1, ramp: frameSeconds(0)), atFrame: 2500))
+            XCTAssertNotNil(t.schedule(.volume(0.7, ramp: frameSeconds(0)), atFrame: 2500))
         }
         let low = try renderAllBlocks { _, t in
-            t.schedule(.volume(0.7, ramp: frameSeconds(0)), atFrame: 2500)
-            t.schedule(.volume(0.1, ramp: frameSeconds(0)), atFrame: 2500)
+            XCTAssertNotNil(t.schedule(.volume(0.7, ramp: frameSeconds(0)), atFrame: 2500))
+            XCTAssertNotNil(t.schedule(.volume(0.1, ramp: frameSeconds(0)), atFrame: 2500))
         }
         let g = Pan.mono(0).l
         assertClose(high.left[2600], rampValue(2600) * g * Double(Float(0.7)))
@@ -221,7 +221,7 @@ final class TimelineTests: XCTestCase {
         let right = UnsafeMutablePointer<Float>.allocate(capacity: 512)
         defer { left.deallocate(); right.deallocate() }
         try track.play(at: track.engine.time(frame: 0))
-        track.schedule(.volume(0.5), atFrame: 100)
+        XCTAssertNotNil(track.schedule(.volume(0.5), atFrame: 100))
         for _ in 0..<4 { engine.render(left: left, right: right, frames: 256) }
         let base = engine.currentFrame
         let changes: [TrackChange] = [.volume(0.3, ramp: frameSeconds(100)), .pan(0.4), .rate(1.3), .loops(-1),
@@ -236,7 +236,7 @@ final class TimelineTests: XCTestCase {
         var total: UInt64 = 0
         for k in 0..<16 { total += renderCountingAllocations(engine, k, left: left, right: right, frames: 256) }
         XCTAssertEqual(total, 0, "render allocated \(total) times")
-        track.schedule(.stop(fade: frameSeconds(10)), atFrame: engine.currentFrame + 5)
+        XCTAssertNotNil(track.schedule(.stop(fade: frameSeconds(10)), atFrame: engine.currentFrame + 5))
         for k in 0..<2 { total += renderCountingAllocations(engine, k, left: left, right: right, frames: 256) }
         XCTAssertEqual(total, 0)
     }

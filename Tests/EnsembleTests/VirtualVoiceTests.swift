@@ -243,7 +243,7 @@ final class VirtualVoiceTests: XCTestCase {
         try t.play(at: e.time(frame: 0))
         let mix = render(e, frames: 5000, block: 500) { frame in
             if frame == 1500 { t.pause() }
-            if frame == 2500 { try? t.setVolume(1) }
+            if frame == 2500 { do { try t.setVolume(1) } catch { XCTFail("setVolume: \(error)") } }
             if frame == 3000 { t.play() }
         }
         e.waitForEvents()
