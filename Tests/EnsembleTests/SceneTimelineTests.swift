@@ -157,9 +157,9 @@ final class SceneTimelineTests: XCTestCase {
         XCTAssertEqual(left[1440], Float(0.5) * g * tone[480])
         XCTAssertEqual(left[1680], 0)
         XCTAssertEqual(Double(left[1560]), 0.5 * 0.5 * Double(g) * Double(tone[600]), accuracy: 1e-6)
-        // Track u (pan 1: right only) on bus b, silent from frame 600.
-        XCTAssertEqual(right[599] - left[599] * 0, right[599])
-        XCTAssertNotEqual(right[599], left[599])
+        // Track u (pan 1: right only, gain 1) on bus b, silent from frame 600: until then the right channel is
+        // t's centred sample plus u's whole sample.
+        XCTAssertEqual(right[599], Float(0.5) * g * tone[599] + tone[599])
         XCTAssertEqual(right[600], left[600])
     }
 
