@@ -100,7 +100,7 @@ final class CompactStorageTests: XCTestCase {
                 let compact = try render(path, .compact, block: block, configure: everyPath(quality))
                 let float = try render(path, .float32, block: block, configure: everyPath(quality))
                 XCTAssertGreaterThan(float.map(abs).max() ?? 0, 0.05, file: file, line: line)
-                assertSamplesEqual(compact, float, "\(path) \(quality) block \(block)", file: file, line: line)
+                assertSameBits(compact, float, "\(path) \(quality) block \(block)", file: file, line: line)
             }
         }
     }

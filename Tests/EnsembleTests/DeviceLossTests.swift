@@ -124,11 +124,11 @@ final class DeviceLossTests: XCTestCase {
 
             // Device 1 played the render from its start up to where it failed; device 2 plays it from `resume`.
             let played1 = min(first.count / 2 - lead1, length)
-            assertSamplesEqual(frames(first, lead1..<(lead1 + played1)), frames(reference, 0..<played1), "device 1")
+            assertSameBits(frames(first, lead1..<(lead1 + played1)), frames(reference, 0..<played1), "device 1")
             let from = Int(resume - startFrame)
             XCTAssertGreaterThan(from, 0, "the loss came after the start")
             let lead2 = try XCTUnwrap(firstSoundingFrame(second))
-            assertSamplesEqual(frames(second, lead2..<(lead2 + length - from)), frames(reference, from..<length), "device 2")
+            assertSameBits(frames(second, lead2..<(lead2 + length - from)), frames(reference, from..<length), "device 2")
             // Nothing is missing beyond what the old device had taken when its write failed (the wave writer
             // mixes a period, then writes it through a 4096-byte stdio buffer), and what is heard twice is at
             // most what was queued.

@@ -72,8 +72,8 @@ final class PanRampTests: XCTestCase {
             let reference = try sweep(sound, from: -0.7, to: 0.9, block: 4096)
             for block in [1, 33, 1000] {
                 let mix = try sweep(sound, from: -0.7, to: 0.9, block: block)
-                XCTAssertEqual(mix.left, reference.left, "block \(block)")
-                XCTAssertEqual(mix.right, reference.right, "block \(block)")
+                assertSameBits(mix.left, reference.left, "block \(block)")
+                assertSameBits(mix.right, reference.right, "block \(block)")
             }
         }
     }

@@ -94,8 +94,8 @@ final class SceneTimelineTests: XCTestCase {
                           "\(decoded)")
             XCTAssertTrue(decoded.contains(SceneEvent(event: .commandApplied, name: "t", frame: 965, command: "play", timeline: 0)))
         }
-        XCTAssertEqual(files[0], files[1])
-        XCTAssertEqual(files[0], files[2])
+        assertSameBits(files[0], files[1])
+        assertSameBits(files[0], files[2])
         let left = files[0][0], g = Float(cos(Double.pi / 4))
         XCTAssertNotEqual(left[719], 0)
         XCTAssertTrue(left[720..<965].allSatisfy { $0 == 0 }, "silent between the stop and the play")
@@ -146,8 +146,8 @@ final class SceneTimelineTests: XCTestCase {
             ])
             XCTAssertTrue(decoded.contains(SceneEvent(event: .trackFinished, name: "t", frame: 1680, reason: .stopped)))
         }
-        XCTAssertEqual(files[0], files[1])
-        XCTAssertEqual(files[0], files[2])
+        assertSameBits(files[0], files[1])
+        assertSameBits(files[0], files[2])
         let left = files[0][0], right = files[0][1]
         let g = Float(cos(Double.pi / 4))
         XCTAssertEqual(left[479], tone[479] * g)

@@ -91,10 +91,7 @@ final class StreamingTests: XCTestCase {
     }
 
     func assertBitIdentical(_ a: [Float], _ b: [Float], _ label: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(a.count, b.count, label, file: file, line: line)
-        if let i = a.indices.first(where: { a[$0].bitPattern != b[$0].bitPattern }) {
-            XCTFail("\(label): first difference at sample \(i) (frame \(i / 2)): \(a[i]) vs \(b[i])", file: file, line: line)
-        }
+        assertSameBits(a, b, label, file: file, line: line)
         XCTAssertGreaterThan(a.reduce(0) { max($0, abs($1)) }, 0.05, "\(label): the mix must be sounding", file: file, line: line)
     }
 

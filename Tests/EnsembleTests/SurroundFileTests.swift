@@ -64,8 +64,8 @@ final class SurroundFileTests: XCTestCase {
                     for c in 0..<decoded.channelCount {
                         for i in 0..<decoded.frameCount { interleaved[i * decoded.channelCount + c] = decoded.channels[c][i] }
                     }
-                    assertSamplesEqual(interleaved, reference, "\(layout) read back")
-                    if tool("ffmpeg") != nil { assertSamplesEqual(try ffmpegDecode(path), reference, "\(layout) by ffmpeg") }
+                    assertSameBits(interleaved, reference, "\(layout) read back")
+                    if tool("ffmpeg") != nil { assertSameBits(try ffmpegDecode(path), reference, "\(layout) by ffmpeg") }
                 }
             }
         }
@@ -122,7 +122,7 @@ final class SurroundFileTests: XCTestCase {
             XCTAssertEqual(decoded.channelCount, layout.channelCount)
             let n = layout.channelCount
             for c in 0..<n {
-                assertSamplesEqual(decoded.channels[c], stride(from: c, to: reference.count, by: n).map { reference[$0] }, "\(layout) CAF channel \(c)")
+                assertSameBits(decoded.channels[c], stride(from: c, to: reference.count, by: n).map { reference[$0] }, "\(layout) CAF channel \(c)")
             }
         }
     }

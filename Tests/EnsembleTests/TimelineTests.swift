@@ -29,14 +29,14 @@ final class TimelineTests: XCTestCase {
             try renderTrack(block: $0, loops: loops, length: length, volume: volume, resampler: resampler, setup)
         }
         for (m, block) in zip(mixes.dropFirst(), Self.blocks.dropFirst()) {
-            XCTAssertEqual(m.left, mixes[0].left, "block \(block) differs from block \(Self.blocks[0]) (left)")
-            XCTAssertEqual(m.right, mixes[0].right, "block \(block) differs (right)")
+            assertSameBits(m.left, mixes[0].left, "block \(block) differs from block \(Self.blocks[0]) (left)")
+            assertSameBits(m.right, mixes[0].right, "block \(block) differs (right)")
         }
         return mixes[0]
     }
 
     private func firstDifference(_ a: Mix, _ b: Mix) -> Int? {
-        (0..<a.count).first { a.left[$0] != b.left[$0] || a.right[$0] != b.right[$0] }
+        (0..<a.count).first { a.left[$0].bitPattern != b.left[$0].bitPattern || a.right[$0].bitPattern != b.right[$0].bitPattern }
     }
 
     // Frames inside a 4096 block, on a 64/512 boundary, and across the 1000-frame blocks.
@@ -47,8 +47,8 @@ final class TimelineTests: XCTestCase {
         let quiet = try renderTrack(block: 4096, volume: 0.25)
         for f in Self.targets {
             let m = try renderAllBlocks { _, t in XCTAssertNotNil(t.schedule(.volume(0.25, ramp: frameSeconds(0)), atFrame: f)) }
-            XCTAssertEqual(Array(m.left[..<Int(f)]), Array(base.left[..<Int(f)]), "before \(f)")
-            XCTAssertEqual(Array(m.left[Int(f)...]), Array(quiet.left[Int(f)...]), "from \(f) on")
+            assertSameBits(Array(m.left[..<Int(f)]), Array(base.left[..<Int(f)]), "before \(f)")
+            assertSameBits(Array(m.left[Int(f)...]), Array(quiet.left[Int(f)...]), "from \(f) on")
         }
     }
 
@@ -121,11 +121,11 @@ final class TimelineTests: XCTestCase {
             XCTAssertNotNil(t.schedule(.pause(fade: frameSeconds(0)), atFrame: Int64(pauseAt)))
             XCTAssertNotNil(t.schedule(.resume(fade: frameSeconds(0)), atFrame: Int64(resumeAt)))
         }
-        XCTAssertEqual(Array(m.left[..<pauseAt]), Array(base.left[..<pauseAt]))
+        assertSameBits(Array(m.left[..<pauseAt]), Array(base.left[..<pauseAt]))
         XCTAssertTrue(m.left[pauseAt..<resumeAt].allSatisfy { $0 == 0 })
         // Resumed where it paused: the rest is the base shifted by the pause.
         let rest = Self.frames - resumeAt
-        XCTAssertEqual(Array(m.left[resumeAt..<(resumeAt + rest)]), Array(base.left[pauseAt..<(pauseAt + rest)]))
+        assertSameBits(Array(m.left[resumeAt..<(resumeAt + rest)]), Array(base.left[pauseAt..<(pauseAt + rest)]))
     }
 
     func testBusVolumeOnTheExactFrame() throws {
@@ -137,7 +137,7 @@ final class TimelineTests: XCTestCase {
                 try e.scheduleVolume(0, on: busNumber(1), at: e.time(frame: f), ramp: frameSeconds(0))
             }
         }
-        for m in mixes.dropFirst() { XCTAssertEqual(m.left, mixes[0].left) }
+        for m in mixes.dropFirst() { assertSameBits(m.left, mixes[0].left) }
         XCTAssertEqual(mixes[0].endOfSound, Int(f))
     }
 
@@ -155,7 +155,7 @@ final class TimelineTests: XCTestCase {
         XCTAssertFalse(engine.cancel(id), "a cancelled command cannot be cancelled again")
         XCTAssertFalse(engine.cancel(kept!), "an applied command cannot be cancelled")
         XCTAssertEqual(m.endOfSound, 10000)
-        XCTAssertEqual(Array(m.left[..<3000]), Array(base.left[..<3000]))
+        assertSameBits(Array(m.left[..<3000]), Array(base.left[..<3000]))
         XCTAssertEqual(track.volume, 0.5, "the property follows the applied command")
     }
 

@@ -72,8 +72,8 @@ final class VirtualVoiceTests: XCTestCase {
         for t in 3312..<8000 { XCTAssertEqual(mix.left[t], Float(t) / Self.scale, "frame \(t)") }
         // The same frames of an uncapped render are the same samples.
         let free = try capScene(cap: 0, block: 512).0
-        XCTAssertEqual(Array(mix.left[3312...]), Array(free.left[3312...]))
-        XCTAssertEqual(Array(mix.left[..<1000]), Array(free.left[..<1000]))
+        assertSameBits(Array(mix.left[3312...]), Array(free.left[3312...]))
+        assertSameBits(Array(mix.left[..<1000]), Array(free.left[..<1000]))
 
         let lines = events.compactMap { event -> String? in
             switch event {
@@ -129,20 +129,20 @@ final class VirtualVoiceTests: XCTestCase {
         XCTAssertTrue(mix.right[2288..<4097].allSatisfy { $0 == 0 }, "A held by the cap")
         XCTAssertEqual(Double(mix.right[4216]), 0.25, accuracy: 1e-6, "A halfway up its fade-in")
         XCTAssertTrue(mix.right[4336...].allSatisfy { $0 == 0.5 }, "A back")
-        XCTAssertEqual(try displacementScene(block: 1000).0.right, mix.right)
-        XCTAssertEqual(try displacementScene(block: 64).0.left, mix.left)
+        assertSameBits(try displacementScene(block: 1000).0.right, mix.right)
+        assertSameBits(try displacementScene(block: 64).0.left, mix.left)
     }
 
     func testBlockSizesGiveTheSameBytes() throws {
         let reference = try capScene(cap: 2, block: 512).0
         for block in [64, 1000] {
             let other = try capScene(cap: 2, block: block).0
-            XCTAssertEqual(other.left, reference.left, "block \(block)")
-            XCTAssertEqual(other.right, reference.right, "block \(block)")
+            assertSameBits(other.left, reference.left, "block \(block)")
+            assertSameBits(other.right, reference.right, "block \(block)")
         }
         let inaudible = try loopScene(block: 512).0
         for block in [64, 1000] {
-            XCTAssertEqual(try loopScene(block: block).0.left, inaudible.left, "block \(block)")
+            assertSameBits(try loopScene(block: block).0.left, inaudible.left, "block \(block)")
         }
     }
 
@@ -175,7 +175,7 @@ final class VirtualVoiceTests: XCTestCase {
         XCTAssertEqual(Double(mix.left[3192]), 192 / 65536 * 0.5, accuracy: 1e-9)
         for t in 3312..<5000 { XCTAssertEqual(mix.left[t], Float(t % 1000) / Self.scale, "frame \(t)") }
         let never = try loopScene(block: 512, threshold: 0).0
-        XCTAssertEqual(Array(mix.left[3312...]), Array(never.left[3312...]), "as if it had never gone virtual")
+        assertSameBits(Array(mix.left[3312...]), Array(never.left[3312...]), "as if it had never gone virtual")
         let times = events.compactMap { e -> String? in
             switch e {
             case let .trackVirtual(_, at, reason): "virtual \(at.frame) \(reason)"
