@@ -109,7 +109,10 @@ final class DeviceLossTests: XCTestCase {
             XCTAssertEqual(changes.last?.frame, resume)
             XCTAssertEqual(changes.first?.deviceName, "Wave File Writer")
             // The engine's event sequences hear of both too, with the same frame.
-            let heard = drainEventsBlocking(events).compactMap { e -> String? in
+            // Reported by the output, not the render side: read until the reopening has been heard of.
+            let heard = drainEventsBlocking(events) { read in
+                read.contains { if case .deviceReopened = $0 { true } else { false } }
+            }.compactMap { e -> String? in
                 switch e {
                 case let .deviceLost(name, at): "lost \(name) \(at.frame)"
                 case let .deviceReopened(_, at): "reopened \(at.frame)"

@@ -74,13 +74,20 @@ final class LiveStreamTests: XCTestCase {
         let end = try await track.finished
         XCTAssertEqual(end.reason, .finished)
         XCTAssertEqual(end.time.frame, Int64(resumedAt + rest), "ends right after its last frame")
-        let got = await drainEvents(events).compactMap { e -> String? in
-            switch e {
-            case let .trackStarved(_, at): return "starved \(at.frame)"
-            case let .trackBuffered(_, at): return "buffered \(at.frame)"
-            default: return nil
+        // Polled by the event thread: read until the starvation and the return have both been reported.
+        @Sendable func lines(_ events: [EngineEvent]) -> [String] {
+            events.compactMap { e -> String? in
+                switch e {
+                case let .trackStarved(_, at): return "starved \(at.frame)"
+                case let .trackBuffered(_, at): return "buffered \(at.frame)"
+                default: return nil
+                }
             }
         }
+        let got = lines(await drainEvents(events) { read in
+            let l = lines(read)
+            return l.contains("starved \(starvedAt)") && l.contains("buffered \(resumedAt)")
+        })
         XCTAssertEqual(got.last, "buffered \(resumedAt)")
         XCTAssertTrue(got.contains("starved \(starvedAt)"), "\(got)")
     }

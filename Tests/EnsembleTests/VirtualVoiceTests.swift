@@ -59,7 +59,7 @@ final class VirtualVoiceTests: XCTestCase {
             XCTAssertTrue(virtualMidway, "Track.isVirtual while held by the cap")
             XCTAssertFalse(virtualAfter, "and no longer once back")
         }
-        return (mix, drainEventsBlocking(events), low, a, b)
+        return (mix, drainEventsBlocking(events, through: e), low, a, b)
     }
 
     func testCappedTrackComesBackWhereItWouldBe() throws {
@@ -107,7 +107,7 @@ final class VirtualVoiceTests: XCTestCase {
         try b.setVolume(0.0001, at: e.time(frame: 3500), ramp: 0)
         let mix = render(e, frames: 6000, block: block)
         e.waitForEvents()
-        let lines = drainEventsBlocking(events).compactMap { event -> String? in
+        let lines = drainEventsBlocking(events, through: e).compactMap { event -> String? in
             switch event {
             case let .trackStarted(t, at): "start \(t === a ? "A" : "B") \(at.frame)"
             case let .trackVirtual(t, at, reason): "virtual \(t === a ? "A" : "B") \(at.frame) \(reason)"
@@ -162,7 +162,7 @@ final class VirtualVoiceTests: XCTestCase {
         try t.setVolume(1, at: e.time(frame: 2500), ramp: 0)
         let mix = render(e, frames: 5000, block: block)
         e.waitForEvents()
-        return (mix, drainEventsBlocking(events), t)
+        return (mix, drainEventsBlocking(events, through: e), t)
     }
 
     func testLoopingTrackComesBackAtTheRightPass() throws {
@@ -205,7 +205,7 @@ final class VirtualVoiceTests: XCTestCase {
         XCTAssertTrue(mix.left[..<2049].allSatisfy { $0 == 0 })
         XCTAssertEqual(mix.left[2400], 0.0025 * 2400 / Self.scale)
         XCTAssertEqual(mix.left[3999], 0.0015 * 3999 / Self.scale, "still mixed at 0.0015")
-        let times = drainEventsBlocking(events).compactMap { e -> String? in
+        let times = drainEventsBlocking(events, through: e).compactMap { e -> String? in
             switch e {
             case let .trackStarted(_, at): "start \(at.frame)"
             case let .trackVirtual(_, at, reason): "virtual \(at.frame) \(reason)"
@@ -251,7 +251,7 @@ final class VirtualVoiceTests: XCTestCase {
         XCTAssertEqual(Double(mix.left[3120]), (1740 + 120) / 65536 * 0.5, accuracy: 1e-9, "halfway up the resume fade")
         for f in 3240..<5000 { XCTAssertEqual(mix.left[f], Float(1740 + f - 3000) / Self.scale, "frame \(f)") }
         XCTAssertFalse(t.isVirtual)
-        let lines = drainEventsBlocking(events).compactMap { event -> String? in
+        let lines = drainEventsBlocking(events, through: e).compactMap { event -> String? in
             switch event {
             case let .trackStarted(_, at): "start \(at.frame)"
             case let .trackPaused(_, at): "pause \(at.frame)"
@@ -274,7 +274,7 @@ final class VirtualVoiceTests: XCTestCase {
         XCTAssertTrue(mix.left.allSatisfy { $0 == 0 } && mix.right.allSatisfy { $0 == 0 }, "never mixed")
         XCTAssertEqual(done.values.map(\.time.frame), [3100])
         XCTAssertEqual(done.values.map(\.reason), [.finished])
-        let lines = drainEventsBlocking(events).compactMap { event -> String? in
+        let lines = drainEventsBlocking(events, through: e).compactMap { event -> String? in
             switch event {
             case let .effectStarted(_, at): "start \(at.frame)"
             case let .effectVirtual(_, at, reason): "virtual \(at.frame) \(reason)"
