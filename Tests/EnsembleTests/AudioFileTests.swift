@@ -46,13 +46,21 @@ final class AudioFileTests: XCTestCase {
     }
 
     func testHeaderClaimingAbsurdSize() throws {
-        // 10^9 frames claimed, 1 KB present: must fail fast without trying to allocate gigabytes.
+        // 10^9 frames claimed, 1 KB present: must fail without trying to allocate gigabytes. In process, the error;
+        // in a child process (the command line's decode and info, the same calls) whose address space is limited
+        // to 512 MB, the same error: an allocation sized by the claim (2 GB of samples, 4 GB as Float) would fail
+        // there and crash it instead.
         var builder = WAVBuilder.pcm16([Int16](repeating: 100, count: 500))
         builder.declaredDataSize = 2_000_000_000
         let path = try dir.write(builder.bytes, to: "liar.wav")
-        let started = Date()
         assertBoth(.truncated, path)
-        XCTAssertLessThan(Date().timeIntervalSince(started), 1)
+        let limited = "ulimit -v 524288 && exec \"$0\" \"$@\""
+        for arguments in [["decode", path, "-o", dir.file("out.wav")], ["info", path]] {
+            let result = try runProcess("/bin/sh", ["-c", limited, try ensembleExecutable()] + arguments)
+            XCTAssertEqual(result.status, 1, "\(arguments[0]): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("data chunk claims 2000000000 bytes but only 1000 are present"),
+                          "\(arguments[0]): \(result.stderr)")
+        }
     }
 
     func testTruncatedFLAC() throws {
