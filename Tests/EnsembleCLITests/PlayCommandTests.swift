@@ -132,7 +132,7 @@ final class PlayCommandTests: XCTestCase {
         let head = frames(played, lead..<(lead + 64))
         let from = try XCTUnwrap((0..<(57600 - 64)).first { frames(reference, $0..<($0 + 64)) == head }, "the last recording is part of the render")
         XCTAssertGreaterThan(from, 19200, "the last device started late in the scene")
-        assertSamplesEqual(frames(played, lead..<(lead + 57600 - from)), frames(reference, from..<57600), "the scene went on to its end")
+        assertSameBits(frames(played, lead..<(lead + 57600 - from)), frames(reference, from..<57600), "the scene went on to its end")
 
         let stopped = try runProcess(prlimit, [limit, try ensembleExecutable(), "play", scene, "--on-device-loss", "stop"], environment: env)
         XCTAssertEqual(stopped.status, 1)

@@ -37,8 +37,8 @@ final class ReverbRenderCommandTests: XCTestCase {
             var reference = settings
             reference.mix = 1
             let unit = ReverbMeasure.impulseResponse(reference, frames: frames)
-            XCTAssertEqual(audio.channels[0], unit.left, "\(name): left is the unit's impulse response")
-            XCTAssertEqual(audio.channels[1], unit.right, "\(name): right is the unit's impulse response")
+            assertSameBits(audio.channels[0], unit.left, "\(name): left is the unit's impulse response")
+            assertSameBits(audio.channels[1], unit.right, "\(name): right is the unit's impulse response")
             let mid = try XCTUnwrap(ReverbMeasure.decayTime(ReverbMeasure.schroeder(
                 ReverbMeasure.band(audio.channels[0], low: 500, high: 1000))), name)
             XCTAssertEqual(mid, settings.decayTime, accuracy: 0.1 * settings.decayTime, "\(name): 500 Hz–1 kHz T60")

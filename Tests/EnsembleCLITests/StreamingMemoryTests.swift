@@ -23,7 +23,7 @@ final class StreamingMemoryTests: XCTestCase {
         let second = (0..<rate).flatMap { i -> [UInt8] in
             le16(UInt16(bitPattern: Int16(8000 * sin(2 * .pi * 220 * Double(i) / Double(rate)))))
         }
-        FileManager.default.createFile(atPath: path, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil), "created \(path)")
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.write(contentsOf: header)
         let block = Data(second)

@@ -206,17 +206,30 @@ final class ArgumentPolicyTests: XCTestCase {
     }
 
     /// Host time is CLOCK_MONOTONIC nanoseconds; offline the timeline is mapped as running in real time from now.
+    /// Each conversion reads the host clock once; the test reads it just before and just after, so the engine's
+    /// read lies between the two and the answer between the values those two reads give, however long the
+    /// thread was held up in between.
     func testHostTimeConversions() throws {
         let engine = try makeEngine()
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        let host = Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-        // One second from now is 48000 frames after frame 0 (less the microseconds between the two clock reads).
-        let t = engine.time(forHostTime: host + 1_000_000_000)
+        func hostNow() -> Int64 {
+            var ts = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &ts)
+            return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+        }
+        // One second after `before` is 48000 frames after frame 0, less the frames between `before` and the
+        // engine's read (at most `after - before`), rounded to a frame.
+        var before = hostNow()
+        let t = engine.time(forHostTime: before + 1_000_000_000)
+        var after = hostNow()
         XCTAssertEqual(t.sampleRate, 48000)
-        XCTAssertEqual(Double(t.frame), 48000, accuracy: 48, "within 1 ms")
+        let earliest = Int64((Double(1_000_000_000 - (after - before)) * 48000e-9).rounded())
+        XCTAssertTrue((earliest...48000).contains(t.frame), "\(t.frame) frames, expected \(earliest)…48000")
+        // Frame 48000 is played one second after the engine's read of the clock.
+        before = hostNow()
         let back = try engine.hostTime(for: engine.time(frame: 48000))
-        XCTAssertEqual(Double(back - host), 1e9, accuracy: 1e6, "within 1 ms")
+        after = hostNow()
+        XCTAssertTrue((before + 1_000_000_000...after + 1_000_000_000).contains(back),
+                      "\(back - before) ns after the first read, expected 1 s to 1 s + \(after - before) ns")
         XCTAssertEqual(try engine.time(seconds: 1.5), engine.time(frame: 72000))
     }
 }

@@ -60,7 +60,7 @@ final class EngineEventTests: XCTestCase {
         try engine.fire(fx, at: engine.time(frame: 300)) { log.append(Line(what: "end " + $0.effect.name, frame: $0.time.frame, detail: $0.reason.rawValue)) }
 
         _ = engine.renderOffline(frames: 5000, blockFrames: 256)
-        let seen = await (drainEvents(first), drainEvents(second))
+        let seen = (await drainEvents(first, through: engine), await drainEvents(second, through: engine))
 
         // The effect has no start callback: its start is the one line only the sequences have.
         let expected = [
@@ -89,7 +89,12 @@ final class EngineEventTests: XCTestCase {
         let rendered = engine.renderOffline(frames: 20 * firings + 100, blockFrames: 128)
         XCTAssertEqual(rendered.count, 2 * (20 * firings + 100), "rendering went through")
 
-        let all = await drainEvents(reader)
+        // Up to the last firing's end (a marker would reach the stalled sequence too, and count as its drop).
+        let lastEnd = Int64(20 * (firings - 1) + 10)
+        let all = await drainEvents(reader) { read in
+            if case let .effectEnded(_, at, _) = read.last { return at.frame == lastEnd }
+            return false
+        }
         XCTAssertEqual(all.count, 2 * firings, "a start and an end per firing")
         XCTAssertEqual(reader.droppedCount, 0)
         XCTAssertEqual(stalled.droppedCount, 2 * firings - 8, "everything past its 8-event buffer")
@@ -234,9 +239,16 @@ final class EngineEventTests: XCTestCase {
         engine.setStreamReadDelay(microseconds: 0)
         let totals = engine.streamStatistics()
         XCTAssertGreaterThan(totals.underruns, 0, "the slow loader must have caused underruns")
-        let starved = await drainEvents(events).compactMap { e -> (Int, Int)? in
-            if case let .streamStarved(underruns, missing, _) = e { (underruns, missing) } else { nil }
+        // Polled by the event thread: read until the reports add up to the loader's totals.
+        @Sendable func starvations(_ events: [EngineEvent]) -> [(Int, Int)] {
+            events.compactMap { e -> (Int, Int)? in
+                if case let .streamStarved(underruns, missing, _) = e { (underruns, missing) } else { nil }
+            }
         }
+        let starved = starvations(await drainEvents(events) { read in
+            let s = starvations(read)
+            return s.map(\.0).reduce(0, +) >= totals.underruns && s.map(\.1).reduce(0, +) >= totals.missingFrames
+        })
         XCTAssertFalse(starved.isEmpty)
         XCTAssertEqual(starved.map(\.0).reduce(0, +), totals.underruns, "every underrun reported once")
         XCTAssertEqual(starved.map(\.1).reduce(0, +), totals.missingFrames)
@@ -271,8 +283,8 @@ final class EngineEventTests: XCTestCase {
         track.onFinish = { ends.append($0) }
         track.onStart = { starts.append($0.frame) }
         try track.play(at: engine.time(frame: 0))
-        track.schedule(.pause(fade: 100.0 / 48000), atFrame: 400)       // silent from 500, position 500 kept
-        track.schedule(.resume(fade: 0), atFrame: 800)        // the remaining 500 frames: ends on 1300
+        XCTAssertNotNil(track.schedule(.pause(fade: 100.0 / 48000), atFrame: 400))       // silent from 500, position 500 kept
+        XCTAssertNotNil(track.schedule(.resume(fade: 0), atFrame: 800))        // the remaining 500 frames: ends on 1300
         let first = Task { try await track.finished }
         _ = engine.renderOffline(frames: 1500, blockFrames: 256)
         let end = try await first.value
@@ -291,7 +303,7 @@ final class EngineEventTests: XCTestCase {
         let last = try await track.finished
         XCTAssertEqual(last.time.frame, 3000, "the new voice: 2000 + 1000")
 
-        let seen = await drainEvents(events).compactMap { e -> String? in
+        let seen = await drainEvents(events, through: engine).compactMap { e -> String? in
             switch e {
             case let .trackStarted(_, at): "start \(at.frame)"
             case let .trackPaused(_, at): "pause \(at.frame)"

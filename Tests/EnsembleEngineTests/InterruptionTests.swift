@@ -84,8 +84,8 @@ final class InterruptionTests: XCTestCase {
                 expectedL[i] = expectedMix.left[t] * g
                 expectedR[i] = expectedMix.right[t] * g
             }
-            assertSamplesEqual(left, expectedL, "block \(block): left")
-            assertSamplesEqual(right, expectedR, "block \(block): right")
+            assertSameBits(left, expectedL, "block \(block): left")
+            assertSameBits(right, expectedR, "block \(block): right")
             // Starts are reported on the timeline, the same frames as without the pause.
             XCTAssertEqual(starts.values.sorted(), referenceStarts.values.sorted(), "block \(block): start frames")
             withExtendedLifetime(tracks) {}

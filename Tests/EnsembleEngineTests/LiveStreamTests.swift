@@ -28,10 +28,21 @@ final class LiveStreamTests: XCTestCase {
         return try Engine(configuration: c)
     }
 
-    /// Waits until the loader has moved every enqueued frame into the ring (which exists once the track plays).
-    private func waitPulled(_ queue: PCMQueue) {
-        for _ in 0..<2000 where queue.bufferedFrames > 0 { usleep(1000) }
-        XCTAssertEqual(queue.bufferedFrames, 0)
+    /// Waits until the loader has stored the first `frames` frames of `track`'s feed in its ring (made when the
+    /// track plays), where the render side reads them. (The queue is empty a moment earlier: the loader takes the
+    /// frames, then stores and publishes them.) `liveStreams` also hands over the rings of streams that have
+    /// ended, for their last events; none ends while a test waits here.
+    private func waitStored(_ engine: Engine, _ track: Track, frames: Int, file: StaticString = #filePath, line: UInt = #line) {
+        let deadline = Date().addingTimeInterval(eventTimeout)
+        var stored: Int64 = -1
+        while Date() < deadline {
+            if let ring = engine.existingStreamLoader?.liveStreams().first(where: { $0.track === track }) {
+                stored = StreamView.frame(ring.view.cells[StreamView.filled].load(ordering: .acquiring))
+                if stored >= Int64(frames) { return }
+            }
+            usleep(200)
+        }
+        XCTFail("\(stored) of \(frames) frames stored after \(eventTimeout) s", file: file, line: line)
     }
 
     private func render(_ engine: Engine, blocks: Int) -> [Float] {
@@ -53,11 +64,11 @@ final class LiveStreamTests: XCTestCase {
         try queue.enqueue(signal(10_000))
         try track.play(at: engine.time(frame: 100))
         engine.pumpCommands()
-        waitPulled(queue)
+        waitStored(engine, track, frames: 10_000)
         var out = render(engine, blocks: 40)           // 20480 frames: the 10000 play, then it starves
         try queue.enqueue(signal(10_000, from: 10_000))
         queue.finish()
-        waitPulled(queue)
+        waitStored(engine, track, frames: 20_000)
         engine.waitForStreams() // until the loader has seen the end: the last block ends the track exactly
         out += render(engine, blocks: 40)
         // The same signal played from memory, for the exact bits of each sample (gains and pan alike).
@@ -71,22 +82,29 @@ final class LiveStreamTests: XCTestCase {
         let starvedAt = 100 + firstPart
         let resumedAt = 40 * 512                       // the first block after the new frames arrived
         func left(_ x: [Float], _ range: Range<Int>) -> [Float] { range.map { x[2 * $0] } }
-        assertSamplesEqual(left(out, 0..<starvedAt), left(expected, 0..<starvedAt), "before starving")
+        assertSameBits(left(out, 0..<starvedAt), left(expected, 0..<starvedAt), "before starving")
         XCTAssertTrue(left(out, starvedAt..<resumedAt).allSatisfy { $0 == 0 }, "silent while dry")
         let rest = 20_000 - firstPart
-        assertSamplesEqual(left(out, resumedAt..<(resumedAt + rest)), left(expected, starvedAt..<(starvedAt + rest)),
+        assertSameBits(left(out, resumedAt..<(resumedAt + rest)), left(expected, starvedAt..<(starvedAt + rest)),
                            "goes on from the frame where it stopped, nothing skipped")
         XCTAssertTrue(left(out, (resumedAt + rest)..<(80 * 512)).allSatisfy { $0 == 0 })
         let end = try await track.finished
         XCTAssertEqual(end.reason, .finished)
         XCTAssertEqual(end.time.frame, Int64(resumedAt + rest), "ends right after its last frame")
-        let got = await drainEvents(events).compactMap { e -> String? in
-            switch e {
-            case let .trackStarved(_, at): return "starved \(at.frame)"
-            case let .trackBuffered(_, at): return "buffered \(at.frame)"
-            default: return nil
+        // Polled by the event thread: read until the starvation and the return have both been reported.
+        @Sendable func lines(_ events: [EngineEvent]) -> [String] {
+            events.compactMap { e -> String? in
+                switch e {
+                case let .trackStarved(_, at): return "starved \(at.frame)"
+                case let .trackBuffered(_, at): return "buffered \(at.frame)"
+                default: return nil
+                }
             }
         }
+        let got = lines(await drainEvents(events) { read in
+            let l = lines(read)
+            return l.contains("starved \(starvedAt)") && l.contains("buffered \(resumedAt)")
+        })
         XCTAssertEqual(got.last, "buffered \(resumedAt)")
         XCTAssertTrue(got.contains("starved \(starvedAt)"), "\(got)")
     }
@@ -102,7 +120,7 @@ final class LiveStreamTests: XCTestCase {
         var firstSound: Int?
         for block in 0..<30 {
             try queue.enqueue(signal(1000, from: block * 1000))   // 1000 frames a block of 512: it gains on playback
-            waitPulled(queue)
+            waitStored(engine, track, frames: (block + 1) * 1000)
             let before = out.count / 2
             out += render(engine, blocks: 1)
             if firstSound == nil, let i = stride(from: 0, to: 512, by: 1).first(where: { out[2 * (before + $0)] != 0 }) {
@@ -171,7 +189,7 @@ final class LiveStreamTests: XCTestCase {
         }
         let (pushed, pushedEnd) = try await run(true)
         let (memory, memoryEnd) = try await run(false)
-        assertSamplesEqual(pushed, memory, "pushed vs memory")
+        assertSameBits(pushed, memory, "pushed vs memory")
         XCTAssertGreaterThan(memory.map(abs).max() ?? 0, 0.1)
         XCTAssertEqual(pushedEnd.reason, .finished)
         XCTAssertEqual(pushedEnd.time.frame, memoryEnd.time.frame)
@@ -223,7 +241,7 @@ final class LiveStreamTests: XCTestCase {
         try queue.enqueue(signal(40_000))
         try track.play(at: engine.time(frame: 0))
         engine.pumpCommands()
-        waitPulled(queue)
+        waitStored(engine, track, frames: 20_000) // 40,000 samples, two channels
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * 512)
         defer { buffer.deallocate() }
         engine.pumpCommands()

@@ -45,8 +45,8 @@ final class MP3LoopTests: XCTestCase {
             for (label, sound) in [("memory", try Sound(contentsOf: path)), ("stream", try Sound(streamingContentsOf: path))] {
                 for block in [512, 1000] {
                     let got = try renderLooped(sound, loops: loops, frames: frames, block: block)
-                    XCTAssertEqual(got.left, expected.left, "\(file) \(label) block \(block) (left)")
-                    XCTAssertEqual(got.right, expected.right, "\(file) \(label) block \(block) (right)")
+                    assertSameBits(got.left, expected.left, "\(file) \(label) block \(block) (left)")
+                    assertSameBits(got.right, expected.right, "\(file) \(label) block \(block) (right)")
                 }
             }
         }

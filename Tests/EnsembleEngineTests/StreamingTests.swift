@@ -1,6 +1,7 @@
 import CAllocationCounter
 import Foundation
 import XCTest
+import Synchronization
 import EnsembleTestSupport
 import Ensemble
 import EnsembleFormats
@@ -67,10 +68,7 @@ final class StreamingTests: XCTestCase {
     }
 
     func assertBitIdentical(_ a: [Float], _ b: [Float], _ label: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(a.count, b.count, label, file: file, line: line)
-        if let i = a.indices.first(where: { a[$0].bitPattern != b[$0].bitPattern }) {
-            XCTFail("\(label): first difference at sample \(i) (frame \(i / 2)): \(a[i]) vs \(b[i])", file: file, line: line)
-        }
+        assertSameBits(a, b, label, file: file, line: line)
         XCTAssertGreaterThan(a.reduce(0) { max($0, abs($1)) }, 0.05, "\(label): the mix must be sounding", file: file, line: line)
     }
 
@@ -245,8 +243,11 @@ final class StreamingTests: XCTestCase {
         assertBitIdentical(Array(r.streamed[from...]), Array(r.memory[from...]), "after a playing seek")
     }
 
-    /// A deliberately slow loader: the voice outputs silence for missing frames, counts underruns, keeps its
-    /// timeline, and matches the in-memory rendering once the loader has caught up; the render calls never wait.
+    /// A slow loader, then one that stops: the voice outputs silence for missing frames, counts underruns, keeps
+    /// its timeline, and matches the in-memory rendering once the loader has caught up. The render calls never
+    /// wait for the loader: for 170 blocks its thread is held in the fill callback of a (silent) live track, so
+    /// it loads nothing for any stream, and those blocks render all the same. A render that waited for it would
+    /// never return while the test holds it (the hold gives up after a minute, and the test fails).
     func testStarvationAndRecovery() throws {
         let dir = try TemporaryDirectory()
         let path = try TestFiles.makeFile(dir, "slow", container: "wav", codec: .pcm16, seconds: 30, rate: 48000, channels: 2)
@@ -257,32 +258,52 @@ final class StreamingTests: XCTestCase {
         let memoryEngine = try Engine(configuration: c)
         let track = try engine.makeTrack(try Sound(streamingContentsOf: path))
         let reference = try memoryEngine.makeTrack(try Sound(contentsOf: path))
+        // The same silent live track in both engines, so that both mix the same voices.
+        let gate = LoaderGate()
+        func silence(_ gate: LoaderGate?) throws -> Sound {
+            try Sound(pcm: try PCMQueue(sampleRate: 48000, channelCount: 1) { buffer in
+                gate?.pass()
+                buffer.update(repeating: 0)
+                return buffer.count
+            })
+        }
+        let held = try engine.makeTrack(try silence(gate)), free = try memoryEngine.makeTrack(try silence(nil))
         engine.setStreamReadDelay(microseconds: 40_000) // 8192 frames (171 ms) per 40 ms: slow, and starts late
-        try track.play(at: track.engine.time(frame: 0))
-        try reference.play(at: reference.engine.time(frame: 0))
-        let block = 512
+        try engine.play([track, held], at: engine.time(frame: 0))
+        try memoryEngine.play([reference, free], at: memoryEngine.time(frame: 0))
+        let block = 512, ring = 12000 // 0.25 s
         let frames = 48000 * 8
         var s = [Float](repeating: 0, count: 2 * frames), m = s
-        var worst = 0.0
         var done = 0, k = 0
+        var missingWhenHeld = 0, missingWhenReleased = 0
         while done < frames {
-            if k == 30 { engine.setStreamReadDelay(microseconds: 2_000_000) } // stall the disk for a while
-            if k == 200 { engine.setStreamReadDelay(microseconds: 0) }
+            // Closed before block 30: once that block has made room in the live ring, the loader's next call of
+            // its callback holds it, and it stays held for blocks 31-199.
+            if k == 30 { gate.close() }
+            if k == 31 {
+                XCTAssertTrue(gate.waitUntilHeld(), "the loader never reached the live track's callback")
+                missingWhenHeld = engine.streamStatistics().missingFrames
+            }
+            if k == 200 {
+                missingWhenReleased = engine.streamStatistics().missingFrames
+                engine.setStreamReadDelay(microseconds: 0)
+                gate.open()
+            }
             if k >= 400 { engine.waitForStreams() } // recovered from here on
             memoryEngine.pumpCommands()
             engine.pumpCommands()
-            let t0 = Date()
             s.withUnsafeMutableBufferPointer { engine.render(interleaved: $0.baseAddress! + 2 * done, frames: block) }
-            worst = max(worst, Date().timeIntervalSince(t0))
             m.withUnsafeMutableBufferPointer { memoryEngine.render(interleaved: $0.baseAddress! + 2 * done, frames: block) }
             done += block
             k += 1
         }
-        let underruns = engine.streamStatistics().underruns
-        XCTAssertGreaterThan(underruns, 0, "the slow loader must have caused underruns")
-        XCTAssertLessThan(worst, 0.05, "a render call waited for the disk")
+        XCTAssertFalse(gate.gaveUp, "a render call waited for the loader")
+        XCTAssertGreaterThan(engine.streamStatistics().underruns, 0, "the stalled loader must have caused underruns")
+        // While the loader was held the voice played what its ring held (at most `ring` frames) and counted the
+        // rest of the 169 blocks missing.
+        XCTAssertGreaterThanOrEqual(missingWhenReleased - missingWhenHeld, 169 * block - ring)
         // During the stall the voice is silent, then resumes where it should be (same frames as in memory).
-        let stalled = (2 * block * 100)..<(2 * block * 190)
+        let stalled = (2 * (31 * block + ring))..<(2 * block * 200)
         XCTAssertTrue(s[stalled].allSatisfy { $0 == 0 }, "missing frames must be silent")
         let from = 2 * block * 400
         assertBitIdentical(Array(s[from...]), Array(m[from...]), "after recovery")
@@ -492,4 +513,32 @@ final class StreamingSceneTests: XCTestCase {
         XCTAssertEqual(outputs[0].count, outputs[1].count)
         XCTAssertTrue(outputs[0] == outputs[1], "streamed and in-memory renders differ")
     }
+}
+
+/// Holds the stream loader's thread while closed: its `pass()` is called from a live track's fill callback (on
+/// the loader thread), which then waits until the test opens the gate again, or gives up after `eventTimeout`.
+final class LoaderGate: @unchecked Sendable {
+    private let closed = Mutex(false)
+    private let entered = DispatchSemaphore(value: 0), opened = DispatchSemaphore(value: 0)
+    private let timedOut = Mutex(false)
+
+    /// Loader thread: waits here while the gate is closed.
+    func pass() {
+        guard closed.withLock({ $0 }) else { return }
+        entered.signal()
+        if opened.wait(timeout: .now() + eventTimeout) == .timedOut { timedOut.withLock { $0 = true } }
+    }
+
+    func close() { closed.withLock { $0 = true } }
+
+    /// Waits until the loader is held at the gate; false if it did not come within `eventTimeout`.
+    func waitUntilHeld() -> Bool { entered.wait(timeout: .now() + eventTimeout) == .success }
+
+    func open() {
+        closed.withLock { $0 = false }
+        opened.signal()
+    }
+
+    /// Whether the loader stopped waiting before the gate was opened.
+    var gaveUp: Bool { timedOut.withLock { $0 } }
 }

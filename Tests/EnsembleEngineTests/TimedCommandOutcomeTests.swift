@@ -48,8 +48,8 @@ final class TimedCommandOutcomeTests: XCTestCase {
         try track.play(at: track.engine.time(frame: 0))
         let applied = Recorder<Int64>(), dropped = Recorder<CommandDropReason>()
         for i in 0..<100 {
-            track.schedule(.pan(Float(i) / 100), atFrame: Int64(5000 + i), onApplied: { applied.append($0.frame) },
-                           onDropped: { _, reason in dropped.append(reason) })
+            XCTAssertNotNil(track.schedule(.pan(Float(i) / 100), atFrame: Int64(5000 + i), onApplied: { applied.append($0.frame) },
+                                           onDropped: { _, reason in dropped.append(reason) }))
         }
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 64), right = UnsafeMutablePointer<Float>.allocate(capacity: 128)
         defer { left.deallocate(); right.deallocate() }

@@ -89,8 +89,8 @@ final class AudioInputTests: XCTestCase {
                           try Sound(streamingFrom: reader(bytes, piece: 777), name: "r")]
             let renders = try sounds.map { try render($0, frames: 30_000) }
             XCTAssertGreaterThan(renders[0].map(abs).max() ?? 0, 0.01, path)
-            assertSamplesEqual(renders[1], renders[0], "memory: \(path)")
-            assertSamplesEqual(renders[2], renders[0], "reader: \(path)")
+            assertSameBits(renders[1], renders[0], "memory: \(path)")
+            assertSameBits(renders[2], renders[0], "reader: \(path)")
         }
     }
 

@@ -29,7 +29,7 @@ final class OfflineRenderingTests: XCTestCase {
         try looped.setPan(-0.4)
         try streamed.play(at: engine.time(frame: 10))
         try looped.play(at: engine.time(frame: 333))
-        looped.schedule(.volume(0.3, ramp: 100.0 / 48000), atFrame: 2000)
+        XCTAssertNotNil(looped.schedule(.volume(0.3, ramp: 100.0 / 48000), atFrame: 2000))
         let fx = try engine.registerEffect(try monoSound(200) { _ in 0.2 })
         for i in 0..<100 { try engine.fire(fx, pan: Float(i % 3) - 1, at: engine.time(frame: Int64(40 * i + 7))) }
         return (engine, [streamed, looped])

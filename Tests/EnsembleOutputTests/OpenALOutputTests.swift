@@ -107,7 +107,7 @@ final class OpenALOutputTests: XCTestCase {
         let expected = offline.renderOffline(frames: 102)
         for start in starts {
             let at = lead + Int(start)
-            assertSamplesEqual(frames(recording, (at - 1)..<(at + 101)), expected, "effect at \(start) in the recording")
+            assertSameBits(frames(recording, (at - 1)..<(at + 101)), expected, "effect at \(start) in the recording")
         }
     }
 
@@ -147,7 +147,7 @@ final class OpenALOutputTests: XCTestCase {
         let reference = offline.renderOffline(frames: length)
         withExtendedLifetime(offlineTracks) {}
         let first = try XCTUnwrap(firstSoundingFrame(recording))
-        assertSamplesEqual(frames(recording, first..<(first + length)), reference, "group start in the recording")
+        assertSameBits(frames(recording, first..<(first + length)), reference, "group start in the recording")
         print("group start: engine frame \(groupFrame), recording frame \(first), all three tracks on it")
     }
 
@@ -237,7 +237,7 @@ final class OpenALOutputTests: XCTestCase {
             if recording[2 * i] == 0 && recording[2 * i + 1] == 0 { gap += 1 } else { sounding += [recording[2 * i], recording[2 * i + 1]] }
             i += 1
         }
-        assertSamplesEqual(sounding, reference, "rendered samples around the underrun")
+        assertSameBits(sounding, reference, "rendered samples around the underrun")
         XCTAssertGreaterThan(gap, 4800, "gaps of silence where the source ran dry")
         print("underruns: \(underruns), silent gap \(gap) frames (\(Double(gap) / 48) ms)")
     }
@@ -281,10 +281,10 @@ final class OpenALOutputTests: XCTestCase {
             expected[2 * i + 1] *= g
         }
         let lead = try XCTUnwrap(firstSoundingFrame(recording))
-        assertSamplesEqual(frames(recording, lead..<(lead + f)), frames(expected, 0..<f), "before the pause")
+        assertSameBits(frames(recording, lead..<(lead + f)), frames(expected, 0..<f), "before the pause")
         // Frame f has gain 0; the first sounding frame after the gap is f + 1.
         let back = try XCTUnwrap(firstSoundingFrame(recording, from: lead + f))
-        assertSamplesEqual(frames(recording, back..<(back + length - f - 1)), frames(expected, (f + 1)..<length), "after the resume")
+        assertSameBits(frames(recording, back..<(back + length - f - 1)), frames(expected, (f + 1)..<length), "after the resume")
         let gap = back - (lead + f + 1)
         XCTAssertGreaterThan(gap, 4800, "the device played silence while paused")
         print("engine pause while playing: froze at scene frame \(f), silent for \(gap) frames")
@@ -337,7 +337,7 @@ final class OpenALOutputTests: XCTestCase {
         XCTAssertEqual(loopback.underrunCount, 0)
         loopback.close()
         XCTAssertEqual(engine.currentFrame, engine.renderedFrame, "closed: the render clock again")
-        assertSamplesEqual(out, reference, "loopback vs offline")
+        assertSameBits(out, reference, "loopback vs offline")
         print(String(format: "loopback: 20000 frames in %.1f ms (%.0f× real time)", seconds * 1000, 20000 / 48000 / seconds))
     }
 }

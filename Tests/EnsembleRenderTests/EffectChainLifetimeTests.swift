@@ -33,7 +33,7 @@ final class EffectChainLifetimeTests: XCTestCase {
         let track = try engine.makeTrack(try monoSound(480) { _ in 0.5 })
         try track.setBus(busNumber(1))
         try track.setNumberOfLoops(-1)
-        try track.play()
+        track.play()
         for k in 0..<20 {
             try engine.setEffects(k % 2 == 0 ? [] : lowpass, on: busNumber(1))
             engine.render(left: left, right: right, frames: 512)

@@ -127,7 +127,7 @@ final class IdleVirtualUpdateTests: XCTestCase {
             }
             engine.waitForEvents()
             var seen: [String] = []
-            for event in drainEventsBlocking(events) {
+            for event in drainEventsBlocking(events, through: engine) {
                 switch event {
                 case let .trackVirtual(t, time, reason): seen.append("virtual \(t === flat ? "flat" : t === extra ? "extra" : "3D") \(time.frame) \(reason)")
                 case let .trackAudible(_, time): seen.append("audible \(time.frame)")

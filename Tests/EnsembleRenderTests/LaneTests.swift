@@ -94,9 +94,9 @@ final class LaneTests: XCTestCase {
         for (k, i) in [2, 5, 11, 17].enumerated() {
             let frame = Int64(3000 + 1234 * k)
             let change: TrackChange = k % 2 == 0 ? .volume(0.3, ramp: 400.0 / 48000) : .pan(-0.5, ramp: 200.0 / 48000)
-            tracks[i].schedule(change, atFrame: frame, onApplied: { applied.append("\(i) \($0.frame)") })
+            XCTAssertNotNil(tracks[i].schedule(change, atFrame: frame, onApplied: { applied.append("\(i) \($0.frame)") }))
         }
-        tracks[13].schedule(.stop(fade: 300.0 / 48000), atFrame: 9001, onApplied: { applied.append("13 stop \($0.frame)") })
+        XCTAssertNotNil(tracks[13].schedule(.stop(fade: 300.0 / 48000), atFrame: 9001, onApplied: { applied.append("13 stop \($0.frame)") }))
 
         let effect = try engine.registerEffect(try monoSound(6000, name: "fx") { sin(Double($0) * 0.05) * 0.1 })
         for j in 0..<6 {

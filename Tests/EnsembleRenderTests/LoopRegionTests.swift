@@ -48,8 +48,8 @@ final class LoopRegionTests: XCTestCase {
             for block in [64, 512, 1000, 4096] {
                 let got = try render(sound, offset: offset, loops: loops, rate: rate, region: (start, end),
                                      frames: frames, block: block)
-                XCTAssertEqual(got.left, expected.left, "rate \(rate), block \(block)")
-                XCTAssertEqual(got.right, expected.right, "rate \(rate), block \(block)")
+                assertSameBits(got.left, expected.left, "rate \(rate), block \(block)")
+                assertSameBits(got.right, expected.right, "rate \(rate), block \(block)")
             }
             if rate == 1 {
                 XCTAssertEqual(expected.endOfSound, 7 + written.count - offset)
@@ -116,7 +116,7 @@ final class LoopRegionTests: XCTestCase {
         let reference = try render(try monoSound(written.count) { Double(written[$0]) }, offset: 0, loops: 0, rate: 1,
                                    region: nil, frames: 2000, block: 512)
         let got = try render(sound, offset: 0, loops: 2, rate: 1, region: nil, frames: 2000, block: 512)
-        XCTAssertEqual(got.left, reference.left, "the smpl loop is the track's region")
+        assertSameBits(got.left, reference.left, "the smpl loop is the track's region")
         // Played once, the whole file plays (the region only matters when the track loops).
         let once = try render(sound, offset: 0, loops: 0, rate: 1, region: nil, frames: 2000, block: 512)
         XCTAssertEqual(once.endOfSound, 7 + 1000)
@@ -202,7 +202,7 @@ final class LoopRegionTests: XCTestCase {
         let reference = try render(try monoSound(written.count) { Double(written[$0]) }, offset: 0, loops: 0, rate: 1,
                                    region: nil, frames: 2000, block: 512)
         let got = try render(sound, offset: 0, loops: 2, rate: 1, region: nil, frames: 2000, block: 512)
-        XCTAssertEqual(got.left, reference.left)
+        assertSameBits(got.left, reference.left)
     }
 
     /// A float32 mono CAF at 48 kHz with a `mark` chunk of (type, frame) markers.

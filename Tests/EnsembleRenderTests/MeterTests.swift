@@ -105,7 +105,7 @@ final class MeterTests: XCTestCase {
         try t.setBus(busNumber(3))
         t.isMeteringEnabled = true
         try t.play(at: t.engine.time(frame: 0))
-        t.schedule(.volume(0.25, ramp: frameSeconds(0)), atFrame: 100)
+        XCTAssertNotNil(t.schedule(.volume(0.25, ramp: frameSeconds(0)), atFrame: 100))
         _ = render(engine, frames: 512, block: 512)
         t.updateMeters()
         engine.updateMeters()

@@ -107,16 +107,16 @@ final class SincResamplerTests: XCTestCase {
         for rate: Float in [0.73, 1.37, 2] {
             let reference = try render(rate: rate, loops: 2, offset: 5, block: 4096)
             for block in [1, 63, 500] {
-                XCTAssertTrue(try render(rate: rate, loops: 2, offset: 5, block: block).left == reference.left,
-                              "rate \(rate), block \(block)")
+                assertSameBits(try render(rate: rate, loops: 2, offset: 5, block: block).left, reference.left,
+                               "rate \(rate), block \(block)")
             }
             // Metering takes the scratch + GainStage path instead of the fused one.
-            XCTAssertTrue(try render(rate: rate, loops: 2, offset: 5, block: 4096, metering: true).left == reference.left,
-                          "rate \(rate), scratch path")
+            assertSameBits(try render(rate: rate, loops: 2, offset: 5, block: 4096, metering: true).left, reference.left,
+                           "rate \(rate), scratch path")
             // A stereo voice computes both channels with shared weights: its left (pan −1: L = inL + inR, inR = 0)
             // is the mono voice's.
-            XCTAssertTrue(try render(rate: rate, loops: 2, offset: 5, block: 333, stereo: true).left == reference.left,
-                          "rate \(rate), stereo")
+            assertSameBits(try render(rate: rate, loops: 2, offset: 5, block: 333, stereo: true).left, reference.left,
+                           "rate \(rate), stereo")
         }
     }
 
@@ -129,7 +129,7 @@ final class SincResamplerTests: XCTestCase {
             try track.setPan(-1)
             try track.play(at: track.engine.time(frame: 0))
             let mix = EnsembleTestSupport.render(engine, frames: 300, block: 128)
-            XCTAssertEqual(mix.left, s.map { Float($0) }, "\(quality)")
+            assertSameBits(mix.left, s.map { Float($0) }, "\(quality)")
         }
     }
 

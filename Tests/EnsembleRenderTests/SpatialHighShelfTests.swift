@@ -111,14 +111,14 @@ final class SpatialHighShelfTests: XCTestCase {
         var f = HighShelf(sampleRate: rate)
         XCTAssertTrue(f.isPassThrough)
         samples.withUnsafeMutableBufferPointer { f.process($0.baseAddress!, count: $0.count) }
-        XCTAssertEqual(samples, original)
+        assertSameBits(samples, original)
         // Back to 1 after filtering: identical again from then on.
         f.setGain(0.3)
         samples.withUnsafeMutableBufferPointer { f.process($0.baseAddress!, count: 500) }
         f.setGain(1)
         var again = original
         again.withUnsafeMutableBufferPointer { f.process($0.baseAddress!, count: $0.count) }
-        XCTAssertEqual(again, original)
+        assertSameBits(again, original)
         XCTAssertTrue(f.isPassThrough)
         f.setGain(3)
         XCTAssertTrue(f.isPassThrough)

@@ -70,8 +70,8 @@ final class SpatialMixDeterminismTests: XCTestCase {
         XCTAssertGreaterThan(reference.right.map { abs($0) }.max() ?? 0, 0.05, "the scene must be sounding")
         for block in [512, 1000, 4096] {
             let mix = try Self.movingScene(block: block)
-            XCTAssertEqual(mix.left, reference.left, "left, block \(block)")
-            XCTAssertEqual(mix.right, reference.right, "right, block \(block)")
+            assertSameBits(mix.left, reference.left, "left, block \(block)")
+            assertSameBits(mix.right, reference.right, "right, block \(block)")
         }
     }
 
@@ -153,8 +153,8 @@ final class SpatialMixDeterminismTests: XCTestCase {
     func testSameBytesForAnyThreadCount() throws {
         let one = try Self.movingScene(block: 1000, threads: 1)
         let two = try Self.movingScene(block: 1000, threads: 2)
-        XCTAssertEqual(one.left, two.left)
-        XCTAssertEqual(one.right, two.right)
+        assertSameBits(one.left, two.left)
+        assertSameBits(one.right, two.right)
     }
 
     func testRenderingMovingSourcesAllocatesNothing() throws {
@@ -239,8 +239,8 @@ final class SpatialMixDeterminismTests: XCTestCase {
         let reference = try Self.busAndPauseScene(block: 64)
         for block in [512, 1000] {
             let mix = try Self.busAndPauseScene(block: block)
-            XCTAssertEqual(mix.left, reference.left, "left, block \(block)")
-            XCTAssertEqual(mix.right, reference.right, "right, block \(block)")
+            assertSameBits(mix.left, reference.left, "left, block \(block)")
+            assertSameBits(mix.right, reference.right, "right, block \(block)")
         }
         // Through a unity bus the crossfade f·x + (1 − f)·x is the voice itself: the move is inaudible.
         let stay = try Self.busAndPauseScene(block: 512, moveToBus: false)

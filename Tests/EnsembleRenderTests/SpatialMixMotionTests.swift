@@ -54,7 +54,7 @@ final class SpatialMixMotionTests: XCTestCase {
             track.play()
             try track.setPosition(Vector3(0, 0, -4), at: engine.time(frame: 4800), ramp: Double(glide) / 48000)
             let mix = render(engine, frames: 9600, block: 1000)
-            XCTAssertEqual(mix.left, mix.right)
+            assertSameBits(mix.left, mix.right)
             return mix.left
         }
         let n = SpatialUpdate.interval

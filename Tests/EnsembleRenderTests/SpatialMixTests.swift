@@ -102,13 +102,13 @@ final class SpatialMixTests: XCTestCase {
             return render(engine, frames: 19200, block: 512)
         }
         let flat = try scene(positioned: false), moved = try scene(positioned: true)
-        XCTAssertEqual(Array(flat.left[0..<4800]), Array(moved.left[0..<4800]), "2D before it is positioned")
+        assertSameBits(Array(flat.left[0..<4800]), Array(moved.left[0..<4800]), "2D before it is positioned")
         XCTAssertNotEqual(Array(flat.right[4900..<9600]), Array(moved.right[4900..<9600]), "positioned in between")
         // Back to 2D: the gains glide to the pan's over at most two update intervals (the command's frame and the
         // next grid frame), after which the 2D path takes over: from there the same bits as never positioned.
         let back = 9600 + 2 * SpatialUpdate.interval
-        XCTAssertEqual(Array(flat.left[back...]), Array(moved.left[back...]), "left after the return")
-        XCTAssertEqual(Array(flat.right[back...]), Array(moved.right[back...]), "right after the return")
+        assertSameBits(Array(flat.left[back...]), Array(moved.left[back...]), "left after the return")
+        assertSameBits(Array(flat.right[back...]), Array(moved.right[back...]), "right after the return")
         // And the glide itself is continuous: no step larger than the signal's own largest step (0.4 · 0.05 · 0.9
         // per frame at rate 0.9) plus the gain's largest change per frame over a one-update glide.
         for i in 9601..<back {
@@ -152,7 +152,7 @@ final class SpatialMixTests: XCTestCase {
         XCTAssertEqual(peak.bitPattern, peakWith.bitPattern)
         XCTAssertEqual(average.bitPattern, averageWith.bitPattern)
         let (quiet, _, _) = try scene(neighbours: true, silent: true)
-        XCTAssertEqual(alone.left, quiet.left)
-        XCTAssertEqual(alone.right, quiet.right)
+        assertSameBits(alone.left, quiet.left)
+        assertSameBits(alone.right, quiet.right)
     }
 }

@@ -68,8 +68,8 @@ final class SurroundMixTests: XCTestCase {
             let out = e.renderOffline(frames: frames, blockFrames: 512)
             withExtendedLifetime(tracks) {}
             XCTAssertEqual(out.count, n * frames)
-            assertSamplesEqual(channel(out, 0, of: n), channel(reference, 0, of: 2), "\(layout) front left")
-            assertSamplesEqual(channel(out, 1, of: n), channel(reference, 1, of: 2), "\(layout) front right")
+            assertSameBits(channel(out, 0, of: n), channel(reference, 0, of: 2), "\(layout) front left")
+            assertSameBits(channel(out, 1, of: n), channel(reference, 1, of: 2), "\(layout) front right")
             for c in 2..<n {
                 XCTAssertTrue(channel(out, c, of: n).allSatisfy { $0 == 0 }, "\(layout) channel \(c) silent")
             }
@@ -87,7 +87,7 @@ final class SurroundMixTests: XCTestCase {
                 let out = e.renderOffline(frames: frames, blockFrames: 333)
                 for c in 0..<n {
                     let expected = (0..<frames).map { Float(0.8) * Float(c + 1) / 8 * (2 * Float($0 % (97 + 7 * c)) / Float(97 + 7 * c) - 1) }
-                    assertSamplesEqual(channel(out, c, of: n), expected, "\(layout) lane \(lane) channel \(c)")
+                    assertSameBits(channel(out, c, of: n), expected, "\(layout) lane \(lane) channel \(c)")
                 }
             }
         }
@@ -112,8 +112,8 @@ final class SurroundMixTests: XCTestCase {
             let n = layout.channelCount
             let out = try run(layout)
             // The front pair: what stereo output gives (the same signal on channels 0 and 1, the same pan law).
-            assertSamplesEqual(channel(out, 0, of: n), channel(stereo, 0, of: 2), "\(layout) front left")
-            assertSamplesEqual(channel(out, 1, of: n), channel(stereo, 1, of: 2), "\(layout) front right")
+            assertSameBits(channel(out, 0, of: n), channel(stereo, 0, of: 2), "\(layout) front left")
+            assertSameBits(channel(out, 1, of: n), channel(stereo, 1, of: 2), "\(layout) front right")
             for c in 2..<n {
                 let x = channel(out, c, of: n)
                 for f in 0..<frames {
@@ -161,7 +161,7 @@ final class SurroundMixTests: XCTestCase {
                 let out = e.renderOffline(frames: 5000, blockFrames: block)
                 withExtendedLifetime(tracks) {}
                 if let reference {
-                    assertSamplesEqual(out, reference, "\(layout) block \(block) threads \(threads)")
+                    assertSameBits(out, reference, "\(layout) block \(block) threads \(threads)")
                 } else {
                     reference = out
                     let n = layout.channelCount
@@ -203,11 +203,11 @@ final class SurroundMixTests: XCTestCase {
         defer { planes.forEach { $0.deallocate() } }
         planes.withUnsafeBufferPointer { e.render(planes: $0.baseAddress!, frames: frames) }
         for c in 0..<8 {
-            assertSamplesEqual(Array(UnsafeBufferPointer(start: planes[c], count: frames)), channel(interleaved, c, of: 8), "plane \(c)")
+            assertSameBits(Array(UnsafeBufferPointer(start: planes[c], count: frames)), channel(interleaved, c, of: 8), "plane \(c)")
         }
         let f = try engine(.surround71, signal: signal)
         f.render(left: planes[0], right: planes[1], frames: frames)
-        assertSamplesEqual(Array(UnsafeBufferPointer(start: planes[1], count: frames)), channel(interleaved, 1, of: 8), "front right")
+        assertSameBits(Array(UnsafeBufferPointer(start: planes[1], count: frames)), channel(interleaved, 1, of: 8), "front right")
     }
 
     func testRenderingSurroundAllocatesNothing() throws {

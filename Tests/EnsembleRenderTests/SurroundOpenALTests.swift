@@ -52,7 +52,7 @@ final class SurroundOpenALTests: XCTestCase {
             let out = loopback.render(frames: 20000)
             XCTAssertEqual(loopback.underrunCount, 0)
             loopback.close()
-            assertSamplesEqual(out, reference, "\(layout) loopback vs offline")
+            assertSameBits(out, reference, "\(layout) loopback vs offline")
             for c in 0..<layout.channelCount {
                 XCTAssertTrue(channel(out, c, of: layout.channelCount).contains { $0 != 0 }, "\(layout) channel \(c) sounds")
             }
@@ -102,7 +102,7 @@ final class SurroundOpenALTests: XCTestCase {
             let lead = try XCTUnwrap((0..<audio.frameCount).first { f in (0..<n).contains { played[f * n + $0] != 0 } })
             XCTAssertGreaterThanOrEqual(audio.frameCount, lead + Self.frames, "the whole scene was recorded")
             let heard = Array(played[(n * lead)..<min(played.count, n * (lead + Self.frames))])
-            assertSamplesEqual(heard, reference, "\(layout): recording vs offline render")
+            assertSameBits(heard, reference, "\(layout): recording vs offline render")
         }
     }
 

@@ -43,7 +43,7 @@ final class VirtualVoiceSpatialTests: XCTestCase {
         XCTAssertLessThan(mix.left[10240 + 120], near, "fading in")
 
         var seen: [String] = []
-        for event in drainEventsBlocking(events) {
+        for event in drainEventsBlocking(events, through: engine) {
             switch event {
             case let .trackVirtual(t, time, reason) where t === track: seen.append("virtual \(time.frame) \(reason)")
             case let .trackAudible(t, time) where t === track: seen.append("audible \(time.frame)")

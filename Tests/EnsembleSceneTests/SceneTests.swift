@@ -109,10 +109,10 @@ final class SceneTests: XCTestCase {
         let sinc = try renderScene(#"{"tracks":[{"file":"tone.wav"}]}"#)
         let cubic = try renderScene(#"{"resampler":"cubic","tracks":[{"file":"tone.wav"}]}"#)
         let overridden = try renderScene(#"{"resampler":"cubic","tracks":[{"file":"tone.wav","resampler":"sinc"}]}"#)
-        XCTAssertEqual(overridden, sinc)
+        assertSameBits(overridden, sinc)
         XCTAssertNotEqual(cubic, sinc)
         let effect = try renderScene(#"{"resampler":"cubic","effects":[{"file":"tone.wav","resampler":"sinc"}]}"#)
-        XCTAssertEqual(effect, sinc, "an effect's own resampler")
+        assertSameBits(effect, sinc, "an effect's own resampler")
     }
 
     func testLoopingForeverNeedsADuration() throws {

@@ -119,6 +119,6 @@ package func playMatchesRender(_ scene: String, in dir: TemporaryDirectory, fram
         - XCTUnwrap(firstSoundingFrame(reference), file: file, line: line)
     XCTAssertGreaterThanOrEqual(lead, 0, file: file, line: line)
     XCTAssertGreaterThanOrEqual(played.count, 2 * (lead + count), "the whole scene was recorded", file: file, line: line)
-    assertSamplesEqual(frames(played, lead..<(lead + count)), reference, "recording vs render", file: file, line: line)
+    assertSameBits(frames(played, lead..<(lead + count)), reference, "recording vs render", file: file, line: line)
     return PlayedScene(stderr: p.stderr, recording: played, lead: lead)
 }

@@ -248,12 +248,32 @@ package func assertAudioFileError<T>(_ kind: AudioFileError.Kind, path: String, 
     }
 }
 
-/// Sample-exact comparison that reports the first difference instead of printing whole arrays.
-package func assertSamplesEqual(_ a: [Float], _ b: [Float], _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
-    XCTAssertEqual(a.count, b.count, "sample count \(message)", file: file, line: line)
-    if let i = (0..<min(a.count, b.count)).first(where: { a[$0] != b[$0] }) {
-        XCTFail("first difference at sample \(i): \(a[i]) vs \(b[i]); max |diff| \(maxAbsDifference(a, b)) \(message)", file: file, line: line)
-    }
+/// "The same bytes": compares two sample arrays bit for bit, so that −0 differs from +0 and a NaN matches only the
+/// same NaN (`==` gets both wrong), and reports how many samples differ and the first of them instead of printing
+/// whole arrays.
+package func assertSameBits(_ a: [Float], _ b: [Float], _ message: @autoclosure () -> String = "",
+                    file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(a.count, b.count, "sample count \(message())", file: file, line: line)
+    let n = min(a.count, b.count)
+    guard let i = (0..<n).first(where: { a[$0].bitPattern != b[$0].bitPattern }) else { return }
+    let differing = (i..<n).count { a[$0].bitPattern != b[$0].bitPattern }
+    func show(_ x: Float) -> String { "\(x) (0x\(String(x.bitPattern, radix: 16)))" }
+    XCTFail("\(differing) of \(n) samples differ, the first at \(i): \(show(a[i])) vs \(show(b[i])); " +
+            "max |diff| \(maxAbsDifference(Array(a[..<n]), Array(b[..<n]))) \(message())", file: file, line: line)
+}
+
+/// `assertSameBits` of two planar renderings, channel by channel.
+package func assertSameBits(_ a: Mix, _ b: Mix, _ message: @autoclosure () -> String = "",
+                    file: StaticString = #filePath, line: UInt = #line) {
+    assertSameBits(a.left, b.left, "left \(message())", file: file, line: line)
+    assertSameBits(a.right, b.right, "right \(message())", file: file, line: line)
+}
+
+/// `assertSameBits` of two decoded files' channels.
+package func assertSameBits(_ a: [[Float]], _ b: [[Float]], _ message: @autoclosure () -> String = "",
+                    file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(a.count, b.count, "channel count \(message())", file: file, line: line)
+    for (c, (x, y)) in zip(a, b).enumerated() { assertSameBits(x, y, "channel \(c) \(message())", file: file, line: line) }
 }
 
 /// A tiny deterministic generator so the fuzz cases are reproducible (the soak driver's).

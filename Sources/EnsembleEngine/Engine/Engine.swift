@@ -206,7 +206,7 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// The stream loader if a streamed track has played, without starting one.
-    var existingStreamLoader: StreamLoader? { loader.withLock { $0 } }
+    package var existingStreamLoader: StreamLoader? { loader.withLock { $0 } }
 
     /// Ring length in frames for a streamed sound at `sourceRate`.
     func streamCapacity(sourceRate: Double) -> Int {
@@ -351,7 +351,7 @@ public final class Engine: @unchecked Sendable {
     /// pair (the other channels are rendered and dropped: use `render(planes:frames:)`). Call from the one render
     /// thread only.
     @_noLocks
-    public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+    package func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
         renderer._withUnsafeGuaranteedRef { $0.render(left: left, right: right, frames: frames) }
     }
 
@@ -359,7 +359,7 @@ public final class Engine: @unchecked Sendable {
     /// c in `SpeakerLayout` order (FL FR, then FC LFE SL SR for 5.1 or FC LFE BL BR SL SR for 7.1), each room for `frames` floats. Call from the one
     /// render thread only.
     @_noLocks
-    public func render(planes: UnsafePointer<UnsafeMutablePointer<Float>>, frames: Int) {
+    package func render(planes: UnsafePointer<UnsafeMutablePointer<Float>>, frames: Int) {
         renderer._withUnsafeGuaranteedRef { $0.render(planes: planes, frames: frames) }
     }
 
@@ -367,7 +367,7 @@ public final class Engine: @unchecked Sendable {
     /// stereo, the `SpeakerLayout` order … for surround): `frames × channelCount` floats. Call from the one
     /// render thread only.
     @_noLocks
-    public func render(interleaved: UnsafeMutablePointer<Float>, frames: Int) {
+    package func render(interleaved: UnsafeMutablePointer<Float>, frames: Int) {
         renderer._withUnsafeGuaranteedRef { $0.render(interleaved: interleaved, frames: frames) }
     }
 
@@ -395,7 +395,7 @@ public final class Engine: @unchecked Sendable {
     /// Moves commands that found the command ring full into it, and frees the effect chains the render side
     /// has finished with. The event thread does this continuously; an offline render loop calls it between
     /// blocks so that a burst of commands is never left behind.
-    public func pumpCommands() {
+    package func pumpCommands() {
         let queue = mixer.commands
         control.withLock { state in state.flushOverflow(to: queue) }
         reclaimChains()
@@ -478,7 +478,7 @@ public final class Engine: @unchecked Sendable {
 
     /// For render loops that may wait (offline): when the event ring is more than half full, waits for the event
     /// thread to catch up, so a burst of events can never overflow the render side's buffers.
-    public func throttleEvents() {
+    package func throttleEvents() {
         let events = mixer.events.indices
         if events.count() > events.capacity / 2 { waitForEvents() }
     }

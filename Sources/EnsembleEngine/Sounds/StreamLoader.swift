@@ -270,7 +270,7 @@ package final class StreamLoader: @unchecked Sendable {
     private var retiredLive: [StreamRing] = []
 
     /// Event thread: the live streams open now and those closed since the last call, for their starvation events.
-    func liveStreams() -> [StreamRing] {
+    package func liveStreams() -> [StreamRing] {
         condition.lock()
         defer { condition.unlock() }
         defer { retiredLive.removeAll() }

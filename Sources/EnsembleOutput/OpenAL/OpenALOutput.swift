@@ -411,13 +411,13 @@ public final class OpenALOutput: @unchecked Sendable {
     // MARK: Test hooks
 
     /// Makes the render thread sleep `seconds` once, as if the machine stalled it (for underrun tests).
-    public func stallRenderThreadForTesting(_ seconds: Double) {
+    package func stallRenderThreadForTesting(_ seconds: Double) {
         stall.store(Int64(seconds * 1e9), ordering: .relaxed)
     }
 
     /// A C function the render thread calls around its work (phase 1/2: our own refill code, render and fade;
     /// 3/4: a whole service pass including the AL calls). Set before `start()`; for allocation tests.
-    public func setRenderThreadProbeForTesting(_ probe: (@convention(c) (Int32) -> Void)?) {
+    package func setRenderThreadProbeForTesting(_ probe: (@convention(c) (Int32) -> Void)?) {
         stream.hook = probe
     }
 }
