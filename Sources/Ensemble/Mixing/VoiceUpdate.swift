@@ -35,6 +35,8 @@ struct VoiceUpdate {
             if pool[s].isScheduled {
                 pool[s].state = .paused
                 reports.paused(slot: s, generation: generation, frame: now, cursor: pool[s].cursor)
+                // A stop already waiting (`stop(at:)` before this pause) ends it, as when the pause comes first.
+                if pool[s].releaseStart != .max { stop(s, at: pool[s].releaseStart, rampFrames: pool[s].releaseLength, now: now) }
             } else if pool[s].releaseStart == .max {
                 pool[s].releaseStart = max(now, pool[s].startFrame)
                 pool[s].releaseLength = rampFrames
