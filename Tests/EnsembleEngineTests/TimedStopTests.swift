@@ -54,4 +54,38 @@ final class TimedStopTests: XCTestCase {
         XCTAssertEqual(out[2 * (25000 - 1000)], Float(24000.0 / 48000) * centre, accuracy: 1e-6)
         XCTAssertTrue(track.isPlaying)
     }
+
+    /// A voice waiting for its start, reached by a `stop(at:)` and a `pause()` before it comes (the soak's control
+    /// threads did this): whichever of the two came first, it never sounds, ends on the stop's frame, and a resume
+    /// scheduled after that finds no voice. (With the stop first, the resume used to start it, and its end on the
+    /// stop's frame was reported before that start.)
+    func testAPausedStartEndsOnItsTimedStopWhicheverCameFirst() throws {
+        for (stopFirst, timedPlay) in [(true, false), (false, false), (true, true), (false, true)] {
+            let what = "stop \(stopFirst ? "before" : "after") the pause, \(timedPlay ? "schedulePlay" : "play(at:)")"
+            let engine = try makeEngine(maxBlockFrames: 256)
+            let track = try engine.makeTrack(try monoSound(48000) { _ in 0.5 })
+            let events = engine.events()
+            if timedPlay { track.schedulePlay(atFrame: 5000) } else { try track.play(at: engine.time(frame: 5000)) }
+            if stopFirst { try track.stop(at: engine.time(frame: 6000)) }
+            track.pause()
+            if !stopFirst { try track.stop(at: engine.time(frame: 6000)) }
+            let resume = try XCTUnwrap(track.schedule(.resume(fade: 0), at: engine.time(frame: 9000)), what)
+            let mix = render(engine, frames: 12000, block: 256)
+            XCTAssertTrue(mix.left.allSatisfy { $0 == 0 } && mix.right.allSatisfy { $0 == 0 }, "never sounds: \(what)")
+            let lines = drainEventsBlocking(events, through: engine).compactMap { e -> String? in
+                switch e {
+                case let .trackStarted(_, at): "start \(at.frame)"
+                case let .trackPaused(_, at): "pause \(at.frame)"
+                case let .trackEnded(_, at, reason): "end \(at.frame) \(reason)"
+                case let .commandDropped(id, at, reason) where id == resume: "resume dropped \(at.frame) \(reason)"
+                case let .commandApplied(id, at) where id == resume: "resume applied \(at.frame)"
+                default: nil
+                }
+            }
+            // Paused where the pause reached it: on arrival (frame 0) for a waiting voice, on its start frame for
+            // a timed play's (the pause rides on that start).
+            XCTAssertEqual(lines, ["pause \(timedPlay ? 5000 : 0)", "end 6000 stopped", "resume dropped 9000 voiceEnded"], what)
+            XCTAssertFalse(track.isPlaying, what)
+        }
+    }
 }

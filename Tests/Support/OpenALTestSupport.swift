@@ -35,6 +35,8 @@ package enum OpenALTestConfig {
     /// The in-process configuration. OpenAL Soft reads its configuration once, at the first OpenAL call in
     /// the process, so every in-process OpenAL test calls `install()` first and shares one recording file.
     nonisolated(unsafe) private static var installed: String?
+    /// Its directory, removed when the process exits.
+    nonisolated(unsafe) private static var directory: String?
     private static let lock = NSLock()
 
     /// Sets ALSOFT_CONF for this process (once) and returns the path of the wave writer's recording.
@@ -43,12 +45,19 @@ package enum OpenALTestConfig {
         lock.lock()
         defer { lock.unlock() }
         if let installed { return installed }
-        let dir = FileManager.default.temporaryDirectory.path + "/ensemble-openal-\(getpid())"
+        // In memory (tmpfs) where there is one: a device reopen truncates the recording, which on a disk waits for
+        // its pages' writeback, and a busy disk held the soak's reopener (and so the output) for seconds.
+        var isDirectory: ObjCBool = false
+        let memory = FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory) && isDirectory.boolValue
+            && FileManager.default.isWritableFile(atPath: "/dev/shm")
+        let dir = (memory ? "/dev/shm" : FileManager.default.temporaryDirectory.path) + "/ensemble-openal-\(getpid())"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let recording = dir + "/recording.wav", conf = dir + "/alsoft.conf"
         try wave(recordingTo: recording).write(toFile: conf, atomically: true, encoding: .utf8)
         setenv("ALSOFT_CONF", conf, 1)
         installed = recording
+        directory = dir
+        atexit { if let dir = OpenALTestConfig.directory { try? FileManager.default.removeItem(atPath: dir) } }
         return recording
     }
 }

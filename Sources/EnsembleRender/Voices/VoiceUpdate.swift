@@ -68,6 +68,10 @@ struct VoiceUpdate {
             if pool[s].isScheduled {
                 pool[s].state = .paused
                 reports.paused(slot: s, generation: pool[s].generation, frame: now, cursor: pool[s].cursor)
+                // A stop already waiting (`stop(at:)` before this pause) ends it, as when the pause comes first.
+                if pool[s].transport.releaseStart != .max {
+                    stop(s, at: pool[s].transport.releaseStart, rampFrames: pool[s].transport.releaseLength, now: now)
+                }
             } else if pool[s].transport.releaseStart == .max {
                 pool[s].transport.releaseStart = max(now, pool[s].transport.startFrame)
                 pool[s].transport.releaseLength = rampFrames
