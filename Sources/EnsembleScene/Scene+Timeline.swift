@@ -27,12 +27,8 @@ extension Scene {
 
         /// What the change does; each case is one key of a timeline entry (`set`, `stop`, `pause`, …).
         public enum Action: Sendable, Equatable {
-            /// Any of volume, pan, rate, loops, position, velocity, direction, a send's level, the filter; applied
-            /// on the same frame in that order. `ramp` (seconds) smooths volume, pan, position, direction, the send
-            /// level and the filter's gains (nil: the engine's smoothing time, 0: a step).
-            case set(volume: Float?, pan: Float?, rate: Float?, loops: Int?, position: Vector3? = nil,
-                     velocity: Vector3? = nil, direction: Vector3? = nil, sendLevel: SendLevelChange? = nil,
-                     filter: VoiceFilter? = nil, ramp: Double?)
+            /// The values given change, on the same frame, in `Values`' order.
+            case set(Values)
             /// Moves or turns the listener: the members given change, the others keep the values they have then;
             /// position and orientation glide over `ramp` seconds (nil: the smoothing time, 0: a jump).
             case listener(ListenerChange, ramp: Double?)
@@ -46,6 +42,48 @@ extension Scene {
             case seek(Double)
             /// Starts the track afresh at `at`, from `offset` seconds into the file (nil: 0).
             case play(offset: Double?)
+        }
+
+        /// What a timeline `set` changes: each value given changes, nil leaves it as it is. They are applied on
+        /// the same frame in the order of the members. `ramp` (seconds) smooths volume, pan, position, direction,
+        /// the send level and the filter's gains (nil: the engine's smoothing time, 0: a step).
+        public struct Values: Sendable, Equatable {
+            /// Gain, 0…1.
+            public var volume: Float?
+            /// Stereo position, −1…1 (a 2D track's).
+            public var pan: Float?
+            /// Playback speed.
+            public var rate: Float?
+            /// Extra passes after the first (−1: until the scene ends).
+            public var loops: Int?
+            /// Where a positioned track moves (along a straight line over `ramp`).
+            public var position: Vector3?
+            /// A positioned track's velocity, for doppler.
+            public var velocity: Vector3?
+            /// Where a positioned track's cone points.
+            public var direction: Vector3?
+            /// One send's level.
+            public var sendLevel: SendLevelChange?
+            /// The direct-path filter.
+            public var filter: VoiceFilter?
+            /// Seconds the ramped values glide over (nil: the smoothing time, 0: a step).
+            public var ramp: Double?
+
+            /// The values given; the others stay as they are.
+            public init(volume: Float? = nil, pan: Float? = nil, rate: Float? = nil, loops: Int? = nil,
+                        position: Vector3? = nil, velocity: Vector3? = nil, direction: Vector3? = nil,
+                        sendLevel: SendLevelChange? = nil, filter: VoiceFilter? = nil, ramp: Double? = nil) {
+                self.volume = volume
+                self.pan = pan
+                self.rate = rate
+                self.loops = loops
+                self.position = position
+                self.velocity = velocity
+                self.direction = direction
+                self.sendLevel = sendLevel
+                self.filter = filter
+                self.ramp = ramp
+            }
         }
 
         /// Seconds on the scene's timeline.
@@ -273,9 +311,10 @@ extension SceneFile {
                         throw fail("\(key).set.pan: track \"\(name)\" is positioned, so its pan is unused")
                     }
                 }
-                action = .set(volume: volume.map { Float($0) }, pan: pan.map { Float($0) }, rate: rate.map { Float($0) },
-                              loops: loops.map { Int($0) }, position: position, velocity: velocity,
-                              direction: direction, sendLevel: sendLevel, filter: filter, ramp: ramp)
+                action = .set(Scene.TimedChange.Values(
+                    volume: volume.map { Float($0) }, pan: pan.map { Float($0) }, rate: rate.map { Float($0) },
+                    loops: loops.map { Int($0) }, position: position, velocity: velocity, direction: direction,
+                    sendLevel: sendLevel, filter: filter, ramp: ramp))
             } else if let stop = entry.stop {
                 action = .stop(fade: try check(stop.fade, "\(key).stop.fade", 0...86400, "0…86400 s"))
             } else if let pause = entry.pause {

@@ -277,8 +277,10 @@ public final class ScenePlayback: @unchecked Sendable {
                 try engine.scheduleListener(listener, at: time, ramp: ramp, onApplied: logged("set listener", "listener"),
                                             onDropped: loggedDrop("set listener", "listener"))
             case let .bus(name):
-                guard case let .set(volume?, _, _, _, _, _, _, _, _, ramp) = change.action, let bus = busIndex[name] else { continue }
-                try engine.scheduleVolume(volume, on: bus, at: time, ramp: ramp,
+                guard case let .set(values) = change.action, let volume = values.volume, let bus = busIndex[name] else {
+                    continue
+                }
+                try engine.scheduleVolume(volume, on: bus, at: time, ramp: values.ramp,
                                           onApplied: logged("set volume", name), onDropped: loggedDrop("set volume", name))
             case let .track(name):
                 guard let t = trackNamed[name] else { continue }
@@ -308,18 +310,18 @@ public final class ScenePlayback: @unchecked Sendable {
     package static func trackChanges(for action: Scene.TimedChange.Action, fadeOut: Double) -> [(TrackChange, String)] {
         var changes: [(TrackChange, String)] = []
         switch action {
-        case let .set(volume, pan, rateValue, loops, position, velocity, direction, sendLevel, filter, ramp):
-            if let volume { changes.append((.volume(volume, ramp: ramp), "set volume")) }
-            if let pan { changes.append((.pan(pan, ramp: ramp), "set pan")) }
-            if let rateValue { changes.append((.rate(rateValue), "set rate")) }
-            if let loops { changes.append((.loops(loops), "set loops")) }
-            if let position { changes.append((.position(position, ramp: ramp), "set position")) }
-            if let velocity { changes.append((.velocity(velocity), "set velocity")) }
-            if let direction { changes.append((.direction(direction, ramp: ramp), "set direction")) }
-            if let sendLevel {
-                changes.append((.sendLevel(send: sendLevel.send, sendLevel.level, ramp: ramp), "set send \(sendLevel.send) level"))
+        case let .set(v):
+            if let volume = v.volume { changes.append((.volume(volume, ramp: v.ramp), "set volume")) }
+            if let pan = v.pan { changes.append((.pan(pan, ramp: v.ramp), "set pan")) }
+            if let rate = v.rate { changes.append((.rate(rate), "set rate")) }
+            if let loops = v.loops { changes.append((.loops(loops), "set loops")) }
+            if let position = v.position { changes.append((.position(position, ramp: v.ramp), "set position")) }
+            if let velocity = v.velocity { changes.append((.velocity(velocity), "set velocity")) }
+            if let direction = v.direction { changes.append((.direction(direction, ramp: v.ramp), "set direction")) }
+            if let send = v.sendLevel {
+                changes.append((.sendLevel(send: send.send, send.level, ramp: v.ramp), "set send \(send.send) level"))
             }
-            if let filter { changes.append((.filter(filter, ramp: ramp), "set filter")) }
+            if let filter = v.filter { changes.append((.filter(filter, ramp: v.ramp), "set filter")) }
         case let .stop(fade):
             changes.append((.stop(fade: fade ?? (fadeOut > 0 ? fadeOut : nil)), "stop"))
         case let .pause(fade):

@@ -220,7 +220,7 @@ final class EnvironmentSceneRenderTests: XCTestCase {
         })
         XCTAssertTrue(scene.effects.contains { $0.name == "footstep" && $0.sends.contains { $0.bus == "cave" } })
         XCTAssertTrue(scene.tracks.contains { $0.filter?.kind == .lowpass && $0.filter!.gainHF < 0.5 })
-        XCTAssertTrue(scene.timeline.contains { if case .set(_, _, _, _, _, _, _, _, _?, _) = $0.action { true } else { false } })
+        XCTAssertTrue(scene.timeline.contains { if case let .set(values) = $0.action { values.filter != nil } else { false } })
         let voice = try XCTUnwrap(scene.effects.first { $0.bus == "dialogue" })
         let sound = try Sound(contentsOf: voice.file)
         XCTAssertEqual(sound.channelCount, 1)

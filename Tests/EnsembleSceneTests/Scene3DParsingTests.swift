@@ -182,7 +182,9 @@ final class Scene3DParsingTests: XCTestCase {
         let car = try XCTUnwrap(scene.tracks.first { $0.name == "car" })
         let start = try XCTUnwrap(car.spatial).position
         let move = try XCTUnwrap(scene.timeline.first { $0.target == .track("car") })
-        guard case let .set(_, _, _, _, end?, _, _, _, _, ramp?) = move.action else { return XCTFail("\(move.action)") }
+        guard case let .set(values) = move.action, let end = values.position, let ramp = values.ramp else {
+            return XCTFail("\(move.action)")
+        }
         let motion = (end - start) * (1 / Float(ramp))
         XCTAssertEqual(motion.length, 20, accuracy: 0.01)
         let velocity = try XCTUnwrap(car.spatial).velocity

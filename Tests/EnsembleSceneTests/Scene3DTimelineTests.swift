@@ -25,23 +25,21 @@ final class Scene3DTimelineTests: XCTestCase {
           {"at": 0.5, "track": "car", "set": {"position": [10, 0, -2], "velocity": [4, 0, 0], "direction": [1, 0, 0]}, "ramp": 5},
           {"at": 1, "track": "car", "set": {"velocity": [0, 0, 0], "volume": 0.5}} ] }
         """)
-        XCTAssertEqual(scene.timeline[0], Scene.TimedChange(at: 0.5, target: .track("car"), action: .set(
-            volume: nil, pan: nil, rate: nil, loops: nil, position: Vector3(10, 0, -2), velocity: Vector3(4, 0, 0),
-            direction: Vector3(1, 0, 0), ramp: 5)))
-        XCTAssertEqual(scene.timeline[1].action, .set(volume: 0.5, pan: nil, rate: nil, loops: nil, velocity: Vector3(0, 0, 0), ramp: nil))
+        XCTAssertEqual(scene.timeline[0], Scene.TimedChange(at: 0.5, target: .track("car"), action: .set(.init(
+            position: Vector3(10, 0, -2), velocity: Vector3(4, 0, 0), direction: Vector3(1, 0, 0), ramp: 5))))
+        XCTAssertEqual(scene.timeline[1].action, .set(.init(volume: 0.5, velocity: Vector3(0, 0, 0))))
         XCTAssertEqual(scene.timeline[0].actionName, "set")
     }
 
     func testASetSendsOneTrackChangePerKeyInOrder() throws {
-        let action = Scene.TimedChange.Action.set(volume: 0.25, pan: nil, rate: nil, loops: nil, position: Vector3(1, 2, 3),
-                                                  velocity: Vector3(4, 5, 6), direction: Vector3(0, 0, 1), ramp: 0.75)
+        let action = Scene.TimedChange.Action.set(.init(volume: 0.25, position: Vector3(1, 2, 3),
+                                                        velocity: Vector3(4, 5, 6), direction: Vector3(0, 0, 1), ramp: 0.75))
         let changes = ScenePlayback.trackChanges(for: action, fadeOut: 0)
         XCTAssertEqual(changes.map(\.0), [.volume(0.25, ramp: 0.75), .position(Vector3(1, 2, 3), ramp: 0.75),
                                          .velocity(Vector3(4, 5, 6)), .direction(Vector3(0, 0, 1), ramp: 0.75)])
         XCTAssertEqual(changes.map(\.1), ["set volume", "set position", "set velocity", "set direction"])
         // No ramp given: nil, the engine's smoothing time, as for volume and pan.
-        let plain = ScenePlayback.trackChanges(for: .set(volume: nil, pan: nil, rate: nil, loops: nil,
-                                                          position: Vector3(0, 0, 1), ramp: nil), fadeOut: 0)
+        let plain = ScenePlayback.trackChanges(for: .set(.init(position: Vector3(0, 0, 1))), fadeOut: 0)
         XCTAssertEqual(plain.map(\.0), [.position(Vector3(0, 0, 1), ramp: nil)])
         XCTAssertTrue(ScenePlayback.trackChanges(for: .listener(Scene.ListenerChange(gain: 1), ramp: nil), fadeOut: 0).isEmpty)
     }

@@ -80,9 +80,9 @@ final class SceneEnvironmentTests: XCTestCase {
         XCTAssertEqual(scene.buses[1].effects, [.reverb(reverb)])
 
         XCTAssertEqual(scene.timeline.map(\.action), [
-            .set(volume: nil, pan: nil, rate: nil, loops: nil, sendLevel: Scene.SendLevelChange(send: 0, level: 0.6), ramp: 1),
-            .set(volume: 0.5, pan: nil, rate: nil, loops: nil, sendLevel: Scene.SendLevelChange(send: 1, level: 0), ramp: nil),
-            .set(volume: nil, pan: nil, rate: nil, loops: nil, filter: .lowpass(gainHF: 1), ramp: 0.5),
+            .set(.init(sendLevel: Scene.SendLevelChange(send: 0, level: 0.6), ramp: 1)),
+            .set(.init(volume: 0.5, sendLevel: Scene.SendLevelChange(send: 1, level: 0))),
+            .set(.init(filter: .lowpass(gainHF: 1), ramp: 0.5)),
         ])
     }
 

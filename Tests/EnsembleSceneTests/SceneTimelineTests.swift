@@ -37,9 +37,9 @@ final class SceneTimelineTests: XCTestCase {
         """)
         XCTAssertEqual(scene.timeline.count, 7)
         XCTAssertEqual(scene.timeline[0], Scene.TimedChange(at: 3.5, target: .track("drums"),
-                                                            action: .set(volume: 0.2, pan: nil, rate: nil, loops: nil, ramp: 0.5)))
+                                                            action: .set(.init(volume: 0.2, ramp: 0.5))))
         XCTAssertEqual(scene.timeline[1].action, .stop(fade: 1.0))
-        XCTAssertEqual(scene.timeline[2].action, .set(volume: nil, pan: -1, rate: 1.5, loops: 2, ramp: nil))
+        XCTAssertEqual(scene.timeline[2].action, .set(.init(pan: -1, rate: 1.5, loops: 2)))
         XCTAssertEqual(scene.timeline[3].action, .seek(0.25))
         XCTAssertEqual(scene.timeline[4].action, .pause(fade: nil))
         XCTAssertEqual(scene.timeline[5].action, .resume(fade: 0.01))
