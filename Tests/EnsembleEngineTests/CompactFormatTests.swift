@@ -126,21 +126,26 @@ final class CompactFormatTests: XCTestCase {
         XCTAssertEqual(messages[0], messages[1])
     }
 
-    func testSameBitsAsFloatThroughEveryPath() throws {
-        let dir = try TemporaryDirectory()
-        // The conversion differs per format, the kernels do not: each format gets the resamplers and block sizes
-        // that cross its own seams (IMA4's packets most), within the suite's time.
+    /// The conversion differs per format, the kernels do not: each format gets the resamplers and block sizes
+    /// that cross its own seams (IMA4's packets most). The default suite takes one of each (`quick`); the long
+    /// suite all of them (`CompactFormatLongTests`).
+    static func sameBitsCases(_ dir: TemporaryDirectory, quick: Bool) throws -> [(String, [ResamplerQuality], [Int])] {
         let cases: [(String, [ResamplerQuality], [Int])] = [
             (try TestFiles.makeFile(dir, "s24", container: "wav", codec: .pcm24, seconds: 0.6, rate: 44100, channels: 2),
-             [.sinc, .linear], [512]),
+             [.linear, .sinc], [512]),
             (try Self.wav8(dir, "m8", channels: 1, rate: 32000, frames: 14_000), [.cubic], [1000]),
             (try TestFiles.makeFile(dir, "s4", container: "caf", codec: .ima4, seconds: 0.6, rate: 44100, channels: 2),
-             [.sinc, .linear], [512, 1000]),
+             [.linear, .sinc], [1000, 512]),
             (try TestFiles.makeFile(dir, "m4", container: "aifc", codec: .ima4, seconds: 0.4, rate: 48000, channels: 1),
              [.sinc], [1000]),
             (try Self.primedCAF(dir), [.cubic], [512]),
         ]
-        for (path, qualities, blocks) in cases {
+        return quick ? cases.map { ($0.0, [$0.1[0]], [$0.2[0]]) } : cases
+    }
+
+    func testSameBitsAsFloatThroughEveryPath() throws {
+        let dir = try TemporaryDirectory()
+        for (path, qualities, blocks) in try Self.sameBitsCases(dir, quick: true) {
             try CompactStorageTests.assertSameBitsAsFloat(path, qualities: qualities, blocks: blocks)
         }
     }
@@ -170,5 +175,18 @@ final class CompactFormatTests: XCTestCase {
         }
         try engine.play(tracks, atFrame: 0)
         CompactStorageTests.assertRenderAllocatesNothing(engine)
+    }
+}
+
+/// `CompactFormatTests.testSameBitsAsFloatThroughEveryPath` with each format's every resampler and block size
+/// (the long suite: `requireLongTests`).
+final class CompactFormatLongTests: XCTestCase {
+    override func setUpWithError() throws { try requireLongTests() }
+
+    func testSameBitsAsFloatThroughEveryPathWithEachFormatsResamplersAndBlockSizes() throws {
+        let dir = try TemporaryDirectory()
+        for (path, qualities, blocks) in try CompactFormatTests.sameBitsCases(dir, quick: false) {
+            try CompactStorageTests.assertSameBitsAsFloat(path, qualities: qualities, blocks: blocks)
+        }
     }
 }

@@ -12,14 +12,14 @@ import EnsembleScene
 /// Sounds kept as 16-bit PCM (`Sound.Storage.int16`): half the memory of Float, and the same bits out through
 /// every resampler, loop, loop region, seek, late start, pitch-preserving rate and 3D position.
 final class CompactStorageTests: XCTestCase {
-    private func files(_ dir: TemporaryDirectory) throws -> [String] {
+    static func files(_ dir: TemporaryDirectory) throws -> [String] {
         [try TestFiles.makeFile(dir, "s", container: "wav", codec: .pcm16, seconds: 0.6, rate: 44100, channels: 2),
          try TestFiles.makeFile(dir, "m", container: "aiff", codec: .pcm16, seconds: 0.4, rate: 48000, channels: 1)]
     }
 
     func testSixteenBitFilesAreHeldAsInt16WithTheirOwnSamples() throws {
         let dir = try TemporaryDirectory()
-        for path in try files(dir) {
+        for path in try Self.files(dir) {
             let compact = try Sound(contentsOf: path)
             let float = try Sound(contentsOf: path, storage: .float32)
             XCTAssertEqual(compact.storage, .int16)
@@ -111,14 +111,18 @@ final class CompactStorageTests: XCTestCase {
         }
     }
 
+    /// Each file through the kernels of one block size (each kernel once); every resampler at both block sizes
+    /// for both files: `CompactStorageLongTests`.
     func testSameBitsAsFloatThroughEveryPath() throws {
         let dir = try TemporaryDirectory()
-        for path in try files(dir) { try Self.assertSameBitsAsFloat(path) }
+        let paths = try Self.files(dir)
+        try Self.assertSameBitsAsFloat(paths[0], qualities: [.sinc, .linear], blocks: [512])
+        try Self.assertSameBitsAsFloat(paths[1], qualities: [.cubic], blocks: [1000])
     }
 
     func testCompactVoicesAllocateNothing() throws {
         let dir = try TemporaryDirectory()
-        let path = try files(dir)[0]
+        let path = try Self.files(dir)[0]
         let engine = try Engine(configuration: Engine.Configuration())
         let sound = try Sound(contentsOf: path)
         let tracks = try (0..<4).map { i -> Track in
@@ -144,5 +148,16 @@ final class CompactStorageTests: XCTestCase {
             total += allocation_counter_stop()
         }
         XCTAssertEqual(total, 0, file: file, line: line)
+    }
+}
+
+/// `CompactStorageTests.testSameBitsAsFloatThroughEveryPath` with every resampler at both block sizes for both
+/// files (the long suite: `requireLongTests`).
+final class CompactStorageLongTests: XCTestCase {
+    override func setUpWithError() throws { try requireLongTests() }
+
+    func testSameBitsAsFloatThroughEveryPathWithEveryResamplerAndBlockSize() throws {
+        let dir = try TemporaryDirectory()
+        for path in try CompactStorageTests.files(dir) { try CompactStorageTests.assertSameBitsAsFloat(path) }
     }
 }

@@ -24,7 +24,7 @@ final class StreamingTests: XCTestCase {
 
     /// Renders `specs` on the file, once streamed and once decoded into memory, with `blockFrames`, and
     /// returns both renderings (interleaved). `between` runs before each block with the track list.
-    func renderBoth(_ path: String, _ specs: [TrackSpec], frames: Int, blockFrames: Int,
+    static func renderBoth(_ path: String, _ specs: [TrackSpec], frames: Int, blockFrames: Int,
                     configure: ((inout Engine.Configuration) -> Void)? = nil,
                     between: ((Int, [Track]) -> Void)? = nil) throws -> (streamed: [Float], memory: [Float], engine: Engine) {
         var results: [[Float]] = []
@@ -67,31 +67,39 @@ final class StreamingTests: XCTestCase {
         return (results[0], results[1], lastEngine!)
     }
 
-    func assertBitIdentical(_ a: [Float], _ b: [Float], _ label: String, file: StaticString = #filePath, line: UInt = #line) {
+    static func assertBitIdentical(_ a: [Float], _ b: [Float], _ label: String, file: StaticString = #filePath, line: UInt = #line) {
         assertSameBits(a, b, label, file: file, line: line)
         XCTAssertGreaterThan(a.reduce(0) { max($0, abs($1)) }, 0.05, "\(label): the mix must be sounding", file: file, line: line)
     }
 
     /// Every streamable format, with loops, offsets, three tracks at 44.1 → 48 kHz (sinc) at rates 1, 1.25 and
     /// 0.8, and a block size (1000) that divides neither the ring nor the loader's chunk: bit-identical to the
-    /// in-memory rendering. 8 s files, 3 + 2 + 2 passes: about 50 s of source audio decoded per rendering.
-    func checkFormat(_ container: String, _ codec: OutputFormat.Codec, channels: Int, seconds: Double = 8) throws {
+    /// in-memory rendering. 3 s files (longer than the 2 s ring), 3 + 2 + 2 passes: about 19 s of source audio
+    /// decoded per rendering; `StreamingLongTests` streams 8 s files of every format.
+    static func checkFormat(_ container: String, _ codec: OutputFormat.Codec, channels: Int, seconds: Double = 3,
+                            file: StaticString = #filePath, line: UInt = #line) throws {
         let dir = try TemporaryDirectory()
         let path = try TestFiles.makeFile(dir, "long-" + container, container: container, codec: codec, seconds: seconds,
                                      rate: 44100, channels: channels)
         let specs = [TrackSpec(offset: 1.5, loops: 2, rate: 1, start: 0, volume: 0.6, pan: -0.4),
                      TrackSpec(offset: 0, loops: 1, rate: 1.25, start: 12_345, volume: 0.5, pan: 0.5),
                      TrackSpec(offset: seconds - 0.1, loops: 1, rate: 0.8, start: 777, volume: 0.4, pan: 0)]
-        let r = try renderBoth(path, specs, frames: Int(48000 * seconds * 2.5), blockFrames: 1000)
-        assertBitIdentical(r.streamed, r.memory, container)
-        XCTAssertEqual(r.engine.streamStatistics().underruns, 0)
+        let r = try Self.renderBoth(path, specs, frames: Int(48000 * seconds * 2.5), blockFrames: 1000)
+        Self.assertBitIdentical(r.streamed, r.memory, container, file: file, line: line)
+        XCTAssertEqual(r.engine.streamStatistics().underruns, 0, file: file, line: line)
     }
 
-    func testBitIdenticalWAVFloatStereo() throws { try checkFormat("wav", .float32, channels: 2) }
-    func testBitIdenticalAIFFPCM16Mono() throws { try checkFormat("aiff", .pcm16, channels: 1) }
-    func testBitIdenticalCAFPCM24Stereo() throws { try checkFormat("caf", .pcm24, channels: 2) }
-    func testBitIdenticalFLAC() throws { try checkFormat("flac", .pcm16, channels: 2) }
-    func testBitIdenticalOggVorbis() throws { try checkFormat("ogg", .pcm16, channels: 2) }
+    /// The formats `checkFormat` streams, with their channel counts.
+    static let formats: [(String, OutputFormat.Codec, Int)] = [
+        ("wav", .float32, 2), ("aiff", .pcm16, 1), ("caf", .pcm24, 2), ("flac", .pcm16, 2), ("ogg", .pcm16, 2),
+        ("caf", .ima4, 2), ("aifc", .ima4, 1),
+    ]
+
+    func testBitIdenticalWAVFloatStereo() throws { try Self.checkFormat("wav", .float32, channels: 2) }
+    func testBitIdenticalAIFFPCM16Mono() throws { try Self.checkFormat("aiff", .pcm16, channels: 1) }
+    func testBitIdenticalCAFPCM24Stereo() throws { try Self.checkFormat("caf", .pcm24, channels: 2) }
+    func testBitIdenticalFLAC() throws { try Self.checkFormat("flac", .pcm16, channels: 2) }
+    func testBitIdenticalOggVorbis() throws { try Self.checkFormat("ogg", .pcm16, channels: 2) }
 
     /// Each resampler reads the ring's tap window exactly as it reads memory, at step ≤ 1 and at steps that
     /// pick the longer sinc tables (rate 2 from 44.1 kHz: step 1.84, 96 taps), across a loop seam.
@@ -101,21 +109,20 @@ final class StreamingTests: XCTestCase {
         let specs = [TrackSpec(offset: 0.2, loops: 1, rate: 0.7, start: 0, volume: 0.6, pan: -0.4),
                      TrackSpec(offset: 0, loops: 1, rate: 2, start: 333, volume: 0.5, pan: 0.5)]
         for quality in ResamplerQuality.allCases {
-            let r = try renderBoth(path, specs, frames: 48000 * 2, blockFrames: 777, configure: { $0.resampler = quality })
-            assertBitIdentical(r.streamed, r.memory, "\(quality)")
+            let r = try Self.renderBoth(path, specs, frames: 48000 * 2, blockFrames: 777, configure: { $0.resampler = quality })
+            Self.assertBitIdentical(r.streamed, r.memory, "\(quality)")
             XCTAssertEqual(r.engine.streamStatistics().underruns, 0)
         }
     }
 
-    // IMA4 files are shorter (3 s, 7.5 s rendered): encoding them at test time is the slow part in debug builds.
-    func testBitIdenticalIMA4CAFStereo() throws { try checkFormat("caf", .ima4, channels: 2, seconds: 3) }
-    func testBitIdenticalIMA4AIFCMono() throws { try checkFormat("aifc", .ima4, channels: 1, seconds: 3) }
+    func testBitIdenticalIMA4CAFStereo() throws { try Self.checkFormat("caf", .ima4, channels: 2) }
+    func testBitIdenticalIMA4AIFCMono() throws { try Self.checkFormat("aifc", .ima4, channels: 1) }
 
     /// IMA4 seeks go through the decoder-state checkpoints: paused seeks back and forth across a long file match.
     func testIMA4SeeksAreExact() throws {
         let dir = try TemporaryDirectory()
         let path = try TestFiles.makeFile(dir, "imaseek", container: "caf", codec: .ima4, seconds: 4, rate: 48000, channels: 1)
-        let r = try renderBoth(path, [TrackSpec(offset: 0.5, loops: 1, rate: 1)], frames: 48000 * 4, blockFrames: 1111,
+        let r = try Self.renderBoth(path, [TrackSpec(offset: 0.5, loops: 1, rate: 1)], frames: 48000 * 4, blockFrames: 1111,
                                between: { k, tracks in
             switch k {
             case 20: tracks[0].pause()
@@ -130,7 +137,7 @@ final class StreamingTests: XCTestCase {
             default: break
             }
         })
-        assertBitIdentical(r.streamed, r.memory, "IMA4 seeks")
+        Self.assertBitIdentical(r.streamed, r.memory, "IMA4 seeks")
     }
 
     /// MP3 through the feed API: loops, offsets, three rates, bit-identical (starts, seams and short forward
@@ -142,8 +149,8 @@ final class StreamingTests: XCTestCase {
         let specs = [TrackSpec(offset: 1.5, loops: 2, rate: 1, start: 0, volume: 0.6, pan: -0.4),
                      TrackSpec(offset: 0, loops: 1, rate: 1.25, start: 12_345, volume: 0.5, pan: 0.5),
                      TrackSpec(offset: 5.9, loops: 1, rate: 0.8, start: 777, volume: 0.4, pan: 0)]
-        let r = try renderBoth(path, specs, frames: 48000 * 15, blockFrames: 1000)
-        assertBitIdentical(r.streamed, r.memory, "mp3")
+        let r = try Self.renderBoth(path, specs, frames: 48000 * 15, blockFrames: 1000)
+        Self.assertBitIdentical(r.streamed, r.memory, "mp3")
     }
 
     /// A `between` for `renderBoth`: for each (block k, time), track 0 pauses before block k, seeks to the time
@@ -166,7 +173,7 @@ final class StreamingTests: XCTestCase {
         // The second track starts 21 s in: its fresh decoder seeks before it has seen a frame.
         let specs = [TrackSpec(offset: 0, loops: 0, rate: 1, volume: 1, pan: 0),
                      TrackSpec(offset: 21, loops: 0, rate: 1, start: 3000, volume: 0.5, pan: 0.5)]
-        let r = try renderBoth(path, specs, frames: 48000 * 4,
+        let r = try Self.renderBoth(path, specs, frames: 48000 * 4,
                                blockFrames: 1024, between: Self.pausedSeeks([(40, 21.123), (100, 2.5)]))
         XCTAssertLessThanOrEqual(maxAbsDifference(r.streamed, r.memory), 1e-6)
         XCTAssertGreaterThan(r.memory.reduce(0) { max($0, abs($1)) }, 0.05)
@@ -187,9 +194,9 @@ final class StreamingTests: XCTestCase {
             XCTAssertEqual(streamed.frameCount % 1152, 0)
             let specs = [TrackSpec(offset: 1.5, loops: 1, rate: 1, start: 0, volume: 0.6, pan: -0.4),
                          TrackSpec(offset: 15.9, loops: 1, rate: 0.8, start: 777, volume: 0.4, pan: 0)]
-            let r = try renderBoth(path, specs, frames: 48000 * 6, blockFrames: 1000)
-            assertBitIdentical(r.streamed, r.memory, "untagged mp3, vbr \(vbr)")
-            let seek = try renderBoth(path, [TrackSpec(offset: 0, loops: 0, rate: 1, volume: 1, pan: 0)], frames: 48000 * 3,
+            let r = try Self.renderBoth(path, specs, frames: 48000 * 6, blockFrames: 1000)
+            Self.assertBitIdentical(r.streamed, r.memory, "untagged mp3, vbr \(vbr)")
+            let seek = try Self.renderBoth(path, [TrackSpec(offset: 0, loops: 0, rate: 1, volume: 1, pan: 0)], frames: 48000 * 3,
                                       blockFrames: 1024, between: Self.pausedSeeks([(20, 13.321), (80, 1.25)]))
             XCTAssertLessThanOrEqual(maxAbsDifference(seek.streamed, seek.memory), 1e-6, "vbr \(vbr)")
             XCTAssertGreaterThan(seek.memory.reduce(0) { max($0, abs($1)) }, 0.05)
@@ -201,9 +208,9 @@ final class StreamingTests: XCTestCase {
         let dir = try TemporaryDirectory()
         let path = try TestFiles.makeFile(dir, "pt", container: "wav", codec: .float32, seconds: 3, rate: 48000, channels: 2)
         let specs = [TrackSpec(offset: 0.25, loops: 5, start: 100), TrackSpec(offset: 0, loops: -1, start: 48_001)]
-        let r = try renderBoth(path, specs, frames: 48000 * 20, blockFrames: 997,
+        let r = try Self.renderBoth(path, specs, frames: 48000 * 20, blockFrames: 997,
                                configure: { $0.streamBufferDuration = 0.5 })
-        assertBitIdentical(r.streamed, r.memory, "pass-through")
+        Self.assertBitIdentical(r.streamed, r.memory, "pass-through")
     }
 
     /// Seeks while playing (after which the stream catches up) and while paused: after a paused seek the output is
@@ -212,7 +219,7 @@ final class StreamingTests: XCTestCase {
         let dir = try TemporaryDirectory()
         let path = try TestFiles.makeFile(dir, "seek", container: "flac", codec: .pcm16, seconds: 20, rate: 44100, channels: 2)
         let specs = [TrackSpec(offset: 2, loops: 1, rate: 1), TrackSpec(offset: 0, loops: 0, rate: 1.1, start: 5000)]
-        let r = try renderBoth(path, specs, frames: 48000 * 12, blockFrames: 1500, between: { k, tracks in
+        let r = try Self.renderBoth(path, specs, frames: 48000 * 12, blockFrames: 1500, between: { k, tracks in
             switch k {
             case 40: tracks[0].pause()
             case 42: try! tracks[0].setCurrentTime(17.25) // near the end: the seam to pass 1 comes soon after
@@ -226,7 +233,7 @@ final class StreamingTests: XCTestCase {
             default: break
             }
         })
-        assertBitIdentical(r.streamed, r.memory, "paused seeks")
+        Self.assertBitIdentical(r.streamed, r.memory, "paused seeks")
     }
 
     /// A seek while playing: the stream restarts at the new place; any frames it could not deliver in time are
@@ -235,12 +242,12 @@ final class StreamingTests: XCTestCase {
         let dir = try TemporaryDirectory()
         let path = try TestFiles.makeFile(dir, "seekplay", container: "wav", codec: .pcm16, seconds: 20, rate: 48000, channels: 1)
         let block = 1024
-        let r = try renderBoth(path, [TrackSpec(offset: 0, loops: 0)], frames: 48000 * 6, blockFrames: block, between: { k, tracks in
+        let r = try Self.renderBoth(path, [TrackSpec(offset: 0, loops: 0)], frames: 48000 * 6, blockFrames: block, between: { k, tracks in
             if k == 50 { try! tracks[0].setCurrentTime(11) }
         })
         // From two blocks after the seek on, every frame matches.
         let from = 2 * block * 52
-        assertBitIdentical(Array(r.streamed[from...]), Array(r.memory[from...]), "after a playing seek")
+        Self.assertBitIdentical(Array(r.streamed[from...]), Array(r.memory[from...]), "after a playing seek")
     }
 
     /// A slow loader, then one that stops: the voice outputs silence for missing frames, counts underruns, keeps
@@ -306,7 +313,7 @@ final class StreamingTests: XCTestCase {
         let stalled = (2 * (31 * block + ring))..<(2 * block * 200)
         XCTAssertTrue(s[stalled].allSatisfy { $0 == 0 }, "missing frames must be silent")
         let from = 2 * block * 400
-        assertBitIdentical(Array(s[from...]), Array(m[from...]), "after recovery")
+        Self.assertBitIdentical(Array(s[from...]), Array(m[from...]), "after recovery")
         XCTAssertTrue(track.isPlaying)
     }
 
@@ -351,7 +358,7 @@ final class StreamingTests: XCTestCase {
         if let end = got.first {
             XCTAssertEqual(end.time.frame, 3 * 48000, "the track plays every delivered frame, then ends")
             let from = 2 * Int(end.time.frame)
-            assertBitIdentical(Array(mix[from...]), Array(ref[from...]), "the rest of the mix")
+            Self.assertBitIdentical(Array(mix[from...]), Array(ref[from...]), "the rest of the mix")
         }
         XCTAssertNotNil(engine.streamStatistics().errors.first)
     }
@@ -401,7 +408,7 @@ final class StreamingTests: XCTestCase {
             }
             results.append(out)
         }
-        assertBitIdentical(results[0], results[1], "1000 streams")
+        Self.assertBitIdentical(results[0], results[1], "1000 streams")
     }
 
     /// Streams starting (on time and late), looping, seeking (playing and paused), pausing and stopping: the
@@ -541,4 +548,16 @@ final class LoaderGate: @unchecked Sendable {
 
     /// Whether the loader stopped waiting before the gate was opened.
     var gaveUp: Bool { timedOut.withLock { $0 } }
+}
+
+/// `StreamingTests.checkFormat` with 8 s files of every format, about 50 s of source audio decoded per rendering
+/// (the long suite: `requireLongTests`).
+final class StreamingLongTests: XCTestCase {
+    override func setUpWithError() throws { try requireLongTests() }
+
+    func testEveryFormatStreamsEightSecondFilesBitIdentically() throws {
+        for (container, codec, channels) in StreamingTests.formats {
+            try StreamingTests.checkFormat(container, codec, channels: channels, seconds: 8)
+        }
+    }
 }

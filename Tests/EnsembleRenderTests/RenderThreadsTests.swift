@@ -88,19 +88,25 @@ final class RenderThreadsTests: XCTestCase {
         }
     }
 
+    /// One thread set through the configuration, and three (more than this machine's two cores, and an odd count
+    /// to share the lanes); the long suite adds 2, 4 and 8 (`RenderThreadsLongTests`).
     func testAnyThreadCountGivesTheBytesOfTheSingleThreadedRender() throws {
+        try Self.checkThreadCounts([1, 3])
+    }
+
+    static func checkThreadCounts(_ counts: [Int]) throws {
         let dir = try TemporaryDirectory()
         let tone = (0..<15000).map { Float(0.3 * sin(Double($0) * 0.023) + 0.1 * sin(Double($0) * 0.29)) }
         let streamedPath = try dir.write(WAVBuilder.float32(tone, rate: 44100).bytes, to: "streamed.wav")
 
-        let plain = try renderScene(streamedPath, threads: nil)
+        let plain = try Self.renderScene(streamedPath, threads: nil)
         XCTAssertTrue(plain.ends.contains { $0.hasSuffix("stolen") }, "an effect must be stolen: \(plain.ends)")
         XCTAssertTrue(plain.ends.contains { $0.hasPrefix("streamed ") }, "the streamed track must end: \(plain.ends)")
         XCTAssertGreaterThanOrEqual(plain.applied.count, 10, "\(plain.applied)")
         XCTAssertGreaterThan(plain.samples.filter { Float(bitPattern: $0).magnitude > 0.05 }.count, 10000)
         XCTAssertTrue(plain.samples.allSatisfy { Float(bitPattern: $0).isFinite })
-        for threads in 1...4 {
-            let mix = try renderScene(streamedPath, threads: threads)
+        for threads in counts {
+            let mix = try Self.renderScene(streamedPath, threads: threads)
             XCTAssertEqual(mix.samples.count, plain.samples.count)
             if let i = mix.samples.indices.first(where: { mix.samples[$0] != plain.samples[$0] }) {
                 XCTFail("\(threads) threads: sample \(i) (frame \(i / 2)) is \(Float(bitPattern: mix.samples[i])), "
@@ -119,8 +125,8 @@ final class RenderThreadsTests: XCTestCase {
         let tone = (0..<30000).map { Float(0.3 * sin(Double($0) * 0.023)) }
         let streamedPath = try dir.write(WAVBuilder.float32(tone, rate: 44100).bytes, to: "streamed.wav")
         // The first render takes the runtime's one-time allocations (metadata) of every path the scene uses.
-        _ = try renderScene(streamedPath, threads: 2)
-        let counted = try renderScene(streamedPath, threads: 2, countAllocations: true)
+        _ = try Self.renderScene(streamedPath, threads: 2)
+        let counted = try Self.renderScene(streamedPath, threads: 2, countAllocations: true)
         XCTAssertGreaterThan(counted.lanesRunByWorkers, 0, "the workers took no lane, so their count proves nothing")
         XCTAssertEqual(counted.renderAllocations, 0, "the render thread allocated")
         XCTAssertEqual(counted.workerAllocations, 0, "a render worker thread allocated")
@@ -148,7 +154,7 @@ final class RenderThreadsTests: XCTestCase {
     /// track; timed volume, pan, rate, stop, pause and resume commands and a timed bus volume; effects beyond the
     /// polyphony limit (steals); two tracks moving to another bus while sounding (crossfades). Rendered in blocks
     /// of 700 frames, so that timed commands split blocks into spans. `threads` nil: the default configuration.
-    private func renderScene(_ streamedPath: String, threads: Int?, countAllocations: Bool = false) throws -> Outcome {
+    private static func renderScene(_ streamedPath: String, threads: Int?, countAllocations: Bool = false) throws -> Outcome {
         var c = Engine.Configuration()
         c.maxBlockFrames = 1024
         c.maxVoices = 128
@@ -241,5 +247,14 @@ final class RenderThreadsTests: XCTestCase {
         return Outcome(samples: out.map(\.bitPattern), ends: ends.values.sorted(), applied: applied.values.sorted(),
                        lanesRunByWorkers: engine.mixer.parallelLanes?.lanesRunByWorkers ?? 0,
                        renderAllocations: renderAllocations, workerAllocations: workerAllocations)
+    }
+}
+
+/// `RenderThreadsTests`' thread counts 2, 4 and 8 (the long suite: `requireLongTests`).
+final class RenderThreadsLongTests: XCTestCase {
+    override func setUpWithError() throws { try requireLongTests() }
+
+    func testMoreThreadCountsGiveTheBytesOfTheSingleThreadedRender() throws {
+        try RenderThreadsTests.checkThreadCounts([2, 4, 8])
     }
 }

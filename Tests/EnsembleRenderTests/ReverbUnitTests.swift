@@ -50,17 +50,26 @@ final class ReverbUnitTests: XCTestCase {
         x[range].reduce(0) { $0 + Double($1) * Double($1) }
     }
 
+    /// Parameters at their limits with a short decay.
+    //                      density diff gain gainHF decay hfRatio reflG reflD lateG lateD preDelay mix
+    static let shortLimits: [(String, [Double])] = [
+        ("all min", [0, 0, 0, 0, 0.1, 0.1, 0, 0, 0, 0, 0, 0]),
+        ("small, loud, bright", [0, 1, 1, 1, 0.1, 2, 3.16, 0, 10, 0, 0, 1]),
+    ]
+    /// The 20 s decays (6 s of noise and 6 s of tail each): `ReverbUnitLongTests`.
+    static let longLimits: [(String, [Double])] = [
+        ("all max", [1, 1, 1, 1, 20, 2, 3.16, 0.3, 10, 0.1, 1, 1]),
+        ("large, dark, long", [1, 0, 1, 0, 20, 0.1, 0, 0.3, 10, 0.1, 0, 1]),
+        ("small, long, bright", [0, 1, 1, 1, 20, 2, 3.16, 0, 10, 0, 0, 1]),
+    ]
+
+    func testStableAndFiniteAtTheShortLimits() throws {
+        try Self.checkStableAndFinite(Self.shortLimits)
+    }
+
     /// Every parameter at its minimum, at its maximum, and mixed: noise in, then silence; the output stays finite
     /// and bounded, and (where it rings) decays.
-    func testStableAndFiniteAtEveryLimit() throws {
-        //               density diff gain gainHF decay hfRatio reflG reflD lateG lateD preDelay mix
-        let cases: [(String, [Double])] = [
-            ("all min", [0, 0, 0, 0, 0.1, 0.1, 0, 0, 0, 0, 0, 0]),
-            ("all max", [1, 1, 1, 1, 20, 2, 3.16, 0.3, 10, 0.1, 1, 1]),
-            ("small, loud, bright", [0, 1, 1, 1, 0.1, 2, 3.16, 0, 10, 0, 0, 1]),
-            ("large, dark, long", [1, 0, 1, 0, 20, 0.1, 0, 0.3, 10, 0.1, 0, 1]),
-            ("small, long, bright", [0, 1, 1, 1, 20, 2, 3.16, 0, 10, 0, 0, 1]),
-        ]
+    static func checkStableAndFinite(_ cases: [(String, [Double])]) throws {
         let rate = 48000
         for (name, values) in cases {
             let s = Self.settings(values)
@@ -204,5 +213,15 @@ final class ReverbUnitTests: XCTestCase {
         XCTAssertEqual(total, 0, "render allocated \(total) times")
         engine.updateMeters()
         XCTAssertGreaterThan(try engine.peakPower(forChannel: 0), -160, "the scene must be sounding")
+    }
+}
+
+/// `ReverbUnitTests`' stability at the limits for the 20 s decays, whose tails must also fall second by second at
+/// their decay rates (the long suite: `requireLongTests`).
+final class ReverbUnitLongTests: XCTestCase {
+    override func setUpWithError() throws { try requireLongTests() }
+
+    func testStableAndFiniteAtTheLongLimits() throws {
+        try ReverbUnitTests.checkStableAndFinite(ReverbUnitTests.longLimits)
     }
 }

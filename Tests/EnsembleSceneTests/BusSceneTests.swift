@@ -138,17 +138,25 @@ final class BusSceneTests: XCTestCase {
         try playMatchesRender(scene, in: dir, frames: 24000)
     }
 
-    /// The bundled `Assets/demo-buses.json` (the demo through two buses and a master limiter) renders, to the same
-    /// bytes at two block sizes, under the limiter's ceiling.
+    /// The bundled `Assets/demo-buses.json` (the demo through two buses and a master limiter) renders, under the
+    /// limiter's ceiling (and to the same bytes at another block size: `BusSceneLongTests`).
     func testBundledBusDemoRenders() throws {
+        try Self.renderBundledDemo(in: dir, blockSizes: [nil])
+    }
+
+    /// Renders the bus demo with each block size (nil: the default) and checks the files are equal, 792,000
+    /// frames long and under the limiter's ceiling.
+    static func renderBundledDemo(in dir: TemporaryDirectory, blockSizes: [Int?]) throws {
         let scene = packageRoot.appendingPathComponent("Assets/demo-buses.json").path
-        let a = dir.file("a.wav"), b = dir.file("b.wav")
-        let r1 = try runProcess(try ensembleExecutable(), ["render", scene, "-o", a])
-        XCTAssertEqual(r1.status, 0, r1.stderr)
-        let r2 = try runProcess(try ensembleExecutable(), ["render", scene, "-o", b, "--block-size", "333"])
-        XCTAssertEqual(r2.status, 0, r2.stderr)
-        XCTAssertEqual(FileManager.default.contents(atPath: a), FileManager.default.contents(atPath: b))
-        let audio = try AudioFile.decode(path: a)
+        var files: [Data?] = []
+        for (k, block) in blockSizes.enumerated() {
+            let out = dir.file("demo\(k).wav")
+            let r = try runProcess(try ensembleExecutable(), ["render", scene, "-o", out] + (block.map { ["--block-size", "\($0)"] } ?? []))
+            XCTAssertEqual(r.status, 0, r.stderr)
+            files.append(FileManager.default.contents(atPath: out))
+        }
+        for other in files.dropFirst() { XCTAssertEqual(other, files[0], "the same bytes at every block size") }
+        let audio = try AudioFile.decode(path: dir.file("demo0.wav"))
         XCTAssertEqual(audio.frameCount, 792_000)
         let peak = audio.channels.flatMap { $0 }.map(abs).max()!
         XCTAssertGreaterThan(peak, 0.1)
@@ -172,5 +180,14 @@ final class BusSceneTests: XCTestCase {
         XCTAssertTrue(lines[0].hasPrefix("preset"))
         XCTAssertTrue(lines.contains { $0.hasPrefix("Rock ") && $0.hasSuffix("+4.50") })
         XCTAssertTrue(lines.contains { $0.hasPrefix("R&B ") && $0.contains("+6.92") })
+    }
+}
+
+/// The bundled bus demo at two block sizes, to the same bytes (the long suite: `requireLongTests`).
+final class BusSceneLongTests: XCTestCase {
+    override func setUpWithError() throws { try requireLongTests() }
+
+    func testBundledBusDemoRendersTheSameBytesAtAnotherBlockSize() throws {
+        try BusSceneTests.renderBundledDemo(in: try TemporaryDirectory(), blockSizes: [nil, 333])
     }
 }

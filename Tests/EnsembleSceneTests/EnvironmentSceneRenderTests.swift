@@ -228,18 +228,35 @@ final class EnvironmentSceneRenderTests: XCTestCase {
         XCTAssertLessThan(sound.duration, 6)
     }
     /// The demo renders through `ensemble render` to the same bytes at two block sizes, under its −1 dBFS limiter.
-    func testTheBundledEnvironmentDemoRendersDeterministically() throws {
+    func testTheBundledEnvironmentDemoRenders() throws {
+        try Self.renderBundledDemo(in: dir, blockSizes: [nil])
+    }
+
+    /// Renders the environment demo with each block size (nil: the default) and checks the files are equal, 14 s
+    /// long and under the master limiter's ceiling (the same bytes at another block size: the long suite).
+    static func renderBundledDemo(in dir: TemporaryDirectory, blockSizes: [Int?]) throws {
         let scene = packageRoot.appendingPathComponent("Assets/demo-environment.json").path
-        let a = dir.file("a.wav"), b = dir.file("b.wav")
-        let r1 = try runProcess(try ensembleExecutable(), ["render", scene, "-o", a])
-        XCTAssertEqual(r1.status, 0, r1.stderr)
-        let r2 = try runProcess(try ensembleExecutable(), ["render", scene, "-o", b, "--block-size", "333"])
-        XCTAssertEqual(r2.status, 0, r2.stderr)
-        XCTAssertEqual(FileManager.default.contents(atPath: a), FileManager.default.contents(atPath: b))
-        let audio = try AudioFile.decode(path: a)
+        var files: [Data?] = []
+        for (k, block) in blockSizes.enumerated() {
+            let out = dir.file("demo\(k).wav")
+            let r = try runProcess(try ensembleExecutable(), ["render", scene, "-o", out] + (block.map { ["--block-size", "\($0)"] } ?? []))
+            XCTAssertEqual(r.status, 0, r.stderr)
+            files.append(FileManager.default.contents(atPath: out))
+        }
+        for other in files.dropFirst() { XCTAssertEqual(other, files[0], "the same bytes at every block size") }
+        let audio = try AudioFile.decode(path: dir.file("demo0.wav"))
         XCTAssertEqual(audio.frameCount, 14 * 48000)
         let peak = audio.channels.flatMap { $0 }.map(abs).max()!
         XCTAssertGreaterThan(peak, 0.1)
         XCTAssertLessThanOrEqual(peak, Float(pow(10, -1.0 / 20)))
+    }
+}
+
+/// The bundled environment demo at two block sizes, to the same bytes (the long suite: `requireLongTests`).
+final class EnvironmentSceneRenderLongTests: XCTestCase {
+    override func setUpWithError() throws { try requireLongTests() }
+
+    func testTheBundledEnvironmentDemoRendersDeterministically() throws {
+        try EnvironmentSceneRenderTests.renderBundledDemo(in: try TemporaryDirectory(), blockSizes: [nil, 333])
     }
 }

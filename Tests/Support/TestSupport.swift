@@ -276,5 +276,15 @@ package func assertSameBits(_ a: [[Float]], _ b: [[Float]], _ message: @autoclos
     for (c, (x, y)) in zip(a, b).enumerated() { assertSameBits(x, y, "channel \(c) \(message())", file: file, line: line) }
 }
 
+/// The long suite: classes named `…LongTests` hold the slow cases (every preset, every path, long files, the
+/// bundled demos through the command line), each a superset of a quicker case in the default suite. They run only
+/// with ENSEMBLE_LONG_TESTS=1 (`.ci/run` runs them in a release build: `swift test -c release --filter LongTests`)
+/// and skip otherwise, so a plain `swift test` stays quick.
+package func requireLongTests() throws {
+    guard ProcessInfo.processInfo.environment["ENSEMBLE_LONG_TESTS"] == "1" else {
+        throw XCTSkip("long test: runs with ENSEMBLE_LONG_TESTS=1 (.ci/run: swift test -c release --filter LongTests)")
+    }
+}
+
 /// A tiny deterministic generator so the fuzz cases are reproducible (the soak driver's).
 package typealias SplitMix64 = EnsembleSoak.SplitMix64
