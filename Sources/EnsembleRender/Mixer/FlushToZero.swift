@@ -1,5 +1,4 @@
 import CFloatControl
-import EnsembleFormats
 
 /// Flush-to-zero and denormals-are-zero around a render call (render thread; see `CFloatControl`).
 ///

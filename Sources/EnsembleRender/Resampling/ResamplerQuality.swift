@@ -1,5 +1,4 @@
 // Control side: chosen per engine, track and effect; the render side reads it from the voice's cursor.
-import EnsembleFormats
 
 /// How a voice is resampled when its rate or sample rate differs from the output's (`Engine.Configuration`,
 /// `Track.resampler`, `Engine.fire(_:resampler:)`; scene key `"resampler"`). At rate 1 with matching sample

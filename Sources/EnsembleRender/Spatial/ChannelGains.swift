@@ -1,5 +1,4 @@
 // Render thread (and the control side's tests): one gain per output channel, fixed size, no allocation.
-import EnsembleFormats
 
 /// A gain for each of up to 8 output channels (`SpeakerLayout` order); channels past the layout's count are 0.
 package struct ChannelGains: BitwiseCopyable, Sendable {

@@ -1,5 +1,4 @@
 // Value type: set on the control side (`Engine.setSpatialSettings`), carried to the render side by value.
-import EnsembleFormats
 
 /// The engine-wide settings of the 3D model (OpenAL 1.1 specification §3.4 and §3.5.2): the distance model
 /// used by sources that do not choose their own, and the doppler factor and speed of sound.

@@ -1,5 +1,4 @@
 // Any thread: a plain value carried by `EngineEvent.trackVirtual` / `.effectVirtual`.
-import EnsembleFormats
 
 /// Why a voice went virtual: it keeps its timeline (position, passes, natural end) without being mixed, and comes
 /// back, faded in over the smoothing time, at the position it would have reached (see

@@ -1,5 +1,4 @@
 // Control side: read by `Track.play`, which tells the render side whether the voice keeps its pitch.
-import EnsembleFormats
 
 /// How a track's `rate` changes its sound (`Track.rateMode`, scene key `rateMode`).
 ///
