@@ -38,7 +38,7 @@ struct RenderCommand: ParsableCommand {
     var channels: Int?
 
     // Offline, a block has no latency to keep short: long blocks spread each block's fixed work (starting the
-    // lanes, waiting for the other threads, the serial phases) over more frames (see Benchmarks/README.md).
+    // lanes, waiting for the other threads, the serial phases) over more frames.
     @Option(help: "Frames per render block, 1…65536 (the result does not depend on it).")
     var blockSize = 8192
 

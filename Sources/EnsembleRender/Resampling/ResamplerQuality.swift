@@ -3,8 +3,8 @@
 /// How a voice is resampled when its rate or sample rate differs from the output's (`Engine.Configuration`,
 /// `Track.resampler`, `Engine.fire(_:resampler:)`; scene key `"resampler"`). At rate 1 with matching sample
 /// rates every choice is an exact copy. `sinc` (the default) is band-limited and the slowest; `cubic` and
-/// `linear` are faster and alias. Their designs: the "Mixing rules" article (Ensemble.docc/MixingRules.md,
-/// "Resampling"); their measured THD+N and speed: Benchmarks/README.md.
+/// `linear` are faster and alias. Their designs and quality: the "Mixing rules" article
+/// (Ensemble.docc/MixingRules.md, "Resampling").
 public enum ResamplerQuality: String, Sendable, Equatable, CaseIterable, BitwiseCopyable {
     /// Band-limited windowed sinc: clean to 18 kHz, no aliasing; the default.
     case sinc
