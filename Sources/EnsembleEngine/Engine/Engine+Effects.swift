@@ -77,7 +77,8 @@ extension Engine {
 
     /// Stops a fired effect early, fading over the smoothing time (its completion reports `.stopped`).
     public func stop(_ instance: EffectInstance) {
-        send([.voice(slot: instance.slot, generation: instance.generation, .stop(frame: .min, rampFrames: smoothingFrames))])
+        send([.voice(slot: instance.slot, generation: instance.generation,
+                     .stop(frame: .min, rampFrames: smoothingFrames))])
     }
 
     /// Frees a released track's slot now, or once its voice has faded out.

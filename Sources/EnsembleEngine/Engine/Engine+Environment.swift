@@ -20,8 +20,12 @@ extension Engine {
     /// start resets both).
     func environmentCommands(slot: Int32, generation: UInt32, sends: [AuxSend], filter: VoiceFilter?) -> [MixerCommand] {
         var commands: [MixerCommand] = []
-        if !sends.isEmpty { commands.append(.voice(slot: slot, generation: generation, .sends(SendsSetup(sends), rampFrames: 0))) }
-        if filter != nil { commands.append(.voice(slot: slot, generation: generation, .filter(FilterSetup(filter), rampFrames: 0))) }
+        if !sends.isEmpty {
+            commands.append(.voice(slot: slot, generation: generation, .sends(SendsSetup(sends), rampFrames: 0)))
+        }
+        if filter != nil {
+            commands.append(.voice(slot: slot, generation: generation, .filter(FilterSetup(filter), rampFrames: 0)))
+        }
         return commands
     }
 

@@ -11,7 +11,8 @@ package struct AIFCFile {
         /// `NONE` for plain AIFF, which has no compression field.
         package var compressionType: FourCC
 
-        package init(channelCount: Int, numSampleFrames: UInt32, sampleSize: Int, sampleRate: Double, compressionType: FourCC) {
+        package init(channelCount: Int, numSampleFrames: UInt32, sampleSize: Int, sampleRate: Double,
+                     compressionType: FourCC) {
             self.channelCount = channelCount
             self.numSampleFrames = numSampleFrames
             self.sampleSize = sampleSize

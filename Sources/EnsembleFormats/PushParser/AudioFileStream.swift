@@ -14,27 +14,27 @@ public final class AudioFileStream {
     /// Stands for the stream in errors.
     public let name: String
     /// The container, once the first bytes have identified it.
-    public var container: AudioContainer?
+    public internal(set) var container: AudioContainer?
     /// The audio data's format, once its header chunk (or first MPEG frame) is parsed.
     public private(set) var format: AudioStreamFormat?
     /// Byte offset of the first audio packet.
-    public var dataOffset: Int?
+    public internal(set) var dataOffset: Int?
     /// Bytes of audio data, when the header says.
-    public var audioDataByteCount: Int?
+    public internal(set) var audioDataByteCount: Int?
     /// Packets in the file, when the header says.
-    public var audioDataPacketCount: Int?
+    public internal(set) var audioDataPacketCount: Int?
     /// Frames the file presents (priming and remainder trimmed), when the header says.
-    public var frameCount: Int?
+    public internal(set) var frameCount: Int?
     /// Average bit rate, MPEG only.
-    public var bitRate: Int?
+    public internal(set) var bitRate: Int?
     /// Frames to drop before the decoded packets (CAF `pakt`, LAME encoder delay).
-    public var primingFrames = 0
+    public internal(set) var primingFrames = 0
     /// Frames to drop after the decoded packets (CAF `pakt`, LAME padding).
-    public var remainderFrames = 0
+    public internal(set) var remainderFrames = 0
     /// True once the header is parsed and packets follow.
-    public var isReadyToProducePackets = false
+    public internal(set) var isReadyToProducePackets = false
     /// Index of the next packet to be handed out.
-    public var nextPacket = 0
+    public internal(set) var nextPacket = 0
 
     /// Largest header chunk held whole (`fmt `, `COMM`, `desc`, `pakt`): bigger ones are damage.
     static let maxHeaderChunk = 1 << 20

@@ -40,7 +40,11 @@ package struct VoiceSetup: BitwiseCopyable, Sendable {
     /// Where the voice is in 3D; nil for a 2D voice (its `pan` applies).
     package var spatial: SpatialSource?
 
-    package init(source: VoiceSource, isEffect: Bool, startFrame: Int64, startPosition: Int, startPass: Int, loops: Int, volume: Float, pan: PanMatrix, step: UInt64, fadeInFrames: Int, fadeOutFrames: Int, attackFrames: Int, metering: Bool, sequence: UInt64, bus: Int32 = 0, loopStart: Int = 0, preservePitch: Bool = false, baseStep: UInt64 = 0, loopEnd: Int = 0, priority: UInt8 = 128, resampler: ResamplerQuality = .sinc, spatial: SpatialSource? = nil) {
+    package init(source: VoiceSource, isEffect: Bool, startFrame: Int64, startPosition: Int, startPass: Int, loops: Int,
+                 volume: Float, pan: PanMatrix, step: UInt64, fadeInFrames: Int, fadeOutFrames: Int, attackFrames: Int,
+                 metering: Bool, sequence: UInt64, bus: Int32 = 0, loopStart: Int = 0, preservePitch: Bool = false,
+                 baseStep: UInt64 = 0, loopEnd: Int = 0, priority: UInt8 = 128, resampler: ResamplerQuality = .sinc,
+                 spatial: SpatialSource? = nil) {
         self.source = source
         self.isEffect = isEffect
         self.startFrame = startFrame

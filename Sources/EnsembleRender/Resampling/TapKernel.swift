@@ -25,7 +25,10 @@ package struct ResamplerTables: BitwiseCopyable {
     /// Frames each window holds.
     package static var windowFrames: Int { @_noLocks get { 4096 } }
 
-    package init(cubic: UnsafePointer<Float>, sinc: SincBank, edgeLeft: UnsafeMutablePointer<Float>, edgeRight: UnsafeMutablePointer<Float>, windowLeft: UnsafeMutablePointer<Float>, windowRight: UnsafeMutablePointer<Float>, packetScratch: UnsafeMutablePointer<Float>, ima4: UnsafePointer<ensemble_ima4_tables>, windowSlack: Int = 0) {
+    package init(cubic: UnsafePointer<Float>, sinc: SincBank, edgeLeft: UnsafeMutablePointer<Float>,
+                 edgeRight: UnsafeMutablePointer<Float>, windowLeft: UnsafeMutablePointer<Float>,
+                 windowRight: UnsafeMutablePointer<Float>, packetScratch: UnsafeMutablePointer<Float>,
+                 ima4: UnsafePointer<ensemble_ima4_tables>, windowSlack: Int = 0) {
         self.cubic = cubic
         self.sinc = sinc
         self.edgeLeft = edgeLeft
