@@ -10,20 +10,6 @@ import EnsembleScene
 /// Every way the scene file's 3D keys can be wrong gives one line naming the file, the key's path and the
 /// problem, exactly like the other keys.
 final class Scene3DValidationTests: XCTestCase {
-    /// The scene's one-line error message, or a failure when it was accepted.
-    private func problem(_ json: String, line: UInt = #line) -> String {
-        do {
-            _ = try Scene.parse(Data(json.utf8), folder: "/scenes", path: "s.json")
-            XCTFail("accepted: \(json)", line: line)
-            return ""
-        } catch {
-            XCTAssertEqual(error.path, "s.json", line: line)
-            XCTAssertFalse(error.description.contains("\n"), line: line)
-            XCTAssertTrue(error.description.hasPrefix("s.json: "), line: line)
-            return error.message
-        }
-    }
-
     /// A scene with one track whose entry has `keys` added.
     private func track(_ keys: String) -> String { #"{"tracks":[{"file":"a.wav", \#(keys)}]}"# }
     /// A scene with one effect whose entry has `keys` added.
@@ -32,106 +18,106 @@ final class Scene3DValidationTests: XCTestCase {
     private func top(_ keys: String) -> String { #"{"duration": 1, \#(keys)}"# }
 
     func testVectorsMustBeThreeFiniteNumbers() {
-        XCTAssertEqual(problem(track(#""position": [1, 2]"#)), "tracks[0].position: expected a list of 3 numbers [x, y, z], got 2")
-        XCTAssertEqual(problem(track(#""velocity": [1, 2, 3, 4]"#)), "tracks[0].velocity: expected a list of 3 numbers [x, y, z], got 4")
-        XCTAssertEqual(problem(track(#""direction": []"#)), "tracks[0].direction: expected a list of 3 numbers [x, y, z], got 0")
-        XCTAssertEqual(problem(track(#""position": "here""#)), "tracks[0].position: expected a list")
-        XCTAssertEqual(problem(track(#""position": [1, "2", 3]"#)), "tracks[0].position[1]: expected a number")
-        XCTAssertEqual(problem(track(#""position": [1, null, 3]"#)), "tracks[0].position[1]: expected a number")
+        XCTAssertEqual(sceneProblem(track(#""position": [1, 2]"#)), "tracks[0].position: expected a list of 3 numbers [x, y, z], got 2")
+        XCTAssertEqual(sceneProblem(track(#""velocity": [1, 2, 3, 4]"#)), "tracks[0].velocity: expected a list of 3 numbers [x, y, z], got 4")
+        XCTAssertEqual(sceneProblem(track(#""direction": []"#)), "tracks[0].direction: expected a list of 3 numbers [x, y, z], got 0")
+        XCTAssertEqual(sceneProblem(track(#""position": "here""#)), "tracks[0].position: expected a list")
+        XCTAssertEqual(sceneProblem(track(#""position": [1, "2", 3]"#)), "tracks[0].position[1]: expected a number")
+        XCTAssertEqual(sceneProblem(track(#""position": [1, null, 3]"#)), "tracks[0].position[1]: expected a number")
         // Finite as JSON, infinite as the Float the engine works in.
-        XCTAssertEqual(problem(track(#""position": [0, 1e39, 0]"#)), "tracks[0].position[1]: 1e+39 is out of range (a finite number)")
-        XCTAssertEqual(problem(effect(#""velocity": [-1e300, 0, 0]"#)), "effects[0].velocity[0]: -1e+300 is out of range (a finite number)")
-        XCTAssertEqual(problem(effect(#""direction": [1, 2]"#)), "effects[0].direction: expected a list of 3 numbers [x, y, z], got 2")
+        XCTAssertEqual(sceneProblem(track(#""position": [0, 1e39, 0]"#)), "tracks[0].position[1]: 1e+39 is out of range (a finite number)")
+        XCTAssertEqual(sceneProblem(effect(#""velocity": [-1e300, 0, 0]"#)), "effects[0].velocity[0]: -1e+300 is out of range (a finite number)")
+        XCTAssertEqual(sceneProblem(effect(#""direction": [1, 2]"#)), "effects[0].direction: expected a list of 3 numbers [x, y, z], got 2")
     }
 
     func testSourceNumbersOutOfRange() {
-        XCTAssertEqual(problem(track(#""referenceDistance": -1"#)), "tracks[0].referenceDistance: -1.0 is out of range (at least 0)")
-        XCTAssertEqual(problem(track(#""maxDistance": -0.5"#)), "tracks[0].maxDistance: -0.5 is out of range (at least 0)")
-        XCTAssertEqual(problem(track(#""maxDistance": 1e40"#)), "tracks[0].maxDistance: 1e+40 is out of range (at least 0)")
-        XCTAssertEqual(problem(track(#""rolloff": -2"#)), "tracks[0].rolloff: -2.0 is out of range (at least 0)")
-        XCTAssertEqual(problem(track(#""coneInnerAngle": 361"#)), "tracks[0].coneInnerAngle: 361.0 is out of range 0…360 degrees")
-        XCTAssertEqual(problem(track(#""coneOuterAngle": -1"#)), "tracks[0].coneOuterAngle: -1.0 is out of range 0…360 degrees")
-        XCTAssertEqual(problem(track(#""coneOuterGain": 1.5"#)), "tracks[0].coneOuterGain: 1.5 is out of range 0…1")
-        XCTAssertEqual(problem(track(#""coneOuterGainHF": -0.1"#)), "tracks[0].coneOuterGainHF: -0.1 is out of range 0…1")
-        XCTAssertEqual(problem(track(#""airAbsorption": 10.5"#)), "tracks[0].airAbsorption: 10.5 is out of range 0…10")
-        XCTAssertEqual(problem(track(#""minGain": 2"#)), "tracks[0].minGain: 2.0 is out of range 0…1")
-        XCTAssertEqual(problem(effect(#""maxGain": -1"#)), "effects[0].maxGain: -1.0 is out of range 0…1")
-        XCTAssertEqual(problem(effect(#""minGain": 0.75, "maxGain": 0.5"#)), "effects[0].minGain: 0.75 is more than maxGain (0.5)")
-        XCTAssertEqual(problem(effect(#""rolloff": 1e39"#)), "effects[0].rolloff: 1e+39 is out of range (at least 0)")
+        XCTAssertEqual(sceneProblem(track(#""referenceDistance": -1"#)), "tracks[0].referenceDistance: -1.0 is out of range (at least 0)")
+        XCTAssertEqual(sceneProblem(track(#""maxDistance": -0.5"#)), "tracks[0].maxDistance: -0.5 is out of range (at least 0)")
+        XCTAssertEqual(sceneProblem(track(#""maxDistance": 1e40"#)), "tracks[0].maxDistance: 1e+40 is out of range (at least 0)")
+        XCTAssertEqual(sceneProblem(track(#""rolloff": -2"#)), "tracks[0].rolloff: -2.0 is out of range (at least 0)")
+        XCTAssertEqual(sceneProblem(track(#""coneInnerAngle": 361"#)), "tracks[0].coneInnerAngle: 361.0 is out of range 0…360 degrees")
+        XCTAssertEqual(sceneProblem(track(#""coneOuterAngle": -1"#)), "tracks[0].coneOuterAngle: -1.0 is out of range 0…360 degrees")
+        XCTAssertEqual(sceneProblem(track(#""coneOuterGain": 1.5"#)), "tracks[0].coneOuterGain: 1.5 is out of range 0…1")
+        XCTAssertEqual(sceneProblem(track(#""coneOuterGainHF": -0.1"#)), "tracks[0].coneOuterGainHF: -0.1 is out of range 0…1")
+        XCTAssertEqual(sceneProblem(track(#""airAbsorption": 10.5"#)), "tracks[0].airAbsorption: 10.5 is out of range 0…10")
+        XCTAssertEqual(sceneProblem(track(#""minGain": 2"#)), "tracks[0].minGain: 2.0 is out of range 0…1")
+        XCTAssertEqual(sceneProblem(effect(#""maxGain": -1"#)), "effects[0].maxGain: -1.0 is out of range 0…1")
+        XCTAssertEqual(sceneProblem(effect(#""minGain": 0.75, "maxGain": 0.5"#)), "effects[0].minGain: 0.75 is more than maxGain (0.5)")
+        XCTAssertEqual(sceneProblem(effect(#""rolloff": 1e39"#)), "effects[0].rolloff: 1e+39 is out of range (at least 0)")
     }
 
     func testWrongTypesAndUnknownNames() {
-        XCTAssertEqual(problem(track(#""relative": "yes""#)), "tracks[0].relative: expected true or false")
-        XCTAssertEqual(problem(track(#""rolloff": "fast""#)), "tracks[0].rolloff: expected a number")
-        XCTAssertEqual(problem(effect(#""coneOuterGain": [0.5]"#)), "effects[0].coneOuterGain: expected a number")
-        XCTAssertEqual(problem(track(#""distanceModel": "cubic""#)),
+        XCTAssertEqual(sceneProblem(track(#""relative": "yes""#)), "tracks[0].relative: expected true or false")
+        XCTAssertEqual(sceneProblem(track(#""rolloff": "fast""#)), "tracks[0].rolloff: expected a number")
+        XCTAssertEqual(sceneProblem(effect(#""coneOuterGain": [0.5]"#)), "effects[0].coneOuterGain: expected a number")
+        XCTAssertEqual(sceneProblem(track(#""distanceModel": "cubic""#)),
                        "tracks[0].distanceModel: \"cubic\" is not a distance model (one of none, inverse, inverseClamped, "
                        + "linear, linearClamped, exponent, exponentClamped)")
-        XCTAssertEqual(problem(effect(#""distanceModel": 3"#)), "effects[0].distanceModel: expected a string")
-        let unknown = problem(track(#""positon": [0, 0, 0]"#))
+        XCTAssertEqual(sceneProblem(effect(#""distanceModel": 3"#)), "effects[0].distanceModel: expected a string")
+        let unknown = sceneProblem(track(#""positon": [0, 0, 0]"#))
         XCTAssertTrue(unknown.hasPrefix("tracks[0].positon: unknown key (known: name, file, "), unknown)
         // The 3D keys are listed among the known ones.
         XCTAssertTrue(unknown.contains("position, velocity, direction, relative"), unknown)
-        XCTAssertTrue(problem(effect(#""coneAngle": 1"#)).hasPrefix("effects[0].coneAngle: unknown key"))
+        XCTAssertTrue(sceneProblem(effect(#""coneAngle": 1"#)).hasPrefix("effects[0].coneAngle: unknown key"))
     }
 
     func testPanAndAPositionTogetherAreAnError() {
-        XCTAssertEqual(problem(track(#""pan": 0.5, "position": [1, 0, 0]"#)),
+        XCTAssertEqual(sceneProblem(track(#""pan": 0.5, "position": [1, 0, 0]"#)),
                        "tracks[0].pan: not used by a positioned track (it has position); give either pan or 3D keys")
-        XCTAssertEqual(problem(effect(#""pan": 0, "rolloff": 2"#)),
+        XCTAssertEqual(sceneProblem(effect(#""pan": 0, "rolloff": 2"#)),
                        "effects[0].pan: not used by a positioned effect (it has rolloff); give either pan or 3D keys")
     }
 
     func testListenerProblems() {
-        XCTAssertEqual(problem(top(#""listener": {"position": [0, 0]}"#)), "listener.position: expected a list of 3 numbers [x, y, z], got 2")
-        XCTAssertEqual(problem(top(#""listener": {"velocity": [0, 0, 1e39]}"#)), "listener.velocity[2]: 1e+39 is out of range (a finite number)")
-        XCTAssertEqual(problem(top(#""listener": {"gain": 1.5}"#)), "listener.gain: 1.5 is out of range 0…1")
-        XCTAssertEqual(problem(top(#""listener": {"gain": -0.5}"#)), "listener.gain: -0.5 is out of range 0…1")
-        XCTAssertEqual(problem(top(#""listener": {"at": [0, 0, 0]}"#)), "listener.at: [0, 0, 0] is not a direction")
-        XCTAssertEqual(problem(top(#""listener": {"up": [0, 0, 0]}"#)), "listener.up: [0, 0, 0] is not a direction")
+        XCTAssertEqual(sceneProblem(top(#""listener": {"position": [0, 0]}"#)), "listener.position: expected a list of 3 numbers [x, y, z], got 2")
+        XCTAssertEqual(sceneProblem(top(#""listener": {"velocity": [0, 0, 1e39]}"#)), "listener.velocity[2]: 1e+39 is out of range (a finite number)")
+        XCTAssertEqual(sceneProblem(top(#""listener": {"gain": 1.5}"#)), "listener.gain: 1.5 is out of range 0…1")
+        XCTAssertEqual(sceneProblem(top(#""listener": {"gain": -0.5}"#)), "listener.gain: -0.5 is out of range 0…1")
+        XCTAssertEqual(sceneProblem(top(#""listener": {"at": [0, 0, 0]}"#)), "listener.at: [0, 0, 0] is not a direction")
+        XCTAssertEqual(sceneProblem(top(#""listener": {"up": [0, 0, 0]}"#)), "listener.up: [0, 0, 0] is not a direction")
         // OpenAL's default up (0, 1, 0) is parallel to an `at` of (0, 2, 0): no orientation.
-        XCTAssertEqual(problem(top(#""listener": {"at": [0, 2, 0]}"#)),
+        XCTAssertEqual(sceneProblem(top(#""listener": {"at": [0, 2, 0]}"#)),
                        "listener.up: (0.0, 1.0, 0.0) is parallel to at (0.0, 2.0, 0.0) (the orientation needs two directions)")
-        XCTAssertTrue(problem(top(#""listener": {"orientation": [0, 0, -1]}"#))
+        XCTAssertTrue(sceneProblem(top(#""listener": {"orientation": [0, 0, -1]}"#))
             .hasPrefix("listener.orientation: unknown key (known: position, at, up, velocity, gain)"))
-        XCTAssertEqual(problem(top(#""listener": [0, 0, 0]"#)), "listener: expected an object")
+        XCTAssertEqual(sceneProblem(top(#""listener": [0, 0, 0]"#)), "listener: expected an object")
     }
 
     func testSettingsAndChannelsProblems() {
-        XCTAssertEqual(problem(top(#""distanceModel": "inverse_clamped""#)),
+        XCTAssertEqual(sceneProblem(top(#""distanceModel": "inverse_clamped""#)),
                        "distanceModel: \"inverse_clamped\" is not a distance model (one of none, inverse, inverseClamped, "
                        + "linear, linearClamped, exponent, exponentClamped)")
-        XCTAssertEqual(problem(top(#""dopplerFactor": -1"#)), "dopplerFactor: -1.0 is out of range (at least 0)")
-        XCTAssertEqual(problem(top(#""speedOfSound": 0"#)), "speedOfSound: 0.0 is out of range (more than 0 units per second)")
-        XCTAssertEqual(problem(top(#""speedOfSound": -343"#)), "speedOfSound: -343.0 is out of range (more than 0 units per second)")
-        XCTAssertEqual(problem(top(#""speedOfSound": 1e39"#)), "speedOfSound: 1e+39 is out of range (more than 0 units per second)")
-        XCTAssertEqual(problem(top(#""channels": 7"#)), "channels: 7 is not 2 (stereo), 6 (5.1) or 8 (7.1)")
-        XCTAssertEqual(problem(top(#""channels": 1"#)), "channels: 1 is not 2 (stereo), 6 (5.1) or 8 (7.1)")
-        XCTAssertEqual(problem(top(#""channels": 6.5"#)), "channels: 6.5 is not 2 (stereo), 6 (5.1) or 8 (7.1)")
-        XCTAssertEqual(problem(top(#""channels": "5.1""#)), "channels: expected a number")
-        XCTAssertEqual(problem(top(#""dopplerFactor": true"#)), "dopplerFactor: expected a number")
+        XCTAssertEqual(sceneProblem(top(#""dopplerFactor": -1"#)), "dopplerFactor: -1.0 is out of range (at least 0)")
+        XCTAssertEqual(sceneProblem(top(#""speedOfSound": 0"#)), "speedOfSound: 0.0 is out of range (more than 0 units per second)")
+        XCTAssertEqual(sceneProblem(top(#""speedOfSound": -343"#)), "speedOfSound: -343.0 is out of range (more than 0 units per second)")
+        XCTAssertEqual(sceneProblem(top(#""speedOfSound": 1e39"#)), "speedOfSound: 1e+39 is out of range (more than 0 units per second)")
+        XCTAssertEqual(sceneProblem(top(#""channels": 7"#)), "channels: 7 is not 2 (stereo), 6 (5.1) or 8 (7.1)")
+        XCTAssertEqual(sceneProblem(top(#""channels": 1"#)), "channels: 1 is not 2 (stereo), 6 (5.1) or 8 (7.1)")
+        XCTAssertEqual(sceneProblem(top(#""channels": 6.5"#)), "channels: 6.5 is not 2 (stereo), 6 (5.1) or 8 (7.1)")
+        XCTAssertEqual(sceneProblem(top(#""channels": "5.1""#)), "channels: expected a number")
+        XCTAssertEqual(sceneProblem(top(#""dopplerFactor": true"#)), "dopplerFactor: expected a number")
     }
 
     func testTimeline3DProblems() {
         let tracks = #""duration": 5, "tracks": [{"name": "car", "file": "a.wav", "position": [0, 0, -1]}, {"name": "flat", "file": "b.wav"}], "buses": [{"name": "b"}]"#
         func timeline(_ entry: String) -> String { #"{\#(tracks), "timeline": [\#(entry)]}"# }
-        XCTAssertEqual(problem(timeline(#"{"at": 1, "track": "car", "set": {"position": [1, 2]}}"#)),
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "track": "car", "set": {"position": [1, 2]}}"#)),
                        "timeline[0].set.position: expected a list of 3 numbers [x, y, z], got 2")
-        XCTAssertEqual(problem(timeline(#"{"at": 1, "track": "car", "set": {"velocity": [1, 2, 1e40]}}"#)),
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "track": "car", "set": {"velocity": [1, 2, 1e40]}}"#)),
                        "timeline[0].set.velocity[2]: 1e+40 is out of range (a finite number)")
-        XCTAssertEqual(problem(timeline(#"{"at": 1, "track": "car", "set": {"direction": "up"}}"#)),
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "track": "car", "set": {"direction": "up"}}"#)),
                        "timeline[0].set.direction: expected a list")
-        XCTAssertEqual(problem(timeline(#"{"at": 1, "track": "flat", "set": {"position": [1, 2, 3]}}"#)),
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "track": "flat", "set": {"position": [1, 2, 3]}}"#)),
                        "timeline[0].set.position: track \"flat\" is 2D (give its entry a position or another 3D key to place it)")
-        XCTAssertEqual(problem(timeline(#"{"at": 1, "track": "flat", "set": {"velocity": [1, 2, 3]}}"#)),
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "track": "flat", "set": {"velocity": [1, 2, 3]}}"#)),
                        "timeline[0].set.velocity: track \"flat\" is 2D (give its entry a position or another 3D key to place it)")
-        XCTAssertEqual(problem(timeline(#"{"at": 1, "track": "car", "set": {"pan": 1}}"#)),
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "track": "car", "set": {"pan": 1}}"#)),
                        "timeline[0].set.pan: track \"car\" is positioned, so its pan is unused")
-        XCTAssertEqual(problem(timeline(#"{"at": 1, "bus": "b", "set": {"position": [1, 2, 3]}}"#)),
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "bus": "b", "set": {"position": [1, 2, 3]}}"#)),
                        "timeline[0]: a bus takes only set.volume")
-        XCTAssertTrue(problem(timeline(#"{"at": 1, "track": "car", "set": {"rolloff": 2}}"#))
+        XCTAssertTrue(sceneProblem(timeline(#"{"at": 1, "track": "car", "set": {"rolloff": 2}}"#))
             .hasPrefix("timeline[0].set.rolloff: unknown key (known: volume, pan, rate, loops, position, velocity, direction, send, level, filter)"))
-        XCTAssertEqual(problem(timeline(#"{"at": 1, "track": "car", "set": {}}"#)),
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "track": "car", "set": {}}"#)),
                        "timeline[0].set: empty (give volume, pan, rate, loops, position, velocity, direction, send and level, or filter)")
     }
 
@@ -139,36 +125,36 @@ final class Scene3DValidationTests: XCTestCase {
         func timeline(_ entries: String, listener: String = "") -> String {
             #"{"duration": 5 \#(listener), "timeline": [\#(entries)]}"#
         }
-        XCTAssertEqual(problem(timeline(#"{"at": 1, "listener": {}}"#)),
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "listener": {}}"#)),
                        "timeline[0].listener: empty (give position, at, up, velocity or gain)")
-        XCTAssertEqual(problem(timeline(#"{"at": 1, "listener": {"gain": 2}}"#)), "timeline[0].listener.gain: 2.0 is out of range 0…1")
-        XCTAssertEqual(problem(timeline(#"{"at": 1, "listener": {"position": [1]}}"#)),
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "listener": {"gain": 2}}"#)), "timeline[0].listener.gain: 2.0 is out of range 0…1")
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "listener": {"position": [1]}}"#)),
                        "timeline[0].listener.position: expected a list of 3 numbers [x, y, z], got 1")
-        XCTAssertTrue(problem(timeline(#"{"at": 1, "listener": {"pan": 1}}"#)).hasPrefix("timeline[0].listener.pan: unknown key"))
-        XCTAssertEqual(problem(timeline(#"{"at": 1, "listener": {"gain": 1}, "ramp": -1}"#)),
+        XCTAssertTrue(sceneProblem(timeline(#"{"at": 1, "listener": {"pan": 1}}"#)).hasPrefix("timeline[0].listener.pan: unknown key"))
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "listener": {"gain": 1}, "ramp": -1}"#)),
                        "timeline[0].ramp: -1.0 is out of range 0…86400 s")
-        XCTAssertEqual(problem(timeline(#"{"at": 1, "listener": {"gain": 1}, "set": {"volume": 1}}"#)),
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "listener": {"gain": 1}, "set": {"volume": 1}}"#)),
                        "timeline[0].set: a listener entry takes only its listener object and ramp")
-        XCTAssertEqual(problem(timeline(#"{"at": 1, "listener": {"gain": 1}, "track": "x"}"#)),
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "listener": {"gain": 1}, "track": "x"}"#)),
                        "timeline[0].listener: give one of track, bus or listener")
-        XCTAssertEqual(problem(timeline(#"{"at": 7, "listener": {"gain": 1}}"#)),
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 7, "listener": {"gain": 1}}"#)),
                        "timeline[0].at: 7.0 s is not before the scene's end (duration 5.0 s), so it would never happen")
-        XCTAssertEqual(problem(timeline(#"{"listener": {"gain": 1}}"#)), "timeline[0].at: missing")
-        XCTAssertEqual(problem(timeline(#"{"at": 1, "listener": 1}"#)), "timeline[0].listener: expected an object")
+        XCTAssertEqual(sceneProblem(timeline(#"{"listener": {"gain": 1}}"#)), "timeline[0].at: missing")
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "listener": 1}"#)), "timeline[0].listener: expected an object")
         // Each change keeps what it does not give: turning `at` onto the scene's `up` leaves no orientation,
         // found where it happens (entries checked in time order, not array order).
-        XCTAssertEqual(problem(timeline(#"{"at": 3, "listener": {"at": [0, 0, -1]}}, {"at": 2, "listener": {"at": [0, 0, 1]}}"#,
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 3, "listener": {"at": [0, 0, -1]}}, {"at": 2, "listener": {"at": [0, 0, 1]}}"#,
                                         listener: #", "listener": {"up": [0, 0, 1], "at": [1, 0, 0]}"#)),
                        "timeline[1].listener.up: (0.0, 0.0, 1.0) is parallel to at (0.0, 0.0, 1.0) (the orientation needs two directions)")
-        XCTAssertEqual(problem(timeline(#"{"at": 1, "listener": {"up": [0, 0, -3]}}"#)),
+        XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "listener": {"up": [0, 0, -3]}}"#)),
                        "timeline[0].listener.up: (0.0, 0.0, -3.0) is parallel to at (0.0, 0.0, -1.0) (the orientation needs two directions)")
-        XCTAssertEqual(problem(#"{"duration": 5, "timeline": [{"at": 1, "ramp": 1, "track": "t", "pause": {}}], "tracks": [{"name": "t", "file": "a.wav"}]}"#),
+        XCTAssertEqual(sceneProblem(#"{"duration": 5, "timeline": [{"at": 1, "ramp": 1, "track": "t", "pause": {}}], "tracks": [{"name": "t", "file": "a.wav"}]}"#),
                        "timeline[0].ramp: only allowed with set or listener")
     }
 
     func testAKey3DGivenTwiceIsNamed() {
-        XCTAssertEqual(problem(track(#""position": [0, 0, 0], "position": [1, 1, 1]"#)),
+        XCTAssertEqual(sceneProblem(track(#""position": [0, 0, 0], "position": [1, 1, 1]"#)),
                        "tracks[0].position: key given twice in one object")
-        XCTAssertEqual(problem(top(#""listener": {"gain": 1, "gain": 0.5}"#)), "listener.gain: key given twice in one object")
+        XCTAssertEqual(sceneProblem(top(#""listener": {"gain": 1, "gain": 0.5}"#)), "listener.gain: key given twice in one object")
     }
 }

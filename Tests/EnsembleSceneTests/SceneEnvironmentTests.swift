@@ -112,7 +112,7 @@ final class SceneEnvironmentTests: XCTestCase {
             ("reflectionsDelay", \.reflectionsDelay, 0.2), ("lateReverbGain", \.lateReverbGain, 5),
             ("lateReverbDelay", \.lateReverbDelay, 0.05), ("preDelay", \.preDelay, 0.5), ("mix", \.mix, 0.375),
         ]
-        XCTAssertEqual(Set(values.map(\.0)), Set(SceneFile.ProcessorEntry.reverbKeys))
+        XCTAssertEqual(Set(values.map(\.0)), Set(ReverbSettings.sceneFieldKeys))
         for (key, path, value) in values {
             let scene = try parse(#"{"duration": 1, "buses": [{"name": "r", "effects": [{"type": "reverb", "\#(key)": \#(value)}]}]}"#)
             var expected = ReverbSettings()
@@ -420,7 +420,7 @@ final class SceneEnvironmentTests: XCTestCase {
         XCTAssertEqual(lines.count, 1 + ReverbSettings.presetNames.count)
         let header = lines[0].split(separator: " ")
         XCTAssertEqual(header.prefix(3), ["reverb", "preset", "decayTime"])
-        XCTAssertEqual(Set(header.dropFirst(2).map(String.init)), Set(SceneFile.ProcessorEntry.reverbKeys))
+        XCTAssertEqual(Set(header.dropFirst(2).map(String.init)), Set(ReverbSettings.sceneFieldKeys))
         for (name, line) in zip(ReverbSettings.presetNames, lines.dropFirst()) {
             // A name may hold spaces ("living room"): the twelve numbers are the last fields.
             let fields = line.split(separator: " ").map(String.init)

@@ -12,41 +12,24 @@ import EnsembleScene
 final class SceneValidationTests: XCTestCase {
     private let dir = try! TemporaryDirectory()
 
-    private func parse(_ json: String) throws(SceneError) -> Scene {
-        try Scene.parse(Data(json.utf8), folder: "/scenes", path: "s.json")
-    }
-
-    /// The scene's one-line error, or a failure when it was accepted.
-    private func problem(_ json: String, line: UInt = #line) -> String {
-        do {
-            _ = try parse(json)
-            XCTFail("accepted: \(json)", line: line)
-            return ""
-        } catch {
-            XCTAssertEqual(error.path, "s.json", line: line)
-            XCTAssertFalse(error.description.contains("\n"), line: line)
-            return error.message
-        }
-    }
-
     // MARK: Keys given twice
 
     func testAKeyGivenTwiceIsNamedByItsPath() {
-        XCTAssertEqual(problem(#"{"duration": 1, "duration": 2}"#), "duration: key given twice in one object")
-        XCTAssertEqual(problem(#"{"tracks":[{"file":"a.wav"},{"file":"b.wav","volume":0.2,"volume":1}]}"#),
+        XCTAssertEqual(sceneProblem(#"{"duration": 1, "duration": 2}"#), "duration: key given twice in one object")
+        XCTAssertEqual(sceneProblem(#"{"tracks":[{"file":"a.wav"},{"file":"b.wav","volume":0.2,"volume":1}]}"#),
                        "tracks[1].volume: key given twice in one object")
-        XCTAssertEqual(problem(#"{"duration":5,"tracks":[{"name":"t","file":"a.wav"}],"timeline":[{"at":1,"track":"t","set":{"pan":0,"pan":1}}]}"#),
+        XCTAssertEqual(sceneProblem(#"{"duration":5,"tracks":[{"name":"t","file":"a.wav"}],"timeline":[{"at":1,"track":"t","set":{"pan":0,"pan":1}}]}"#),
                        "timeline[0].set.pan: key given twice in one object")
-        XCTAssertEqual(problem(#"{"buses":[{"name":"b","effects":[{"type":"lowpass","frequency":100,"frequency":200}]}],"duration":1}"#),
+        XCTAssertEqual(sceneProblem(#"{"buses":[{"name":"b","effects":[{"type":"lowpass","frequency":100,"frequency":200}]}],"duration":1}"#),
                        "buses[0].effects[0].frequency: key given twice in one object")
         // Escapes are decoded before comparing, as the decoder does: "\u0061t" is "at".
-        XCTAssertEqual(problem(#"{"effects":[{"file":"a.wav","at":1,"\u0061t":2}]}"#),
+        XCTAssertEqual(sceneProblem(#"{"effects":[{"file":"a.wav","at":1,"\u0061t":2}]}"#),
                        "effects[0].at: key given twice in one object")
     }
 
     func testKeysRepeatedInDifferentObjectsAndInsideStringsAreFine() throws {
         // The same key in sibling objects, a key-like string as a value, and escaped quotes in names.
-        let scene = try parse(#"""
+        let scene = try parseScene(#"""
         {"duration": 4, "tracks": [{"name": "a \"x\": 1", "file": "a.wav", "volume": 0.5},
                                    {"name": "{\"volume\": 1, \"volume\": 2}", "file": "b.wav", "volume": 0.25}]}
         """#)
@@ -57,7 +40,7 @@ final class SceneValidationTests: XCTestCase {
     func testTheScannerPassesMalformedJSONToTheDecoder() {
         XCTAssertNil(DuplicateKeyScanner.firstDuplicate(in: Array(#"{"a": "unterminated"#.utf8)))
         XCTAssertNil(DuplicateKeyScanner.firstDuplicate(in: Array(#"]]]}{"#.utf8)))
-        XCTAssertEqual(problem(#"{"duration": 1, "tracks": "#), "not valid JSON")
+        XCTAssertEqual(sceneProblem(#"{"duration": 1, "tracks": "#), "not valid JSON")
         // Deep nesting costs the scanner heap, never the thread's stack.
         let deep = String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000)
         XCTAssertNil(DuplicateKeyScanner.firstDuplicate(in: Array(deep.utf8)))
@@ -68,50 +51,50 @@ final class SceneValidationTests: XCTestCase {
     // MARK: Names
 
     func testTwoTracksWithOneNameAreRejected() {
-        XCTAssertEqual(problem(#"{"tracks":[{"name":"x","file":"a.wav"},{"name":"x","file":"b.wav"}]}"#),
+        XCTAssertEqual(sceneProblem(#"{"tracks":[{"name":"x","file":"a.wav"},{"name":"x","file":"b.wav"}]}"#),
                        #"tracks[1].name: "x" is also the name of tracks[0]"#)
         // The default name is the file name: two tracks of one file need names.
-        XCTAssertEqual(problem(#"{"tracks":[{"file":"loops/a.wav"},{"file":"a.caf","start":1}]}"#),
+        XCTAssertEqual(sceneProblem(#"{"tracks":[{"file":"loops/a.wav"},{"file":"a.caf","start":1}]}"#),
                        #"tracks[1].name: "a" is also the name of tracks[0] (a track's name defaults to its file name: give each one a "name")"#)
     }
 
     func testEffectsShareANameOnlyWhenTheyPlayOneFile() throws {
         // Several firings of one effect (as in Assets/demo.json) are fine ...
-        let scene = try parse(#"{"effects":[{"name":"coin","file":"coin.wav"},{"name":"coin","file":"coin.wav","at":1}]}"#)
+        let scene = try parseScene(#"{"effects":[{"name":"coin","file":"coin.wav"},{"name":"coin","file":"coin.wav","at":1}]}"#)
         XCTAssertEqual(scene.effects.map(\.name), ["coin", "coin"])
         // ... one name for two sounds is not.
-        XCTAssertEqual(problem(#"{"effects":[{"name":"hit","file":"a.wav"},{"name":"hit","file":"b.wav","at":1}]}"#),
+        XCTAssertEqual(sceneProblem(#"{"effects":[{"name":"hit","file":"a.wav"},{"name":"hit","file":"b.wav","at":1}]}"#),
                        #"effects[1].name: "hit" names effects[0], which plays another file"#)
         // A track and an effect may share a name: their events are of different kinds.
-        XCTAssertNoThrow(try parse(#"{"tracks":[{"file":"coin.wav"}],"effects":[{"file":"coin.wav"}]}"#))
+        XCTAssertNoThrow(try parseScene(#"{"tracks":[{"file":"coin.wav"}],"effects":[{"file":"coin.wav"}]}"#))
     }
 
     // MARK: Times past the end
 
     func testStartsAndTimesAtOrPastTheDurationAreRejected() {
-        XCTAssertEqual(problem(#"{"duration":2,"tracks":[{"file":"a.wav","start":2.5}]}"#),
+        XCTAssertEqual(sceneProblem(#"{"duration":2,"tracks":[{"file":"a.wav","start":2.5}]}"#),
                        "tracks[0].start: 2.5 s is not before the scene's end (duration 2.0 s), so it would never happen")
-        XCTAssertEqual(problem(#"{"duration":2,"effects":[{"file":"a.wav","at":2}]}"#),
+        XCTAssertEqual(sceneProblem(#"{"duration":2,"effects":[{"file":"a.wav","at":2}]}"#),
                        "effects[0].at: 2.0 s is not before the scene's end (duration 2.0 s), so it would never happen")
-        XCTAssertEqual(problem(#"{"duration":2,"tracks":[{"name":"t","file":"a.wav"}],"timeline":[{"at":3,"track":"t","stop":{}}]}"#),
+        XCTAssertEqual(sceneProblem(#"{"duration":2,"tracks":[{"name":"t","file":"a.wav"}],"timeline":[{"at":3,"track":"t","stop":{}}]}"#),
                        "timeline[0].at: 3.0 s is not before the scene's end (duration 2.0 s), so it would never happen")
         // Without a duration the scene lasts until its last sound: nothing is past its end.
-        XCTAssertNoThrow(try parse(#"{"tracks":[{"file":"a.wav","start":100}],"effects":[{"file":"b.wav","at":200}]}"#))
-        XCTAssertNoThrow(try parse(#"{"duration":2,"tracks":[{"file":"a.wav","start":1.999}]}"#))
+        XCTAssertNoThrow(try parseScene(#"{"tracks":[{"file":"a.wav","start":100}],"effects":[{"file":"b.wav","at":200}]}"#))
+        XCTAssertNoThrow(try parseScene(#"{"duration":2,"tracks":[{"file":"a.wav","start":1.999}]}"#))
     }
 
     // MARK: Loop regions
 
     func testALoopRegionOnATrackPlayedOnceIsRejected() {
-        XCTAssertEqual(problem(#"{"tracks":[{"file":"a.wav","loopStart":0.5}]}"#),
+        XCTAssertEqual(sceneProblem(#"{"tracks":[{"file":"a.wav","loopStart":0.5}]}"#),
                        "tracks[0].loopStart: a loop region needs loops other than 0 (a track played once plays the whole file)")
-        XCTAssertTrue(problem(#"{"tracks":[{"file":"a.wav","loops":0,"loopEnd":0.5}]}"#).hasPrefix("tracks[0].loopEnd: "))
+        XCTAssertTrue(sceneProblem(#"{"tracks":[{"file":"a.wav","loops":0,"loopEnd":0.5}]}"#).hasPrefix("tracks[0].loopEnd: "))
         // A timeline `set loops` does not bring the region in (it is read when the voice starts).
-        XCTAssertTrue(problem(#"""
+        XCTAssertTrue(sceneProblem(#"""
         {"duration":4,"tracks":[{"name":"t","file":"a.wav","loopEnd":0.5}],
          "timeline":[{"at":0.1,"track":"t","set":{"loops":3}}]}
         """#).hasPrefix("tracks[0].loopEnd: "))
-        XCTAssertNoThrow(try parse(#"{"tracks":[{"file":"a.wav","loops":2,"loopStart":0.1,"loopEnd":0.5}]}"#))
+        XCTAssertNoThrow(try parseScene(#"{"tracks":[{"file":"a.wav","loops":2,"loopStart":0.1,"loopEnd":0.5}]}"#))
     }
 
     // MARK: Seeks past the end of the file (checked against the decoded file)

@@ -173,16 +173,6 @@ public struct Scene: Sendable, Equatable {
         if let key = DuplicateKeyScanner.firstDuplicate(in: [UInt8](data)) {
             throw SceneError(path: path, "\(key): key given twice in one object")
         }
-        let raw: SceneFile
-        do {
-            raw = try JSONDecoder().decode(SceneFile.self, from: data)
-        } catch let error as SceneKeyError {
-            throw SceneError(path: path, error.message)
-        } catch let error as DecodingError {
-            throw SceneError(path: path, SceneFile.describe(error))
-        } catch {
-            throw SceneError(path: path, "not a valid scene: \(error)")
-        }
-        return try raw.validated(folder: folder, path: path)
+        return try SceneDocument.decode(data, folder: folder, path: path)
     }
 }
