@@ -1,4 +1,5 @@
 import Ensemble
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,11 +10,12 @@ import Glibc
 /// full wastes the whole render and, for a while, the disk itself. The bound is exact for WAV: header plus
 /// frames × channels × bytes per sample.
 enum DiskSpace {
-    /// Throws when `frames` of `channels` × `bytesPerSample` need more than the free space where `output` goes.
-    static func check(output: String, scene: String, frames: Int64, channels: Int, bytesPerSample: Int,
-                      sampleRate: Double) throws(SceneError) {
-        let slash = output.lastIndex(of: "/")
-        let directory = slash.map { String(output[..<$0]) } ?? "."
+    /// Throws when `frames` of `channels` × `bytesPerSample` need more than the free space where the output's
+    /// temporary file (already made, at `temporaryPath`) is written.
+    static func check(output: String, temporaryPath: String, frames: Int64, channels: Int, bytesPerSample: Int,
+                      sampleRate: Double) throws(AudioFileError) {
+        let slash = temporaryPath.lastIndex(of: "/")
+        let directory = slash.map { String(temporaryPath[..<$0]) } ?? "."
         var info = statvfs()
         // A folder that cannot be asked is left to the writer, whose error names it precisely.
         guard statvfs(directory.isEmpty ? "/" : directory, &info) == 0 else { return }
@@ -22,9 +24,33 @@ enum DiskSpace {
         let needed = overflow ? Int64.max : payload &+ 4096
         guard needed > free else { return }
         let seconds = Double(frames) / sampleRate
-        throw SceneError(path: scene, "the mix is \(Int(seconds.rounded())) s long and needs \(megabytes(needed)) MB "
-                         + "on disk, but only \(megabytes(free)) MB are free in '\(directory.isEmpty ? "/" : directory)'")
+        throw AudioFileError(.writeFailed, path: output, "the mix is \(Int(seconds.rounded())) s long and needs "
+                             + "\(size(needed)) on disk, but only \(size(free)) are free in '\(directory.isEmpty ? "/" : directory)'")
     }
 
-    private static func megabytes(_ bytes: Int64) -> Int64 { bytes / 1_000_000 }
+    /// Throws when the mix needs more bytes than `format`'s container can describe: WAV and AIFF sizes are 32-bit
+    /// (4.3 GB), which libsndfile would silently wrap.
+    static func checkContainer(output: String, format: OutputFormat, frames: Int64, channels: Int,
+                               sampleRate: Double) throws(AudioFileError) {
+        guard format.container == .wav || format.container == .aiff || format.container == .aifc else { return }
+        let (payload, overflow) = frames.multipliedReportingOverflow(by: Int64(channels * format.bytesPerSample))
+        let limit = Int64(UInt32.max) - 4096
+        guard overflow || payload > limit else { return }
+        let seconds = Double(frames) / sampleRate
+        throw AudioFileError(.writeFailed, path: output, "the mix is \(Int(seconds.rounded())) s long and needs "
+                             + "\(overflow ? "more than 9 EB" : size(payload)), more than a .\(format.container.rawValue) "
+                             + "file can hold (\(size(limit))): write .caf or .flac")
+    }
+
+    /// A byte count as a person writes it: 4.1 kB, 12 MB, 3.5 GB (decimal units, two significant figures at least).
+    static func size(_ bytes: Int64) -> String {
+        let units = ["bytes", "kB", "MB", "GB", "TB", "PB", "EB"]
+        var value = Double(bytes), unit = 0
+        while value >= 1000 && unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        if unit == 0 { return "\(bytes) bytes" }
+        return (value < 10 ? String(format: "%.1f", value) : "\(Int(value.rounded()))") + " " + units[unit]
+    }
 }

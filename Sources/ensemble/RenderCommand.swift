@@ -19,17 +19,22 @@ struct RenderCommand: ParsableCommand {
     @Argument(help: "The scene file (JSON), or an audio file, or - for audio on standard input.")
     var scene: String
 
-    @Option(name: .shortAndLong, help: "The WAV file to write.")
+    @Option(name: .shortAndLong, help: ArgumentHelp(
+        "The file to write: .wav, .aiff, .aifc, .caf or .flac by its extension (or --format); - for standard output, "
+        + "or a character device or FIFO, which get a WAV unless --format says otherwise.", valueName: "file"))
     var output: String
 
-    @Option(help: "Also write what happened, one JSON object per line in frame order.")
+    @Option(help: "The output's container, whatever its name: wav, aiff, aifc, caf or flac.")
+    var format: OutputFormat.Container?
+
+    @Option(help: "Also write what happened, one JSON object per line in frame order (- for standard output).")
     var events: String?
 
     @Option(help: "Also draw the mix as an SVG picture: the waveform of each output channel, a lane per track and effect (starts, loop passes, fades, timeline commands, end reasons) on one time axis.")
     var plot: String?
 
-    @Option(help: "16 or 32 (float).")
-    var bitDepth = 32
+    @Option(help: "16, 24 or 32 (float); default 32, or 24 for FLAC and AIFF, which hold integers only.")
+    var bitDepth: Int?
 
     @Option(help: "Render at this rate instead of the scene's.")
     var sampleRate: Int?
@@ -50,29 +55,35 @@ struct RenderCommand: ParsableCommand {
         // Ctrl-C or a kill then removes the unfinished output instead of leaving a hidden temporary file.
         InterruptCleanup.install()
         try reportingFailures(path: scene) {
-            guard bitDepth == 16 || bitDepth == 32 else {
-                throw SceneError(path: scene, "--bit-depth \(bitDepth): expected 16 or 32")
-            }
+            let format = try outputFormat()
             guard (1...65536).contains(blockSize) else {
-                throw SceneError(path: scene, "--block-size \(blockSize): expected 1…65536")
+                throw OptionError("--block-size \(blockSize): expected 1…65536")
             }
             guard (1...Engine.Configuration.maxRenderThreads).contains(threads) else {
-                throw SceneError(path: scene, "--threads \(threads): expected 1…\(Engine.Configuration.maxRenderThreads)")
+                throw OptionError("--threads \(threads): expected 1…\(Engine.Configuration.maxRenderThreads)")
             }
             let prepared = try PreparedScene(path: scene, sampleRate: sampleRate, channels: channels, renderThreads: threads,
                                              maxBlockFrames: blockSize)
             let description = prepared.scene, engine = prepared.engine, playback = prepared.playback
             try playback.schedule()
+            for warning in playback.warnings { printError("warning: \(warning)") }
             // The engine's layout decides the blocks' and the file's channels (the scene's, or --channels).
             let channelCount = engine.speakerLayout.channelCount
 
-            try DiskSpace.check(output: output, scene: scene, frames: playback.frameCount, channels: channelCount,
-                                bytesPerSample: bitDepth / 8, sampleRate: description.sampleRate)
-            let format = OutputFormat(container: .wav, codec: bitDepth == 16 ? .pcm16 : .float32)
+            try DiskSpace.checkContainer(output: output, format: format, frames: playback.frameCount,
+                                         channels: channelCount, sampleRate: description.sampleRate)
             // The layout, not just the channel count: surround files are WAVE_FORMAT_EXTENSIBLE with the speakers'
             // channel mask, so players and tools know which channel is which.
             let writer = try AudioFileSink(path: output, format: format, sampleRate: Int(description.sampleRate),
                                            layout: engine.speakerLayout)
+            do {
+                try DiskSpace.check(output: output, temporaryPath: writer.temporaryPath, frames: playback.frameCount,
+                                    channels: channelCount, bytesPerSample: format.bytesPerSample,
+                                    sampleRate: description.sampleRate)
+            } catch {
+                writer.abort()
+                throw error
+            }
             let progress = ProgressBar(total: playback.frameCount)
             let started = Date()
             // Gathered block by block when a plot is wanted: the mix itself is never kept.
@@ -97,7 +108,7 @@ struct RenderCommand: ParsableCommand {
                 do {
                     try TextFileWriter.write(Self.jsonLines(playback.events()), to: events)
                 } catch {
-                    unlink(output)
+                    AudioFileSink.withdraw(output)
                     throw error
                 }
             }
@@ -108,20 +119,67 @@ struct RenderCommand: ParsableCommand {
                     try TextFileWriter.write(picture.svg(), to: plot)
                 } catch {
                     // Like --events: all outputs or none.
-                    unlink(output)
-                    if let events { unlink(events) }
+                    AudioFileSink.withdraw(output)
+                    if let events { AudioFileSink.withdraw(events) }
                     throw error
                 }
+            }
+            if engine.effectResetCount > 0 {
+                printError("warning: \(scene): an effect's output was not finite \(engine.effectResetCount) time(s); "
+                           + "each time it was reset and that block of its bus silenced")
             }
             let seconds = Date().timeIntervalSince(started)
             let audio = Double(playback.frameCount) / description.sampleRate
             var summary = String(format: "rendered %.2f s of audio in %.3f s (%.0f× real time)",
                                  audio, seconds, seconds > 0 ? audio / seconds : 0)
-            if bitDepth == 16 && writer.clippedSampleCount > 0 {
+            if format.codec != .float32 && writer.clippedSampleCount > 0 {
                 summary += "; \(writer.clippedSampleCount) samples clipped to full scale"
             }
             FileHandle.standardError.write(Data((summary + "\n").utf8))
         }
+    }
+
+    /// The container (from --format or the output's extension; WAV for standard output, a device or a FIFO) and
+    /// the sample encoding (--bit-depth, or the container's best), checked before anything is rendered.
+    private func outputFormat() throws -> OutputFormat {
+        let outputs = [("-o", output), ("--events", events), ("--plot", plot)].compactMap { name, path in
+            path.map { (name, $0) }
+        }
+        let toStandardOutput = outputs.filter { $0.1 == "-" }.map(\.0)
+        guard toStandardOutput.count <= 1 else {
+            let names = toStandardOutput.count == 2 ? toStandardOutput.joined(separator: " and ") + " cannot both"
+                : "-o, --events and --plot cannot all"
+            throw OptionError("\(names) go to standard output (-)")
+        }
+        if toStandardOutput.first != nil, isatty(STDOUT_FILENO) == 1 {
+            throw OptionError("\(toStandardOutput[0]) -: standard output is a terminal; redirect it or name a file")
+        }
+        let container: OutputFormat.Container
+        if let format {
+            container = format
+        } else if let named = OutputFormat.container(forPath: output) {
+            container = named
+        } else if try AudioFileSink.isFileOutput(output) {
+            throw AudioFileError(.unsupported, path: output,
+                                 "unknown output extension (use .wav, .aiff, .aifc, .caf or .flac, or --format)")
+        } else {
+            container = .wav
+        }
+        let integerOnly = container == .flac || container == .aiff
+        let codec: OutputFormat.Codec
+        switch bitDepth ?? (integerOnly ? 24 : 32) {
+        case 16: codec = .pcm16
+        case 24: codec = .pcm24
+        case 32: codec = .float32
+        case let depth: throw OptionError("--bit-depth \(depth): expected 16, 24 or 32")
+        }
+        if integerOnly && codec == .float32 {
+            throw AudioFileError(.unsupported, path: output, "\(container.rawValue) holds integer samples only: "
+                                 + "use --bit-depth 16 or 24 (or .wav, .aifc or .caf for float)")
+        }
+        let chosen = OutputFormat(container: container, codec: codec)
+        try chosen.validate(path: output)
+        return chosen
     }
 
     static func jsonLines(_ events: [SceneEvent]) -> String {
@@ -157,3 +215,5 @@ final class ProgressBar {
         shown = -1
     }
 }
+
+extension OutputFormat.Container: ExpressibleByArgument {}

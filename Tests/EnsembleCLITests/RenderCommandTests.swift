@@ -134,9 +134,9 @@ final class RenderCommandTests: XCTestCase {
         let missing = try runProcess(try ensembleExecutable(), ["render", dir.file("nope.json"), "-o", outDir.file("o.wav")])
         XCTAssertEqual(missing.status, 1)
         XCTAssertTrue(missing.stderr.hasPrefix("ensemble: \(dir.file("nope.json")): no such file"), missing.stderr)
-        let badDepth = try runProcess(try ensembleExecutable(), ["render", try scene(smallScene), "-o", outDir.file("o.wav"), "--bit-depth", "24"])
-        XCTAssertEqual(badDepth.status, 1)
-        XCTAssertTrue(badDepth.stderr.contains("--bit-depth"), badDepth.stderr)
+        let badDepth = try runProcess(try ensembleExecutable(), ["render", try scene(smallScene), "-o", outDir.file("o.wav"), "--bit-depth", "20"])
+        XCTAssertEqual(badDepth.status, 64)
+        XCTAssertEqual(badDepth.stderr, "ensemble: --bit-depth 20: expected 16, 24 or 32\n")
         XCTAssertEqual(try outDir.contents(), [])
     }
 
@@ -150,12 +150,29 @@ final class RenderCommandTests: XCTestCase {
         let needed: UInt64 = 86_400 * 384_000 * 2 * 4
         try XCTSkipIf(UInt64(info.f_bavail) * UInt64(info.f_frsize) > needed, "this disk has room for 265 GB")
         let path = try scene(#"{"sampleRate": 384000, "duration": 86400, "effects": [{"file": "tone.wav"}]}"#)
-        let result = try runProcess(try ensembleExecutable(), ["render", path, "-o", outDir.file("day.wav")])
+        // CAF, which has no 4 GB limit (a WAV is refused for that first: below).
+        let result = try runProcess(try ensembleExecutable(), ["render", path, "-o", outDir.file("day.caf")])
         XCTAssertEqual(result.status, 1, result.stderr)
-        XCTAssertTrue(result.stderr.hasPrefix("ensemble: \(path): the mix is 86400 s long and needs 265420 MB on disk"),
-                      result.stderr)
+        XCTAssertTrue(result.stderr.hasPrefix("ensemble: \(outDir.file("day.caf")): the mix is 86400 s long and needs "
+                                              + "265 GB on disk, but only "), result.stderr)
         XCTAssertEqual(result.stderr.filter { $0 == "\n" }.count, 1, result.stderr)
         XCTAssertEqual(try outDir.contents(), [])
+    }
+
+    /// WAV and AIFF sizes are 32-bit: a mix of more than 4.3 GB is refused before mixing, pointing to CAF or FLAC
+    /// (a day at 48 kHz stereo is 33 GB of float).
+    func testAMixLargerThanAWAVHoldsIsRefusedUpFront() throws {
+        try writeSounds()
+        let outDir = try TemporaryDirectory()
+        let path = try scene(#"{"duration": 86400, "effects": [{"file": "tone.wav"}]}"#)
+        for (name, bytes) in [("day.wav", "33 GB"), ("day.aiff", "25 GB")] {
+            let result = try runProcess(try ensembleExecutable(), ["render", path, "-o", outDir.file(name)])
+            XCTAssertEqual(result.status, 1, result.stderr)
+            let container = name.split(separator: ".").last!
+            XCTAssertEqual(result.stderr, "ensemble: \(outDir.file(name)): the mix is 86400 s long and needs \(bytes), "
+                           + "more than a .\(container) file can hold (4.3 GB): write .caf or .flac\n")
+            XCTAssertEqual(try outDir.contents(), [])
+        }
     }
 
     /// The demo command every reader runs first (`ensemble render Assets/demo.json -o demo.wav --events …`) renders

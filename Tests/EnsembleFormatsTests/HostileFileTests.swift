@@ -383,16 +383,22 @@ final class HostileFileTests: XCTestCase {
 
     // MARK: Interrupted renders
 
-    /// SIGINT and SIGTERM during a long render: exit 130 / 143 and nothing left in the output folder.
+    /// Every signal that ends a process and can be caught, during a long render: exit 128 + the signal, nothing
+    /// on stderr (no crash report for SIGQUIT) and nothing left in the output folder.
     func testInterruptedRenderRemovesItsTemporaryFile() throws {
-        _ = try dir.write(WAVBuilder.float32([Float](repeating: 0.25, count: 4800), rate: 48000).bytes, to: "tone.wav")
-        let json = #"{ "duration": 80000, "tracks": [ { "file": "\#(dir.file("tone.wav"))", "loops": -1 } ] }"#
+        _ = try dir.write(WAVBuilder.float32([Float](repeating: 0.25, count: 800), rate: 8000).bytes, to: "tone.wav")
+        // 1.3 GB of WAV at 8 kHz: far longer than the wait below, within a WAV's 4.3 GB and most disks.
+        let json = #"{ "sampleRate": 8000, "duration": 20000, "tracks": [ { "file": "\#(dir.file("tone.wav"))", "loops": -1 } ] }"#
         let scenePath = try dir.write(Array(json.utf8), to: "long.json")
-        for (signal, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+        let signals = [(SIGINT, 130), (SIGTERM, 143), (SIGHUP, 129), (SIGQUIT, 131), (SIGUSR1, 138), (SIGUSR2, 140),
+                       (SIGPIPE, 141), (SIGXFSZ, 153)].map { ($0.0, Int32($0.1)) }
+        for (signal, status) in signals {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: try ensembleExecutable())
             process.arguments = ["render", scenePath, "-o", outDir.file("long.wav")]
-            process.standardError = FileHandle.nullDevice
+            let errors = dir.file("stderr-\(signal)")
+            _ = FileManager.default.createFile(atPath: errors, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
             try process.run()
             // Wait until the hidden temporary file exists and has audio in it.
             let deadline = Date().addingTimeInterval(30)
@@ -408,8 +414,9 @@ final class HostileFileTests: XCTestCase {
             kill(process.processIdentifier, signal)
             process.waitUntilExit()
             XCTAssertEqual(process.terminationReason, .exit)
-            XCTAssertEqual(process.terminationStatus, status)
+            XCTAssertEqual(process.terminationStatus, status, "signal \(signal)")
             XCTAssertEqual(try outDir.contents(), [], "no output or temporary file after signal \(signal)")
+            XCTAssertEqual(try String(contentsOfFile: errors, encoding: .utf8), "", "signal \(signal)")
         }
     }
 }

@@ -280,6 +280,12 @@ public final class Engine: @unchecked Sendable {
         for bus in 1...Self.maxBuses { mixer.buses.meters[bus].update(clock: clock) }
     }
 
+    /// How many times an effect (of a bus's chain or the master's) was reset because a block it produced was not
+    /// finite or ran away past `EffectChain.runawayLevel` (a NaN or infinite sample reached it, or its recursion
+    /// blew up on an absurd one): it restarts from silence and that block of its bus is silent, so the rest of the
+    /// mix is unharmed. Any thread.
+    public var effectResetCount: Int { mixer.buses.effectResets.pointee.load(ordering: .relaxed) }
+
     /// Average (RMS) power of `bus` (the master by default; a submix after its chain, volume and pan) between the
     /// last two `updateMeters()` calls, in dB full scale (−160 for silence). Channel 0 is (front) left, 1 is
     /// (front) right; on surround output channels 2…5 (5.1) or 2…7 (7.1) are the others in `SpeakerLayout` order

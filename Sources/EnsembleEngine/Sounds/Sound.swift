@@ -36,6 +36,8 @@ public final class Sound: @unchecked Sendable {
 
     /// Where the sound came from (a file path, or a name you gave), used in messages.
     public let name: String
+    /// Samples of the file that were NaN or infinite, kept as silence (`DecodedAudio.nonFiniteSamples`).
+    public private(set) var nonFiniteSamples = 0
     /// The sound's own sample rate in Hz (a decoded file's rate); voices resample it to the engine's rate as they play.
     public let sampleRate: Double
     /// 1 (mono) or 2 (stereo).
@@ -124,6 +126,7 @@ public final class Sound: @unchecked Sendable {
             throw .invalidParameter(name: "sampleRate of \(name)", value: audio.sampleRate, expected: "1000…768000")
         }
         self.name = name
+        nonFiniteSamples = audio.nonFiniteSamples
         stream = nil
         live = nil
         if let l = loopPoints, l.start >= 0, l.start < l.end, l.end <= audio.frameCount {

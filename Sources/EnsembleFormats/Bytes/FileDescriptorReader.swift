@@ -73,7 +73,14 @@ extension AudioByteReader {
     /// Every byte from the current position to the end, refusing more than `limit` bytes.
     package func readToEnd(name: String, limit: Int = FileBytes.maximumSize) throws(AudioFileError) -> [UInt8] {
         var bytes: [UInt8] = []
-        if let size { bytes.reserveCapacity(min(size, limit)) }
+        if let size {
+            let room = MemoryBudget.available()
+            guard min(size, limit) <= room else {
+                throw AudioFileError(.tooLarge, path: name, "\(size / 1_000_000) MB cannot be held in the "
+                                     + "\(room / 1_000_000) MB of memory left")
+            }
+            bytes.reserveCapacity(min(size, limit))
+        }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             // withUnsafeMutableBytes only rethrows untyped errors, so the typed error travels out in a Result.
@@ -84,6 +91,17 @@ extension AudioByteReader {
             if n == 0 { break }
             guard bytes.count + n <= limit else {
                 throw AudioFileError(.tooLarge, path: name, "more than \(limit) bytes; the limit is \(limit) bytes")
+            }
+            if bytes.count + n > bytes.capacity {
+                // The memory rule as the bytes arrive (a forward-only input has no size to check up front): the
+                // next, doubled buffer must fit in what the process can still allocate, or Swift would trap.
+                let grown = min(max(bytes.capacity * 2, bytes.count + n, 1 << 20), limit)
+                let room = MemoryBudget.available()
+                guard grown <= room else {
+                    throw AudioFileError(.tooLarge, path: name, "more than \(bytes.count / 1_000_000) MB arrived and the "
+                                         + "\(room / 1_000_000) MB of memory left cannot hold more")
+                }
+                bytes.reserveCapacity(grown)
             }
             bytes.append(contentsOf: chunk[0..<n])
         }

@@ -4,6 +4,8 @@ public struct DecodedAudio: Sendable, Equatable {
     public var sampleRate: Double
     /// `channels[c][i]` is sample `i` of channel `c`; every channel has `frameCount` samples.
     public var channels: [[Float]]
+    /// Samples the file held as NaN or infinity, decoded as silence (0 for every format but float PCM).
+    public var nonFiniteSamples = 0
 
     /// Audio from planar channels, which must be non-empty and of equal length (a programming error otherwise).
     public init(sampleRate: Double, channels: [[Float]]) {

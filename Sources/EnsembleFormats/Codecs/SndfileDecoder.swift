@@ -32,6 +32,7 @@ package enum SndfileDecoder {
             let chunkSamples = chunkFrames * channels
             // Samples the budget has been checked for; a decoder producing more than its header said asks again.
             var approved = claimedSamples.overflow ? Int.max : claimedSamples.partialValue
+            var nonFinite = 0
             while true {
                 let start = interleaved.count
                 if start + chunkSamples > approved {
@@ -45,6 +46,9 @@ package enum SndfileDecoder {
                 let framesRead = max(0, Int(got))
                 interleaved.removeLast(chunkSamples - framesRead * channels)
                 if framesRead == 0 { break }
+                nonFinite += interleaved.withUnsafeMutableBufferPointer { buffer in
+                    NonFiniteSamples.silence(UnsafeMutableBufferPointer(rebasing: buffer[start...]))
+                }
             }
             let decodedFrames = interleaved.count / channels
             if sf_error(file) != 0 {
@@ -58,7 +62,9 @@ package enum SndfileDecoder {
                 throw AudioFileError(.truncated, path: path,
                                      "file is truncated: header promises \(claimedFrames) frames but only \(decodedFrames) could be decoded")
             }
-            return DecodedAudio(sampleRate: Double(info.samplerate), interleaved: interleaved, channelCount: channels)
+            var audio = DecodedAudio(sampleRate: Double(info.samplerate), interleaved: interleaved, channelCount: channels)
+            audio.nonFiniteSamples = nonFinite
+            return audio
         }
     }
 

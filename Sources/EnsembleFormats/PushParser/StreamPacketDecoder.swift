@@ -49,7 +49,9 @@ struct StreamPacketDecoder {
                 for k in 0..<width {
                     bits = bits << 8 | UInt64(bytes[i * width + (format.isBigEndian ? k : width - 1 - k)])
                 }
-                out.append(width == 4 ? Float(bitPattern: UInt32(bits)) : Float(Double(bitPattern: bits)))
+                let value = width == 4 ? Float(bitPattern: UInt32(bits)) : Float(Double(bitPattern: bits))
+                // NaN and infinity play as silence (`NonFiniteSamples`).
+                out.append(value.isFinite ? value : 0)
             }
         case .ima4:
             let packets = bytes.count / format.bytesPerPacket

@@ -85,6 +85,8 @@ package final class SndfileStreamDecoder: StreamDecoder {
             throw AudioFileError(.corrupt, path: path, "decoding failed while streaming: \(SndfileDecoder.message(sf_strerror(handle)))")
         }
         position += max(got, 0)
+        // A float file's NaN or infinity plays as silence, as the whole-file decode gives it.
+        _ = NonFiniteSamples.silence(UnsafeMutableBufferPointer(start: buffer, count: max(got, 0) * channelCount))
         return max(got, 0)
     }
 }

@@ -2,6 +2,9 @@
 import EnsembleFormats
 import EnsembleRender
 import EnsembleEngine
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Writes a file incrementally, as the mixer's offline render produces blocks, and only puts it at its
 /// destination when `finish` succeeds; `abort` (or dropping the writer unfinished) deletes everything.
@@ -77,5 +80,19 @@ public final class AudioFileSink {
     /// Stops writing and removes the temporary file; `path` is left untouched. Safe to call repeatedly.
     public func abort() {
         sink.abort()
+    }
+
+    /// Whether `path` names a file (a regular file or a new name, through symbolic links), which a finished output
+    /// replaces, rather than standard output (`-`), a character device or a FIFO, which it is copied into.
+    public static func isFileOutput(_ path: String) throws(AudioFileError) -> Bool {
+        if case .file = try AtomicOutputFile.target(of: path) { return true }
+        return false
+    }
+
+    /// Removes a finished output again (when a later output of the same command failed): the file `path` leads to,
+    /// never a device, a FIFO or standard output, whose bytes are already gone.
+    public static func withdraw(_ path: String) {
+        guard case let .file(file)? = try? AtomicOutputFile.target(of: path) else { return }
+        unlink(file)
     }
 }

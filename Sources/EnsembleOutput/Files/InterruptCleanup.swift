@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -7,13 +7,16 @@ import EnsembleRender
 import EnsembleEngine
 #endif
 
-/// Removes unfinished output files when the process is interrupted (SIGINT) or terminated (SIGTERM).
+/// Removes unfinished output files when a signal ends the process: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
+/// SIGUSR2, SIGPIPE (the reader of the output went away) and SIGXFSZ (`ulimit -f` reached).
 ///
 /// Every `AtomicOutputFile` registers its temporary path here while it is being written (control thread). Once
-/// `install` has run, the two signals no longer kill the process outright: a dispatch source takes each on a
-/// dispatch thread, which deletes the registered files under the registry's lock (so a file being committed at that
-/// moment is either already renamed into place or never will be) and exits with 128 + the signal number (130,
-/// 143), as a shell expects.
+/// `install` has run, these signals no longer end the process outright: a handler writes the signal's number to a
+/// pipe (all a handler may safely do), and a watcher thread blocked on that pipe deletes the registered files under
+/// the registry's lock (so a file being committed at that moment is either already renamed into place or never will
+/// be) and exits quietly with 128 + the signal number (130 for SIGINT, 141 for SIGPIPE, 143 for SIGTERM…), as a
+/// shell expects. A write interrupted by SIGPIPE or SIGXFSZ fails with EPIPE or EFBIG meanwhile. SIGKILL cannot be
+/// caught: the next write of the same output removes what it left.
 public enum InterruptCleanup {
     private struct Registry {
         var paths: [String] = []
@@ -22,24 +25,37 @@ public enum InterruptCleanup {
     }
 
     private static let registry = Mutex(Registry())
-    private static let sources = Mutex<[DispatchSourceSignal]>([])
+    private static let installed = Mutex(false)
 
-    /// Takes over SIGINT and SIGTERM for the rest of the process. Call once, before writing output; later calls
-    /// do nothing.
+    /// The signals taken over.
+    public static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE, SIGXFSZ]
+
+    /// Takes over `signals` for the rest of the process. Call once, before writing output; later calls do nothing.
     public static func install() {
-        sources.withLock { sources in
-            guard sources.isEmpty else { return }
-            for number in [SIGINT, SIGTERM] {
-                // The default action would kill the process before the source could run.
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler { removeAndExit(signal: number) }
-                source.resume()
-                sources.append(source)
+        installed.withLock { installed in
+            guard !installed else { return }
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else { return }
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            signalPipe = ends[1]
+            let readEnd = ends[0]
+            let watcher = Thread {
+                var number: Int32 = 0
+                while read(readEnd, &number, 4) != 4 {}
+                removeAndExit(signal: number)
             }
+            watcher.name = "InterruptCleanup"
+            watcher.start()
+            for number in signals {
+                // glibc's signal() keeps the handler installed and restarts interrupted calls (BSD semantics).
+                signal(number) { number in
+                    var value = number
+                    _ = write(signalPipe, &value, 4)
+                }
+            }
+            installed = true
         }
     }
-
     /// Notes a temporary file that must not outlive an interruption.
     static func register(_ path: String) {
         registry.withLock { $0.paths.append(path) }
@@ -74,3 +90,6 @@ public enum InterruptCleanup {
         _exit(128 + number)
     }
 }
+
+/// The pipe's write end, read by the signal handler (set once by `install`, before any handler is installed).
+nonisolated(unsafe) private var signalPipe: Int32 = -1

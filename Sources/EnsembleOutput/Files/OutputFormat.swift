@@ -70,6 +70,16 @@ public struct OutputFormat: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(container.rawValue)/\(codec.rawValue)" }
 
+    /// Bytes one sample takes in the file before any compression (an upper bound for FLAC and IMA4).
+    public var bytesPerSample: Int {
+        switch codec {
+        case .pcm16: 2
+        case .pcm24: 3
+        case .float32: 4
+        case .ima4: 1
+        }
+    }
+
     /// Throws `.unsupported` for combinations that cannot be written, naming what would work instead.
     public func validate(path: String) throws(AudioFileError) {
         switch (container, codec) {

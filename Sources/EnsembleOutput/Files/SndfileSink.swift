@@ -19,6 +19,9 @@ final class SndfileSink {
     private(set) var clippedSampleCount = 0
     private(set) var framesWritten = 0
     private var file: OpaquePointer?
+    /// Mono and stereo float WAVs are written without libsndfile (see `FloatWAVFile`); `file` is nil then.
+    private var wav: FloatWAVFile?
+    private let sampleRate: Int32
     private var shorts: [Int16] = []
     private var ints: [Int32] = []
 
@@ -48,6 +51,20 @@ final class SndfileSink {
             throw AudioFileError(.unsupported, path: path, "libsndfile cannot write \(format) at \(rate) Hz × \(channelCount)")
         }
         let output = try AtomicOutputFile(destination: path)
+        self.format = format
+        self.channelCount = channelCount
+        self.output = output
+        self.sampleRate = rate
+        if format.container == .wav && format.codec == .float32 && !surround {
+            guard let wav = FloatWAVFile(descriptor: output.descriptor, sampleRate: rate, channelCount: channelCount) else {
+                let code = errno
+                close(output.descriptor)
+                output.discard()
+                throw AudioFileError(.writeFailed, path: path, "cannot write: \(errnoText(code))")
+            }
+            self.wav = wav
+            return
+        }
         // close_desc = 1: sf_close owns the descriptor from here on.
         guard let file = sf_open_fd(output.descriptor, Int32(SFM_WRITE), &info, 1) else {
             let text = SndfileDecoder.message(sf_strerror(nil))
@@ -73,9 +90,6 @@ final class SndfileSink {
                 throw AudioFileError(.unsupported, path: path, "libsndfile cannot record the \(layout) channel layout in \(format)")
             }
         }
-        self.format = format
-        self.channelCount = channelCount
-        self.output = output
         self.file = file
     }
 
@@ -83,6 +97,10 @@ final class SndfileSink {
 
     /// Appends whole frames; `samples.count` must be a multiple of the channel count.
     func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
+        if wav != nil {
+            try writeWAV(samples)
+            return
+        }
         guard let file else {
             throw AudioFileError(.writeFailed, path: output.destination, "writer is already finished or aborted")
         }
@@ -118,8 +136,33 @@ final class SndfileSink {
         framesWritten += frames
     }
 
+    private func writeWAV(_ samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
+        guard samples.count % channelCount == 0 else {
+            throw AudioFileError(.writeFailed, path: output.destination,
+                                 "\(samples.count) samples is not a whole number of \(channelCount)-channel frames")
+        }
+        guard wav!.write(samples) else {
+            let code = errno
+            abort()
+            let detail = code == EFBIG ? "a WAV holds at most 4 GB of samples: write .caf or .flac instead"
+                : "write failed: \(errnoText(code))"
+            throw AudioFileError(.writeFailed, path: output.destination, detail)
+        }
+        framesWritten += samples.count / channelCount
+    }
+
     /// Completes the file and moves it into place.
     func finish() throws(AudioFileError) {
+        if let wav {
+            self.wav = nil
+            guard wav.finish(sampleRate: sampleRate) else {
+                let code = errno
+                output.discard()
+                throw AudioFileError(.writeFailed, path: output.destination, "closing the file failed: \(errnoText(code))")
+            }
+            try output.commit()
+            return
+        }
         guard let file else {
             throw AudioFileError(.writeFailed, path: output.destination, "writer is already finished or aborted")
         }
@@ -134,6 +177,12 @@ final class SndfileSink {
 
     /// Abandons the file: nothing is left at the destination or in the temporary location.
     func abort() {
+        if let wav {
+            self.wav = nil
+            close(wav.descriptor)
+            output.discard()
+            return
+        }
         guard let file else { return }
         self.file = nil
         sf_close(file)

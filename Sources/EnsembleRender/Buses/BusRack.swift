@@ -1,5 +1,6 @@
 // Render thread: the serial phases around the lanes (lane 0 also mixes into the bus buffers); `BusCommand`s are
 // built on the control thread.
+import Synchronization
 import EnsembleFormats
 
 /// A request for the bus rack, carried by `MixerCommand.bus`.
@@ -75,6 +76,9 @@ package struct BusRack: @unchecked Sendable {
     /// Set once any bus is configured or any chain installed: until then the rack costs nothing per block.
     /// Behind a pointer so the rack itself is immutable (the control side reads `meters` and `retired`).
     private let activeFlag: UnsafeMutablePointer<Bool>
+    /// How many times a chain's processor was reset after a non-finite or runaway block (`EffectChain.process`);
+    /// added to by the render side, read by the control side.
+    package let effectResets: UnsafeMutablePointer<Atomic<Int>>
     package var active: Bool { @_noLocks get { activeFlag.pointee } }
 
     package init(maxBlockFrames: Int, channelCount: Int = 2) {
@@ -91,6 +95,8 @@ package struct BusRack: @unchecked Sendable {
         order.initialize(to: .identity)
         activeFlag = .allocate(capacity: 1)
         activeFlag.initialize(to: false)
+        effectResets = .allocate(capacity: 1)
+        effectResets.initialize(to: Atomic(0))
         meters = .allocate(capacity: Self.count)
         for i in 0..<Self.count { (meters + i).initialize(to: MeterReadout(channelCount: channelCount)) }
     }
@@ -107,6 +113,8 @@ package struct BusRack: @unchecked Sendable {
         states.deallocate()
         meters.deallocate()
         activeFlag.deallocate()
+        effectResets.deinitialize(count: 1)
+        effectResets.deallocate()
     }
 
     /// True for bus 1…16 once configured: voices routed to it are summed into its buffer.
@@ -205,9 +213,11 @@ package struct BusRack: @unchecked Sendable {
     private func runChain(_ b: Int, _ x: ChannelPlanes, _ n: Int, _ t0: Int64, _ keys: SidechainKeys) {
         let s = states[b]
         let pairs = channelCount / 2
+        var resets = 0
+        defer { if resets > 0 { effectResets.pointee.add(resets, ordering: .relaxed) } }
         if !s.crossfading {
             if let c = s.chain.pointer {
-                for p in 0..<pairs { EffectChain.process(c, x[2 * p], x[2 * p + 1], n, pair: p, keys: keys) }
+                for p in 0..<pairs { resets += EffectChain.process(c, x[2 * p], x[2 * p + 1], n, pair: p, keys: keys) }
             }
             return
         }
@@ -218,10 +228,10 @@ package struct BusRack: @unchecked Sendable {
             for j in 0..<n { to[j] = from[j] }
         }
         if let c = s.previous.pointer {
-            for p in 0..<pairs { EffectChain.process(c, x[2 * p], x[2 * p + 1], n, pair: p, keys: keys) }
+            for p in 0..<pairs { resets += EffectChain.process(c, x[2 * p], x[2 * p + 1], n, pair: p, keys: keys) }
         }
         if let c = s.chain.pointer {
-            for p in 0..<pairs { EffectChain.process(c, copy[2 * p], copy[2 * p + 1], n, pair: p, keys: keys) }
+            for p in 0..<pairs { resets += EffectChain.process(c, copy[2 * p], copy[2 * p + 1], n, pair: p, keys: keys) }
         }
         let fade = s.fade
         for ch in 0..<channelCount {

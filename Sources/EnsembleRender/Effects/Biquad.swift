@@ -102,6 +102,10 @@ package struct BiquadSection: BitwiseCopyable {
 
     init(_ c: BiquadCoefficients) { self.c = c }
 
+    /// Back to silence, as `init` leaves it (after a non-finite or runaway block: `EffectChain.process`).
+    @_noLocks
+    mutating func reset() { (l1, l2, r1, r2) = (0, 0, 0, 0) }
+
     /// Filters `n` frames in place. State values below 1e-30 are flushed to zero sample by sample (never per
     /// block, which would make the result depend on the block size) so decaying tails never go denormal.
     @_noLocks

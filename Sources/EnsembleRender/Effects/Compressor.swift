@@ -62,6 +62,14 @@ package struct Compressor: BitwiseCopyable {
         delay?.deallocate()
     }
 
+    /// Back to the state `init` leaves: no gain reduction, an empty lookahead line.
+    @_noLocks
+    package mutating func reset() {
+        delay?.update(repeating: 0, count: 2 * lookahead)
+        position = 0
+        reduction = 0
+    }
+
     /// The static curve: gain reduction x_L in dB (≥ 0) wanted for a detector level of `level` dB.
     @inline(__always)
     @_noLocks

@@ -27,6 +27,14 @@ package struct DelayLine: BitwiseCopyable {
         right.deallocate()
     }
 
+    /// Back to an empty line, as `init` leaves it.
+    @_noLocks
+    mutating func reset() {
+        left.update(repeating: 0, count: frames)
+        right.update(repeating: 0, count: frames)
+        position = 0
+    }
+
     @_noLocks
     mutating func process(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {
         let dry = 1 - mix, wet = mix, fb = feedback

@@ -67,6 +67,20 @@ package enum EffectUnit: BitwiseCopyable {
     case compressor(UnsafeMutablePointer<Compressor>)
 }
 
+extension EffectUnit {
+    /// Puts the processor back in the state `EffectChain.make` left it in (render side: no allocation).
+    @_noLocks
+    package func reset() {
+        switch self {
+        case let .biquads(s, sections): for k in 0..<sections { s[k].reset() }
+        case let .delay(d): d.pointee.reset()
+        case let .limiter(l): l.pointee.reset()
+        case let .reverb(v): v.pointee.reset()
+        case let .compressor(c): c.pointee.reset()
+        }
+    }
+}
+
 /// A bus's chain of processors, allocated on the control side, installed by a command carrying its pointer,
 /// run in place on the render side, and handed back (through `RetiredChains`) to be freed on the control side.
 ///
@@ -157,17 +171,30 @@ package struct EffectChain {
         chain.deallocate()
     }
 
+    /// The largest magnitude a processor's output may have: 10⁹ is 180 dB over full scale, which no signal reaches
+    /// but a recursion fed NaN, infinity or a near-`Float.greatestFiniteMagnitude` sample does within a block.
+    package static let runawayLevel: Float = 1e9
+
     /// Runs every processor of pair `pair`'s instance in order over `n` frames of that pair, in place. A
     /// compressor with a sidechain reads its key bus's levels for these frames from `keys` (the same levels for
     /// every pair: on surround each pair's detector hears the whole key bus; without a sidechain each pair
     /// detects on its own two channels).
+    ///
+    /// A processor whose input or output this block is not finite or beyond `runawayLevel` is reset to its initial
+    /// state and the block is silenced from there on, so one bad sample costs one block, never the rest of the mix.
+    /// Returns how many processors were reset.
     @_noLocks
+    @discardableResult
     package static func process(_ chain: UnsafeMutablePointer<EffectChain>,
                         _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int, pair: Int = 0,
-                        keys: SidechainKeys) {
+                        keys: SidechainKeys) -> Int {
         let count = chain.pointee.count
-        guard pair < chain.pointee.pairs else { return }
+        guard pair < chain.pointee.pairs else { return 0 }
         let units = chain.pointee.units + pair * count
+        var resets = 0
+        // A bad sample coming in poisons the processor's state even when its output this block looks fine (a
+        // reverb's pre-delay holds it back), so the input is judged as well as the output.
+        var inputSane = isSane(l, r, n)
         for i in 0..<count {
             switch units[i] {
             case let .biquads(s, sections):
@@ -181,7 +208,21 @@ package struct EffectChain {
             case let .compressor(c):
                 c.pointee.process(l, r, n, key: keys.levels(of: c.pointee.sidechain))
             }
+            guard !inputSane || !isSane(l, r, n) else { continue }
+            inputSane = true
+            units[i].reset()
+            l.update(repeating: 0, count: n)
+            r.update(repeating: 0, count: n)
+            resets += 1
         }
+        return resets
+    }
+
+    /// Whether every sample of the block is finite and within `runawayLevel` (one comparison each: NaN fails it).
+    @_noLocks
+    package static func isSane(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ n: Int) -> Bool {
+        for j in 0..<n where !(abs(l[j]) <= runawayLevel && abs(r[j]) <= runawayLevel) { return false }
+        return true
     }
 }
 

@@ -50,6 +50,20 @@ package struct Limiter: BitwiseCopyable {
         queueFrames.deallocate()
     }
 
+    /// Back to the state `init` leaves: empty lookahead, unity gain.
+    @_noLocks
+    package mutating func reset() {
+        let n = lookahead
+        delayL.update(repeating: 0, count: n)
+        delayR.update(repeating: 0, count: n)
+        minima.update(repeating: 1, count: n)
+        queueFrames.update(repeating: 0, count: n + 2)
+        queueGains.update(repeating: 1, count: n + 2)
+        (queueHead, queueCount, frame, position, belowOne) = (0, 0, 0, 0, 0)
+        sum = Double(n)
+        gain = 1
+    }
+
     @_noLocks
     package mutating func process(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {
         let c = ceiling, length = lookahead, capacity = lookahead + 2

@@ -289,6 +289,14 @@ package struct Reverb {
         quietFrames = 0
     }
 
+    /// Back to the state `init` leaves: silent, asleep, at frame 0 (its modulation is set again when it wakes).
+    @_noLocks
+    package mutating func reset() {
+        fallAsleep()
+        (frame, writeIndex, inputIndex, diffuserIndex) = (0, 0, 0, 0)
+        tickLoud = false
+    }
+
     /// Frames per modulation tick (the longest chunk).
     static var tickLength: Int { @_noLocks get { 1 << tickShift } }
 

@@ -13,6 +13,8 @@ public final class ScenePlayback: @unchecked Sendable {
     public let engine: Engine
     /// Output frames the scene lasts: round(duration × rate), or up to the end of its last track or effect.
     public let frameCount: Int64
+    /// What loading found wrong but could play anyway, one line each (a file's NaN samples, played as silence).
+    public private(set) var warnings: [String] = []
 
     private let scenePath: String
     private var tracks: [(spec: Scene.TrackEntry, track: Track)] = []
@@ -34,6 +36,7 @@ public final class ScenePlayback: @unchecked Sendable {
             SceneError(path: scenePath, "\(key): \(error.description)")
         }
         var sounds = preloaded
+        var loadWarnings: [String] = []
         func sound(_ file: String, _ key: String) throws(SceneError) -> Sound {
             if let cached = sounds[file] { return cached }
             do {
@@ -41,6 +44,9 @@ public final class ScenePlayback: @unchecked Sendable {
                     ? try Sound(reader: FileDescriptorReader.standardInput(), name: "standard input")
                     : try Sound(contentsOf: file)
                 sounds[file] = s
+                if s.nonFiniteSamples > 0 {
+                    loadWarnings.append("\(file): \(s.nonFiniteSamples) samples are NaN or infinite; they play as silence")
+                }
                 return s
             } catch {
                 throw fail("\(key).file", error)
@@ -186,6 +192,7 @@ public final class ScenePlayback: @unchecked Sendable {
             lastEnd = max(lastEnd, Int64((spec.at * rate).rounded()) + (cursor.framesUntilEnd() ?? 0))
         }
         frameCount = scene.duration.map { Int64(($0 * rate).rounded()) } ?? lastEnd
+        warnings = loadWarnings
     }
 
     /// Schedules every track and effect relative to `origin` (the engine time where the scene's time 0 falls;
