@@ -88,4 +88,15 @@ final class PipeCLITests: XCTestCase {
         XCTAssertGreaterThanOrEqual(got.count, 2 * (lead + 48000))
         assertSameBits(frames(got, lead..<(lead + 48000)), reference, "recording vs render")
     }
+
+    /// Standard input has no size to check up front: the memory rule is applied as it arrives, so an endless input
+    /// under an address-space limit is one line and exit 1, not an allocation failure.
+    func testAnEndlessInputBeyondTheMemoryLeftIsRefusedInOneLine() throws {
+        let bash = try requireTool("bash")
+        let result = try runProcess(bash, ["-c", "ulimit -v 2500000; exec '\(try ensembleExecutable())' info - < /dev/zero"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.hasPrefix("ensemble: standard input: more than "), result.stderr)
+        XCTAssertTrue(result.stderr.hasSuffix(" MB of memory left cannot hold more\n"), result.stderr)
+        XCTAssertEqual(result.stderr.filter { $0 == "\n" }.count, 1)
+    }
 }
