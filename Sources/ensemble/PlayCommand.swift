@@ -47,8 +47,9 @@ struct PlayCommand: ParsableCommand {
         if scene == "-" {
             // Audio on standard input plays as it arrives (a push stream), not after the pipe closes.
             try reportingFailures(path: "standard input") {
+                let latency = try OptionChecks.latency(latency)
                 var configuration = Engine.Configuration()
-                if let channels, let layout = SpeakerLayout(channelCount: channels) { configuration.speakerLayout = layout }
+                if let layout = try OptionChecks.layout(channels) { configuration.speakerLayout = layout }
                 let engine = try Engine(configuration: configuration)
                 signal(SIGPIPE, SIG_IGN)
                 interrupted.store(false, ordering: .relaxed)
@@ -64,9 +65,7 @@ struct PlayCommand: ParsableCommand {
             return
         }
         try reportingFailures(path: scene) {
-            guard latency.isFinite, latency >= 5, latency <= 2000 else {
-                throw SceneError(path: scene, "--latency \(latency): expected 5…2000 ms")
-            }
+            let latency = try OptionChecks.latency(latency)
             let prepared = try PreparedScene(path: scene, channels: channels)
             let engine = prepared.engine, playback = prepared.playback
             // A device that fails to write (the wave writer at a file-size limit, a closed pipe) must become a

@@ -19,18 +19,8 @@ struct PreparedScene {
         var description = try audio ? AudioArgument.scene(playing: path) : Scene.load(path: path)
         // An audio argument is loaded here, so a bad file fails as `decode` and `info` fail (naming the file).
         let preloaded = audio ? try AudioArgument.load(description.tracks[0].file) : [:]
-        if let sampleRate {
-            guard (8000...384_000).contains(sampleRate) else {
-                throw SceneError(path: path, "--sample-rate \(sampleRate): expected 8000…384000")
-            }
-            description.sampleRate = Double(sampleRate)
-        }
-        if let channels {
-            guard let layout = SpeakerLayout(channelCount: channels) else {
-                throw SceneError(path: path, "--channels \(channels): expected 2 (stereo), 6 (5.1) or 8 (7.1)")
-            }
-            description.speakerLayout = layout
-        }
+        if let rate = try OptionChecks.sampleRate(sampleRate) { description.sampleRate = rate }
+        if let layout = try OptionChecks.layout(channels) { description.speakerLayout = layout }
         var configuration = Engine.Configuration()
         configuration.sampleRate = description.sampleRate
         configuration.maxVoices = max(4096, description.tracks.count + description.effects.count + 64)

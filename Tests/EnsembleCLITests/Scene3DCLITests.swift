@@ -53,13 +53,31 @@ final class Scene3DCLITests: XCTestCase {
                         message: "channels: 4 is not 2 (stereo), 6 (5.1) or 8 (7.1)")
     }
 
+    /// A layout Ensemble does not render is a usage error (64) naming the option, for a scene, an audio file or
+    /// standard input alike (`play -` used to ignore it).
     func testChannelsSevenIsRejected() throws {
         let path = try scene(#"{ "tracks": [ { "file": "tone.wav", "position": [0, 0, -1] } ] }"#)
-        let message = "--channels 7: expected 2 (stereo), 6 (5.1) or 8 (7.1)"
-        try assertFails(["render", path, "-o", outDir.file("out.wav"), "--channels", "7"], path: path, message: message)
-        try assertFails(["play", path, "--channels", "7"], path: path, message: message)
-        try assertFails(["render", path, "-o", outDir.file("out.wav"), "--channels", "0"], path: path,
-                        message: "--channels 0: expected 2 (stereo), 6 (5.1) or 8 (7.1)")
+        for (arguments, channels) in [(["render", path, "-o", outDir.file("out.wav")], 7), (["play", path], 7),
+                                      (["render", path, "-o", outDir.file("out.wav")], 0), (["play", "-"], 3),
+                                      (["play", "-"], 1000), (["render", dir.file("tone.wav"), "-o", outDir.file("o.wav")], 4)] {
+            let result = try runProcess(try ensembleExecutable(), arguments + ["--channels", "\(channels)"], stdin: [])
+            XCTAssertEqual(result.status, 64, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.stderr, "ensemble: --channels \(channels): expected 2 (stereo), 6 (5.1) or 8 (7.1)\n")
+            XCTAssertEqual(try outDir.contents(), [])
+        }
+    }
+
+    /// `--latency` out of 5…2000 ms, or not a number at all, is refused before any device is opened, on every path.
+    func testLatencyIsCheckedOnEveryPath() throws {
+        let path = try scene(#"{ "tracks": [ { "file": "tone.wav" } ] }"#)
+        for input in [path, "-"] {
+            for latency in ["nan", "inf", "1e308", "0", "5e-324", "4.9", "2001"] {
+                let result = try runProcess(try ensembleExecutable(), ["play", input, "--latency", latency], stdin: [])
+                XCTAssertEqual(result.status, 64, "\(input) \(latency): \(result.stderr)")
+                XCTAssertTrue(result.stderr.hasPrefix("ensemble: --latency "), result.stderr)
+                XCTAssertTrue(result.stderr.hasSuffix(": expected 5…2000 ms\n"), result.stderr)
+            }
+        }
     }
 
     func testChannelsTwoOverridesASurroundScene() throws {
