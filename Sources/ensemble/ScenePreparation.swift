@@ -15,10 +15,23 @@ struct PreparedScene {
     /// largest block for an offline render in longer blocks (never lowers it below the default).
     init(path: String, sampleRate: Int? = nil, channels: Int? = nil, renderThreads: Int = 1,
          maxBlockFrames: Int? = nil) throws {
-        let audio = AudioArgument.isAudio(path)
-        var description = try audio ? AudioArgument.scene(playing: path) : Scene.load(path: path)
-        // An audio argument is loaded here, so a bad file fails as `decode` and `info` fail (naming the file).
-        let preloaded = audio ? try AudioArgument.load(description.tracks[0].file) : [:]
+        var description: Scene
+        var preloaded: [String: Sound] = [:]
+        if let bytes = try AudioArgument.readIfForwardOnly(path) {
+            // A FIFO or a character device (/dev/stdin) is read once, then taken as audio or as a scene.
+            if AudioArgument.isAudio(head: bytes) {
+                description = AudioArgument.scene(playing: path)
+                preloaded = try AudioArgument.load(bytes, name: path, as: description.tracks[0].file)
+            } else {
+                let folder = (path as NSString).deletingLastPathComponent
+                description = try Scene.parse(Data(bytes), folder: folder.isEmpty ? "." : folder, path: path)
+            }
+        } else {
+            let audio = AudioArgument.isAudio(path)
+            description = try audio ? AudioArgument.scene(playing: path) : Scene.load(path: path)
+            // An audio argument is loaded here, so a bad file fails as `decode` and `info` fail (naming the file).
+            if audio { preloaded = try AudioArgument.load(description.tracks[0].file) }
+        }
         if let rate = try OptionChecks.sampleRate(sampleRate) { description.sampleRate = rate }
         if let layout = try OptionChecks.layout(channels) { description.speakerLayout = layout }
         var configuration = Engine.Configuration()
@@ -56,11 +69,33 @@ enum AudioArgument {
         // A FIFO would be consumed by peeking: only regular files are sniffed.
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
               attributes[.type] as? FileAttributeType == .typeRegular else { return false }
-        let head = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
+        return isAudio(head: [UInt8]((try? handle.read(upToCount: 12)) ?? Data()))
+    }
+
+    /// True when `head`, a file's first bytes, are an audio container's (a scene is JSON text).
+    static func isAudio(head: [UInt8]) -> Bool {
         guard head.count >= 4 else { return false }
         let magic = String(decoding: head.prefix(4), as: UTF8.self)
         if ["RIFF", "RIFX", "RF64", "FORM", "caff", "fLaC", "OggS", "ID3"].contains(where: { magic.hasPrefix($0) }) { return true }
         return head[0] == 0xFF && head[1] & 0xE0 == 0xE0 // an MPEG audio frame sync
+    }
+
+    /// Every byte of `path` when it is a FIFO or a character device (which can be read only once, so it is not
+    /// sniffed in place); nil for anything else (a regular file, `-`, a missing file: the usual paths handle them).
+    static func readIfForwardOnly(_ path: String) throws -> [UInt8]? {
+        var info = stat()
+        guard path != Scene.standardInput, stat(path, &info) == 0,
+              info.st_mode & S_IFMT == S_IFIFO || info.st_mode & S_IFMT == S_IFCHR else { return nil }
+        return try FileDescriptorReader(path: path).readToEnd(name: path)
+    }
+
+    /// The sound of an audio argument read into `bytes` (from a FIFO or a device), keyed by its scene `file`.
+    static func load(_ bytes: [UInt8], name: String, as file: String) throws -> [String: Sound] {
+        do {
+            return [file: try Sound(bytes: bytes, name: name)]
+        } catch .file(let error) {
+            throw error
+        }
     }
 
     /// The sound of an audio argument, keyed by its scene `file`; errors are the file's own.

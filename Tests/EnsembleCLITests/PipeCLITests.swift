@@ -99,4 +99,45 @@ final class PipeCLITests: XCTestCase {
         XCTAssertTrue(result.stderr.hasSuffix(" MB of memory left cannot hold more\n"), result.stderr)
         XCTAssertEqual(result.stderr.filter { $0 == "\n" }.count, 1)
     }
+
+    /// A FIFO or `/dev/stdin` named where a scene or an audio file goes is read once and taken as either: the
+    /// same bytes as the regular file give.
+    func testAFIFOOrDevStdinIsAcceptedAsAudioOrAsAScene() throws {
+        let exe = try ensembleExecutable()
+        let dir = try TemporaryDirectory()
+        let json = #"{"tracks":[{"file":"\#(asset)","volume":0.5},{"file":"\#(asset)","name":"b","start":0.25}]}"#
+        let scene = try dir.write(Array(json.utf8), to: "s.json")
+        for (input, content) in [(asset, try bytes(asset)), (scene, Array(json.utf8))] {
+            let reference = dir.file("reference.wav")
+            XCTAssertEqual(try runProcess(exe, ["render", input, "-o", reference]).status, 0)
+            let expected = try Data(contentsOf: URL(fileURLWithPath: reference))
+            // A FIFO, fed by a writer thread (the render's open waits for it, whatever the order).
+            let fifo = dir.file("in.fifo")
+            unlink(fifo)
+            XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+            let writer = Thread {
+                let fd = open(fifo, O_WRONLY)
+                guard fd >= 0 else { return }
+                content.withUnsafeBytes { raw in
+                    var done = 0
+                    while done < raw.count {
+                        let n = write(fd, raw.baseAddress! + done, raw.count - done)
+                        if n <= 0 { break }
+                        done += n
+                    }
+                }
+                close(fd)
+            }
+            writer.start()
+            let viaFIFO = try runProcess(exe, ["render", fifo, "-o", dir.file("fifo.wav")])
+            // Had the render failed before opening the FIFO, this releases the waiting writer.
+            let release = open(fifo, O_RDONLY | O_NONBLOCK)
+            if release >= 0 { close(release) }
+            XCTAssertEqual(viaFIFO.status, 0, viaFIFO.stderr)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir.file("fifo.wav"))), expected, input)
+            let viaStdin = try runProcess(exe, ["render", "/dev/stdin", "-o", dir.file("stdin.wav")], stdin: content)
+            XCTAssertEqual(viaStdin.status, 0, viaStdin.stderr)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir.file("stdin.wav"))), expected, input)
+        }
+    }
 }

@@ -12,6 +12,14 @@ import EnsembleScene
 final class SceneValidationTests: XCTestCase {
     private let dir = try! TemporaryDirectory()
 
+    /// A NUL inside a file name would have the C library open the name up to it (`g.wav` for `g.wav\u0000.txt`).
+    func testAFileNameWithANulIsRefused() {
+        XCTAssertEqual(sceneProblem(#"{"tracks": [{"file": "g.wav\u0000.txt"}]}"#),
+                       #"tracks[0].file: "g.wav\u0000.txt" holds a NUL character, which no file name can"#)
+        XCTAssertEqual(sceneProblem(#"{"effects": [{"file": "\u0000"}]}"#),
+                       #"effects[0].file: "\u0000" holds a NUL character, which no file name can"#)
+    }
+
     // MARK: Keys given twice
 
     func testAKeyGivenTwiceIsNamedByItsPath() {

@@ -161,12 +161,27 @@ public struct Scene: Sendable, Equatable {
             throw SceneError(path: path, "no such file")
         }
         guard !isDirectory.boolValue else { throw SceneError(path: path, "is a directory, not a scene file") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw SceneError(path: path, "cannot read the file")
+        // Through a descriptor, read once to its end: a FIFO or /dev/stdin works like a file.
+        var bytes: [UInt8] = []
+        do {
+            bytes = try FileDescriptorReader(path: path).readToEnd(name: path, limit: maximumFileSize)
+        } catch where error.kind == .empty {
+            // Parsed as it is: an empty scene is "not valid JSON".
+        } catch {
+            throw SceneError(path: path, error.kind == .tooLarge
+                             ? "a scene file holds at most \(maximumFileSize / 1_000_000) MB" : error.detail)
         }
-        let folder = (path as NSString).deletingLastPathComponent
-        return try parse(data, folder: folder.isEmpty ? "." : folder, path: path)
+        return try parse(bytes, path: path)
     }
+
+    /// Parses scene bytes read from `path` (a file, a FIFO, a device), relative files resolved against its folder.
+    static func parse(_ bytes: [UInt8], path: String) throws(SceneError) -> Scene {
+        let folder = (path as NSString).deletingLastPathComponent
+        return try parse(Data(bytes), folder: folder.isEmpty ? "." : folder, path: path)
+    }
+
+    /// The largest scene file read: far beyond any hand-written scene, small enough to hold twice in memory.
+    public static let maximumFileSize = 256_000_000
 
     /// Parses and validates scene JSON; `folder` resolves relative file paths, `path` names the scene in errors.
     public static func parse(_ data: Data, folder: String, path: String) throws(SceneError) -> Scene {

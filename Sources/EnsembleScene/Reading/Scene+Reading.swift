@@ -127,6 +127,9 @@ extension SceneField {
     func file() throws(SceneError) -> String? {
         let file = try string()
         guard !file.isEmpty else { return nil }
+        // The C library would stop at the NUL and open a shorter name than the one given.
+        guard !file.utf8.contains(0) else { throw fail("\"\(file.replacingOccurrences(of: "\0", with: "\\u0000"))\" holds a NUL "
+                                                        + "character, which no file name can") }
         if file == Scene.standardInput || file.hasPrefix("/") { return file }
         return (context.folder as NSString).appendingPathComponent(file)
     }
