@@ -124,6 +124,12 @@ extension Engine {
                 throw .invalidParameter(name: "effects[\(i)].\(p.key)", value: p.value, expected: p.expected)
             }
         }
+        let pairs = configuration.speakerLayout.channelCount / 2
+        let needed = effects.reduce(0) { $0 + $1.stateBytes(sampleRate: sampleRate) } * pairs
+        let available = MemoryBudget.available()
+        guard needed <= available else {
+            throw .outOfMemory(what: "the effect chain", needed: needed, available: available)
+        }
         let ramp = busRampFrames
         let control = busControl
         try control.buses.withLock { buses throws(EngineError) in

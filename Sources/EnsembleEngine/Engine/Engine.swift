@@ -209,6 +209,12 @@ public final class Engine: @unchecked Sendable {
     package var existingStreamLoader: StreamLoader? { loader.withLock { $0 } }
 
     /// Ring length in frames for a streamed sound at `sourceRate`.
+    /// The bytes of the ring each start of a streamed `sound` allocates (`StreamRing`), for a caller that must know
+    /// what its streams will take before they start.
+    package func streamRingBytes(_ sound: Sound) -> Int {
+        streamCapacity(sourceRate: sound.sampleRate) * sound.channelCount * MemoryLayout<Float>.stride
+    }
+
     func streamCapacity(sourceRate: Double) -> Int {
         max(Int((configuration.streamBufferDuration * sourceRate).rounded(.up)), 8 * configuration.maxBlockFrames + 64)
     }

@@ -58,6 +58,22 @@ public enum EffectSpec: Sendable, Equatable {
     }
 }
 
+extension EffectSpec {
+    /// The bytes `EffectChain.make` allocates for this effect's state on one channel pair (an upper bound for the
+    /// reverb), so that a chain can be refused before it is allocated.
+    package func stateBytes(sampleRate fs: Double) -> Int {
+        func frames(_ seconds: Double) -> Int { Int((max(seconds, 0) * fs).rounded()) }
+        switch self {
+        case .filter: return MemoryLayout<BiquadSection>.stride
+        case let .graphicEQ(gains): return max(gains.count, 1) * MemoryLayout<BiquadSection>.stride
+        case let .delay(time, _, _): return 2 * max(frames(time), 1) * MemoryLayout<Float>.stride
+        case let .limiter(_, lookahead, _): return (max(frames(lookahead), 1) + 2) * 24
+        case let .compressor(settings): return 2 * frames(settings.lookahead) * MemoryLayout<Float>.stride
+        case let .reverb(settings): return Reverb.stateBytesBound(settings: settings, sampleRate: fs)
+        }
+    }
+}
+
 /// A processor on the render side: plain state behind pointers allocated by `EffectChain.make`.
 package enum EffectUnit: BitwiseCopyable {
     case biquads(UnsafeMutablePointer<BiquadSection>, count: Int)

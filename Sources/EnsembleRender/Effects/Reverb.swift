@@ -231,6 +231,17 @@ package struct Reverb {
         scratch.initialize(repeating: 0, count: ChunkScratch.size)
     }
 
+    /// At least the bytes `init` allocates for `settings` at `sampleRate`: every ring at its largest (density 1), the
+    /// input ring long enough for the pre-delay, the reflections and the late delay.
+    static func stateBytesBound(settings s: ReverbSettings, sampleRate fs: Double) -> Int {
+        let line = powerOfTwo(atLeast: Int(lineMilliseconds.max()! / 1000 * fs + max(2, 0.3e-3 * fs)) + 8 + tickLength)
+        let diffuser = powerOfTwo(atLeast: Int(diffuserMilliseconds.max()! / 1000 * fs) + 2)
+        let span = Int(((max(s.preDelay, 0) + max(s.reflectionsDelay, 0) + max(s.lateReverbDelay, 0) + 0.05) * fs).rounded(.up))
+        let input = powerOfTwo(atLeast: span + 2 + tickLength)
+        let floats = 8 * line + 4 * diffuser + 2 * input + 8 + ChunkScratch.size + 8 + 16
+        return floats * MemoryLayout<Float>.stride + 64 * MemoryLayout<Int>.stride
+    }
+
     /// Frees every buffer (control side, once the render side has let go of the unit).
     package func deallocate() {
         for p in [lines, input, diffusers, lineCentres, tapGains, scratch] { p.deallocate() }

@@ -22,6 +22,8 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     case sampleRateMismatch(name: String, sampleRate: Double, engineRate: Double)
     /// A bus that was never set up (`Engine.setBus(_:settings:)` or `setEffects(_:on:)`) was named.
     case unknownBus(index: Int)
+    /// `what` needs `needed` bytes of memory, more than the `available` bytes the process can still allocate.
+    case outOfMemory(what: String, needed: Int, available: Int)
 
     public var description: String {
         switch self {
@@ -43,6 +45,8 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(name) is a time at \(rate) Hz; expected one at the engine's rate (\(engineRate) Hz)"
         case let .unknownBus(index):
             return "bus \(index) is not set up; call setBus or setEffects first"
+        case let .outOfMemory(what, needed, available):
+            return "\(what) needs \(needed / 1_000_000) MB of memory; only \(available / 1_000_000) MB are available"
         }
     }
 }

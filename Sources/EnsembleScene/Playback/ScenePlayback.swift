@@ -191,6 +191,15 @@ public final class ScenePlayback: @unchecked Sendable {
                                       length: s.frameCount)
             lastEnd = max(lastEnd, Int64((spec.at * rate).rounded()) + (cursor.framesUntilEnd() ?? 0))
         }
+        // Every streamed track holds a ring while it plays (one at a time: a restart replaces it); they are
+        // allocated as the tracks start, where running out could only trap, so their sum is checked now.
+        let streamedTracks = tracks.filter { $0.track.sound.isStreamed }
+        let ringBytes = streamedTracks.reduce(0) { $0 + engine.streamRingBytes($1.track.sound) }
+        let available = MemoryBudget.available()
+        guard ringBytes <= available else {
+            throw SceneError(path: scenePath, "the scene's \(streamedTracks.count) streamed tracks need \(ringBytes / 1_000_000) MB "
+                             + "of stream buffers; only \(available / 1_000_000) MB of memory are available")
+        }
         frameCount = scene.duration.map { Int64(($0 * rate).rounded()) } ?? lastEnd
         warnings = loadWarnings
     }
