@@ -80,6 +80,29 @@ final class AudioFileTests: XCTestCase {
         XCTAssertNotNil(error)
     }
 
+    /// STREAMINFO's block sizes are only hints: 0, min > max or 65535 (what some encoders write) made libFLAC's seek
+    /// fail and `info` call a whole file truncated while `decode` read every frame. The length now comes from the
+    /// decoder; a FLAC that really is cut short is still truncated.
+    func testFLACWithUnreliableBlockSizesHasItsLength() throws {
+        let sox = try requireTool("sox")
+        let source = try dir.write(WAVBuilder.float32(sine(frequency: 440, rate: 44100, frames: 22050)).bytes, to: "b.wav")
+        let flac = dir.file("b.flac")
+        XCTAssertEqual(try runProcess(sox, ["-D", source, "-b", "16", flac]).status, 0)
+        let whole = try [UInt8](Data(contentsOf: URL(fileURLWithPath: flac)))
+        XCTAssertEqual(Array(whole.prefix(4)), Array("fLaC".utf8))
+        for (minimum, maximum) in [(0, 0), (4096, 16), (65535, 65535)] {
+            var patched = whole
+            // STREAMINFO follows "fLaC" and its 4-byte block header: minimum then maximum block size, big-endian.
+            patched[8] = UInt8(minimum >> 8); patched[9] = UInt8(minimum & 0xFF)
+            patched[10] = UInt8(maximum >> 8); patched[11] = UInt8(maximum & 0xFF)
+            let path = try dir.write(patched, to: "b\(minimum)-\(maximum).flac")
+            XCTAssertEqual(try AudioFile.info(path: path).frameCount, 22050, "\(minimum)/\(maximum)")
+            XCTAssertEqual(try AudioFile.decode(path: path).frameCount, 22050)
+            let cut = try dir.write(Array(patched.prefix(patched.count / 2)), to: "cut\(minimum).flac")
+            XCTAssertNotNil(assertAudioFileError(.truncated, path: cut) { () throws(AudioFileError) in try AudioFile.info(path: cut) })
+        }
+    }
+
     func testUnsupportedCodec() throws {
         // WAVE format tag 0x7777 is not a codec anyone implements.
         let path = try dir.write(WAVBuilder(formatTag: 0x7777, data: [0, 0, 0, 0]).bytes, to: "odd.wav")

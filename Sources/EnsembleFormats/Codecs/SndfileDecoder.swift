@@ -79,7 +79,10 @@ package enum SndfileDecoder {
         defer { sf_close(file) }
         let frames = try validateOpened(info, byteCount: source.count, path: path)
         if !SndfileLength.isUncompressed(format: info.format) {
-            try SndfileLength.verifyLastFrame(file, frames: frames, channelCount: Int(info.channels), path: path)
+            try SndfileLength.verifyLastFrame(file, frames: frames, channelCount: Int(info.channels), path: path) {
+                var again = SF_INFO()
+                return sf_open(path, Int32(SFM_READ), &again)
+            }
         }
         return AudioFileInfo(container: container.infoName, codec: codecName(format: info.format),
                              sampleRate: Double(info.samplerate), channelCount: Int(info.channels), frameCount: frames)

@@ -39,20 +39,30 @@ package enum SndfileLength {
     /// Seeks a little before the last promised frame and decodes up to it; throws `.truncated` when the data ends
     /// sooner. Starting `tail` frames early tolerates a seek that lands near rather than on its target (libsndfile's
     /// Vorbis seek). Leaves the handle at an unspecified position.
-    package static func verifyLastFrame(_ handle: OpaquePointer, frames: Int, channelCount: Int, path: String) throws(AudioFileError) {
+    /// `reopen`, when given, opens the file afresh for a decode from the start when the seek fails.
+    package static func verifyLastFrame(_ handle: OpaquePointer, frames: Int, channelCount: Int, path: String,
+                                        reopen: (() -> OpaquePointer?)? = nil) throws(AudioFileError) {
         guard frames > 0 else { return }
         let tail = 1024, chunk = 256
         var scratch = [Float](repeating: 0, count: chunk * max(channelCount, 1))
         let start = sf_count_t(max(0, frames - tail))
-        let reached = scratch.withUnsafeMutableBufferPointer { buffer -> Int in
-            guard sf_seek(handle, start, SEEK_SET) == start else { return 0 }
-            var position = Int(start)
-            while position < frames {
-                let n = Int(sf_readf_float(handle, buffer.baseAddress, sf_count_t(min(chunk, frames - position))))
-                guard n > 0 else { break }
-                position += n
+        func read(_ handle: OpaquePointer, from start: Int) -> Int {
+            scratch.withUnsafeMutableBufferPointer { buffer -> Int in
+                var position = start
+                while position < frames {
+                    let n = Int(sf_readf_float(handle, buffer.baseAddress, sf_count_t(min(chunk, frames - position))))
+                    guard n > 0 else { break }
+                    position += n
+                }
+                return position
             }
-            return position
+        }
+        var reached = sf_seek(handle, start, SEEK_SET) == start ? read(handle, from: Int(start)) : 0
+        if reached < frames, start > 0, let fresh = reopen?() {
+            // A seek can fail where decoding does not: libFLAC's seek trusts STREAMINFO's block sizes, which an
+            // encoder may leave 0, swapped or 65535. Decode from the start on a fresh handle, as `decode` does.
+            reached = read(fresh, from: 0)
+            sf_close(fresh)
         }
         guard reached >= frames else {
             throw AudioFileError(.truncated, path: path,
