@@ -37,6 +37,8 @@ let package = Package(
         ),
         // Flush-to-zero around rendering (header-only: static inline MXCSR / FPCR access).
         .target(name: "CFloatControl"),
+        // The command line's quiet audio back ends (alsa-lib's error printing; see `BackendLogs.h`).
+        .target(name: "CBackendLogs", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CRenderMath", linkerSettings: [.linkedLibrary("m")]),
         // The sinc resampler's inner products: eight-lane FMA on CPUs with AVX2, the same bits elsewhere.
         .target(name: "CSincKernel"),
@@ -46,7 +48,7 @@ let package = Package(
         .target(name: "CWorkerSync"),
         .executableTarget(
             name: "ensemble",
-            dependencies: ["Ensemble", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Ensemble", "CBackendLogs", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The benchmark program (Benchmarks/README.md): `swift run -c release ensemble-bench [--quick]`.
         .executableTarget(

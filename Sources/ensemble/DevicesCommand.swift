@@ -8,7 +8,11 @@ struct DevicesCommand: ParsableCommand {
         discussion: "Pass a name to `ensemble play --device`. Prints nothing (exit 0) when OpenAL has no device."
     )
 
+    @Flag(help: "Let OpenAL Soft and ALSA print their own diagnostics (silenced otherwise).")
+    var verbose = false
+
     func run() throws {
+        BackendLogs.quiet(unless: verbose)
         let fallback = OpenALDevice.defaultDeviceName()
         for name in OpenALDevice.availableDevices() {
             print(name == fallback ? "* \(name)" : "  \(name)")

@@ -42,7 +42,11 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "When the device is lost: reopen it (or the default device) and go on where the scene stood, or stop with exit 1.")
     var onDeviceLoss: DeviceLossChoice = .reopen
 
+    @Flag(help: "Let OpenAL Soft and ALSA print their own diagnostics (silenced otherwise).")
+    var verbose = false
+
     func run() throws {
+        BackendLogs.quiet(unless: verbose)
         var wasInterrupted = false
         if scene == "-" {
             // Audio on standard input plays as it arrives (a push stream), not after the pipe closes.

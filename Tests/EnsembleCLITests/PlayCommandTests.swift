@@ -67,6 +67,22 @@ final class PlayCommandTests: XCTestCase {
     }
 
     /// Test 4 (CLI). A device name that does not exist, and a machine where no device can be opened.
+    /// On a machine without a sound card, ALSA and OpenAL Soft print their failed lookups (nine lines here) before
+    /// Ensemble's own error: kept out unless --verbose.
+    func testTheBackendsChatterOnlyWithVerbose() throws {
+        try XCTSkipIf(FileManager.default.fileExists(atPath: "/dev/snd"), "this machine has sound devices")
+        let scene = try writeScene()
+        let alsa = try dir.write(Array("[general]\ndrivers=alsa\n".utf8), to: "alsa.conf")
+        let quiet = try runProcess(try ensembleExecutable(), ["play", scene], environment: ["ALSOFT_CONF": alsa])
+        XCTAssertEqual(quiet.status, 1)
+        XCTAssertTrue(quiet.stderr.hasPrefix("ensemble: no audio output device could be opened"), quiet.stderr)
+        XCTAssertEqual(quiet.stderr.filter { $0 == "\n" }.count, 1, quiet.stderr)
+        let verbose = try runProcess(try ensembleExecutable(), ["play", scene, "--verbose"], environment: ["ALSOFT_CONF": alsa])
+        XCTAssertEqual(verbose.status, 1)
+        XCTAssertTrue(verbose.stderr.contains("ALSA lib ") || verbose.stderr.contains("AL lib: "), verbose.stderr)
+        XCTAssertTrue(verbose.stderr.hasSuffix(quiet.stderr), verbose.stderr)
+    }
+
     func testDeviceErrorsAreOneLineAndExit1() throws {
         let scene = try writeScene()
         let env = try waveEnvironment(dir.file("rec.wav"))
