@@ -18,7 +18,7 @@ struct DecodeCommand: ParsableCommand {
         InterruptCleanup.install()
         try reportingFailures(path: input) {
             let audio = input == "-"
-                ? try AudioFile.decode(reader: FileDescriptorReader.standardInput(), name: "standard input")
+                ? try AudioFile.decode(reader: StandardStreams.input(), name: "standard input")
                 : try AudioFile.decode(path: input)
             try AudioFileWriter.write(audio, format: OutputFormat(container: .wav, codec: .float32), to: output)
         }

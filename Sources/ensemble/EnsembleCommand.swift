@@ -9,4 +9,9 @@ struct Ensemble: ParsableCommand {
         subcommands: [RenderCommand.self, PlayCommand.self, DevicesCommand.self, InfoCommand.self, DecodeCommand.self,
                       ConvertCommand.self, PresetsCommand.self]
     )
+
+    static func main() {
+        StandardStreams.secure()
+        main(nil)
+    }
 }

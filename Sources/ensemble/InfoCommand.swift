@@ -17,7 +17,7 @@ struct InfoCommand: ParsableCommand {
     func run() throws {
         try reportingFailures(path: file) {
             let info = file == "-"
-                ? try AudioFile.info(reader: FileDescriptorReader.standardInput(), name: "standard input")
+                ? try AudioFile.info(reader: StandardStreams.input(), name: "standard input")
                 : try AudioFile.info(path: file)
             if json {
                 let encoder = JSONEncoder()

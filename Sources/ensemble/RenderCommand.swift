@@ -151,6 +151,9 @@ struct RenderCommand: ParsableCommand {
                 : "-o, --events and --plot cannot all"
             throw OptionError("\(names) go to standard output (-)")
         }
+        if toStandardOutput.first != nil, StandardStreams.outputClosed {
+            throw OptionError("\(toStandardOutput[0]) -: standard output is closed")
+        }
         if toStandardOutput.first != nil, isatty(STDOUT_FILENO) == 1 {
             throw OptionError("\(toStandardOutput[0]) -: standard output is a terminal; redirect it or name a file")
         }

@@ -100,11 +100,10 @@ enum AudioArgument {
 
     /// The sound of an audio argument, keyed by its scene `file`; errors are the file's own.
     static func load(_ file: String) throws -> [String: Sound] {
-        do {
-            let sound = file == Scene.standardInput
-                ? try Sound(reader: FileDescriptorReader.standardInput(), name: "standard input")
-                : try Sound(contentsOf: file)
-            return [file: sound]
+        let input = file == Scene.standardInput ? try StandardStreams.input() : nil
+        do throws(EngineError) {
+            if let input { return [file: try Sound(reader: input, name: "standard input")] }
+            return [file: try Sound(contentsOf: file)]
         } catch .file(let error) {
             throw error
         }

@@ -20,8 +20,8 @@ struct StandardInputPlayback {
     func run(engine: Engine) throws -> (played: Double, interrupted: Bool, summary: String) {
         let stream = PushStream(name: "standard input")
         let done = Flag()
+        let input = try StandardStreams.input()
         let reader = Thread {
-            let input = FileDescriptorReader.standardInput()
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             while true {
                 let n = chunk.withUnsafeMutableBytes { (try? input.read(into: $0)) ?? 0 }

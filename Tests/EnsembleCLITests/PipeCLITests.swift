@@ -140,4 +140,22 @@ final class PipeCLITests: XCTestCase {
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir.file("stdin.wav"))), expected, input)
         }
     }
+
+    /// A closed standard input or output (`<&-`, `>&-`) is said so in one line. Before, the signal-cleanup pipe
+    /// made at start-up took descriptor 0 and `render - <&-` waited forever reading its own pipe.
+    func testClosedStandardStreamsAreSaidSo() throws {
+        let bash = try requireTool("bash")
+        let exe = try ensembleExecutable()
+        let dir = try TemporaryDirectory()
+        for command in ["info -", "decode - -o '\(dir.file("o.wav"))'", "render - -o '\(dir.file("o.wav"))'"] {
+            let result = try runProcess(bash, ["-c", "exec '\(exe)' \(command) <&-"])
+            XCTAssertEqual(result.status, 1, command)
+            XCTAssertEqual(result.stderr, "ensemble: standard input: is closed: nothing to read\n", command)
+        }
+        let demo = packageRoot.appendingPathComponent("Assets/demo.json").path
+        let result = try runProcess(bash, ["-c", "exec '\(exe)' render '\(demo)' -o - >&-"])
+        XCTAssertEqual(result.status, 64)
+        XCTAssertEqual(result.stderr, "ensemble: -o -: standard output is closed\n")
+        XCTAssertEqual(try dir.contents(), [])
+    }
 }
