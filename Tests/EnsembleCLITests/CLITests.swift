@@ -111,9 +111,18 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(out.contains("bit rate:    128 kbit/s"), out)
     }
 
-    func testUsageErrorsKeepArgumentParserFormat() throws {
-        let result = try runProcess(try ensemble(), ["decode"])
-        XCTAssertNotEqual(result.status, 0)
-        XCTAssertTrue(result.stderr.contains("Usage"), result.stderr)
+    /// A usage error is one line, like every other failure, pointing to the subcommand's help, and exit 64; help
+    /// itself still prints ArgumentParser's usage.
+    func testUsageErrorsAreOneLineAndExit64() throws {
+        let missing = try runProcess(try ensemble(), ["decode"])
+        XCTAssertEqual(missing.status, 64)
+        XCTAssertEqual(missing.stderr, "ensemble: Missing expected argument '<input>' (see 'ensemble decode --help')\n")
+        let unknown = try runProcess(try ensemble(), ["render", "x.json", "-o", "x.wav", "--bogus"])
+        XCTAssertEqual(unknown.status, 64)
+        XCTAssertEqual(unknown.stderr.filter { $0 == "\n" }.count, 1, unknown.stderr)
+        XCTAssertTrue(unknown.stderr.hasPrefix("ensemble: Unknown option '--bogus'"), unknown.stderr)
+        let help = try runProcess(try ensemble(), ["decode", "--help"])
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(String(decoding: help.stdout, as: UTF8.self).contains("USAGE: ensemble decode"))
     }
 }
