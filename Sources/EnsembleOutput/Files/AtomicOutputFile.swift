@@ -176,16 +176,9 @@ struct AtomicOutputFile {
                 if errno == EINTR { continue }
                 throw AudioFileError(.writeFailed, path: destination, "cannot read the finished file: \(errnoText(errno))")
             }
-            var done = 0
-            while done < count {
-                let n = chunk.withUnsafeBytes { write(output, $0.baseAddress! + done, count - done) }
-                guard n > 0 else {
-                    let code = errno
-                    if n < 0 && code == EINTR { continue }
-                    if code == EPIPE { throw AudioFileError(.writeFailed, path: destination, Self.readerClosed) }
-                    throw AudioFileError(.writeFailed, path: destination, "cannot write: \(errnoText(code))")
-                }
-                done += n
+            if let code = chunk.withUnsafeBytes({ writeAll(output, UnsafeRawBufferPointer(rebasing: $0[..<count])) }) {
+                if code == EPIPE { throw AudioFileError(.writeFailed, path: destination, Self.readerClosed) }
+                throw AudioFileError(.writeFailed, path: destination, "cannot write: \(errnoText(code))")
             }
         }
     }

@@ -51,15 +51,11 @@ struct FloatWAVFile {
         bytes.withUnsafeBytes { write($0) }
     }
 
+    /// False when the write failed, with errno saying why.
     private func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let n = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
-            done += n
-        }
-        return true
+        guard let code = writeAll(descriptor, bytes) else { return true }
+        errno = code
+        return false
     }
 
     private static func header(sampleRate: UInt32, channels: UInt16, frames: Int64) -> [UInt8] {
