@@ -26,4 +26,12 @@ enum OptionChecks {
         }
         return milliseconds
     }
+
+    /// `--max-latency` in milliseconds: finite, 0…10000 (at or below `--latency`, the ring stays as it is).
+    static func maximumLatency(_ milliseconds: Double) throws -> Double {
+        guard milliseconds.isFinite, (0...10_000).contains(milliseconds) else {
+            throw OptionError("--max-latency \(milliseconds): expected 0…10000 ms")
+        }
+        return milliseconds
+    }
 }

@@ -36,6 +36,9 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Output latency in milliseconds: the length of the buffer ring (5…2000).")
     var latency = 20.0
 
+    @Option(help: "The longest the ring may grow to, in milliseconds, when underruns repeat (0…10000; at or below --latency it stays fixed).")
+    var maxLatency = 500.0
+
     @Option(help: "Output channels instead of the scene's: 2 (stereo), 6 (5.1) or 8 (7.1).")
     var channels: Int?
 
@@ -52,6 +55,7 @@ struct PlayCommand: ParsableCommand {
             // Audio on standard input plays as it arrives (a push stream), not after the pipe closes.
             try reportingFailures(path: "standard input") {
                 let latency = try OptionChecks.latency(latency)
+                let maxLatency = try OptionChecks.maximumLatency(maxLatency)
                 var configuration = Engine.Configuration()
                 if let layout = try OptionChecks.layout(channels) { configuration.speakerLayout = layout }
                 let engine = try Engine(configuration: configuration)
@@ -60,7 +64,8 @@ struct PlayCommand: ParsableCommand {
                 signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
                 defer { signal(SIGINT, SIG_DFL) }
                 let policy: DeviceLossPolicy = onDeviceLoss == .reopen ? .reopen(deviceName: device) : .hold
-                let result = try StandardInputPlayback(device: device, latency: latency, onDeviceLoss: policy,
+                let result = try StandardInputPlayback(device: device, latency: latency, maximumLatency: maxLatency,
+                                                       onDeviceLoss: policy,
                                                        isInterrupted: { interrupted.load(ordering: .relaxed) }).run(engine: engine)
                 FileHandle.standardError.write(Data((result.summary + "\n").utf8))
                 wasInterrupted = result.interrupted
@@ -70,6 +75,7 @@ struct PlayCommand: ParsableCommand {
         }
         try reportingFailures(path: scene) {
             let latency = try OptionChecks.latency(latency)
+            let maxLatency = try OptionChecks.maximumLatency(maxLatency)
             let prepared = try PreparedScene(path: scene, channels: channels)
             let engine = prepared.engine, playback = prepared.playback
             // A device that fails to write (the wave writer at a file-size limit, a closed pipe) must become a
@@ -78,7 +84,9 @@ struct PlayCommand: ParsableCommand {
             signal(SIGPIPE, SIG_IGN)
             let policy: DeviceLossPolicy = onDeviceLoss == .reopen ? .reopen(deviceName: device) : .hold
             let output = try OpenALOutput(engine: engine, configuration: .init(
-                deviceName: device, latency: latency, sampleRate: engine.sampleRate, onDeviceLoss: policy))
+                deviceName: device, latency: latency, sampleRate: engine.sampleRate, onDeviceLoss: policy,
+                maximumLatency: maxLatency / 1000))
+            let startingLatency = output.latency
             // On a terminal, live meters on stdout take the progress bar's place (they show the position too).
             // Made before scheduling: metering is switched on while the tracks are idle, so every start has it
             // (a track whose end is already scheduled counts as idle and takes no more changes).
@@ -124,16 +132,8 @@ struct PlayCommand: ParsableCommand {
             }
             engine.waitForEvents()
             let seconds = Double(min(engine.renderTime.frame, end) - origin) / engine.sampleRate
-            var summary = String(format: "played %.2f s", seconds)
-                + " on \"\(output.device.name)\"" + String(format: " (latency %.1f ms", output.latency * 1000)
-                + ", device period \(output.device.periodFrames) frames)"
-            if output.underrunCount > 0 { summary += "; \(output.underrunCount) underruns" }
-            let losses = output.deviceChanges.filter { $0.kind == .lost }.count
-            let reopened = output.deviceChanges.filter { $0.kind == .reopened }.count
-            if losses > 0 { summary += "; device lost \(losses) time\(losses == 1 ? "" : "s"), reopened \(reopened)" }
-            if case .refused = output.realTimePriority { summary += "; render thread at \(output.realTimePriority)" }
-            if wasInterrupted { summary += "; interrupted" }
-            FileHandle.standardError.write(Data((summary + "\n").utf8))
+            let summary = PlaybackSummary(played: String(format: "played %.2f s", seconds), interrupted: wasInterrupted)
+            FileHandle.standardError.write(Data((summary.line(for: output, startingLatency: startingLatency, origin: origin) + "\n").utf8))
         }
         if wasInterrupted { throw ExitCode(130) }
     }

@@ -8,6 +8,8 @@ import Synchronization
 struct StandardInputPlayback {
     let device: String?
     let latency: Double
+    /// `--max-latency` in milliseconds.
+    let maximumLatency: Double
     let onDeviceLoss: DeviceLossPolicy
     let isInterrupted: () -> Bool
 
@@ -16,7 +18,8 @@ struct StandardInputPlayback {
         let value = Atomic<Bool>(false)
     }
 
-    /// Plays standard input; returns the seconds played and whether Ctrl-C stopped it.
+    /// Plays standard input; returns the seconds of it played (not the time spent waiting for it), whether Ctrl-C
+    /// stopped it, and the closing line.
     func run(engine: Engine) throws -> (played: Double, interrupted: Bool, summary: String) {
         let stream = PushStream(name: "standard input")
         let done = Flag()
@@ -38,7 +41,9 @@ struct StandardInputPlayback {
         }
         let track = try engine.makeTrack(try Sound(pushStream: stream))
         let output = try OpenALOutput(engine: engine, configuration: .init(
-            deviceName: device, latency: latency, sampleRate: engine.sampleRate, onDeviceLoss: onDeviceLoss))
+            deviceName: device, latency: latency, sampleRate: engine.sampleRate, onDeviceLoss: onDeviceLoss,
+            maximumLatency: maximumLatency / 1000))
+        let startingLatency = output.latency
         let origin = engine.renderTime.frame
         try track.play(at: engine.time(frame: origin))
         try output.start()
@@ -51,9 +56,10 @@ struct StandardInputPlayback {
         }
         _ = try? output.stop(fadeOut: stopped ? 0.02 : 0)
         engine.waitForEvents()
-        let seconds = Double(engine.renderTime.frame - origin) / engine.sampleRate
-        var summary = String(format: "played %.2f s of standard input", seconds) + " on \"\(output.device.name)\""
-        if let error = stream.error { summary += "; \(error.description)" }
-        return (seconds, stopped, summary)
+        // The stream's own frames: the render clock also ran while the track waited for bytes.
+        let seconds = Double(stream.deliveredFrames) / stream.sampleRate
+        var summary = PlaybackSummary(played: String(format: "played %.2f s of standard input", seconds), interrupted: stopped)
+        if let error = stream.error { summary.notes.append(error.description) }
+        return (seconds, stopped, summary.line(for: output, startingLatency: startingLatency, origin: origin))
     }
 }

@@ -89,6 +89,19 @@ final class PipeCLITests: XCTestCase {
         assertSameBits(frames(got, lead..<(lead + 48000)), reference, "recording vs render")
     }
 
+    /// `play -` reports the length of what it played, not the time it took: 1 s of audio whose second half
+    /// arrives 1.5 s late is "played 1.00 s of standard input" (it was "played 2.6 s": the render clock's time).
+    func testPlayingSlowStandardInputReportsTheLengthPlayed() throws {
+        let exe = try ensembleExecutable(), bash = try requireTool("bash")
+        let dir = try TemporaryDirectory()
+        let wav = try TestFiles.makeFile(dir, "in", container: "wav", codec: .pcm16, seconds: 1, rate: 48000, channels: 2)
+        let conf = try dir.write(Array(OpenALTestConfig.wave(recordingTo: dir.file("rec.wav")).utf8), to: "alsoft.conf")
+        let script = "{ head -c 96044 '\(wav)'; sleep 1.5; tail -c +96045 '\(wav)'; } | '\(exe)' play - --latency 50"
+        let played = try runProcess(bash, ["-c", script], environment: ["ALSOFT_CONF": conf])
+        XCTAssertEqual(played.status, 0, played.stderr)
+        XCTAssertTrue(played.stderr.hasPrefix("played 1.00 s of standard input on \"Wave File Writer\""), played.stderr)
+    }
+
     /// Standard input has no size to check up front: the memory rule is applied as it arrives, so an endless input
     /// under an address-space limit is one line and exit 1, not an allocation failure.
     func testAnEndlessInputBeyondTheMemoryLeftIsRefusedInOneLine() throws {

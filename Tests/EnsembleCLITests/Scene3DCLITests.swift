@@ -80,6 +80,20 @@ final class Scene3DCLITests: XCTestCase {
         }
     }
 
+    /// `--max-latency` (how far the ring may grow on repeated underruns) out of 0…10000 ms, or not a number, is
+    /// refused the same way on both paths.
+    func testMaximumLatencyIsCheckedOnEveryPath() throws {
+        let path = try scene(#"{ "tracks": [ { "file": "tone.wav" } ] }"#)
+        for input in [path, "-"] {
+            for latency in ["nan", "inf", "-1", "10001", "1e308"] {
+                let result = try runProcess(try ensembleExecutable(), ["play", input, "--max-latency=\(latency)"], stdin: [])
+                XCTAssertEqual(result.status, 64, "\(input) \(latency): \(result.stderr)")
+                XCTAssertTrue(result.stderr.hasPrefix("ensemble: --max-latency "), result.stderr)
+                XCTAssertTrue(result.stderr.hasSuffix(": expected 0…10000 ms\n"), result.stderr)
+            }
+        }
+    }
+
     func testChannelsTwoOverridesASurroundScene() throws {
         let path = try scene(#"{ "channels": 6, "tracks": [ { "file": "tone.wav", "pan": 0 } ] }"#)
         let out = dir.file("out.wav")

@@ -29,7 +29,7 @@ final class EngineEventTests: XCTestCase {
         case let .effectEnded(e, at, reason): return Line(what: "end " + e.effect.name, frame: at.frame, detail: reason.rawValue)
         case let .commandApplied(id, at): return Line(what: "applied \(id)", frame: at.frame)
         case let .commandDropped(id, at, reason): return Line(what: "dropped \(id)", frame: at.frame, detail: reason.rawValue)
-        case .trackPaused, .streamStarved, .deviceLost, .deviceReopened, .missed, .trackVirtual, .trackAudible,
+        case .trackPaused, .streamStarved, .deviceLost, .deviceReopened, .outputLatencyIncreased, .missed, .trackVirtual, .trackAudible,
              .trackStarved, .trackBuffered,
              .effectVirtual, .effectAudible: return nil
         }

@@ -23,6 +23,25 @@ package final class DeviceClock: Sendable {
     private let running = Atomic<Bool>(false)
     /// The largest value handed out, so the clock never runs backwards between snapshots.
     private let reported = Atomic<Int64>(0)
+    /// The output's ring after its latest growth (frames; 0: it never grew), the engine frame it grew at, and
+    /// how many times it grew. Written by the render thread (single writer); the event thread reports growths.
+    private let grownFrames = Atomic<Int>(0)
+    private let grownAt = Atomic<Int64>(0)
+    package let growths = Atomic<Int>(0)
+
+    /// Called by the render thread when the output's ring grew to `frames` frames, resuming at engine frame `frame`.
+    @_noLocks
+    package func ringGrew(to frames: Int, at frame: Int64) {
+        grownFrames.store(frames, ordering: .relaxed)
+        grownAt.store(frame, ordering: .relaxed)
+        growths.add(1, ordering: .releasing)
+    }
+
+    /// The latest growth (ring frames, engine frame); read after `growths` (acquiring), so a reading may belong to
+    /// a later growth than the count seen, never to an earlier one.
+    package var latestGrowth: (frames: Int, frame: Int64) {
+        (grownFrames.load(ordering: .relaxed), grownAt.load(ordering: .relaxed))
+    }
 
     /// Called by the render thread only (single writer).
     @_noLocks

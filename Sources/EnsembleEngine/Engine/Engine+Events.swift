@@ -106,6 +106,16 @@ extension Engine {
         }
     }
 
+    /// Event thread: reports that the output's ring grew since the last poll (`DeviceClock.ringGrew`), whether
+    /// anyone listens or not, so a new subscriber hears only of growths after it subscribed.
+    func checkOutputGrowth() {
+        let growths = deviceClock.growths.load(ordering: .acquiring)
+        guard growths != broadcast.reportedGrowths.load(ordering: .relaxed) else { return }
+        broadcast.reportedGrowths.store(growths, ordering: .relaxed)
+        let (frames, frame) = deviceClock.latestGrowth
+        publish(.outputLatencyIncreased(latency: Double(frames) / sampleRate, at: time(frame: frame)))
+    }
+
     /// An output's device-change queue: its device was lost or replaced.
     package func deviceChanged(_ change: DeviceChange) {
         switch change.kind {

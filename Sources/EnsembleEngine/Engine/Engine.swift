@@ -444,6 +444,7 @@ public final class Engine: @unchecked Sendable {
             delivered.add(1, ordering: .releasing)
         }
         checkStreamStarvation()
+        checkOutputGrowth()
         return any
     }
 

@@ -47,6 +47,10 @@ public enum EngineEvent: Sendable {
     case deviceLost(deviceName: String, at: EngineTime)
     /// Playback goes on on another device from `at` (`OpenALOutput.reopen` or its loss policy).
     case deviceReopened(deviceName: String, at: EngineTime)
+    /// Underruns repeated, so the output's ring of buffers grew to `latency` seconds (adaptive latency, up to
+    /// `OpenALOutput.Configuration.maximumLatency`); the source resumed with the frame at `at`. Noticed by polling
+    /// every millisecond or so; two growths between polls are reported as the last one.
+    case outputLatencyIncreased(latency: Double, at: EngineTime)
     /// This sequence dropped `count` events just before this point because its consumer fell behind and its
     /// buffer was full (see `EngineEvents`).
     case missed(count: Int)
@@ -58,6 +62,7 @@ public enum EngineEvent: Sendable {
              let .effectEnded(_, t, _), let .commandApplied(_, t), let .commandDropped(_, t, _),
              let .trackVirtual(_, t, _), let .trackAudible(_, t), let .effectVirtual(_, t, _), let .effectAudible(_, t),
              let .streamStarved(_, _, t), let .deviceLost(_, t), let .deviceReopened(_, t),
+             let .outputLatencyIncreased(_, t),
              let .trackStarved(_, t), let .trackBuffered(_, t):
             return t
         case .missed:

@@ -16,6 +16,8 @@ package final class EventBroadcast: Sendable {
     private let count = Atomic<Int>(0)
     /// Stream totals seen at the last starvation check (event thread only, behind the lock for `Sendable`).
     let starvation = Mutex<(underruns: Int, missingFrames: Int, checked: ContinuousClock.Instant?)>((0, 0, nil))
+    /// Output ring growths already reported (event thread only).
+    let reportedGrowths = Atomic<Int>(0)
 
     /// Whether anyone listens (so the event thread builds events only then).
     package var isActive: Bool { count.load(ordering: .relaxed) > 0 }

@@ -23,6 +23,7 @@ public final class PushStream: LiveFeed, @unchecked Sendable {
     private var finished = false
     private var failure: AudioFileError?
     private var buffered = 0
+    private var delivered = 0
 
     /// A stream for bytes to come; `maxBufferedSeconds` (at the stream's rate) bounds the decoded backlog.
     public init(name: String = "push stream", maxBufferedSeconds: Double = 10) {
@@ -42,6 +43,9 @@ public final class PushStream: LiveFeed, @unchecked Sendable {
     public var error: AudioFileError? { condition.withLock { failure } }
     /// Decoded frames waiting to be played.
     public var bufferedFrames: Int { condition.withLock { buffered } }
+    /// Frames handed to the track so far (at the stream's rate): once its track has ended, the length of the
+    /// stream that was played, whatever time was spent waiting for bytes.
+    public var deliveredFrames: Int { condition.withLock { delivered } }
 
     /// Appends the next bytes of the file, waiting while `maxBufferedFrames` frames are already waiting.
     /// - Throws: the parser's error for bytes that are not a supported audio file or contradict its header (the
@@ -125,6 +129,7 @@ public final class PushStream: LiveFeed, @unchecked Sendable {
             }
             queuedStart += n * c
             buffered -= n
+            delivered += n
             if queuedStart > 1 << 16 && queuedStart * 2 > queued.count {
                 queued.removeFirst(queuedStart)
                 queuedStart = 0

@@ -15,13 +15,15 @@ import EnsembleEngine
 /// While attached, the engine's clock is the device's (`Engine.currentTime` counts frames actually played), and
 /// the render thread is the engine's one render thread: Ensemble's code there never allocates or locks (OpenAL
 /// Soft's own calls do), and it asks for `SCHED_FIFO` (`realTimePriority`). An underrun restarts the source and is
-/// counted (`underrunCount`); the engine timeline is unchanged. A lost device holds the timeline, is reported by
+/// counted (`underrunCount`); the engine timeline is unchanged. Underruns that repeat within 10 s double the ring,
+/// up to `Configuration.maximumLatency` (adaptive latency: `latency`, `ringGrowthCount`, the engine's
+/// `outputLatencyIncreased` event). A lost device holds the timeline, is reported by
 /// `onDeviceChange`, and the `DeviceLossPolicy` (or `reopen(deviceName:)`) continues on another device with the
 /// first frame the lost one had not played. Details: the "Playing in real time" and "Real-time guarantees"
 /// articles (Ensemble.docc/RealTimePlayback.md, Ensemble.docc/RealTimeGuarantees.md).
 public final class OpenALOutput: @unchecked Sendable {
     /// Which device to play on, the size of the buffer ring (latency = `bufferCount` × `bufferFrames` frames),
-    /// and what to do when the device is lost; checked by `init(engine:configuration:)`.
+    /// how far it may grow, and what to do when the device is lost; checked by `init(engine:configuration:)`.
     public struct Configuration: Sendable {
         /// Playback device name (nil: the default device). See `OpenALDevice.availableDevices()`.
         public var deviceName: String?
@@ -31,25 +33,37 @@ public final class OpenALOutput: @unchecked Sendable {
         public var bufferFrames = 240
         /// What to do when the device is lost: by default reopen the default device.
         public var onDeviceLoss: DeviceLossPolicy = .reopen(deviceName: nil)
+        /// The longest the ring may grow to, in seconds (0…10; the default is 0.5 s). An underrun within 10 s of
+        /// the previous one doubles the number of buffers, never past this (nor past 4096 buffers); a value
+        /// at or below the starting latency keeps the ring as it is. The ring never shrinks.
+        public var maximumLatency = 0.5
 
         /// A configuration with the given members; the defaults queue 4 × 240 frames on the default device and
         /// reopen the default device when it is lost. Ranges are checked by `OpenALOutput.init(engine:configuration:)`.
         public init(deviceName: String? = nil, bufferCount: Int = 4, bufferFrames: Int = 240,
-                    onDeviceLoss: DeviceLossPolicy = .reopen(deviceName: nil)) {
+                    onDeviceLoss: DeviceLossPolicy = .reopen(deviceName: nil), maximumLatency: Double = 0.5) {
             self.deviceName = deviceName
             self.bufferCount = bufferCount
             self.bufferFrames = bufferFrames
             self.onDeviceLoss = onDeviceLoss
+            self.maximumLatency = maximumLatency
         }
 
         /// A ring holding about `milliseconds` of audio at `sampleRate`, in 4 buffers (more for long latencies,
         /// so a buffer stays at most 1024 frames).
         public init(deviceName: String? = nil, latency milliseconds: Double, sampleRate: Double,
-                    onDeviceLoss: DeviceLossPolicy = .reopen(deviceName: nil)) {
+                    onDeviceLoss: DeviceLossPolicy = .reopen(deviceName: nil), maximumLatency: Double = 0.5) {
             let total = max(64, Int((milliseconds / 1000 * sampleRate).rounded()))
             let count = max(4, (total + 1023) / 1024)
             self.init(deviceName: deviceName, bufferCount: count, bufferFrames: max(16, total / count),
-                      onDeviceLoss: onDeviceLoss)
+                      onDeviceLoss: onDeviceLoss, maximumLatency: maximumLatency)
+        }
+
+        /// Buffers the ring may grow to at `sampleRate`: `maximumLatency` in whole buffers, at least
+        /// `bufferCount`, at most 4096.
+        func bufferCapacity(sampleRate: Double) -> Int {
+            let wanted = (maximumLatency * sampleRate / Double(bufferFrames)).rounded(.down)
+            return max(bufferCount, min(4096, Int(wanted)))
         }
     }
 
@@ -96,6 +110,9 @@ public final class OpenALOutput: @unchecked Sendable {
         guard rate == rate.rounded() else {
             throw .invalidParameter(name: "sampleRate", value: rate, expected: "a whole number of Hz")
         }
+        guard configuration.maximumLatency >= 0, configuration.maximumLatency <= 10 else {
+            throw .invalidParameter(name: "maximumLatency", value: configuration.maximumLatency, expected: "0…10 s")
+        }
         if case let .reopen(_, retry) = configuration.onDeviceLoss, !(retry >= 0.01 && retry <= 60) {
             throw .invalidParameter(name: "retryInterval", value: retry, expected: "0.01…60 s")
         }
@@ -121,14 +138,16 @@ public final class OpenALOutput: @unchecked Sendable {
                                    carrying previous: OpenALStream?) throws(OutputError) -> OpenALStream {
         let device = try OpenALDevice(name: deviceName, sampleRate: Int(engine.sampleRate),
                                       periodFrames: configuration.bufferFrames, layout: engine.speakerLayout)
-        // The device mixes a whole period at a time, so the ring must hold more than a period or the source
-        // runs dry at every update: add buffers until it holds a period plus two buffers.
+        // The device mixes a period at a time, and a backend that asks for its whole buffer at once (PulseAudio
+        // at a stream's start or after a late wakeup; OpenAL Soft keeps 3 periods by default) has it mix every
+        // period in one go: add buffers until the ring holds 3 periods plus two buffers, or the source runs dry.
         let period = device.periodFrames, frames = configuration.bufferFrames
-        let needed = period > 0 ? (period + frames - 1) / frames + 2 : 0
+        let needed = period > 0 ? (3 * period + frames - 1) / frames + 2 : 0
         let count = max(configuration.bufferCount, needed, previous?.bufferCount ?? 0)
+        let capacity = max(count, configuration.bufferCapacity(sampleRate: engine.sampleRate))
         do {
-            return try OpenALStream(device: device, engine: engine, bufferCount: count, bufferFrames: frames,
-                                    carrying: previous)
+            return try OpenALStream(device: device, engine: engine, bufferCount: count, capacity: capacity,
+                                    bufferFrames: frames, carrying: previous)
         } catch {
             device.close()
             throw error
@@ -141,14 +160,17 @@ public final class OpenALOutput: @unchecked Sendable {
 
     /// The device playing now (another one after a `reopen`).
     public var device: OpenALDevice { stream.device }
-    /// Buffers in the ring: the configured count, or more when the device's period needs them.
+    /// Buffers in the ring now: the configured count, or more when the device's period needs them, or more
+    /// again after the ring grew (`ringGrowthCount`).
     public var bufferCount: Int { stream.bufferCount }
+    /// Times the ring doubled because underruns repeated (adaptive latency, up to `Configuration.maximumLatency`).
+    public var ringGrowthCount: Int { stream.growths.load(ordering: .relaxed) }
 
     // MARK: Figures
 
     /// Frames queued to OpenAL when the ring is full: the output latency on our side.
     public var queuedFrames: Int { bufferCount * configuration.bufferFrames }
-    /// Our side's latency in seconds (the ring); the device adds `device.periodFrames` or so.
+    /// Our side's latency in seconds (the ring, as it is now); the device adds `device.periodFrames` or so.
     public var latency: Double { Double(queuedFrames) / engine.sampleRate }
     /// The device's own latency beyond the ring, as OpenAL reports it (`AL_SOFT_source_latency`; OpenAL Soft
     /// estimates it as all but one of the device's periods), in seconds. The engine clock subtracts it.

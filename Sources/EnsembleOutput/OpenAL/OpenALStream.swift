@@ -29,7 +29,8 @@ final class OpenALStream: @unchecked Sendable {
 
     let device: OpenALDevice
     let engine: Engine
-    let bufferCount: Int
+    /// Buffers allocated: the most the ring can grow to (`OpenALOutput.Configuration.maximumLatency`).
+    let capacity: Int
     let bufferFrames: Int
     let sampleRate: Double
     /// Channels per frame: the engine's (`Engine.speakerLayout`).
@@ -44,7 +45,7 @@ final class OpenALStream: @unchecked Sendable {
     private let alcDevice: OpaquePointer
     private let source: ALuint
     private let buffers: UnsafeMutablePointer<ALuint>
-    /// The samples of buffer n (interleaved) at slot n % bufferCount: what is queued, kept for a new device.
+    /// The samples of buffer n (interleaved) at slot n % capacity: what is queued, kept for a new device.
     private let copies: UnsafeMutablePointer<Float>
     /// Timeline frames at the start and end of buffer n, at 2·(n % historyCount); beyond the ring so the
     /// device latency can reach back before the queue.
@@ -56,6 +57,14 @@ final class OpenALStream: @unchecked Sendable {
     /// Whether frames play in real time, so readers may extrapolate the clock by wall time between refills.
     /// A loopback device plays only when pulled: its clock moves with the pulls, never on its own.
     private let realTime: Bool
+
+    /// Buffers in the ring now (render thread; published in `activeBuffers`): it starts at the configured count
+    /// and doubles, up to `capacity`, when underruns repeat (`growthWindow`).
+    private var active: Int
+    /// Monotonic time of the last underrun (0: none yet), for the growth rule.
+    private var lastUnderrunNanos: Int64 = 0
+    /// An underrun within this time of the previous one grows the ring.
+    static let growthWindow: Int64 = 10_000_000_000
 
     /// Buffers played and unqueued, and buffers rendered (or carried) so far, in this stream's numbering.
     private var unqueuedBuffers: Int64 = 0
@@ -72,6 +81,12 @@ final class OpenALStream: @unchecked Sendable {
 
     /// Underruns: times the source stopped because every queued buffer had been played.
     let underruns = Atomic<Int>(0)
+    /// Buffers in the ring now (`active`, for the control side).
+    let activeBuffers: Atomic<Int>
+    /// Times the ring grew after repeated underruns.
+    let growths = Atomic<Int>(0)
+    /// Buffers in the ring now (any thread).
+    var bufferCount: Int { activeBuffers.load(ordering: .relaxed) }
     /// The engine frame the source resumed with after the last underrun (-1: none yet).
     let lastUnderrunFrame = Atomic<Int64>(-1)
     /// The played frame last published (before extrapolation).
@@ -97,13 +112,17 @@ final class OpenALStream: @unchecked Sendable {
 
     nonisolated(unsafe) var hook: Hook?
 
-    /// A stream on `device`; with `previous` (the stream it replaces, lost or not), its unplayed buffers come first,
-    /// and its counters carry on. `bufferCount` must then be at least `previous.bufferCount`.
-    init(device: OpenALDevice, engine: Engine, bufferCount: Int, bufferFrames: Int,
+    /// A stream on `device` whose ring starts with `bufferCount` buffers and may grow to `capacity` (at least
+    /// `bufferCount`); with `previous` (the stream it replaces, lost or not), its unplayed buffers come first, and
+    /// its counters carry on. `bufferCount` must then be at least `previous.bufferCount`.
+    init(device: OpenALDevice, engine: Engine, bufferCount: Int, capacity: Int? = nil, bufferFrames: Int,
          carrying previous: OpenALStream? = nil) throws(OutputError) {
         self.device = device
         self.engine = engine
-        self.bufferCount = bufferCount
+        let capacity = max(capacity ?? bufferCount, bufferCount)
+        self.capacity = capacity
+        active = bufferCount
+        activeBuffers = Atomic(bufferCount)
         self.bufferFrames = bufferFrames
         sampleRate = engine.sampleRate
         channelCount = engine.speakerLayout.channelCount
@@ -118,17 +137,17 @@ final class OpenALStream: @unchecked Sendable {
         alGenSources(1, &s)
         if let e = Self.check() { throw .openAL(call: "alGenSources", code: e) }
         source = s
-        buffers = .allocate(capacity: bufferCount)
-        buffers.initialize(repeating: 0, count: bufferCount)
-        alGenBuffers(ALsizei(bufferCount), buffers)
+        buffers = .allocate(capacity: capacity)
+        buffers.initialize(repeating: 0, count: capacity)
+        alGenBuffers(ALsizei(capacity), buffers)
         if let e = Self.check() {
             alDeleteSources(1, &s)
             buffers.deallocate()
             throw .openAL(call: "alGenBuffers", code: e)
         }
-        copies = .allocate(capacity: channelCount * bufferFrames * bufferCount)
-        copies.initialize(repeating: 0, count: channelCount * bufferFrames * bufferCount)
-        historyCount = bufferCount + 1024
+        copies = .allocate(capacity: channelCount * bufferFrames * capacity)
+        copies.initialize(repeating: 0, count: channelCount * bufferFrames * capacity)
+        historyCount = capacity + 1024
         timeline = .allocate(capacity: 2 * historyCount)
         timeline.initialize(repeating: engine.renderedFrame, count: 2 * historyCount)
         hasLatency = alIsExtensionPresent("AL_SOFT_source_latency") != 0
@@ -201,7 +220,7 @@ final class OpenALStream: @unchecked Sendable {
     /// frames, and its counters.
     private func carry(_ previous: OpenALStream) {
         let first = previous.unqueuedBuffers, count = previous.renderedBuffers - first
-        precondition(count <= Int64(bufferCount), "a new stream must hold every carried buffer")
+        precondition(count <= Int64(active), "a new stream must hold every carried buffer")
         precondition(previous.channelCount == channelCount, "one engine, one channel count")
         let frameFloats = channelCount * bufferFrames
         for k in 0..<Int(count) {
@@ -212,6 +231,7 @@ final class OpenALStream: @unchecked Sendable {
         }
         carriedBuffers = count
         underruns.store(previous.underruns.load(ordering: .relaxed), ordering: .relaxed)
+        growths.store(previous.growths.load(ordering: .relaxed), ordering: .relaxed)
         lastUnderrunFrame.store(previous.lastUnderrunFrame.load(ordering: .relaxed), ordering: .relaxed)
         deviceLatencyFrames.store(previous.deviceLatencyFrames.load(ordering: .relaxed), ordering: .relaxed)
         hook = previous.hook
@@ -231,7 +251,7 @@ final class OpenALStream: @unchecked Sendable {
         alSourceStop(s)
         alSourcei(s, AL_BUFFER, 0)
         alDeleteSources(1, &s)
-        alDeleteBuffers(ALsizei(bufferCount), buffers)
+        alDeleteBuffers(ALsizei(capacity), buffers)
         _ = alGetError()
         buffers.deallocate()
         copies.deallocate()
@@ -243,7 +263,7 @@ final class OpenALStream: @unchecked Sendable {
     /// The samples of buffer `n` (which must be queued or just rendered).
     @_noLocks
     private func copy(of n: Int64) -> UnsafeMutablePointer<Float> {
-        copies + Int(n % Int64(bufferCount)) * channelCount * bufferFrames
+        copies + Int(n % Int64(capacity)) * channelCount * bufferFrames
     }
 
     /// Where buffer `n` starts on the timeline; for the buffer after the last rendered one, where that ended.
@@ -328,7 +348,7 @@ final class OpenALStream: @unchecked Sendable {
     /// Queues the carried buffers, fills the rest of the ring, and starts the source.
     @_noLocks
     func prime() {
-        for k in 0..<bufferCount { refill(buffers[k]) }
+        for k in 0..<active { refill(buffers[k]) }
         let s = source
         _unsafePerformance { alSourcePlay(s) }
         started = true
@@ -407,7 +427,7 @@ final class OpenALStream: @unchecked Sendable {
                     markLost()
                     return done
                 }
-                var stale = bufferCount - done
+                var stale = active - done
                 while stale > 0 {
                     var b: ALuint = 0
                     _unsafePerformance { alSourceUnqueueBuffers(s, 1, &b) }
@@ -424,12 +444,26 @@ final class OpenALStream: @unchecked Sendable {
     }
 
     /// Counts an underrun and restarts the stopped source, whose queue holds only unplayed buffers in order.
+    /// An underrun within `growthWindow` of the previous one first doubles the ring (up to `capacity`): the
+    /// new buffers are rendered and queued behind the others, so the timeline goes on unchanged.
     @_noLocks
     private func restartAfterUnderrun() {
         // Every buffer before `unqueuedBuffers` was played; the restarted source resumes with the next one.
-        lastUnderrunFrame.store(timelineStart(of: unqueuedBuffers), ordering: .relaxed)
+        let resumed = timelineStart(of: unqueuedBuffers)
+        lastUnderrunFrame.store(resumed, ordering: .relaxed)
         underruns.add(1, ordering: .relaxed)
         latencyStale = true
+        let time = monotonicNanos()
+        if lastUnderrunNanos != 0, time - lastUnderrunNanos < Self.growthWindow, active < capacity {
+            let grown = min(2 * active, capacity)
+            for k in active..<grown { refill(buffers[k]) }
+            active = grown
+            activeBuffers.store(grown, ordering: .relaxed)
+            growths.add(1, ordering: .relaxed)
+            let frames = grown * bufferFrames
+            clock._withUnsafeGuaranteedRef { $0.ringGrew(to: frames, at: resumed) }
+        }
+        lastUnderrunNanos = time
         let s = source
         _unsafePerformance { alSourcePlay(s) }
     }
