@@ -169,7 +169,7 @@ public struct Scene: Sendable, Equatable {
             // Parsed as it is: an empty scene is "not valid JSON".
         } catch {
             throw SceneError(path: path, error.kind == .tooLarge
-                             ? "a scene file holds at most \(maximumFileSize / 1_000_000) MB" : error.detail)
+                             ? "a scene file holds at most \(ByteCountText.describe(maximumFileSize))" : error.detail)
         }
         return try parse(bytes, path: path)
     }

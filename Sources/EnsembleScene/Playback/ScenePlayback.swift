@@ -197,8 +197,8 @@ public final class ScenePlayback: @unchecked Sendable {
         let ringBytes = streamedTracks.reduce(0) { $0 + engine.streamRingBytes($1.track.sound) }
         let available = MemoryBudget.available()
         guard ringBytes <= available else {
-            throw SceneError(path: scenePath, "the scene's \(streamedTracks.count) streamed tracks need \(ringBytes / 1_000_000) MB "
-                             + "of stream buffers; only \(available / 1_000_000) MB of memory are available")
+            throw SceneError(path: scenePath, "the scene's \(streamedTracks.count) streamed tracks need \(ByteCountText.describe(ringBytes)) "
+                             + "of stream buffers; only \(ByteCountText.describe(available)) of memory are available")
         }
         frameCount = scene.duration.map { Int64(($0 * rate).rounded()) } ?? lastEnd
         warnings = loadWarnings
