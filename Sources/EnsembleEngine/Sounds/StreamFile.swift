@@ -110,8 +110,8 @@ public struct StreamFile: Sendable {
         var info = SF_INFO()
         let virtual = SndfileVirtualFile(source, path: path)
         guard let file = SndfileVirtualFile.open(virtual, &info) else {
-            throw virtual.failure
-                ?? AudioFileError(.corrupt, path: path, "cannot open for streaming: \(SndfileDecoder.message(sf_strerror(nil)))")
+            // Said as the in-memory decoder says it (a FLAC cut short, an Ogg FLAC), from the same bytes.
+            throw virtual.failure ?? SndfileDecoder.openError(bytes: head, fileSize: source.count, container: container, path: path)
         }
         defer { sf_close(file) }
         guard info.channels == 1 || info.channels == 2 else {
