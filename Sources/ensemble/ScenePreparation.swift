@@ -75,6 +75,10 @@ enum AudioArgument {
     /// True when `head`, a file's first bytes, are an audio container's (a scene is JSON text).
     static func isAudio(head: [UInt8]) -> Bool {
         guard head.count >= 4 else { return false }
+        // A byte-order mark is text (a scene saved as UTF-16), though FF FE reads like an MPEG frame's sync.
+        if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xEF, 0xBB, 0xBF]) {
+            return false
+        }
         let magic = String(decoding: head.prefix(4), as: UTF8.self)
         if ["RIFF", "RIFX", "RF64", "FORM", "caff", "fLaC", "OggS", "ID3"].contains(where: { magic.hasPrefix($0) }) { return true }
         return head[0] == 0xFF && head[1] & 0xE0 == 0xE0 // an MPEG audio frame sync

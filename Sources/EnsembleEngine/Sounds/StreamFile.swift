@@ -72,10 +72,7 @@ public struct StreamFile: Sendable {
     private init(source: ByteSource, head: [UInt8], name path: String, shared: Bool) throws(AudioFileError) {
         self.path = path
         self.shared = shared ? source : nil
-        guard let container = ContainerSniffer.sniff(head) else {
-            throw AudioFileError(.unsupported, path: path,
-                                 "not a recognised audio file (\(ContainerSniffer.describeMagic(head)))")
-        }
+        guard let container = ContainerSniffer.sniff(head) else { throw ContainerSniffer.unrecognised(head, path: path) }
         switch container {
         case .mp3:
             let probe = try MP3StreamDecoder.probe(source: source, path: path)
