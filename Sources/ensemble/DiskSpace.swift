@@ -25,7 +25,7 @@ enum DiskSpace {
         guard needed > free else { return }
         let seconds = Double(frames) / sampleRate
         throw AudioFileError(.writeFailed, path: output, "the mix is \(Int(seconds.rounded())) s long and needs "
-                             + "\(size(needed)) on disk, but only \(size(free)) are free in '\(directory.isEmpty ? "/" : directory)'")
+                             + "\(size(needed)) on disk, but only \(size(free)) are free in '\(PathNames.display(directory.isEmpty ? "/" : directory))'")
     }
 
     /// Throws when the mix needs more bytes than `format`'s container can describe: WAV and AIFF sizes are 32-bit

@@ -124,6 +124,10 @@ public final class ScenePlayback: @unchecked Sendable {
         for (i, spec) in scene.tracks.enumerated() {
             let key = "tracks[\(i)]"
             let s = try trackSound(spec, key)
+            // A valid file of no frames (a header and nothing else) has no time 0 either: say what it is.
+            guard s.frameCount > 0 else {
+                throw SceneError(path: scenePath, "\(key).file: \(spec.file): the file has no audio frames, nothing to play")
+            }
             let offsetFrames = try fileFrame(spec.offset, of: s, "\(key).offset")
             let track: Track
             do { track = try engine.makeTrack(s) } catch { throw fail(key, error) }
