@@ -52,10 +52,7 @@ public enum AudioFile {
     }
 
     private static func sniff(_ bytes: [UInt8], path: String) throws(AudioFileError) -> AudioContainer {
-        guard let container = ContainerSniffer.sniff(bytes) else {
-            throw AudioFileError(.unsupported, path: path,
-                                 "not a recognised audio file (\(ContainerSniffer.describeMagic(bytes)))")
-        }
+        guard let container = ContainerSniffer.sniff(bytes) else { throw ContainerSniffer.unrecognised(bytes, path: path) }
         return container
     }
 

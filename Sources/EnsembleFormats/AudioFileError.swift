@@ -10,7 +10,7 @@ public struct AudioFileError: Error, Sendable, Equatable, CustomStringConvertibl
         case isDirectory
         /// The file exists but cannot be opened or read (permissions, I/O error).
         case unreadable
-        /// The file has no bytes.
+        /// The file has no bytes (or, where a sound is to be played, no audio frames).
         case empty
         /// The file ends before what its header promises.
         case truncated

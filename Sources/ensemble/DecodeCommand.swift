@@ -19,8 +19,10 @@ struct DecodeCommand: ParsableCommand {
         try reportingFailures(path: input) {
             let audio = input == "-"
                 ? try AudioFile.decode(reader: StandardStreams.input(), name: "standard input")
-                : try AudioFile.decode(path: input)
-            try AudioFileWriter.write(audio, format: OutputFormat(container: .wav, codec: .float32), to: output)
+                : try AudioFile.decode(path: InputPath(input).path)
+            let destination = try OutputPath(output)
+            try AudioFileWriter.write(audio, format: OutputFormat(container: .wav, codec: .float32), to: destination.path)
+            try destination.commit()
         }
     }
 }

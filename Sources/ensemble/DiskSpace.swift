@@ -25,7 +25,7 @@ enum DiskSpace {
         guard needed > free else { return }
         let seconds = Double(frames) / sampleRate
         throw AudioFileError(.writeFailed, path: output, "the mix is \(Int(seconds.rounded())) s long and needs "
-                             + "\(size(needed)) on disk, but only \(size(free)) are free in '\(directory.isEmpty ? "/" : directory)'")
+                             + "\(size(needed)) on disk, but only \(size(free)) are free in '\(PathNames.display(directory.isEmpty ? "/" : directory))'")
     }
 
     /// Throws when the mix needs more bytes than `format`'s container can describe: WAV and AIFF sizes are 32-bit
@@ -38,19 +38,9 @@ enum DiskSpace {
         guard overflow || payload > limit else { return }
         let seconds = Double(frames) / sampleRate
         throw AudioFileError(.writeFailed, path: output, "the mix is \(Int(seconds.rounded())) s long and needs "
-                             + "\(overflow ? "more than 9 EB" : size(payload)), more than a .\(format.container.rawValue) "
+                             + "\(overflow ? "more than 9.2 EB" : size(payload)), more than a .\(format.container.rawValue) "
                              + "file can hold (\(size(limit))): write .caf or .flac")
     }
 
-    /// A byte count as a person writes it: 4.1 kB, 12 MB, 3.5 GB (decimal units, two significant figures at least).
-    static func size(_ bytes: Int64) -> String {
-        let units = ["bytes", "kB", "MB", "GB", "TB", "PB", "EB"]
-        var value = Double(bytes), unit = 0
-        while value >= 1000 && unit < units.count - 1 {
-            value /= 1000
-            unit += 1
-        }
-        if unit == 0 { return "\(bytes) bytes" }
-        return (value < 10 ? String(format: "%.1f", value) : "\(Int(value.rounded()))") + " " + units[unit]
-    }
+    private static func size(_ bytes: Int64) -> String { ByteCountText.describe(bytes) }
 }

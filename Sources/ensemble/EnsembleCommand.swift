@@ -1,4 +1,5 @@
 import ArgumentParser
+import Ensemble
 import Foundation
 
 /// `ensemble`: inspect, decode and convert audio files with the engine's decoders and writers.
@@ -7,6 +8,8 @@ struct Ensemble: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ensemble",
         abstract: "Mix scenes of tracks and effects offline or play them in real time, and inspect, decode and convert audio files.",
+        // `ensemble --version`: "ensemble 0.1.0", the library's one version constant.
+        version: "ensemble \(EnsembleVersion.current)",
         subcommands: [RenderCommand.self, PlayCommand.self, DevicesCommand.self, InfoCommand.self, DecodeCommand.self,
                       ConvertCommand.self, PresetsCommand.self]
     )

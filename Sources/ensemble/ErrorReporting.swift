@@ -6,7 +6,8 @@ import Glibc
 
 /// Runs a subcommand's work so that every failure ends the same way: exactly one line on stderr,
 /// `ensemble: <path>: <problem>`, and exit code 1 (64, EX_USAGE, for an `OptionError`). ArgumentParser's own usage
-/// errors never get here.
+/// errors never get here. A path that stands for a command-line name that is not UTF-8 is named as typed
+/// (`PathNames`).
 func reportingFailures(path: String, _ body: () throws -> Void) throws {
     do {
         try body()
@@ -17,10 +18,10 @@ func reportingFailures(path: String, _ body: () throws -> Void) throws {
         // Like a program killed by SIGPIPE (`ensemble render s.json -o - | head -c 100`): quietly, 128 + 13.
         throw ExitCode(141)
     } catch let error as AudioFileError {
-        printError(error.description)
+        printError(PathNames.display(error).description)
         throw ExitCode(1)
     } catch let error as SceneError {
-        printError(error.description)
+        printError(SceneError(path: PathNames.display(error.path), error.message).description)
         throw ExitCode(1)
     } catch let error as OutputError {
         printError(error.description)

@@ -18,7 +18,7 @@ struct InfoCommand: ParsableCommand {
         try reportingFailures(path: file) {
             let info = file == "-"
                 ? try AudioFile.info(reader: StandardStreams.input(), name: "standard input")
-                : try AudioFile.info(path: file)
+                : try AudioFile.info(path: InputPath(file).path)
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -55,7 +55,10 @@ struct RenderCommand: ParsableCommand {
         // Ctrl-C or a kill then removes the unfinished output instead of leaving a hidden temporary file.
         InterruptCleanup.install()
         try reportingFailures(path: scene) {
-            let format = try outputFormat()
+            // A name that is not UTF-8 is written under a stand-in and renamed at the end (`OutputPath`).
+            let destination = try OutputPath(output)
+            let output = destination.path
+            let format = try outputFormat(output)
             guard (1...65536).contains(blockSize) else {
                 throw OptionError("--block-size \(blockSize): expected 1…65536")
             }
@@ -124,6 +127,7 @@ struct RenderCommand: ParsableCommand {
                     throw error
                 }
             }
+            try destination.commit()
             if engine.effectResetCount > 0 {
                 printError("warning: \(scene): an effect's output was not finite \(engine.effectResetCount) time(s); "
                            + "each time it was reset and that block of its bus silenced")
@@ -141,7 +145,7 @@ struct RenderCommand: ParsableCommand {
 
     /// The container (from --format or the output's extension; WAV for standard output, a device or a FIFO) and
     /// the sample encoding (--bit-depth, or the container's best), checked before anything is rendered.
-    private func outputFormat() throws -> OutputFormat {
+    private func outputFormat(_ output: String) throws -> OutputFormat {
         let outputs = [("-o", output), ("--events", events), ("--plot", plot)].compactMap { name, path in
             path.map { (name, $0) }
         }

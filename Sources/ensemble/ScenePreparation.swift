@@ -13,8 +13,11 @@ struct PreparedScene {
     /// `renderThreads` > 1 mixes each block on that many threads (offline rendering; same output). `channels`
     /// (2, 6 or 8, from `--channels`) overrides the scene's `channels`. `maxBlockFrames` raises the engine's
     /// largest block for an offline render in longer blocks (never lowers it below the default).
-    init(path: String, sampleRate: Int? = nil, channels: Int? = nil, renderThreads: Int = 1,
+    init(path argument: String, sampleRate: Int? = nil, channels: Int? = nil, renderThreads: Int = 1,
          maxBlockFrames: Int? = nil) throws {
+        // A name that is not UTF-8 is opened by its bytes (`InputPath`); errors still name it as typed.
+        let input = argument == Scene.standardInput ? nil : try InputPath(argument)
+        let path = input?.path ?? argument
         var description: Scene
         var preloaded: [String: Sound] = [:]
         if let bytes = try AudioArgument.readIfForwardOnly(path) {
@@ -26,11 +29,25 @@ struct PreparedScene {
                 let folder = (path as NSString).deletingLastPathComponent
                 description = try Scene.parse(Data(bytes), folder: folder.isEmpty ? "." : folder, path: path)
             }
+        } else if AudioArgument.isAudio(path) {
+            description = AudioArgument.scene(playing: path, named: input?.display ?? argument)
+            // An audio argument is loaded here, so a bad file fails as `decode` and `info` fail: naming the file as
+            // it was given, not the absolute path the scene holds.
+            let name = path == Scene.standardInput ? "standard input" : path
+            do {
+                preloaded = try AudioArgument.load(description.tracks[0].file)
+            } catch let error as AudioFileError {
+                throw AudioFileError(error.kind, path: name, error.detail)
+            }
+            if preloaded.values.contains(where: { $0.frameCount == 0 }) {
+                throw AudioFileError(.empty, path: name, "the file has no audio frames, nothing to play")
+            }
+        } else if let input, input.path != argument {
+            // A scene whose name is not UTF-8: its relative files are found in its real folder.
+            let bytes = try FileDescriptorReader(path: path).readToEnd(name: path, limit: Scene.maximumFileSize)
+            description = try Scene.parse(Data(bytes), folder: input.folder, path: path)
         } else {
-            let audio = AudioArgument.isAudio(path)
-            description = try audio ? AudioArgument.scene(playing: path) : Scene.load(path: path)
-            // An audio argument is loaded here, so a bad file fails as `decode` and `info` fail (naming the file).
-            if audio { preloaded = try AudioArgument.load(description.tracks[0].file) }
+            description = try Scene.load(path: path)
         }
         if let rate = try OptionChecks.sampleRate(sampleRate) { description.sampleRate = rate }
         if let layout = try OptionChecks.layout(channels) { description.speakerLayout = layout }
@@ -64,17 +81,22 @@ enum AudioArgument {
     /// True for `-` and for a file whose first bytes are an audio container's (a scene is JSON text).
     static func isAudio(_ path: String) -> Bool {
         if path == Scene.standardInput { return true }
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        // A FIFO would be consumed by peeking: only regular files are sniffed, after symbolic links (a link to a
+        // song, or the /dev/fd/N that stands for a name that is not UTF-8).
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+              let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
-        // A FIFO would be consumed by peeking: only regular files are sniffed.
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              attributes[.type] as? FileAttributeType == .typeRegular else { return false }
         return isAudio(head: [UInt8]((try? handle.read(upToCount: 12)) ?? Data()))
     }
 
     /// True when `head`, a file's first bytes, are an audio container's (a scene is JSON text).
     static func isAudio(head: [UInt8]) -> Bool {
         guard head.count >= 4 else { return false }
+        // A byte-order mark is text (a scene saved as UTF-16), though FF FE reads like an MPEG frame's sync.
+        if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xEF, 0xBB, 0xBF]) {
+            return false
+        }
         let magic = String(decoding: head.prefix(4), as: UTF8.self)
         if ["RIFF", "RIFX", "RF64", "FORM", "caff", "fLaC", "OggS", "ID3"].contains(where: { magic.hasPrefix($0) }) { return true }
         return head[0] == 0xFF && head[1] & 0xE0 == 0xE0 // an MPEG audio frame sync
@@ -109,12 +131,13 @@ enum AudioArgument {
         }
     }
 
-    /// A scene of one track playing `path` once from time 0.
-    static func scene(playing path: String) -> Scene {
+    /// A scene of one track playing `path` once from time 0; the track is named after `display`, the name as given.
+    static func scene(playing path: String, named display: String? = nil) -> Scene {
         var scene = Scene()
         let absolute = path == Scene.standardInput || path.hasPrefix("/")
             ? path : FileManager.default.currentDirectoryPath + "/" + path
-        let name = path == Scene.standardInput ? "stdin" : ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        let shown = display ?? path
+        let name = path == Scene.standardInput ? "stdin" : ((shown as NSString).lastPathComponent as NSString).deletingPathExtension
         scene.tracks = [Scene.TrackEntry(name: name, file: absolute)]
         return scene
     }

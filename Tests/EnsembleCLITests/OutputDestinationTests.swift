@@ -49,7 +49,7 @@ final class OutputDestinationTests: XCTestCase {
         guard isCharacterDevice("/dev/full") else { throw XCTSkip("no /dev/full") }
         let result = try render(["-o", "/dev/full"])
         XCTAssertEqual(result.status, 1)
-        XCTAssertEqual(result.stderr, "ensemble: /dev/full: cannot write: No space left on device\n")
+        XCTAssertEqual(result.stderr, "ensemble: /dev/full: the disk is full (No space left on device)\n")
         XCTAssertTrue(isCharacterDevice("/dev/full"))
         XCTAssertEqual(try scratch.contents(), [])
     }

@@ -72,10 +72,7 @@ public struct StreamFile: Sendable {
     private init(source: ByteSource, head: [UInt8], name path: String, shared: Bool) throws(AudioFileError) {
         self.path = path
         self.shared = shared ? source : nil
-        guard let container = ContainerSniffer.sniff(head) else {
-            throw AudioFileError(.unsupported, path: path,
-                                 "not a recognised audio file (\(ContainerSniffer.describeMagic(head)))")
-        }
+        guard let container = ContainerSniffer.sniff(head) else { throw ContainerSniffer.unrecognised(head, path: path) }
         switch container {
         case .mp3:
             let probe = try MP3StreamDecoder.probe(source: source, path: path)
@@ -110,8 +107,8 @@ public struct StreamFile: Sendable {
         var info = SF_INFO()
         let virtual = SndfileVirtualFile(source, path: path)
         guard let file = SndfileVirtualFile.open(virtual, &info) else {
-            throw virtual.failure
-                ?? AudioFileError(.corrupt, path: path, "cannot open for streaming: \(SndfileDecoder.message(sf_strerror(nil)))")
+            // Said as the in-memory decoder says it (a FLAC cut short, an Ogg FLAC), from the same bytes.
+            throw virtual.failure ?? SndfileDecoder.openError(bytes: head, fileSize: source.count, container: container, path: path)
         }
         defer { sf_close(file) }
         guard info.channels == 1 || info.channels == 2 else {

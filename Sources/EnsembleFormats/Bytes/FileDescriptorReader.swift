@@ -76,8 +76,8 @@ extension AudioByteReader {
         if let size {
             let room = MemoryBudget.available()
             guard min(size, limit) <= room else {
-                throw AudioFileError(.tooLarge, path: name, "\(size / 1_000_000) MB cannot be held in the "
-                                     + "\(room / 1_000_000) MB of memory left")
+                throw AudioFileError(.tooLarge, path: name, "\(ByteCountText.describe(size)) cannot be held in the "
+                                     + "\(ByteCountText.describe(room)) of memory left")
             }
             bytes.reserveCapacity(min(size, limit))
         }
@@ -90,7 +90,7 @@ extension AudioByteReader {
             let n = try result.get()
             if n == 0 { break }
             guard bytes.count + n <= limit else {
-                throw AudioFileError(.tooLarge, path: name, "more than \(limit) bytes; the limit is \(limit) bytes")
+                throw AudioFileError(.tooLarge, path: name, "more than \(ByteCountText.describe(limit)); the limit is \(ByteCountText.describe(limit))")
             }
             if bytes.count + n > bytes.capacity {
                 // The memory rule as the bytes arrive (a forward-only input has no size to check up front): the
@@ -98,8 +98,8 @@ extension AudioByteReader {
                 let grown = min(max(bytes.capacity * 2, bytes.count + n, 1 << 20), limit)
                 let room = MemoryBudget.available()
                 guard grown <= room else {
-                    throw AudioFileError(.tooLarge, path: name, "more than \(bytes.count / 1_000_000) MB arrived and the "
-                                         + "\(room / 1_000_000) MB of memory left cannot hold more")
+                    throw AudioFileError(.tooLarge, path: name, "more than \(ByteCountText.describe(bytes.count)) arrived and the "
+                                         + "\(ByteCountText.describe(room)) of memory left cannot hold more")
                 }
                 bytes.reserveCapacity(grown)
             }

@@ -30,27 +30,30 @@ package enum MemoryBudget {
         let (needed, o2) = samplesBytes.addingReportingOverflow(fileBytes)
         let room = available()
         guard !o1, !o2, needed <= room else {
-            let need = o1 || o2 ? "more than 2^63 bytes" : megabytes(needed)
-            throw AudioFileError(.tooLarge, path: path,
-                                 "file is too large to decode into memory: needs \(need), only \(megabytes(room)) available (a scene track can stream it)")
+            let need = o1 || o2 ? "more than 9.2 EB" : ByteCountText.describe(needed)
+            throw AudioFileError(.tooLarge, path: path, "file is too large to decode into memory: needs \(need), "
+                                 + "only \(ByteCountText.describe(room)) available (a scene track can stream it)")
         }
     }
 
-    private static func megabytes(_ bytes: Int) -> String {
-        "\(bytes / (1 << 20) + (bytes % (1 << 20) == 0 ? 0 : 1)) MB"
-    }
-
-    /// The process's mapped address space (`VmSize`), from /proc/self/statm; 0 if unreadable.
+    /// The process's mapped address space (`VmSize`), from /proc/self/statm. Where that cannot be read or says
+    /// nothing usable (no /proc, an empty or strange file), 0: the limits are then taken whole, which can only
+    /// over-estimate the room; no message depends on the file, so none can mislead.
     private static func mappedBytes() -> Int {
         let fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return 0 }
         defer { close(fd) }
         var text = [UInt8](repeating: 0, count: 64)
         let n = text.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n > 0 else { return 0 }
-        // The first field is the total program size in pages.
-        let digits = text.prefix(n).prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-        guard let pages = Int(String(decoding: digits, as: UTF8.self)) else { return 0 }
-        return pages.multipliedReportingOverflow(by: sysconf(Int32(_SC_PAGESIZE))).partialValue
+        return mappedBytes(statm: Array(text.prefix(max(0, n)))) ?? 0
+    }
+
+    /// The mapped bytes a /proc/self/statm text gives (its first field, the program size in pages), or nil when the
+    /// text does not start with a number of pages.
+    package static func mappedBytes(statm text: [UInt8]) -> Int? {
+        let digits = text.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard !digits.isEmpty, digits.count < 19, let pages = Int(String(decoding: digits, as: UTF8.self)) else { return nil }
+        let (bytes, overflow) = pages.multipliedReportingOverflow(by: sysconf(Int32(_SC_PAGESIZE)))
+        return overflow ? nil : bytes
     }
 }

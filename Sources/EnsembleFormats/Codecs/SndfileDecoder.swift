@@ -74,7 +74,7 @@ package enum SndfileDecoder {
         try ChunkLayout.validate(source, container: container, path: path)
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
-            throw openError(bytes: head, container: container, path: path)
+            throw openError(bytes: head, fileSize: source.count, container: container, path: path)
         }
         defer { sf_close(file) }
         let frames = try validateOpened(info, byteCount: source.count, path: path)
@@ -141,7 +141,7 @@ package enum SndfileDecoder {
         var info = SF_INFO()
         return try withExtendedLifetime(source) { () throws(AudioFileError) -> T in
             guard let file = SndfileVirtualFile.open(source, &info) else {
-                throw openError(bytes: bytes, container: container, path: path)
+                throw openError(bytes: bytes, fileSize: bytes.count, container: container, path: path)
             }
             defer { sf_close(file) }
             _ = try validateOpened(info, byteCount: bytes.count, path: path)
@@ -165,9 +165,23 @@ package enum SndfileDecoder {
     private static let decodableWAVTags: Set<UInt16> = [0x0001, 0x0002, 0x0003, 0x0006, 0x0007, 0x0011, 0x0031,
                                                          0x0040, 0x0014, 0x0050, 0x0055, 0xFFFE]
 
-    private static func openError(bytes: [UInt8], container: AudioContainer, path: String) -> AudioFileError {
+    /// Why libsndfile refused to open a file of `fileSize` bytes whose first bytes are `bytes`: what the bytes show
+    /// where they show it (a FLAC cut short, an Ogg FLAC), else libsndfile's code and text.
+    package static func openError(bytes: [UInt8], fileSize: Int, container: AudioContainer, path: String) -> AudioFileError {
         let code = Int(sf_error(nil))
         let text = message(sf_strerror(nil))
+        if container == .flac {
+            if let problem = FLACHeaderDamage.problem(head: bytes, fileSize: fileSize) {
+                return AudioFileError(.truncated, path: path, problem)
+            }
+            // Whole metadata, audio after it, and still refused: the stream itself is damaged.
+            return AudioFileError(.corrupt, path: path, "the FLAC data is damaged: libsndfile's FLAC decoder cannot read it")
+        }
+        if container == .ogg && FLACHeaderDamage.isOggFLAC(bytes) {
+            // libsndfile 1.2 does not read FLAC in Ogg (it reports "unknown error in flac decoder").
+            return AudioFileError(.unsupported, path: path, "libsndfile cannot decode this Ogg FLAC file; a native .flac "
+                                  + "of the same stream works (ffmpeg -i IN -c:a copy OUT.flac)")
+        }
         // libsndfile calls an unknown codec a "malformed 'fmt ' chunk"; name the real problem instead.
         if container == .wav || container == .rifx,
            let tag = ChunkLayout.wavFormatTag(bytes, bigEndian: container == .rifx), !decodableWAVTags.contains(tag) {

@@ -53,6 +53,30 @@ public enum ContainerSniffer {
         return nil
     }
 
+    /// The error for bytes `sniff` does not recognise: a free-format MP3 is named as such (it is MPEG audio, but
+    /// with no bit rate in its headers its frames cannot be found, so Ensemble does not read it); anything else is
+    /// "not a recognised audio file" with its first bytes.
+    package static func unrecognised(_ bytes: [UInt8], path: String) -> AudioFileError {
+        if isFreeFormatMPEG(bytes) {
+            return AudioFileError(.unsupported, path: path, "free-format MP3 (bit rate index 0: no bit rate in its frame "
+                                  + "headers) is not supported; re-encode it at a standard bit rate")
+        }
+        return AudioFileError(.unsupported, path: path, "not a recognised audio file (\(describeMagic(bytes)))")
+    }
+
+    /// True when `bytes` start, after an ID3v2 tag if there is one, with an MPEG audio frame header whose bit rate
+    /// index is 0 ("free format": the encoder's own rate, found only by searching for the next frame).
+    static func isFreeFormatMPEG(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        if bytes.starts(with: Array("ID3".utf8)), bytes.count >= 10, bytes[6..<10].allSatisfy({ $0 < 0x80 }) {
+            offset = 10 + bytes[6..<10].reduce(0) { ($0 << 7) | Int($1) } + (bytes[5] & 0x10 != 0 ? 10 : 0)
+        }
+        guard offset + 4 <= bytes.count, bytes[offset] == 0xFF else { return false }
+        let b1 = bytes[offset + 1], b2 = bytes[offset + 2]
+        // Sync, a known version (not the reserved 01) and layer (not 00), bit rate index 0, a known sample rate.
+        return b1 & 0xE0 == 0xE0 && (b1 >> 3) & 3 != 1 && (b1 >> 1) & 3 != 0 && b2 >> 4 == 0 && (b2 >> 2) & 3 != 3
+    }
+
     /// A short, printable description of the first bytes, for "not a recognised audio file (…)".
     package static func describeMagic(_ bytes: [UInt8]) -> String {
         let head = bytes.prefix(4)

@@ -58,7 +58,15 @@ struct AtomicOutputFile {
             let code = errno
             let detail: String
             switch code {
-            case ENOENT, ENOTDIR: detail = "directory '\(folder)' does not exist"
+            case ENOENT, ENOTDIR:
+                var info = stat()
+                if stat(folder.isEmpty ? "/" : folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+                    // The folder is there but refuses new names (/proc, /sys): saying it does not exist would send
+                    // the user looking for the wrong problem.
+                    throw AudioFileError(.writeFailed, path: folder.isEmpty ? "/" : folder,
+                                         "this folder does not take new files (\(errnoText(code)))")
+                }
+                detail = "directory '\(folder)' does not exist"
             case EACCES, EPERM, EROFS: detail = "cannot create a file in '\(folder)': \(errnoText(code))"
             default: detail = "cannot create a temporary file in '\(folder)': \(errnoText(code))"
             }
@@ -178,7 +186,7 @@ struct AtomicOutputFile {
             }
             if let code = chunk.withUnsafeBytes({ writeAll(output, UnsafeRawBufferPointer(rebasing: $0[..<count])) }) {
                 if code == EPIPE { throw AudioFileError(.writeFailed, path: destination, Self.readerClosed) }
-                throw AudioFileError(.writeFailed, path: destination, "cannot write: \(errnoText(code))")
+                throw AudioFileError(.writeFailed, path: destination, WriteFailure.describe(code))
             }
         }
     }

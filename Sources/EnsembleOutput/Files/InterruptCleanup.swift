@@ -57,12 +57,12 @@ public enum InterruptCleanup {
         }
     }
     /// Notes a temporary file that must not outlive an interruption.
-    static func register(_ path: String) {
+    package static func register(_ path: String) {
         registry.withLock { $0.paths.append(path) }
     }
 
     /// Forgets `path` (it was deleted).
-    static func unregister(_ path: String) {
+    package static func unregister(_ path: String) {
         registry.withLock { registry in
             if let i = registry.paths.lastIndex(of: path) { registry.paths.remove(at: i) }
         }
@@ -71,7 +71,7 @@ public enum InterruptCleanup {
     /// Forgets `path` and runs `commit` (the rename into place) under the registry's lock, so an interruption
     /// either deletes the file or sees it committed, never neither. Returns false, without running `commit`, when an
     /// interruption is under way.
-    static func commit(_ path: String, _ commit: () -> Void) -> Bool {
+    package static func commit(_ path: String, _ commit: () -> Void) -> Bool {
         registry.withLock { registry in
             guard !registry.interrupted else { return false }
             if let i = registry.paths.lastIndex(of: path) { registry.paths.remove(at: i) }

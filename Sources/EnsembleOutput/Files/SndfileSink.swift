@@ -60,7 +60,7 @@ final class SndfileSink {
                 let code = errno
                 close(output.descriptor)
                 output.discard()
-                throw AudioFileError(.writeFailed, path: path, "cannot write: \(errnoText(code))")
+                throw AudioFileError(.writeFailed, path: path, WriteFailure.describe(code))
             }
             self.wav = wav
             return
@@ -129,9 +129,11 @@ final class SndfileSink {
             written = sf_writef_float(file, source, sf_count_t(frames))
         }
         guard written == sf_count_t(frames) else {
-            let text = SndfileDecoder.message(sf_strerror(file))
+            let code = errno
+            let detail = WriteFailure.describe(libsndfileCode: sf_error(file), errno: code,
+                                               text: SndfileDecoder.message(sf_strerror(file)), what: "write failed")
             abort()
-            throw AudioFileError(.writeFailed, path: output.destination, "write failed: \(text)")
+            throw AudioFileError(.writeFailed, path: output.destination, detail)
         }
         framesWritten += frames
     }
@@ -145,7 +147,7 @@ final class SndfileSink {
             let code = errno
             abort()
             let detail = code == EFBIG ? "a WAV holds at most 4 GB of samples: write .caf or .flac instead"
-                : "write failed: \(errnoText(code))"
+                : WriteFailure.describe(code)
             throw AudioFileError(.writeFailed, path: output.destination, detail)
         }
         framesWritten += samples.count / channelCount
@@ -158,7 +160,7 @@ final class SndfileSink {
             guard wav.finish(sampleRate: sampleRate) else {
                 let code = errno
                 output.discard()
-                throw AudioFileError(.writeFailed, path: output.destination, "closing the file failed: \(errnoText(code))")
+                throw AudioFileError(.writeFailed, path: output.destination, WriteFailure.describe(code))
             }
             try output.commit()
             return
@@ -169,8 +171,11 @@ final class SndfileSink {
         self.file = nil
         let status = sf_close(file)
         guard status == 0 else {
+            let code = errno
             output.discard()
-            throw AudioFileError(.writeFailed, path: output.destination, "closing the file failed: \(SndfileDecoder.message(sf_error_number(status)))")
+            throw AudioFileError(.writeFailed, path: output.destination, WriteFailure.describe(
+                libsndfileCode: status, errno: code, text: SndfileDecoder.message(sf_error_number(status)),
+                what: "closing the file failed"))
         }
         try output.commit()
     }

@@ -46,7 +46,7 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .unknownBus(index):
             return "bus \(index) is not set up; call setBus or setEffects first"
         case let .outOfMemory(what, needed, available):
-            return "\(what) needs \(needed / 1_000_000) MB of memory; only \(available / 1_000_000) MB are available"
+            return "\(what) needs \(ByteCountText.describe(needed)) of memory; only \(ByteCountText.describe(available)) are available"
         }
     }
 }

@@ -169,7 +169,7 @@ public struct Scene: Sendable, Equatable {
             // Parsed as it is: an empty scene is "not valid JSON".
         } catch {
             throw SceneError(path: path, error.kind == .tooLarge
-                             ? "a scene file holds at most \(maximumFileSize / 1_000_000) MB" : error.detail)
+                             ? "a scene file holds at most \(ByteCountText.describe(maximumFileSize))" : error.detail)
         }
         return try parse(bytes, path: path)
     }
@@ -184,7 +184,9 @@ public struct Scene: Sendable, Equatable {
     public static let maximumFileSize = 256_000_000
 
     /// Parses and validates scene JSON; `folder` resolves relative file paths, `path` names the scene in errors.
+    /// UTF-8 is expected; UTF-16 and UTF-32 (with or without a byte-order mark) are read too.
     public static func parse(_ data: Data, folder: String, path: String) throws(SceneError) -> Scene {
+        let data = try SceneTextEncoding.utf8(data, path: path)
         if let key = DuplicateKeyScanner.firstDuplicate(in: [UInt8](data)) {
             throw SceneError(path: path, "\(key): key given twice in one object")
         }

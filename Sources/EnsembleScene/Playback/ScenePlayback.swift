@@ -124,6 +124,10 @@ public final class ScenePlayback: @unchecked Sendable {
         for (i, spec) in scene.tracks.enumerated() {
             let key = "tracks[\(i)]"
             let s = try trackSound(spec, key)
+            // A valid file of no frames (a header and nothing else) has no time 0 either: say what it is.
+            guard s.frameCount > 0 else {
+                throw SceneError(path: scenePath, "\(key).file: \(spec.file): the file has no audio frames, nothing to play")
+            }
             let offsetFrames = try fileFrame(spec.offset, of: s, "\(key).offset")
             let track: Track
             do { track = try engine.makeTrack(s) } catch { throw fail(key, error) }
@@ -197,8 +201,8 @@ public final class ScenePlayback: @unchecked Sendable {
         let ringBytes = streamedTracks.reduce(0) { $0 + engine.streamRingBytes($1.track.sound) }
         let available = MemoryBudget.available()
         guard ringBytes <= available else {
-            throw SceneError(path: scenePath, "the scene's \(streamedTracks.count) streamed tracks need \(ringBytes / 1_000_000) MB "
-                             + "of stream buffers; only \(available / 1_000_000) MB of memory are available")
+            throw SceneError(path: scenePath, "the scene's \(streamedTracks.count) streamed tracks need \(ByteCountText.describe(ringBytes)) "
+                             + "of stream buffers; only \(ByteCountText.describe(available)) of memory are available")
         }
         frameCount = scene.duration.map { Int64(($0 * rate).rounded()) } ?? lastEnd
         warnings = loadWarnings
