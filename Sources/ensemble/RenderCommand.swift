@@ -30,7 +30,7 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Also write what happened, one JSON object per line in frame order (- for standard output).")
     var events: String?
 
-    @Option(help: "Also draw the mix as an SVG picture: the waveform of each output channel, a lane per track and effect (starts, loop passes, fades, timeline commands, end reasons) on one time axis.")
+    @Option(help: "Also draw the mix as an SVG picture: the waveform of each output channel, a lane per track and effect (starts, loop passes, volume to scale with fades and ducks, timeline commands, end reasons) on one time axis; with rsvg-convert installed, a PNG beside it (MIX.svg → MIX.png).")
     var plot: String?
 
     @Option(help: "16, 24 or 32 (float); default 32, or 24 for FLAC and AIFF, which hold integers only.")
@@ -126,6 +126,8 @@ struct RenderCommand: ParsableCommand {
                     if let events { AudioFileSink.withdraw(events) }
                     throw error
                 }
+                // A PNG beside it when rsvg-convert is installed; never a reason to fail the render.
+                if let note = PlotPicture.write(beside: plot) { printError(note) }
             }
             try destination.commit()
             if engine.effectResetCount > 0 {

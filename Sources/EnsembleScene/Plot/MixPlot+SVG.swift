@@ -7,9 +7,10 @@ import EnsembleOutput
 /// Thread: control. Draws a `MixPlot` as a self-contained SVG document, written by hand (no dependencies).
 ///
 /// Layout, top to bottom: a title; one waveform lane per output channel (min/max of each pixel column, with
-/// the ±1 full-scale lines); one lane per track, effect and timeline-driven bus (labels on the left); the time
-/// axis in seconds with labelled ticks, whose grid lines run through every lane; a legend. Every frame f is
-/// drawn at x = `plotLeft` + f · `plotWidth` / `frameCount`, so all lanes share one time axis.
+/// the ±1 full-scale lines); one lane per track, effect and timeline-driven bus (labels on the left, wrapped
+/// whole; levels drawn to one volume scale, `levelHeight` pixels for full scale); the time axis in seconds with
+/// labelled ticks, whose grid lines run through every lane; a legend. Every frame f is drawn at
+/// x = `plotLeft` + f · `plotWidth` / `frameCount`, so all lanes share one time axis.
 extension MixPlot {
     /// Width of the whole drawing, in pixels.
     public static let width = 1400.0
@@ -20,6 +21,21 @@ extension MixPlot {
     /// Half the height of a waveform lane's ±1 range: a sample of value v is drawn v · this above the lane's
     /// centre line.
     public static let waveformScale = 40.0
+
+    /// Height of a lane's level: a span's top edge is drawn gain / `volumeScale` · this above its lane's
+    /// baseline, so every lane shares one volume scale and 0.25 is a quarter of full height.
+    public static let levelHeight = 24.0
+    /// Characters per line of a lane's name (bold 13 px) before it wraps onto the next line.
+    public static let nameColumns = 18
+    /// Characters per line of a lane's summary (11 px) before it wraps onto the next line.
+    public static let detailColumns = 24
+
+    /// The volume at the top of every lane's scale: 1, or the largest volume in the plot when one is louder.
+    public var volumeScale: Double {
+        let spans = lanes.flatMap(\.spans).map { Double($0.volume.maximum) }
+        let buses = lanes.compactMap(\.volume).map { Double($0.maximum) }
+        return max(1, (spans + buses).max() ?? 1)
+    }
 
     /// Pixel columns a `WaveformOverview` for this plot should have.
     public static var waveformColumns: Int { Int(plotWidth) }
@@ -33,13 +49,18 @@ extension MixPlot {
     public func svg() -> String {
         var out = SVGText()
         let x0 = Self.plotLeft, x1 = Self.plotLeft + Self.plotWidth
-        let waveHeight = 100.0, laneHeight = 44.0, titleHeight = 58.0
+        let waveHeight = 100.0, titleHeight = 58.0
         let channels = waveform.channelCount
         let wavesTop = titleHeight
         let lanesTop = wavesTop + Double(channels) * waveHeight + 8
-        let axisY = lanesTop + Double(lanes.count) * laneHeight + 6
+        // Each lane is 44 px, and taller by a line for each extra line its wrapped name and summary need.
+        let labels = lanes.map { (Self.wrapped($0.name, columns: Self.nameColumns), Self.wrapped($0.detail, columns: Self.detailColumns)) }
+        let laneHeights = labels.map { 44 + 16 * Double($0.0.count - 1) + 13 * Double($0.1.count - 1) }
+        let laneTops = laneHeights.indices.map { k in lanesTop + laneHeights[..<k].reduce(0, +) }
+        let axisY = lanesTop + laneHeights.reduce(0, +) + 6
+        let scale = volumeScale
         let legendTop = axisY + 44
-        let height = legendTop + 58
+        let height = legendTop + 76
 
         out.line(##"<?xml version="1.0" encoding="UTF-8"?>"##)
         out.line(##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(f(Self.width))" height="\##(f(height))" "##
@@ -101,27 +122,53 @@ extension MixPlot {
 
         // Track, effect and bus lanes.
         for (k, lane) in lanes.enumerated() {
-            let top = lanesTop + Double(k) * laneHeight
-            let barTop = top + 14, barBottom = top + laneHeight - 6
+            let top = laneTops[k], laneHeight = laneHeights[k]
+            let barTop = top + 14, barBottom = barTop + Self.levelHeight
+            // A gain's height on the lanes' common volume scale.
+            func y(_ gain: Float) -> Double { barBottom - Double(gain) / scale * Self.levelHeight }
+            // The gain outline between a span's bottom corners (a span at least 2 px wide).
+            func points(_ span: Span) -> String {
+                let xs = x(frame: span.start), xe = max(x(frame: span.end ?? frameCount), xs + 2)
+                var corners: [String] = []
+                for (px, py) in [(xs, barBottom)] + outline(of: span).map({ (x(frame: $0.frame), y($0.gain)) }) + [(xe, barBottom)] {
+                    let corner = "\(f(px)),\(f(py))"
+                    if corners.last != corner { corners.append(corner) }
+                }
+                return corners.joined(separator: " ")
+            }
             let colour = Self.colour(lane.kind)
             out.line(##"<g class="lane" data-kind="\##(lane.kind.rawValue)" data-name="\##(escape(lane.name))">"##)
             if k % 2 == 0 {
                 out.line(##"<rect x="0" y="\##(f(top))" width="\##(f(Self.width))" height="\##(f(laneHeight))" fill="#000000" fill-opacity="0.025"/>"##)
             }
-            out.text(x: 12, y: top + 19, size: 13, weight: "bold", cls: "lane-label", escape(Self.shortened(lane.name, 20)))
-            out.text(x: 12, y: top + 35, size: 11, fill: "#555555", escape(Self.shortened(lane.detail, 26)))
+            // The name and summary, whole: wrapped onto as many lines as they need.
+            let (nameLines, detailLines) = labels[k]
+            for (i, line) in nameLines.enumerated() {
+                out.text(x: 12, y: top + 19 + 16 * Double(i), size: 13, weight: "bold", cls: i == 0 ? "lane-label" : "lane-label-more", escape(line))
+            }
+            for (i, line) in detailLines.enumerated() {
+                out.text(x: 12, y: top + 35 + 16 * Double(nameLines.count - 1) + 13 * Double(i), size: 11, fill: "#555555",
+                         cls: i == 0 ? nil : "lane-detail-more", escape(line))
+            }
+            // The volume scale, the same in every lane: 0 on the baseline, full scale on the dashed line.
+            if lane.kind != .listener {
+                out.line(##"<line class="scale" x1="\##(f(x0))" y1="\##(f(barTop))" x2="\##(f(x1))" y2="\##(f(barTop))" stroke="#cccccc" stroke-width="0.75" stroke-dasharray="3 3"/>"##)
+                out.text(x: x0 - 4, y: barTop + 3.5, size: 9, fill: "#777777", anchor: "end", cls: "scale-top", Self.decimal(scale))
+                out.text(x: x0 - 4, y: barBottom, size: 9, fill: "#777777", anchor: "end", cls: "scale-bottom", "0")
+            }
+            // A bus's volume across the whole scene.
+            if let volume = lane.volume {
+                let level = points(Span(start: 0, end: frameCount, volume: volume))
+                out.line(##"<polygon class="level" points="\##(level)" fill="\##(colour)" fill-opacity="0.45" stroke="\##(colour)" stroke-width="1"><title>\##(escape(lane.name)): volume</title></polygon>"##)
+            }
             for span in lane.spans {
                 let xs = x(frame: span.start)
                 let xe = max(x(frame: span.end ?? frameCount), xs + 2)
-                // The volume envelope's shape: ramps for the fades, flat between.
-                let fadeInEnd = min(x(frame: span.start + span.fadeIn), xe)
-                let fadeOutStart = max(x(frame: (span.end ?? frameCount) - span.fadeOut), fadeInEnd)
-                let points = [(xs, barBottom), (fadeInEnd, barTop), (fadeOutStart, barTop), (xe, barBottom)]
-                    .map { "\(f($0.0)),\(f($0.1))" }.joined(separator: " ")
                 let endAttribute = span.end.map { ##" data-end-frame="\##($0)""## } ?? ""
-                let tip = String(format: "%.3f–%.3f s", Double(span.start) / sampleRate, Double(span.end ?? frameCount) / sampleRate)
+                var tip = String(format: "%.3f–%.3f s", Double(span.start) / sampleRate, Double(span.end ?? frameCount) / sampleRate)
                     + ", " + (span.reason?.rawValue ?? "playing at the end")
-                out.line(##"<polygon class="span" data-start-frame="\##(span.start)"\##(endAttribute) points="\##(points)" fill="\##(colour)" fill-opacity="0.85" stroke="\##(colour)" stroke-width="1"><title>\##(escape(lane.name)): \##(tip)</title></polygon>"##)
+                if lane.kind == .effect { tip += ", volume \(Self.decimal(span.volume.value(from: span.start))), bus \(span.bus)" }
+                out.line(##"<polygon class="span" data-start-frame="\##(span.start)"\##(endAttribute) points="\##(points(span))" fill="\##(colour)" fill-opacity="0.85" stroke="\##(colour)" stroke-width="1"><title>\##(escape(lane.name)): \##(tip)</title></polygon>"##)
                 // Start tick.
                 out.line(##"<line class="start" x1="\##(f(xs))" y1="\##(f(barTop - 4))" x2="\##(f(xs))" y2="\##(f(barBottom))" stroke="#1a1a1a" stroke-width="1.5"/>"##)
                 // Passes closer than 3 px to the last line drawn would merge into a smear: they are skipped.
@@ -130,7 +177,7 @@ extension MixPlot {
                     let xp = x(frame: p)
                     guard xp - lastPassX >= 3 else { continue }
                     lastPassX = xp
-                    out.line(##"<line class="pass" data-frame="\##(p)" x1="\##(f(xp))" y1="\##(f(barTop + 2))" x2="\##(f(xp))" y2="\##(f(barBottom))" stroke="#ffffff" stroke-width="1.5"/>"##)
+                    out.line(##"<line class="pass" data-frame="\##(p)" x1="\##(f(xp))" y1="\##(f(min(y(gain(of: span, at: p)) + 2, barBottom)))" x2="\##(f(xp))" y2="\##(f(barBottom))" stroke="#ffffff" stroke-width="1.5"/>"##)
                 }
                 // End reason: right of the end when it fits, else inside the bar.
                 let label = span.reason?.rawValue ?? "playing at the end"
@@ -177,11 +224,11 @@ extension MixPlot {
         func item(_ swatch: String, _ text: String) {
             out.line(swatch)
             out.text(x: lx + 30, y: ly + 14, size: 12, text)
-            lx += 38 + Double(text.count) * 6.8
+            lx += 38 + Double(text.count) * 7.5
         }
         let blue = Self.colour(.track), orange = Self.colour(.effect)
         item(##"<polygon points="\##(f(lx)),\##(f(ly + 18)) \##(f(lx + 8)),\##(f(ly + 4)) \##(f(lx + 16)),\##(f(ly + 4)) \##(f(lx + 24)),\##(f(ly + 18))" fill="\##(blue)"/>"##,
-             "track: start to end, ramps are fades")
+             "track: start to end, height is volume, ramps are fades and volume changes")
         item(##"<rect x="\##(f(lx))" y="\##(f(ly + 2))" width="24" height="16" fill="\##(blue)"/><line x1="\##(f(lx + 12))" y1="\##(f(ly + 2))" x2="\##(f(lx + 12))" y2="\##(f(ly + 18))" stroke="#ffffff" stroke-width="1.5"/>"##,
              "new loop pass")
         item(##"<rect x="\##(f(lx))" y="\##(f(ly + 4))" width="24" height="14" fill="\##(orange)"/>"##, "effect firing")
@@ -189,8 +236,13 @@ extension MixPlot {
              "timeline command")
         item(##"<path d="M\##(f(lx + 12)),\##(f(ly + 3)) L\##(f(lx + 18)),\##(f(ly + 10)) L\##(f(lx + 12)),\##(f(ly + 17)) L\##(f(lx + 6)),\##(f(ly + 10)) Z" fill="#ffffff" stroke="#d62728" stroke-width="1.5"/>"##,
              "dropped command")
+        let purple = Self.colour(.bus)
+        item(##"<rect x="\##(f(lx))" y="\##(f(ly + 8))" width="24" height="10" fill="\##(purple)" fill-opacity="0.45" stroke="\##(purple)"/>"##,
+             "bus volume")
         out.text(x: 16, y: ly + 42, size: 12, fill: "#444444",
                  "End reasons: finished (played out), stopped (stop or the scene's end), stolen (voice cap or polyphony), failed (stream unreadable). Waveform: min/max per pixel column; dashed lines are full scale.")
+        out.text(x: 16, y: ly + 60, size: 12, fill: "#444444", cls: "scale-note",
+                 "Lane heights are volume on one scale: 0 on a lane's baseline, \(Self.decimal(scale)) on its dashed line; fades and the timeline's volume changes (ducks) shape them.")
         out.line("</g>")
         out.line("</svg>")
         return out.document
@@ -234,10 +286,6 @@ extension MixPlot {
     static func tickLabel(_ t: Double, step: Double) -> String {
         let decimals = step >= 1 ? 0 : Int((-log10(step)).rounded(.up))
         return String(format: "%.\(decimals)f", t)
-    }
-
-    static func shortened(_ s: String, _ count: Int) -> String {
-        s.count <= count ? s : String(s.prefix(count - 1)) + "…"
     }
 }
 

@@ -23,6 +23,11 @@ public struct MixPlot: Sendable {
         public var fadeOut: Int64 = 0
         /// Frames where a new loop pass begins, as scheduled (absolute scene frames).
         public var passStarts: [Int64] = []
+        /// The volume it was given over the scene's frames, fades not included: a track's own `volume` as the
+        /// timeline's `set volume` entries ramp it (a duck goes down and comes back), a firing's `volume`.
+        public var volume = Envelope(constant: 1)
+        /// The bus it plays into (`master` for none); shown for effect firings.
+        public var bus = "master"
     }
 
     /// A timeline command on a lane.
@@ -58,6 +63,9 @@ public struct MixPlot: Sendable {
         public var spans: [Span]
         /// The timeline's commands for it, in time order.
         public var marks: [Mark]
+        /// A bus's volume over the scene's frames (its own, as the timeline's `set volume` entries ramp it); nil
+        /// for the other kinds, whose spans carry theirs.
+        public var volume: Envelope?
     }
 
     /// Shown above the plot (the scene file's name, say).
@@ -77,9 +85,25 @@ public struct MixPlot: Sendable {
     public init(playback: ScenePlayback, waveform: WaveformOverview, title: String) {
         let scene = playback.scene, rate = playback.engine.sampleRate
         func frames(_ seconds: Double) -> Int64 { Int64((seconds * rate).rounded()) }
-        func number(_ x: some BinaryFloatingPoint) -> String {
-            let d = Double(x)
-            return d == d.rounded() ? String(Int(d)) : String(d)
+        // A timeline volume change's ramp, as the engine counts it (nil: the smoothing time).
+        func rampFrames(_ seconds: Double?) -> Int64 {
+            Int64((try? playback.engine.frames(ofDuration: seconds, "ramp")) ?? 0)
+        }
+        // Volume changes the timeline applied, in frame order: (frame, value, ramp in frames).
+        func volumeChanges(of target: Scene.TimedChange.Target) -> [(frame: Int64, value: Float, ramp: Int64)] {
+            events.compactMap { event in
+                guard event.event == .commandApplied, event.command == "set volume", let t = event.timeline,
+                      t < scene.timeline.count, scene.timeline[t].target == target,
+                      case let .set(values) = scene.timeline[t].action, let volume = values.volume else { return nil }
+                return (event.frame, volume, rampFrames(values.ramp))
+            }
+        }
+        func envelope(_ start: Float, _ target: Scene.TimedChange.Target) -> Envelope {
+            var envelope = Envelope(constant: start)
+            for change in volumeChanges(of: target) {
+                envelope.ramp(to: change.value, at: change.frame, length: change.ramp)
+            }
+            return envelope
         }
         self.title = title
         sampleRate = rate
@@ -113,6 +137,8 @@ public struct MixPlot: Sendable {
                     break
                 }
             }
+            let volume = envelope(spec.volume, .track(spec.name))
+            for i in spans.indices { spans[i].volume = volume }
             // A timed stop fades from its frame to the voice's end: draw that fade instead of the track's own.
             for i in spans.indices {
                 guard spans[i].reason == .stopped, let end = spans[i].end,
@@ -129,7 +155,7 @@ public struct MixPlot: Sendable {
             }
             var detail: [String] = []
             if spec.loops == -1 { detail.append("loops forever") } else if spec.loops > 0 { detail.append("loops \(spec.loops)") }
-            if spec.rate != 1 { detail.append("rate \(number(spec.rate))") }
+            if spec.rate != 1 { detail.append("rate \(Self.decimal(spec.rate))") }
             if let bus = spec.bus, bus != "master" { detail.append("bus \(bus)") }
             if !spec.sends.isEmpty { detail.append("sends " + spec.sends.map { $0.bus ?? "master" }.joined(separator: ", ")) }
             if let filter = spec.filter { detail.append("filter \(filter.kind.rawValue)") }
@@ -144,9 +170,22 @@ public struct MixPlot: Sendable {
         for spec in scene.effects where !effectNames.contains(spec.name) { effectNames.append(spec.name) }
         for name in effectNames {
             let mine = firings.filter { scene.effects[$0.index].name == name }.sorted { $0.start < $1.start }
-            let spans = mine.map { Span(start: $0.start, end: $0.end, reason: $0.reason) }
-            lanes.append(Lane(kind: .effect, name: name,
-                              detail: mine.count == 1 ? "1 firing" : "\(mine.count) firings", spans: spans, marks: []))
+            let spans = mine.map { firing in
+                let spec = scene.effects[firing.index]
+                return Span(start: firing.start, end: firing.end, reason: firing.reason,
+                            volume: Envelope(constant: spec.volume), bus: spec.bus ?? "master")
+            }
+            // Where the firings go: their buses (in order of first appearance) and sends.
+            var detail = [mine.count == 1 ? "1 firing" : "\(mine.count) firings"]
+            var buses: [String] = [], sends: [String] = []
+            for firing in mine {
+                let spec = scene.effects[firing.index]
+                if !buses.contains(spec.bus ?? "master") { buses.append(spec.bus ?? "master") }
+                for send in spec.sends where !sends.contains(send.bus ?? "master") { sends.append(send.bus ?? "master") }
+            }
+            if !buses.isEmpty { detail.append("bus " + buses.joined(separator: ", ")) }
+            if !sends.isEmpty { detail.append("sends " + sends.joined(separator: ", ")) }
+            lanes.append(Lane(kind: .effect, name: name, detail: detail.joined(separator: " · "), spans: spans, marks: []))
         }
 
         // Buses appear only when the timeline changes them.
@@ -158,7 +197,8 @@ public struct MixPlot: Sendable {
                 return Mark(frame: event.frame, label: event.command ?? "set", dropped: event.event == .commandDropped)
             }
             if !marks.isEmpty {
-                lanes.append(Lane(kind: .bus, name: bus.name, detail: "bus", spans: [], marks: marks))
+                lanes.append(Lane(kind: .bus, name: bus.name, detail: "bus", spans: [], marks: marks,
+                                  volume: envelope(bus.settings.volume, .bus(bus.name))))
             }
         }
         // The listener appears only when the timeline moves it.
