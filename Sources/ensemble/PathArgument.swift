@@ -46,6 +46,10 @@ struct OutputPath {
     let path: String
     /// The folder's descriptor, the stand-in's name and the real name, for an output whose name is not UTF-8.
     private let rename: (folder: Int32, standIn: String, name: [UInt8])?
+    /// Stand-ins made so far (main thread, while the command reads its arguments).
+    nonisolated(unsafe) private static var standIns = 0
+    /// Whether the library writes a stand-in that `commit` renames (the name is not UTF-8).
+    var isStandIn: Bool { rename != nil }
 
     init(_ argument: String) throws(AudioFileError) {
         guard let raw = RawArguments.original(of: argument) else {
@@ -70,7 +74,9 @@ struct OutputPath {
         // The extension, when it is UTF-8, chooses the container as it would for any other name.
         let dot = name.lastIndex(of: UInt8(ascii: "."))
         let suffix = dot.flatMap { String(validating: name[$0...], as: UTF8.self) } ?? ""
-        let standIn = ".ensemble-\(getpid())-output\(suffix)"
+        // Numbered: one command may write several such outputs into one folder (render's -o, --events, --plot).
+        Self.standIns += 1
+        let standIn = ".ensemble-\(getpid())-output\(Self.standIns)\(suffix)"
         path = "/dev/fd/\(folder)/\(standIn)"
         rename = (folder, standIn, name)
         PathNames.register(path, shownAs: display)

@@ -57,7 +57,9 @@ struct RenderCommand: ParsableCommand {
         try reportingFailures(path: scene) {
             // A name that is not UTF-8 is written under a stand-in and renamed at the end (`OutputPath`).
             let destination = try OutputPath(output)
-            let output = destination.path
+            let eventsDestination = try events.map { name throws(AudioFileError) in try OutputPath(name) }
+            let plotDestination = try plot.map { name throws(AudioFileError) in try OutputPath(name) }
+            let output = destination.path, events = eventsDestination?.path, plot = plotDestination?.path
             let format = try outputFormat(output)
             guard (1...65536).contains(blockSize) else {
                 throw OptionError("--block-size \(blockSize): expected 1…65536")
@@ -126,10 +128,14 @@ struct RenderCommand: ParsableCommand {
                     if let events { AudioFileSink.withdraw(events) }
                     throw error
                 }
-                // A PNG beside it when rsvg-convert is installed; never a reason to fail the render.
-                if let note = PlotPicture.write(beside: plot) { printError(note) }
+                // A PNG beside it when rsvg-convert is installed; never a reason to fail the render. (Not beside a
+                // stand-in for a name that is not UTF-8: it would keep the stand-in's name.)
+                if plotDestination?.isStandIn == false, let note = PlotPicture.write(beside: plot) { printError(note) }
             }
             try destination.commit()
+            try eventsDestination?.commit()
+            try plotDestination?.commit()
+            for warning in playback.streamWarnings { printError("warning: \(warning)") }
             if engine.effectResetCount > 0 {
                 printError("warning: \(scene): an effect's output was not finite \(engine.effectResetCount) time(s); "
                            + "each time it was reset and that block of its bus silenced")

@@ -3,7 +3,7 @@ import EnsembleTestSupport
 import Ensemble
 
 /// A float file holding NaN or infinite samples: they are decoded as silence, in memory and streamed alike
-/// (counted for a file decoded into memory, and reported once by `render`), so a scene with a reverb on the master renders exactly what it renders
+/// (counted, and reported once by `render`), so a scene with a reverb on the master renders exactly what it renders
 /// with those samples written as zeros, and finite throughout.
 final class NonFiniteInputTests: XCTestCase {
     private let dir = try! TemporaryDirectory()
@@ -43,10 +43,12 @@ final class NonFiniteInputTests: XCTestCase {
                     let result = try runProcess(try ensembleExecutable(), ["render", scene, "-o", out])
                     XCTAssertEqual(result.status, 0, result.stderr)
                     let warnings = result.stderr.split(separator: "\n").filter { $0.contains("warning") }
-                    if file == name && !stream {
+                    if file == name {
+                        // In memory: found while loading, said before the render. Streamed: counted as the loader
+                        // streams the file, said after the render.
                         XCTAssertEqual(warnings, ["ensemble: warning: \(dir.file("\(name).wav")): 2 samples are NaN or "
-                                                  + "infinite; they play as silence"])
-                    } else if file == "clean" {
+                                                  + "infinite; they \(stream ? "played" : "play") as silence"])
+                    } else {
                         XCTAssertEqual(warnings, [], "\(file) stream \(stream)")
                     }
                     outputs.append(try Data(contentsOf: URL(fileURLWithPath: out)))
@@ -56,5 +58,22 @@ final class NonFiniteInputTests: XCTestCase {
                 XCTAssertFalse(mix.channels.joined().contains { !$0.isFinite })
             }
         }
+    }
+
+    /// An audio file given to `render` instead of a scene is decoded by the command, not the scene: its NaN samples
+    /// are reported all the same (they were not), once, and looping a streamed file does not count a frame twice.
+    func testAnAudioArgumentAndALoopedStreamAreReportedOnce() throws {
+        let path = try dir.write(WAVBuilder.float32(tone(.nan), channels: 2, rate: 48000).bytes, to: "nan.wav")
+        let result = try runProcess(try ensembleExecutable(), ["render", path, "-o", dir.file("a.wav")])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stderr.split(separator: "\n").filter { $0.contains("warning") },
+                       ["ensemble: warning: \(path): 2 samples are NaN or infinite; they play as silence"])
+        let json = #"{"tracks": [{"file": "nan.wav", "stream": true, "loops": 2}]}"#
+        let scene = try dir.write(Array(json.utf8), to: "loop.json")
+        let looped = try runProcess(try ensembleExecutable(), ["render", scene, "-o", dir.file("b.wav")])
+        XCTAssertEqual(looped.status, 0, looped.stderr)
+        XCTAssertEqual(looped.stderr.split(separator: "\n").filter { $0.contains("warning") },
+                       ["ensemble: warning: \(path): 2 samples are NaN or infinite; they played as silence"])
+        XCTAssertEqual(try AudioFile.decode(path: dir.file("b.wav")).frameCount, 3 * 48000, "played three times")
     }
 }

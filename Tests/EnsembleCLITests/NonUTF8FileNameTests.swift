@@ -78,6 +78,20 @@ final class NonUTF8FileNameTests: XCTestCase {
         XCTAssertFalse(names.contains { $0.hasPrefix(".") }, "\(names)")
     }
 
+    /// render's other outputs too: --events and --plot under names that are not UTF-8, beside an -o that is.
+    func testEventsAndPlotUnderSuchNames() throws {
+        try writeFile(input, WAVBuilder.pcm16(samples, channels: 2).bytes)
+        let result = try run(["render", "%s/bad\\377.wav", "-o", "%s/mix.wav", "--events", "%s/e\\377.jsonl",
+                              "--plot", "%s/p\\377.svg"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let events = try XCTUnwrap(try readFile(Array("e".utf8) + [0xFF] + Array(".jsonl".utf8)), "the events file")
+        XCTAssertTrue(String(decoding: events, as: UTF8.self).contains("trackStarted"), String(decoding: events, as: UTF8.self))
+        let plot = try XCTUnwrap(try readFile(Array("p".utf8) + [0xFF] + Array(".svg".utf8)), "the plot")
+        XCTAssertTrue(String(decoding: plot, as: UTF8.self).hasPrefix("<svg") || String(decoding: plot, as: UTF8.self).hasPrefix("<?xml"))
+        let names = try dir.contents()
+        XCTAssertFalse(names.contains { $0.hasPrefix(".") }, "no stand-in left: \(names)")
+    }
+
     func testMessagesShowTheBytesThatAreNotUTF8() throws {
         var result = try run(["info", "%s/nope\\377.wav"])
         XCTAssertEqual(result.status, 1)

@@ -80,12 +80,14 @@ package final class StreamLoader: @unchecked Sendable {
     private var retiredUnderruns = 0
     private var retiredMissing = 0
     private var errors: [AudioFileError] = []
+    /// NaN or infinite samples found per streamed file (the most any one stream of it found), over the engine's life.
+    private var nonFinite: [String: Int] = [:]
 
     func statistics() -> StreamStatistics {
         condition.lock()
         defer { condition.unlock() }
         var st = StreamStatistics(openStreams: 0, openFiles: openDecoders, underruns: retiredUnderruns,
-                                  missingFrames: retiredMissing, ringBytes: 0, errors: errors)
+                                  missingFrames: retiredMissing, ringBytes: 0, errors: errors, nonFiniteSamples: nonFinite)
         for s in streams where !s.closed.load(ordering: .relaxed) {
             st.openStreams += 1
             st.underruns += s.underruns
@@ -189,12 +191,21 @@ package final class StreamLoader: @unchecked Sendable {
                 try decoder.seek(toFrame: filePosition)
             }
             var got = 0
+            let replacedBefore = decoder.nonFiniteSamples
             while got < n {
                 let r = try decoder.read(into: interleaved + got * v.channelCount, frames: n - got)
                 if r == 0 { break }
                 got += r
             }
             s.decoderPosition = filePosition + got
+            let replaced = decoder.nonFiniteSamples - replacedBefore
+            if replaced > 0 && filePosition >= s.nonFiniteCountedThrough {
+                condition.lock()
+                s.nonFiniteSamples += replaced
+                nonFinite[file.path] = max(nonFinite[file.path] ?? 0, s.nonFiniteSamples)
+                condition.unlock()
+            }
+            s.nonFiniteCountedThrough = max(s.nonFiniteCountedThrough, filePosition + got)
             store(interleaved, frames: got, into: s)
             if got < n {
                 // Every frame that could be read is delivered; the voice ends after playing them.
@@ -314,4 +325,7 @@ public struct StreamStatistics: Sendable {
     public var ringBytes: Int
     /// Every stream that failed (a file that became unreadable or truncated while playing), in order.
     public var errors: [AudioFileError]
+    /// Streamed files whose NaN or infinite samples were played as silence, and how many each had (counted once per
+    /// file frame read, over the engine's life; only frames streamed so far are known).
+    public var nonFiniteSamples: [String: Int] = [:]
 }

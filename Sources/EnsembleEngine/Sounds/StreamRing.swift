@@ -25,6 +25,10 @@ package final class StreamRing: @unchecked Sendable {
     var writePosition: Int64 = 0
     var lastUse: UInt64 = 0
     var decoderPosition = 0
+    /// File frames up to which the decoder's NaN/infinity count was taken (loader thread), so a loop or a seek back
+    /// does not count a frame twice; and the count (written under the loader's lock).
+    var nonFiniteCountedThrough = 0
+    var nonFiniteSamples = 0
     /// Why the stream failed (set by the loader before it publishes the failed status).
     package var error: AudioFileError?
     /// The voice that reads this stream.

@@ -12,6 +12,8 @@ import Glibc
 /// Vorbis stream seeks by decoding forward (from the start when the target is behind), which is exact but costs
 /// decoding time proportional to the distance.
 package final class SndfileStreamDecoder: StreamDecoder {
+    /// NaN or infinite samples read so far, each played as silence.
+    package private(set) var nonFiniteSamples = 0
     private var handle: OpaquePointer
     private var file: SndfileVirtualFile
     private let source: ByteSource
@@ -86,7 +88,7 @@ package final class SndfileStreamDecoder: StreamDecoder {
         }
         position += max(got, 0)
         // A float file's NaN or infinity plays as silence, as the whole-file decode gives it.
-        _ = NonFiniteSamples.silence(UnsafeMutableBufferPointer(start: buffer, count: max(got, 0) * channelCount))
+        nonFiniteSamples += NonFiniteSamples.silence(UnsafeMutableBufferPointer(start: buffer, count: max(got, 0) * channelCount))
         return max(got, 0)
     }
 }

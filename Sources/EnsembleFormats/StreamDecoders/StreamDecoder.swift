@@ -6,4 +6,11 @@ package protocol StreamDecoder: AnyObject {
     func seek(toFrame frame: Int) throws(AudioFileError)
     /// Decodes up to `frames` frames, interleaved, into `buffer`; returns how many (0 at the end).
     func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioFileError) -> Int
+    /// NaN or infinite samples this decoder has read and replaced with silence so far (float files only).
+    var nonFiniteSamples: Int { get }
+}
+
+extension StreamDecoder {
+    /// Formats whose samples are always finite (integer PCM, IMA4, MP3) never replace any.
+    package var nonFiniteSamples: Int { 0 }
 }

@@ -36,7 +36,10 @@ public final class ScenePlayback: @unchecked Sendable {
             SceneError(path: scenePath, "\(key): \(error.description)")
         }
         var sounds = preloaded
-        var loadWarnings: [String] = []
+        // Sounds decoded by the caller (an audio file given instead of a scene) are reported like the scene's own.
+        var loadWarnings = preloaded.keys.sorted().compactMap { file in
+            preloaded[file].flatMap(Self.nonFiniteWarning(file: file))
+        }
         func sound(_ file: String, _ key: String) throws(SceneError) -> Sound {
             if let cached = sounds[file] { return cached }
             do {
@@ -44,9 +47,7 @@ public final class ScenePlayback: @unchecked Sendable {
                     ? try Sound(reader: FileDescriptorReader.standardInput(), name: "standard input")
                     : try Sound(contentsOf: file)
                 sounds[file] = s
-                if s.nonFiniteSamples > 0 {
-                    loadWarnings.append("\(file): \(s.nonFiniteSamples) samples are NaN or infinite; they play as silence")
-                }
+                if let warning = Self.nonFiniteWarning(file: file)(s) { loadWarnings.append(warning) }
                 return s
             } catch {
                 throw fail("\(key).file", error)
@@ -206,6 +207,22 @@ public final class ScenePlayback: @unchecked Sendable {
         }
         frameCount = scene.duration.map { Int64(($0 * rate).rounded()) } ?? lastEnd
         warnings = loadWarnings
+    }
+
+    /// The warning for a decoded sound with NaN or infinite samples, nil for one without.
+    private static func nonFiniteWarning(file: String) -> (Sound) -> String? {
+        { sound in
+            sound.nonFiniteSamples > 0
+                ? "\(file): \(sound.nonFiniteSamples) samples are NaN or infinite; they play as silence" : nil
+        }
+    }
+
+    /// What streaming found wrong but played anyway, one line per file, in file order: the NaN or infinite samples
+    /// of streamed float files, played as silence (known only once they have been streamed: ask after the render).
+    public var streamWarnings: [String] {
+        engine.streamStatistics().nonFiniteSamples.sorted { $0.key < $1.key }.map { file, count in
+            "\(file): \(count) samples are NaN or infinite; they played as silence"
+        }
     }
 
     /// Schedules every track and effect relative to `origin` (the engine time where the scene's time 0 falls;
