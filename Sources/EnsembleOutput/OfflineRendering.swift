@@ -51,13 +51,18 @@ extension Engine {
     /// `sink` (`speakerLayout.channelCount` channels at the engine's rate: make it with
     /// `AudioFileSink(path:format:sampleRate:layout:)` and `speakerLayout`, which also records the layout in the
     /// file). Does not finish the sink: call `finish()` to put the file in place, or `abort()` after an error.
-    /// Throws `.unsupported` (writing nothing) when the sink's channel count is not the engine's.
+    /// Throws `.unsupported` (writing nothing) when the sink's channel count or sample rate is not the engine's (a
+    /// file labelled with another rate would play at the wrong pitch).
     public func renderOffline(frames: Int64, blockFrames: Int? = nil, to sink: AudioFileSink,
                               progress: ((OfflineRenderProgress) -> Void)? = nil) throws(AudioFileError) {
         let channels = configuration.speakerLayout.channelCount
         guard sink.channelCount == channels else {
             throw AudioFileError(.unsupported, path: sink.path,
                                  "the sink takes \(sink.channelCount) channels; the engine renders \(channels) (\(configuration.speakerLayout))")
+        }
+        guard Double(sink.sampleRate) == sampleRate else {
+            throw AudioFileError(.unsupported, path: sink.path,
+                                 "the sink writes \(sink.sampleRate) Hz; the engine renders at \(Int(sampleRate)) Hz")
         }
         try renderOffline(frames: frames, blockFrames: blockFrames, progress: progress) { (block) throws(AudioFileError) in
             try sink.write(interleaved: block)

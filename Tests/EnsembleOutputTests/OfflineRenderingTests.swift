@@ -115,6 +115,22 @@ final class OfflineRenderingTests: XCTestCase {
         XCTAssertEqual(reports, (1...7).map { Int64($0 * 1000) })
     }
 
+    /// A sink at another rate than the engine's is refused before anything is rendered (it used to write 48 kHz
+    /// samples into a file labelled 44.1 kHz: played 8 % slow and flat).
+    func testASinkAtAnotherRateIsRefused() throws {
+        let (engine, tracks) = try scene()
+        let path = dir.file("wrong-rate.wav")
+        let sink = try AudioFileSink(path: path, format: OutputFormat(container: .wav, codec: .pcm16), sampleRate: 44100,
+                                     channelCount: 2)
+        XCTAssertThrowsError(try engine.renderOffline(frames: 1000, to: sink)) { error in
+            XCTAssertEqual((error as? AudioFileError)?.kind, .unsupported)
+            XCTAssertEqual((error as? AudioFileError)?.detail, "the sink writes 44100 Hz; the engine renders at 48000 Hz")
+        }
+        XCTAssertEqual(engine.renderedFrame, 0, "nothing rendered")
+        sink.abort()
+        withExtendedLifetime(tracks) {}
+    }
+
     func testEveryEventIsDeliveredWhenTheCallReturns() throws {
         let (engine, tracks) = try scene()
         let ends = Recorder<TrackEnd>()

@@ -302,6 +302,8 @@ final class OpenALOutputTests: XCTestCase {
             XCTAssertEqual(error as? OutputError, .invalidParameter(name: "bufferCount", value: 1, expected: "2…64"))
         }
         let output = try OpenALOutput(engine: engine)
+        // Printed as a person reads it (it was "EnsembleOutput.OpenALDevice").
+        XCTAssertEqual("\(output.device)", "\"Wave File Writer\" at 48000 Hz, period 240 frames")
         XCTAssertThrowsError(try OpenALLoopback(engine: engine)) { XCTAssertEqual($0 as? OutputError, .engineBusy) }
         output.shutdown()
         XCTAssertNoThrow(try OpenALLoopback(engine: engine).close())

@@ -214,3 +214,11 @@ package enum ALExtensions {
     package static let renderSamples: LPALCRENDERSAMPLESSOFT? =
         unsafeBitCast(alcGetProcAddress(nil, "alcRenderSamplesSOFT"), to: LPALCRENDERSAMPLESSOFT?.self)
 }
+
+extension OpenALDevice: CustomStringConvertible {
+    /// The device as a person reads it: `"Wave File Writer" at 48000 Hz, period 240 frames` (`, loopback` for a
+    /// loopback device).
+    public var description: String {
+        "\"\(name)\" at \(sampleRate) Hz, period \(periodFrames) frames" + (isLoopback ? ", loopback" : "")
+    }
+}
