@@ -62,12 +62,15 @@ final class AllocationTests: XCTestCase {
         try tracks[3].play(at: tracks[3].engine.time(frame: base + 1001))
         try engine.play([tracks[4]], atFrame: base + 2049)
         try tracks[1].stop(at: tracks[1].engine.time(frame: base + 5000))
+        // A forever loop with a stop waiting, paused and resumed before it (the pause puts the stop off).
+        try tracks[0].stop(at: tracks[0].engine.time(frame: base + 14000))
         for k in 0..<12 { try engine.fire(fx, volume: 0.5, pan: -0.3, at: engine.time(frame: base + 77 + Int64(k) * 333)) }
 
         var total: UInt64 = 0
         for k in 0..<64 {
             // Control calls may allocate; count only the render calls.
             switch k % 8 {
+            case 0: if k == 16 { tracks[0].pause() } else if k == 24 { tracks[0].play() }
             case 1: try tracks[0].setCurrentTime(Double(k) / 48000) // seek
             case 2: try tracks[0].setPan(k % 16 == 2 ? 0.8 : -0.8)
             case 3: try tracks[2].setVolume(k % 16 == 3 ? 0.3 : 0.9)

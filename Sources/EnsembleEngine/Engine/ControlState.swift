@@ -11,8 +11,17 @@ package struct ControlState {
         case none
         case track(WeakTrack)
         case effect(FiredEffect)
-        /// The track was released while its voice still sounded: free the slot when the voice ends.
-        case released
+        /// The track was released while a voice of it was live: it plays on, and the slot is freed when the
+        /// last of its voices has ended.
+        case released(ReleasedTrack)
+    }
+
+    /// What a released track leaves behind for the event thread: the voices still to end, and the callback
+    /// their ends go to.
+    struct ReleasedTrack {
+        /// The generations whose end is still to come: the track's voice, and any a timed `play` replaced.
+        var generations: [UInt32]
+        var onFinish: (@Sendable (TrackEnd) -> Void)?
     }
 
     struct FiredEffect {

@@ -81,13 +81,19 @@ extension Engine {
                      .stop(frame: .min, rampFrames: smoothingFrames))])
     }
 
-    /// Frees a released track's slot now, or once its voice has faded out.
-    func releaseTrackSlot(_ slot: Int32, generation: UInt32, sounding: Bool) {
-        if sounding {
-            control.withLock { state in state.records[Int(slot)].owner = .released }
-            send([.voice(slot: slot, generation: generation, .stop(frame: .min, rampFrames: smoothingFrames))])
-        } else {
+    /// Frees a released track's slot now, or once its voices have ended.
+    /// A playing voice plays on to its end (`onFinish` still runs); a paused one, which nothing can resume any
+    /// more, is stopped. `live`: the generations whose end has not been reported (the current one first).
+    func releaseTrackSlot(_ slot: Int32, live: [UInt32], paused: Bool, onFinish: (@Sendable (TrackEnd) -> Void)?) {
+        guard let current = live.first else {
             control.withLock { state in state.release(slot) }
+            return
+        }
+        control.withLock { state in
+            state.records[Int(slot)].owner = .released(ControlState.ReleasedTrack(generations: live, onFinish: onFinish))
+        }
+        if paused {
+            send([.voice(slot: slot, generation: current, .stop(frame: .min, rampFrames: smoothingFrames))])
         }
     }
 }

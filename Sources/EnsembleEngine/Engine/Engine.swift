@@ -459,24 +459,40 @@ public final class Engine: @unchecked Sendable {
             case none
             case track(Track)
             case effect(ControlState.FiredEffect)
+            case releasedEnd((@Sendable (TrackEnd) -> Void)?)
+            case stopReleased
         }
         let action: Action = control.withLock { state in
             let record = state.records[Int(slot)]
             // A track checks generations itself: it still reports a voice replaced by a timed play.
             if case let .track(weak) = record.owner, let track = weak.track { return .track(track) }
+            if case var .released(released) = record.owner {
+                guard let i = released.generations.firstIndex(of: event.generation) else { return .none }
+                switch event.kind {
+                case .ended:
+                    released.generations.remove(at: i)
+                    if released.generations.isEmpty {
+                        state.release(slot)
+                    } else {
+                        state.records[Int(slot)].owner = .released(released)
+                    }
+                    return .releasedEnd(released.onFinish)
+                case .paused:
+                    // Paused by a timed pause after the release: nothing can resume it, so it ends.
+                    return .stopReleased
+                default:
+                    return .none
+                }
+            }
             guard record.generation == event.generation else { return .none }
             switch record.owner {
             case .none:
                 return .none
-            case .track:
+            case .track, .released:
                 return .none
             case let .effect(fired):
                 if event.kind == .ended { state.release(slot) }
                 return .effect(fired)
-            case .released:
-                // Released on the voice's end or pause, not on a virtual-voice change (the voice goes on).
-                if event.kind == .ended || event.kind == .paused { state.release(slot) }
-                return .none
             }
         }
         switch action {
@@ -486,6 +502,10 @@ public final class Engine: @unchecked Sendable {
             if let reported = track.handle(event) { trackReported(track, reported, event) }
         case let .effect(fired):
             effectReported(fired, event)
+        case let .releasedEnd(onFinish):
+            if let reason = event.endReason { onFinish?(TrackEnd(time: time(frame: event.frame), reason: reason)) }
+        case .stopReleased:
+            send([.voice(slot: slot, generation: event.generation, .stop(frame: .min, rampFrames: smoothingFrames))])
         }
     }
 

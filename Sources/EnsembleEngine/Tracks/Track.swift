@@ -12,6 +12,12 @@ import EnsembleRender
 /// and changes nothing (see "Arguments are checked, never adjusted" on `Engine`). Changes while playing are
 /// smoothed over `Engine.Configuration.smoothingTime` (or the `ramp` given) so they never click; with `at:` a
 /// change waits for an exact time (see `schedule(_:at:onApplied:onDropped:)`). All methods are thread-safe.
+///
+/// A playing track whose last reference is dropped plays on to its end, like a fired effect: its timed changes
+/// still apply, `onFinish` still runs, and its voice slot returns to the pool once it has ended. Event
+/// sequences (`EngineEvent`) name a track, so they report nothing more of it. A track that loops forever then
+/// plays for as long as the engine exists: keep a reference to stop it. A paused track has nothing left to
+/// play: dropping it stops it (`onFinish` reports `.stopped`).
 public final class Track: @unchecked Sendable {
     /// The engine this track plays on (a track belongs to one engine for its life).
     public let engine: Engine
@@ -74,8 +80,11 @@ public final class Track: @unchecked Sendable {
     }
 
     deinit {
-        let (phase, generation) = state.withLock { ($0.phase, $0.generation) }
-        engine.releaseTrackSlot(slot, generation: generation, sounding: phase != .idle)
+        // The voices whose end is still to come play on (a paused one is stopped), reporting to `onFinish`.
+        let (live, paused, onFinish) = state.withLock { s in
+            ((s.phase != .idle ? [s.generation] : []) + s.replaced, s.phase == .paused, s.onFinish)
+        }
+        engine.releaseTrackSlot(slot, live: live, paused: paused, onFinish: onFinish)
     }
 
     // MARK: Parameters

@@ -12,7 +12,8 @@ package struct PendingCommands {
         package var id: UInt64
         package var command: MixerCommand
         /// An immediate change for a voice whose timed start is still waiting: it rides on that start (same frame
-        /// and id), is applied right after it, and is not reported (it is no timed command of its own).
+        /// and id), is applied right after it, and is not reported (it is no timed command of its own). Also a
+        /// stop the render side keeps for a paused voice (`TimedCommands.hold`, id 0).
         var follows = false
         /// Arrival order on the render side: keeps a start before the changes that follow it, and those changes
         /// in the order they were sent.

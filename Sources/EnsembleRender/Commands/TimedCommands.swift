@@ -72,6 +72,18 @@ struct TimedCommands {
         }
     }
 
+    /// Queues `command` for `frame` on the render side's own account (no id, no report): a stop that was
+    /// waiting inside a voice when a pause came first (`VoiceUpdate`). False (counted in `dropped`) when full.
+    @_noLocks
+    mutating func hold(_ command: MixerCommand, at frame: Int64) -> Bool {
+        var entry = PendingCommands.Entry(frame: frame, id: 0, command: command)
+        entry.follows = true
+        entry.order = nextArrival()
+        if pending.insert(entry) { return true }
+        dropped.add(1)
+        return false
+    }
+
     /// The next waiting command due at or before `frame`, in (frame, id, arrival) order, removed from the queue.
     @_noLocks
     mutating func takeDue(at frame: Int64) -> PendingCommands.Entry? {

@@ -322,7 +322,7 @@ package final class Mixer: @unchecked Sendable {
             receive(command)
             return
         }
-        update.apply(change, to: s, now: now, starts: &starts)
+        update.apply(change, to: s, now: now, starts: &starts, timed: &timed)
     }
 
     /// Applies every timed command due at or before `frame` (late ones take effect on `frame`), in (frame, id)
@@ -364,7 +364,7 @@ package final class Mixer: @unchecked Sendable {
             scene.pointee.apply(settings)
             spatialSceneChanged()
         default:
-            update.apply(command, now: now, starts: &starts)
+            update.apply(command, now: now, starts: &starts, timed: &timed)
         }
     }
 

@@ -15,14 +15,15 @@ struct VoiceUpdate {
     let spatialDefaults: SpatialSource
 
     /// Applies a command for one voice (not a bus command, not a `.schedule` marker) at frame `now`; a change for
-    /// a voice that is not live (ended, or replaced by a newer generation) does nothing.
+    /// a voice that is not live (ended, or replaced by a newer generation) does nothing. `timed` takes back a
+    /// stop that a pause puts off.
     @_noLocks
-    func apply(_ command: MixerCommand, now: Int64, starts: inout VoiceStarts) {
+    func apply(_ command: MixerCommand, now: Int64, starts: inout VoiceStarts, timed: inout TimedCommands) {
         switch command {
         case let .start(slot, generation, setup):
             start(Int(slot), generation, setup, now: now, starts: &starts)
         case let .voice(slot, generation, change):
-            if let s = pool.live(slot, generation) { apply(change, to: s, now: now, starts: &starts) }
+            if let s = pool.live(slot, generation) { apply(change, to: s, now: now, starts: &starts, timed: &timed) }
         case .bus, .schedule, .cancelScheduled, .listener, .spatialSettings:
             break // not voice commands: the mixer handles them
         }
@@ -30,7 +31,7 @@ struct VoiceUpdate {
 
     /// Applies `change` at frame `now` to the live voice in slot `s`.
     @_noLocks
-    func apply(_ change: VoiceChange, to s: Int, now: Int64, starts: inout VoiceStarts) {
+    func apply(_ change: VoiceChange, to s: Int, now: Int64, starts: inout VoiceStarts, timed: inout TimedCommands) {
         switch change {
         case let .volume(volume, rampFrames):
             let at = max(now, pool[s].transport.startFrame)
@@ -67,12 +68,13 @@ struct VoiceUpdate {
         case let .pause(rampFrames):
             if pool[s].isScheduled {
                 pool[s].state = .paused
+                pool[s].holdFadeIn(at: pool[s].transport.startFrame)
                 reports.paused(slot: s, generation: pool[s].generation, frame: now, cursor: pool[s].cursor)
                 // A stop already waiting (`stop(at:)` before this pause) ends it, as when the pause comes first.
                 if pool[s].transport.releaseStart != .max {
                     stop(s, at: pool[s].transport.releaseStart, rampFrames: pool[s].transport.releaseLength, now: now)
                 }
-            } else if pool[s].transport.releaseStart == .max {
+            } else if pool[s].transport.releaseStart == .max || putOffStop(s, now: now, timed: &timed) {
                 pool[s].transport.releaseStart = max(now, pool[s].transport.startFrame)
                 pool[s].transport.releaseLength = rampFrames
                 pool[s].transport.releaseIsPause = true
@@ -173,6 +175,7 @@ struct VoiceUpdate {
         if v.transport.releaseIsPause, v.releaseEnd < v.transport.naturalEnd {
             pool[slot].state = .paused
             pool[slot].transport.releaseStart = .max
+            pool[slot].holdFadeIn(at: frame)
             reports.paused(slot: slot, generation: v.generation, frame: frame, cursor: v.cursor)
         } else {
             // A voice whose stop or steal fade had begun before its natural end was cut short, even if the
@@ -213,6 +216,19 @@ struct VoiceUpdate {
         }
     }
 
+    /// A pause reaching a voice whose stop is still to come (`stop(at:)`, as a scene ends a track that loops
+    /// forever) comes first: the stop goes to the timed queue for its own frame, where it stops the voice if it
+    /// has been resumed, or ends it if it is still paused. True when the pause may take the voice's release (not
+    /// when a stop or steal fade has begun, nor when the queue is full: the stop then stands).
+    @_noLocks
+    private func putOffStop(_ s: Int, now: Int64, timed: inout TimedCommands) -> Bool {
+        let t = pool[s].transport
+        guard t.releaseStart > now, !t.releaseIsPause, case .stopped = t.releaseReason else { return false }
+        let stop = MixerCommand.voice(slot: Int32(s), generation: pool[s].generation,
+                                      .stop(frame: t.releaseStart, rampFrames: t.releaseLength))
+        return timed.hold(stop, at: t.releaseStart)
+    }
+
     @_noLocks
     private func resume(_ s: Int, at frame: Int64, rampFrames: Int, now: Int64, starts: inout VoiceStarts) {
         if pool[s].isPaused {
@@ -220,6 +236,7 @@ struct VoiceUpdate {
             pool[s].state = .scheduled
             pool[s].transport.startFrame = at
             pool[s].envelope.attack = EdgeFade(zeroFrame: at, length: rampFrames, direction: 1)
+            pool[s].resumeFadeIn(at: at)
             // A positioned voice resumes at its spatial gains for the frame it comes back on (no glide: the
             // attack fades it in), evaluated then.
             pool[s].spatial.onset = .atTarget
