@@ -325,13 +325,14 @@ struct SoakTraffic: Sendable {
 
     /// Disposes of a registered effect and registers one in its place (firings under way play on).
     private mutating func replaceEffect() {
-        let sound = world.effectSounds[rng.below(world.effectSounds.count)]
+        let index = rng.below(world.effectSounds.count)
+        let sound = world.effectSounds[index]
         let pick = rng.below(1 << 20)
         world.effects.withLock { effects in
             guard !effects.isEmpty else { return }
             let i = pick % effects.count
             engine.dispose(effects[i])
-            do { effects[i] = try engine.registerEffect(sound) } catch {
+            do { effects[i] = try engine.registerEffect(sound, limits: SoakWorld.limits[index]) } catch {
                 ledger.violation("registerEffect refused: \(error)")
                 effects.remove(at: i)
             }

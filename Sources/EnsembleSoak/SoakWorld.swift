@@ -43,9 +43,18 @@ final class SoakWorld: Sendable {
             Self.tone("zap", rate: 32000, frames: 6400, channels: 1, hz: 880),
         ]
         var registered: [SoundEffect] = []
-        for s in effectSounds { registered.append(try engine.registerEffect(s)) }
+        for (i, s) in effectSounds.enumerated() { registered.append(try engine.registerEffect(s, limits: Self.limits[i])) }
         effects = Mutex(registered)
     }
+
+    /// The instance limits each effect sound is registered with (by its index in `effectSounds`), so that steals
+    /// and refusals under per-effect limits happen too: the click 2 at once (quietest goes) with a 5 ms
+    /// cooldown, the blip unlimited, the zap 1 at once (later firings refused).
+    static let limits = [
+        EffectLimits(maxInstances: 2, steal: .quietest, cooldown: 0.005),
+        EffectLimits(),
+        EffectLimits(maxInstances: 1, steal: .refuse),
+    ]
 
     /// A decaying tone with a little of a second partial, different in each channel.
     static func tone(_ name: String, rate: Double, frames: Int, channels: Int, hz: Double) throws -> Sound {

@@ -55,6 +55,9 @@ struct PreparedScene {
         configuration.sampleRate = description.sampleRate
         configuration.maxVoices = max(4096, description.tracks.count + description.effects.count + 64)
         configuration.maxSoundingVoices = description.maxVoices ?? 0
+        // An entry of the per-effect limit table for every effect name with limits, however many there are.
+        let limitedNames = Set(description.effects.filter { !$0.limits.isUnlimited }.map(\.name))
+        configuration.maxLimitedEffects = min(1 << 16, max(configuration.maxLimitedEffects, limitedNames.count))
         configuration.renderThreads = renderThreads
         if let maxBlockFrames {
             configuration.maxBlockFrames = max(configuration.maxBlockFrames, maxBlockFrames)

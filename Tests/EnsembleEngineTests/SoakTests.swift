@@ -34,6 +34,7 @@ final class SoakTests: XCTestCase {
         XCTAssertGreaterThan(report.counts.cancelled, 0, "\(report)")
         XCTAssertGreaterThan(report.counts.endReasons[.stolen] ?? 0, 0, "the voice cap and polyphony limit must bite")
         XCTAssertGreaterThan(report.counts.endReasons[.stopped] ?? 0, 0, "\(report)")
+        XCTAssertGreaterThan(report.counts.endReasons[.refused] ?? 0, 0, "the per-effect limits must bite")
         XCTAssertGreaterThan(report.loggedCommands, 600, "\(report)")
     }
 

@@ -285,6 +285,24 @@ final class MixPlotTests: XCTestCase {
         XCTAssertEqual(summary(step), "1 firing · bus master")
     }
 
+    /// A firing its effect's limits refused never sounded: a dashed tick on its frame, labelled `refused`, and
+    /// no span; the firing it did not displace keeps its bar.
+    func testRefusedFiringsAreDashedTicks() throws {
+        try constant("a.wav", frames: 4800)
+        let elements = try renderPlot("""
+        { "duration": 0.2,
+          "effects": [ { "name": "click", "file": "a.wav", "at": 0, "maxInstances": 1, "steal": "none" },
+                       { "name": "click", "file": "a.wav", "at": 0.05 } ] }
+        """)
+        let click = try lane("click", in: elements)
+        let refused = click.filter { $0.attributes["class"] == "refused" }
+        XCTAssertEqual(refused.map { $0.attributes["data-start-frame"] }, ["2400"])
+        XCTAssertEqual(refused.first?.attributes["stroke-dasharray"], "3 2")
+        XCTAssertEqual(Double(refused.first?.attributes["x1"] ?? "") ?? -1, expectedX(2400, of: 9600), accuracy: 0.006)
+        XCTAssertEqual(click.filter { $0.attributes["class"] == "span" }.map { $0.attributes["data-start-frame"] }, ["0"])
+        XCTAssertTrue(click.contains { $0.attributes["class"] == "reason" && $0.text == "refused" })
+    }
+
     /// With rsvg-convert installed, `--plot x.svg` also writes x.png: a PNG of the plot's own size.
     func testPNGBesideThePlotWithRsvgConvert() throws {
         _ = try requireTool("rsvg-convert")

@@ -43,12 +43,18 @@ package struct ControlState {
     package var sequence: UInt64 = 0
     /// Command batches that found the ring full, sent in order as soon as it has room.
     package var overflow: [[MixerCommand]] = []
-    package var effects: [Int: (effect: SoundEffect, sound: Sound)] = [:]
+    package var effects: [Int: (effect: SoundEffect, sound: Sound, limits: EffectLimitSetup)] = [:]
     var nextEffectID = 1
+    /// Free entries of the render side's `EffectLimitTable` (a stack), and each entry's generation, bumped when
+    /// the entry is handed to another effect.
+    var freeLimitEntries: [Int32]
+    var limitGenerations: [UInt32]
 
-    package init(capacity: Int) {
+    package init(capacity: Int, limitedEffects: Int = 0) {
         records = Array(repeating: Record(), count: capacity)
         free = (0..<Int32(capacity)).reversed()
+        freeLimitEntries = (0..<Int32(limitedEffects)).reversed()
+        limitGenerations = Array(repeating: 0, count: limitedEffects)
     }
 
     /// Sends `batch` whole, behind any batches still waiting for room.

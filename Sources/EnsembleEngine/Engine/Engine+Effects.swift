@@ -5,8 +5,12 @@ import EnsembleRender
 /// One-shot effects, in the manner of System Sound Services: register a short sound once, fire it any number
 /// of times (instances overlap), get a completion callback per firing, dispose of it when done.
 extension Engine {
-    /// Registers `sound` (at most `Configuration.maxEffectDuration` seconds) for `fire`.
-    public func registerEffect(_ sound: Sound) throws(EngineError) -> SoundEffect {
+    /// Registers `sound` (at most `Configuration.maxEffectDuration` seconds) for `fire`, under `limits`: at most
+    /// `maxInstances` instances sounding at once (a firing beyond that steals one, or is refused, by
+    /// `limits.steal`) and no firing within `limits.cooldown` seconds of the last accepted one. Throws for limits
+    /// out of range, or when `Configuration.maxLimitedEffects` effects with limits are registered already.
+    public func registerEffect(_ sound: Sound, limits: EffectLimits = EffectLimits()) throws(EngineError) -> SoundEffect {
+        try limits.check()
         guard !sound.isStreamed else {
             throw .invalidParameter(name: "effect sound \(sound.name) (streamed)", value: sound.duration,
                                     expected: "a sound decoded into memory")
@@ -14,17 +18,30 @@ extension Engine {
         guard sound.duration <= Configuration.maxEffectDuration else {
             throw .effectTooLong(sound: sound.name, duration: sound.duration, limit: Configuration.maxEffectDuration)
         }
-        return control.withLock { state in
-            let effect = SoundEffect(id: state.nextEffectID, name: sound.name, duration: sound.duration)
+        let rate = sampleRate, capacity = configuration.maxLimitedEffects
+        return try control.withLock { state throws(EngineError) in
+            var setup = EffectLimitSetup()
+            if !limits.isUnlimited {
+                guard let entry = state.freeLimitEntries.popLast() else { throw .limitedEffectsExhausted(capacity: capacity) }
+                state.limitGenerations[Int(entry)] &+= 1
+                setup = EffectLimitSetup(entry: entry, generation: state.limitGenerations[Int(entry)], limits: limits,
+                                         sampleRate: rate)
+            }
+            let effect = SoundEffect(id: state.nextEffectID, name: sound.name, duration: sound.duration, limits: limits)
             state.nextEffectID += 1
-            state.effects[effect.id] = (effect, sound)
+            state.effects[effect.id] = (effect, sound, setup)
             return effect
         }
     }
 
-    /// Forgets `effect`. Instances already fired keep playing to their end and still report completion.
+    /// Forgets `effect`. Instances already fired keep playing to their end and still report completion; firings
+    /// still waiting for their start frame are no longer held to the effect's limits once another effect with
+    /// limits is registered.
     public func dispose(_ effect: SoundEffect) {
-        _ = control.withLock { state in state.effects.removeValue(forKey: effect.id) }
+        control.withLock { state in
+            guard let removed = state.effects.removeValue(forKey: effect.id) else { return }
+            if removed.limits.entry >= 0 { state.freeLimitEntries.append(removed.limits.entry) }
+        }
     }
 
     /// Plays `effect` once, as soon as possible (`time` nil) or starting exactly on `time`, at `volume` (0…1)
@@ -33,7 +50,9 @@ extension Engine {
     /// voice gives way first under `Configuration.maxSoundingVoices` (0 first; an effect is then stolen). `completion` runs on the event
     /// thread when the firing ends. With `spatial`, the effect is heard from that 3D placement instead of `pan`
     /// (move it with `setPosition(_:of:at:ramp:)`). `sends` feed other buses besides `bus` (see `AuxSend`) and `filter` shapes the direct path (see `VoiceFilter`; change them with `setSendLevel(_:send:of:at:ramp:)` and `setFilter(_:of:at:ramp:)`). Throws (firing nothing) for an out-of-range or non-finite value, a time at
-    /// another rate, a bus not set up, an unregistered effect, or when every voice slot is taken.
+    /// another rate, a bus not set up, an unregistered effect, or when every voice slot is taken. A firing the
+    /// effect's `EffectLimits` refuse is no error: the render side refuses it when its frame comes, and its
+    /// completion reports `.refused`.
     @discardableResult
     public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, at time: EngineTime? = nil,
                      bus: Bus = .master, priority: Int = 128, resampler: ResamplerQuality? = nil,
@@ -50,14 +69,15 @@ extension Engine {
         guard priority >= 0, priority <= 255 else {
             throw .invalidParameter(name: "priority", value: Double(priority), expected: "0…255")
         }
-        let claimed: (slot: Int32, generation: UInt32, sound: Sound, sequence: UInt64, instance: EffectInstance)? = try control.withLock {
+        let claimed: (slot: Int32, generation: UInt32, sound: Sound, sequence: UInt64, instance: EffectInstance,
+                      limits: EffectLimitSetup)? = try control.withLock {
             state throws(EngineError) in
             guard let registered = state.effects[effect.id] else { throw .unknownEffect(id: effect.id) }
             guard let c = state.claim(sound: registered.sound, owner: .none) else { return nil }
             let instance = EffectInstance(slot: c.slot, generation: c.generation, effect: effect)
             state.records[Int(c.slot)].owner = .effect(ControlState.FiredEffect(
                 effect: registered.effect, completion: completion, instance: instance))
-            return (c.slot, c.generation, registered.sound, state.nextSequence(), instance)
+            return (c.slot, c.generation, registered.sound, state.nextSequence(), instance, registered.limits)
         }
         guard let claimed else { throw .voicePoolExhausted(capacity: configuration.maxVoices) }
         let sound = claimed.sound
@@ -70,6 +90,7 @@ extension Engine {
         setup.priority = UInt8(priority)
         setup.resampler = resampler ?? configuration.resampler
         setup.spatial = spatial
+        setup.limits = claimed.limits
         send([.start(slot: claimed.slot, generation: claimed.generation, setup)]
             + environmentCommands(slot: claimed.slot, generation: claimed.generation, sends: sends, filter: filter))
         return claimed.instance

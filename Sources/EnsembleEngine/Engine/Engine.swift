@@ -27,6 +27,9 @@ public final class Engine: @unchecked Sendable {
         public var maxVoices = 4096
         /// One-shot effects that may sound at once; a new one beyond this steals the oldest (this limit never steals tracks; `maxSoundingVoices` may).
         public var effectPolyphony = 32
+        /// Registered effects that may have `EffectLimits` at once (0…65536): each holds an entry of a table the
+        /// render side preallocates, from `registerEffect(_:limits:)` until `dispose(_:)`.
+        public var maxLimitedEffects = 256
         /// Most audible voices (tracks and effects together) at once; 0 = no cap. Virtual voices (see
         /// `virtualThreshold`) do not count. When a voice starts with the cap reached, the lowest-priority, then
         /// quietest, then oldest voice (the newcomer included) gives way: a track goes virtual (it fades out over
@@ -132,6 +135,9 @@ public final class Engine: @unchecked Sendable {
         guard c.effectPolyphony >= 1 else {
             throw .invalidParameter(name: "effectPolyphony", value: Double(c.effectPolyphony), expected: "at least 1")
         }
+        guard c.maxLimitedEffects >= 0, c.maxLimitedEffects <= 1 << 16 else {
+            throw .invalidParameter(name: "maxLimitedEffects", value: Double(c.maxLimitedEffects), expected: "0…65536")
+        }
         guard c.maxSoundingVoices >= 0 else {
             throw .invalidParameter(name: "maxSoundingVoices", value: Double(c.maxSoundingVoices), expected: "0 (no cap) or more")
         }
@@ -167,7 +173,7 @@ public final class Engine: @unchecked Sendable {
         smoothingFrames = Self.smoothingFrames(c)
         mixer = Self.makeMixer(c)
         renderer = Unmanaged.passUnretained(mixer)
-        control = Mutex(ControlState(capacity: c.maxVoices))
+        control = Mutex(ControlState(capacity: c.maxVoices, limitedEffects: c.maxLimitedEffects))
         startEventThread()
     }
 
@@ -182,7 +188,8 @@ public final class Engine: @unchecked Sendable {
                           effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames(c),
                           commandCapacity: c.commandCapacity, eventCapacity: c.eventCapacity,
                           soundingCap: c.maxSoundingVoices, virtualThreshold: c.virtualThreshold,
-                          commandLogCapacity: c.commandLogCapacity, speakerLayout: c.speakerLayout)
+                          commandLogCapacity: c.commandLogCapacity, speakerLayout: c.speakerLayout,
+                          limitedEffects: c.maxLimitedEffects)
         mixer.testSignal = c.planeTestSignal
         if c.renderThreads > 1 {
             mixer.parallelLanes = ParallelLanes(mixer: mixer, threads: c.renderThreads,

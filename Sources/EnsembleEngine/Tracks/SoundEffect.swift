@@ -10,11 +10,14 @@ public struct SoundEffect: Hashable, Sendable {
     public let name: String
     /// Its length in seconds.
     public let duration: Double
+    /// Its instance limits and cooldown (`Engine.registerEffect(_:limits:)`; by default none).
+    public let limits: EffectLimits
 
-    package init(id: Int, name: String, duration: Double) {
+    package init(id: Int, name: String, duration: Double, limits: EffectLimits = EffectLimits()) {
         self.id = id
         self.name = name
         self.duration = duration
+        self.limits = limits
     }
 }
 
@@ -48,7 +51,9 @@ public struct EffectCompletion: Sendable {
     /// the end of its fade when stopped or stolen, whichever comes first.
     public let time: EngineTime
     /// `.finished` only when it played to its natural end untouched: an instance whose stop or steal fade had
-    /// begun reports `.stopped`/`.stolen` even if its natural end came before the fade finished.
+    /// begun reports `.stopped`/`.stolen` even if its natural end came before the fade finished. `.refused` when
+    /// the effect's `EffectLimits` refused the firing: it never sounded, and `time` is the frame it would have
+    /// started on.
     public let reason: EndReason
 
     package init(effect: SoundEffect, time: EngineTime, reason: EndReason) {

@@ -39,6 +39,8 @@ package struct VoiceSetup: BitwiseCopyable, Sendable {
     package var resampler = ResamplerQuality.sinc
     /// Where the voice is in 3D; nil for a 2D voice (its `pan` applies).
     package var spatial: SpatialSource?
+    /// The instance limits of the effect fired (`EffectLimits`; entry −1 for none, and for tracks).
+    package var limits = EffectLimitSetup()
 
     package init(source: VoiceSource, isEffect: Bool, startFrame: Int64, startPosition: Int, startPass: Int, loops: Int,
                  volume: Float, pan: PanMatrix, step: UInt64, fadeInFrames: Int, fadeOutFrames: Int, attackFrames: Int,
@@ -112,4 +114,7 @@ public enum EndReason: String, Sendable, Codable, BitwiseCopyable {
     case stolen
     /// A streamed track's file could not be read any further (truncated or corrupt while playing).
     case failed
+    /// A one-shot effect's firing was refused under its effect's `EffectLimits` (its cooldown had not passed, or
+    /// `maxInstances` were sounding with steal policy `.refuse`): it never sounded. Tracks never end so.
+    case refused
 }

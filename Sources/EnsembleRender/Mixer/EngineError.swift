@@ -15,6 +15,9 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     case voicePoolExhausted(capacity: Int)
     /// The effect was disposed of (or never registered with this engine).
     case unknownEffect(id: Int)
+    /// Every entry for effects with `EffectLimits` is taken (raise `Configuration.maxLimitedEffects`, or dispose
+    /// of limited effects no longer needed).
+    case limitedEffectsExhausted(capacity: Int)
     /// The track belongs to another engine.
     case foreignTrack
     /// An `EngineTime` made at another sample rate than the engine's (`name` is the argument). The engine never
@@ -39,6 +42,8 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
             return "all \(capacity) voices are in use; raise Engine.Configuration.maxVoices"
         case let .unknownEffect(id):
             return "effect \(id) is not registered (disposed of, or from another engine)"
+        case let .limitedEffectsExhausted(capacity):
+            return "all \(capacity) entries for effects with limits are in use; raise Engine.Configuration.maxLimitedEffects"
         case .foreignTrack:
             return "the track belongs to another engine"
         case let .sampleRateMismatch(name, rate, engineRate):

@@ -40,6 +40,8 @@ package final class Mixer: @unchecked Sendable {
     private let update: VoiceUpdate
     private var starts: VoiceStarts
     private let stealing: VoiceStealing
+    /// Per-effect instance limits and cooldowns (`EffectLimits`), one entry per registered effect that has them.
+    package let effectLimits: EffectLimitTable
     /// Virtual voices: inaudible or held by the cap, their timeline kept unmixed (`VirtualVoices`).
     let virtualVoices: VirtualVoices
     private var timed: TimedCommands
@@ -96,9 +98,11 @@ package final class Mixer: @unchecked Sendable {
     ///   - laneCount: lanes of the voice mix (`MixLane`); part of what decides the bytes, so never derived from
     ///     the number of threads.
     ///   - speakerLayout: the output channels positioned voices are panned onto (`SpatialMath`).
+    ///   - limitedEffects: entries of the per-effect limit table (`EffectLimitTable`).
     package init(sampleRate: Double, maxBlockFrames: Int, capacity: Int, effectPolyphony: Int, stealRampFrames: Int,
          commandCapacity: Int, eventCapacity: Int, soundingCap: Int = 0, virtualThreshold: Float = 0,
-         commandLogCapacity: Int = 0, laneCount: Int = MixLane.defaultCount, speakerLayout: SpeakerLayout = .stereo) {
+         commandLogCapacity: Int = 0, laneCount: Int = MixLane.defaultCount, speakerLayout: SpeakerLayout = .stereo,
+         limitedEffects: Int = 64) {
         let channelCount = speakerLayout.channelCount
         commandLog = CommandLog(capacity: commandLogCapacity)
         self.channelCount = channelCount
@@ -112,11 +116,12 @@ package final class Mixer: @unchecked Sendable {
         voices = VoicePool(capacity: capacity, sampleRate: sampleRate)
         outbox = EventOutbox(events: events, capacity: 4 * capacity + 1024)
         reports = VoiceReports(telemetry: telemetry, outbox: outbox)
+        effectLimits = EffectLimitTable(capacity: limitedEffects)
         update = VoiceUpdate(pool: voices, reports: reports, smoothingFrames: stealRampFrames,
-                             spatialDefaults: SpatialSource())
+                             spatialDefaults: SpatialSource(), limits: effectLimits)
         starts = VoiceStarts(capacity: capacity, attackFrames: stealRampFrames)
         stealing = VoiceStealing(effectPolyphony: effectPolyphony, soundingCap: soundingCap,
-                                 rampFrames: stealRampFrames)
+                                 rampFrames: stealRampFrames, limits: effectLimits)
         virtualVoices = VirtualVoices(threshold: virtualThreshold, cap: soundingCap, rampFrames: stealRampFrames)
         timed = TimedCommands(capacity: commandCapacity)
         planar = .allocate(capacity: channelCount * maxBlockFrames)
@@ -151,6 +156,7 @@ package final class Mixer: @unchecked Sendable {
         telemetry.deallocate()
         masterMeter.deallocate()
         voices.deallocate()
+        effectLimits.deallocate()
         outbox.deallocate()
         starts.deallocate()
         timed.deallocate()

@@ -70,6 +70,8 @@ package struct Voice: BitwiseCopyable {
     package var isEffect = false
     /// Stealing priority under the sounding-voice cap (0 first, 255 last).
     package var priority: UInt8 = 128
+    /// The per-effect limits the voice is under (`EffectLimitTable`; entry −1 for none, and for tracks).
+    package var limitTag = EffectLimitTag()
     package var generation: UInt32 = 0
     package var sequence: UInt64 = 0
     package var source: VoiceSource
@@ -90,7 +92,7 @@ package struct Voice: BitwiseCopyable {
     var spatialAudibility: Float = 1
     /// Fills the voice out to whole cache lines (896 bytes, 14 lines), so lanes on different cores never write
     /// the same line (`VoicePool` starts on a line; `LaneTests` checks the stride). Resize it when a field changes.
-    private var padding: (UInt32, UInt32, UInt32) = (0, 0, 0)
+    private var padding: UInt32 = 0
 
     // Pattern matches rather than `==`: the synthesized Equatable goes through generic code that the
     // render path's @_noLocks check rejects in debug builds.

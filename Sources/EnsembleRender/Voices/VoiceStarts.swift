@@ -62,6 +62,13 @@ struct VoiceStarts {
             // A resumed voice starts afresh for the virtual-voice rules (a pause ended any virtual state).
             pool[slot].virtual = VirtualState()
             let frame = pool[slot].transport.startFrame
+            if pool[slot].isEffect, !stealing.limitInstances(slot, at: frame, in: pool) {
+                // Refused by its effect's own limits: it never sounds and ends at once with `.refused`.
+                pool[slot].state = .free
+                reports.ended(slot: slot, generation: entry.generation, reason: .refused, frame: frame,
+                              cursor: pool[slot].cursor)
+                continue
+            }
             if pool[slot].isEffect { stealing.makeRoomForEffect(at: frame, in: pool) }
             // A voice starting below the threshold starts virtual, outside the cap; else the cap decides.
             let inaudible = virtual.startsInaudible(pool[slot], at: frame)
@@ -75,6 +82,7 @@ struct VoiceStarts {
                 continue
             }
             pool[slot].state = .playing
+            if pool[slot].isEffect { stealing.accepted(slot, at: frame, in: pool) }
             pool.insertActive(Int32(slot))
             reports.started(slot: slot, generation: entry.generation, frame: frame, cursor: pool[slot].cursor)
             if inaudible {

@@ -10,6 +10,8 @@ struct VoiceStealing {
     /// Most audible voices at once (tracks and effects together; virtual voices do not count), 0 for no cap.
     let soundingCap: Int
     let rampFrames: Int
+    /// Per-effect instance limits and cooldowns (`limitInstances`).
+    let limits: EffectLimitTable
 
     /// Polyphony limit for one-shot effects: when a new effect starts on `frame` and `effectPolyphony` effects
     /// are already sounding there, the oldest (earliest start, then earliest fire) is stolen. Tracks never are.
@@ -86,8 +88,9 @@ struct VoiceStealing {
         return a.sequence < b.sequence
     }
 
+    /// Fades the voice in `slot` out from `frame` over `rampFrames`; it ends with `.stolen`.
     @_noLocks
-    private func steal(_ slot: Int, at frame: Int64, in pool: VoicePool) {
+    func steal(_ slot: Int, at frame: Int64, in pool: VoicePool) {
         pool[slot].transport.releaseStart = frame
         pool[slot].transport.releaseLength = rampFrames
         pool[slot].transport.releaseReason = .stolen

@@ -13,6 +13,8 @@ struct VoiceUpdate {
     /// OpenAL's default source properties (`SpatialSource()`, made on the control side): what a 2D voice given a
     /// position, velocity or direction takes for the rest.
     let spatialDefaults: SpatialSource
+    /// Per-effect instance limits, taken over by the first firing of a newly registered effect (`adopt`).
+    let limits: EffectLimitTable
 
     /// Applies a command for one voice (not a bus command, not a `.schedule` marker) at frame `now`; a change for
     /// a voice that is not live (ended, or replaced by a newer generation) does nothing. `timed` takes back a
@@ -135,6 +137,7 @@ struct VoiceUpdate {
         v.isEffect = setup.isEffect
         v.sequence = setup.sequence
         v.priority = setup.priority
+        v.limitTag = limits.adopt(setup.limits)
         let end = setup.loopEnd > 0 ? min(setup.loopEnd, setup.source.frameCount) : setup.source.frameCount
         v.cursor = SourceCursor(position: min(max(setup.startPosition, 0), end),
                                 fraction: 0, pass: max(setup.startPass, 0), loops: setup.loops,

@@ -94,6 +94,9 @@ public struct Scene: Sendable, Equatable {
         public var sends: [SendEntry] = []
         /// The filter on the direct path (the `filter` key; nil: none).
         public var filter: VoiceFilter?
+        /// The effect's instance limits and cooldown (the `maxInstances`, `steal` and `cooldown` keys): they
+        /// belong to the effect, so every entry of its name carries the same, whichever of them gave the keys.
+        public var limits = EffectLimits()
 
         /// A firing of `file` (an absolute path) at time 0, with every other member at its default.
         public init(name: String, file: String) {

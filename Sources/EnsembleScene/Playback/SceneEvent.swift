@@ -13,6 +13,9 @@ public struct SceneEvent: Sendable, Equatable, Codable {
         case trackFinished
         /// A firing of an effect ended (`reason` says how).
         case effectCompleted
+        /// A firing of an effect was refused by its limits (`maxInstances` with `steal` `none`, or `cooldown`):
+        /// it never sounded. `frame` is the frame it was fired for; `reason` is `refused`.
+        case effectRefused
         /// A `timeline` entry took effect (`command` says which action).
         case commandApplied
         /// A `timeline` entry did not take effect (`cause` says why: its track's voice had ended).
@@ -25,7 +28,7 @@ public struct SceneEvent: Sendable, Equatable, Codable {
     public var name: String
     /// First sample for `trackStarted`; the frame after the last sample for the others.
     public var frame: Int64
-    /// Why it ended (`finished`, `stopped`, `stolen`); absent for `trackStarted`.
+    /// Why it ended (`finished`, `stopped`, `stolen`, `refused`); absent for `trackStarted`.
     public var reason: EndReason?
     /// For `commandApplied` and `commandDropped`: the action (`set volume`, `stop`, `seek`, …) and the index of
     /// its timeline entry.

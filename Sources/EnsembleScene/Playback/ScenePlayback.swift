@@ -179,16 +179,17 @@ public final class ScenePlayback: @unchecked Sendable {
             default: break
             }
         }
+        // One effect per name (entries of a name are its firings, and share its limits); the file is decoded once.
         var registered: [String: SoundEffect] = [:]
         for (i, spec) in scene.effects.enumerated() {
             let key = "effects[\(i)]"
             let s = try sound(spec.file, key)
             let effect: SoundEffect
-            if let known = registered[spec.file] {
+            if let known = registered[spec.name] {
                 effect = known
             } else {
-                do { effect = try engine.registerEffect(s) } catch { throw fail("\(key).file", error) }
-                registered[spec.file] = effect
+                do { effect = try engine.registerEffect(s, limits: spec.limits) } catch { throw fail("\(key).file", error) }
+                registered[spec.name] = effect
             }
             effects.append((spec, effect))
             let cursor = SourceCursor(position: 0, fraction: 0, pass: 0, loops: 0,
@@ -269,7 +270,8 @@ public final class ScenePlayback: @unchecked Sendable {
                                 bus: spec.bus.flatMap { busIndex[$0] } ?? .master, priority: spec.priority,
                                 resampler: spec.resampler ?? scene.resampler, spatial: spec.spatial,
                                 sends: Self.auxSends(spec.sends, busIndex), filter: spec.filter) { [log] done in
-                    log.append(SceneEvent(event: .effectCompleted, name: name, frame: done.time.frame - origin, reason: done.reason))
+                    let kind: SceneEvent.Kind = done.reason == .refused ? .effectRefused : .effectCompleted
+                    log.append(SceneEvent(event: kind, name: name, frame: done.time.frame - origin, reason: done.reason))
                     log.appendEffectEnd(index, frame: done.time.frame - origin, reason: done.reason)
                 }
             }

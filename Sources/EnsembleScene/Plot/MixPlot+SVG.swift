@@ -162,6 +162,10 @@ extension MixPlot {
                 out.line(##"<polygon class="level" points="\##(level)" fill="\##(colour)" fill-opacity="0.45" stroke="\##(colour)" stroke-width="1"><title>\##(escape(lane.name)): volume</title></polygon>"##)
             }
             for span in lane.spans {
+                if span.reason == .refused {
+                    Self.drawRefused(span, lane: lane, x: x(frame: span.start), top: barTop, bottom: barBottom, rate: sampleRate, into: &out)
+                    continue
+                }
                 let xs = x(frame: span.start)
                 let xe = max(x(frame: span.end ?? frameCount), xs + 2)
                 let endAttribute = span.end.map { ##" data-end-frame="\##($0)""## } ?? ""
@@ -240,7 +244,7 @@ extension MixPlot {
         item(##"<rect x="\##(f(lx))" y="\##(f(ly + 8))" width="24" height="10" fill="\##(purple)" fill-opacity="0.45" stroke="\##(purple)"/>"##,
              "bus volume")
         out.text(x: 16, y: ly + 42, size: 12, fill: "#444444",
-                 "End reasons: finished (played out), stopped (stop or the scene's end), stolen (voice cap or polyphony), failed (stream unreadable). Waveform: min/max per pixel column; dashed lines are full scale.")
+                 "End reasons: finished (played out), stopped (stop or the scene's end), stolen (voice cap, polyphony or instance limit), failed (stream unreadable); refused (an effect's instance limit or cooldown: never sounded) is a dashed tick. Waveform: min/max per pixel column; dashed lines are full scale.")
         out.text(x: 16, y: ly + 60, size: 12, fill: "#444444", cls: "scale-note",
                  "Lane heights are volume on one scale: 0 on a lane's baseline, \(Self.decimal(scale)) on its dashed line; fades and the timeline's volume changes (ducks) shape them.")
         out.line("</g>")
@@ -263,11 +267,21 @@ extension MixPlot {
         }
     }
 
+    /// A refused firing, which never sounded: a dashed grey tick at its frame, labelled `refused`.
+    private static func drawRefused(_ span: Span, lane: Lane, x: Double, top: Double, bottom: Double, rate: Double,
+                                    into out: inout SVGText) {
+        let grey = reasonColour(.refused)
+        let when = String(format: "%.3f s", Double(span.start) / rate)
+        out.line(##"<line class="refused" data-start-frame="\##(span.start)" x1="\##(f(x))" y1="\##(f(top - 4))" x2="\##(f(x))" y2="\##(f(bottom))" stroke="\##(grey)" stroke-width="1.5" stroke-dasharray="3 2"><title>\##(escape(lane.name)): refused at \##(when)</title></line>"##)
+        out.text(x: x + 4, y: top + 8, size: 11, weight: "bold", fill: grey, cls: "reason", "refused")
+    }
+
     static func reasonColour(_ reason: EndReason?) -> String {
         switch reason {
         case .finished?: "#2f6b2f"
         case .stopped?: "#a35f00"
         case .stolen?, .failed?: "#d62728"
+        case .refused?: "#7f7f7f"
         case nil: "#555555"
         }
     }

@@ -133,7 +133,7 @@ public struct MixPlot: Sendable {
                           scene.timeline[t].target == .track(spec.name) else { continue }
                     marks.append(Mark(frame: event.frame, label: event.command ?? scene.timeline[t].actionName,
                                       dropped: event.event == .commandDropped))
-                case .effectCompleted:
+                case .effectCompleted, .effectRefused:
                     break
                 }
             }

@@ -63,6 +63,9 @@ extension Scene.EffectEntry: SoundEntry {
             .key("resampler", \.resampler) { try $0.resampler() },
             .key("sends", \.sends) { try $0.sends() },
             .key("filter", \.filter) { try $0.entry(VoiceFilter.sceneKeys) },
+            .key("maxInstances", \.limits.maxInstances) { try $0.whole(in: 1...1_000_000, "1…1000000") },
+            .key("steal", \.limits.steal) { try $0.choice(EffectLimits.StealPolicy.self, "oldest, quietest or none") },
+            .key("cooldown", \.limits.cooldown) { try $0.seconds() },
         ]
         return own + SceneKey.part(SpatialSource.sceneKeys, at: \Self.placed)
     }
@@ -132,9 +135,13 @@ extension SceneField {
 
     /// The `effects` list. Entries of one name are firings of one effect (the demo fires "coin" four times); one
     /// name for two files would make `--events` ambiguous.
+    ///
+    /// The limit keys (`maxInstances`, `steal`, `cooldown`) describe the effect, not the firing: any entry of the
+    /// name may give them, and entries that give one must agree; every entry then carries the effect's limits.
     func effectFirings() throws(SceneError) -> [Scene.EffectEntry] {
         let keys = Scene.EffectEntry.sceneKeys
         var named: [String: (index: Int, file: String)] = [:]
+        var limits: [String: EffectLimitKeys] = [:]  // by effect name
         var effects: [Scene.EffectEntry] = []
         for (i, item) in try items().enumerated() {
             let object = try item.object(known: keys.map(\.name))
@@ -143,8 +150,15 @@ extension SceneField {
                 throw object.fail("name", "\"\(effect.name)\" names effects[\(first.index)], which plays another file")
             }
             if named[effect.name] == nil { named[effect.name] = (i, effect.file) }
+            try limits[effect.name, default: EffectLimitKeys()].merge(effect.limits, from: object, index: i)
             effects.append(effect)
         }
+        for effect in effects {
+            if let steal = limits[effect.name]?.stealIndex, limits[effect.name]?.maxInstancesIndex == nil {
+                throw SceneError(path: context.path, "\(key)[\(steal)].steal: needs maxInstances (on some entry named \"\(effect.name)\")")
+            }
+        }
+        for i in effects.indices { effects[i].limits = limits[effects[i].name]?.limits ?? EffectLimits() }
         return effects
     }
 }
