@@ -79,7 +79,13 @@ final class PipeCLITests: XCTestCase {
         let rendered = dir.file("render.wav"), recording = dir.file("recording.wav")
         XCTAssertEqual(try runProcess(exe, ["render", "-", "-o", rendered], stdin: input).status, 0)
         let conf = try dir.write(Array(OpenALTestConfig.wave(recordingTo: recording).utf8), to: "alsoft.conf")
-        let played = try runProcess(exe, ["play", "-", "--latency", "100"], environment: ["ALSOFT_CONF": conf], stdin: input)
+        // The wave writer's timer thread, woken late on a loaded machine, can drain any ring: a run that reports an
+        // underrun has a gap in its recording and is repeated (up to three runs).
+        var played = try runProcess(exe, ["play", "-", "--latency", "100"], environment: ["ALSOFT_CONF": conf], stdin: input)
+        for _ in 1..<3 where played.stderr.contains("underrun") {
+            print("play - had an underrun (machine busy); repeating: \(played.stderr)")
+            played = try runProcess(exe, ["play", "-", "--latency", "100"], environment: ["ALSOFT_CONF": conf], stdin: input)
+        }
         XCTAssertEqual(played.status, 0, played.stderr)
         XCTAssertTrue(played.stderr.contains("of standard input"), played.stderr)
         let reference = try interleavedStereo(rendered), got = try interleavedStereo(recording)
