@@ -92,7 +92,7 @@ struct PlayCommand: ParsableCommand {
             // (a track whose end is already scheduled counts as idle and takes no more changes).
             let meters = TerminalMeters(engine: engine, tracks: playback.namedTracks, totalFrames: playback.frameCount)
             // Scene time 0 is the first frame of the first buffer: the first frame the device plays.
-            let origin = engine.renderTime.frame
+            let origin = engine.earliestStartTime.frame
             try playback.schedule(origin: engine.time(frame: origin))
             let end = origin + playback.frameCount
 

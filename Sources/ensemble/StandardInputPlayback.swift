@@ -44,7 +44,7 @@ struct StandardInputPlayback {
             deviceName: device, latency: latency, sampleRate: engine.sampleRate, onDeviceLoss: onDeviceLoss,
             maximumLatency: maximumLatency / 1000))
         let startingLatency = output.latency
-        let origin = engine.renderTime.frame
+        let origin = engine.earliestStartTime.frame
         try track.play(at: engine.time(frame: origin))
         try output.start()
         var stopped = false

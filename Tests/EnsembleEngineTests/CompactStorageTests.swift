@@ -90,7 +90,7 @@ final class CompactStorageTests: XCTestCase {
             tracks.append(still)
             try engine.play(tracks, atFrame: 300)
             let late = try engine.makeTrack(sound)
-            try late.play(at: engine.time(frame: -2000))   // a late start: skips in
+            try late.play(at: engine.time(frame: -2000))   // a late start: whole, from the first block
             tracks.append(late)
             return tracks
         }

@@ -23,9 +23,9 @@ final class EngineEventTests: XCTestCase {
     private func line(_ event: EngineEvent, _ names: [(Track, String)]) -> Line? {
         func name(_ t: Track) -> String { names.first { $0.0 === t }?.1 ?? "?" }
         switch event {
-        case let .trackStarted(t, at): return Line(what: "start " + name(t), frame: at.frame)
+        case let .trackStarted(t, at, _): return Line(what: "start " + name(t), frame: at.frame)
         case let .trackEnded(t, at, reason): return Line(what: "end " + name(t), frame: at.frame, detail: reason.rawValue)
-        case let .effectStarted(e, at): return Line(what: "start " + e.effect.name, frame: at.frame)
+        case let .effectStarted(e, at, _): return Line(what: "start " + e.effect.name, frame: at.frame)
         case let .effectEnded(e, at, reason): return Line(what: "end " + e.effect.name, frame: at.frame, detail: reason.rawValue)
         case let .commandApplied(id, at): return Line(what: "applied \(id)", frame: at.frame)
         case let .commandDropped(id, at, reason): return Line(what: "dropped \(id)", frame: at.frame, detail: reason.rawValue)
@@ -104,7 +104,7 @@ final class EngineEventTests: XCTestCase {
         var iterator = stalled.makeAsyncIterator()
         var early: [EngineEvent] = []
         for _ in 0..<8 { if let e = await iterator.next() { early.append(e) } }
-        XCTAssertEqual(early.compactMap { if case let .effectStarted(_, at) = $0 { at.frame } else { nil } }, [Int64(0), 20, 40, 60],
+        XCTAssertEqual(early.compactMap { if case let .effectStarted(_, at, _) = $0 { at.frame } else { nil } }, [Int64(0), 20, 40, 60],
                        "the first 8 events: 4 firings' starts and ends, kept")
         try engine.fire(fx, at: engine.time(frame: Int64(20 * firings + 200)))
         _ = engine.renderOffline(frames: 300, blockFrames: 128)
@@ -112,7 +112,7 @@ final class EngineEventTests: XCTestCase {
         for _ in 0..<3 { if let e = await iterator.next() { late.append(e) } }
         guard late.count == 3, case let .missed(count) = late[0] else { return XCTFail("expected .missed first, got \(late)") }
         XCTAssertEqual(count, 2 * firings - 8)
-        guard case let .effectStarted(_, at) = late[1], case let .effectEnded(_, end, reason) = late[2] else {
+        guard case let .effectStarted(_, at, _) = late[1], case let .effectEnded(_, end, reason) = late[2] else {
             return XCTFail("expected the new firing, got \(late)")
         }
         XCTAssertEqual(at.frame, Int64(20 * firings + 200))
@@ -305,7 +305,7 @@ final class EngineEventTests: XCTestCase {
 
         let seen = await drainEvents(events, through: engine).compactMap { e -> String? in
             switch e {
-            case let .trackStarted(_, at): "start \(at.frame)"
+            case let .trackStarted(_, at, _): "start \(at.frame)"
             case let .trackPaused(_, at): "pause \(at.frame)"
             case let .trackEnded(_, at, reason): "end \(at.frame) \(reason)"
             default: nil

@@ -432,7 +432,7 @@ final class StreamingTests: XCTestCase {
         for _ in 0..<8 { engine.render(interleaved: buffer, frames: block) }
         let base = engine.currentFrame
         try tracks[2].play(at: tracks[2].engine.time(frame: base + 100))
-        try tracks[3].play(at: tracks[3].engine.time(frame: base - 500)) // late start: retargets its stream
+        try tracks[3].play(at: tracks[3].engine.time(frame: base - 500)) // late start: streams from its first frame
         try tracks[4].play(at: tracks[4].engine.time(frame: base + 3000))
         var total: UInt64 = 0
         for k in 0..<200 {

@@ -74,7 +74,7 @@ final class TimedStopTests: XCTestCase {
             XCTAssertTrue(mix.left.allSatisfy { $0 == 0 } && mix.right.allSatisfy { $0 == 0 }, "never sounds: \(what)")
             let lines = drainEventsBlocking(events, through: engine).compactMap { e -> String? in
                 switch e {
-                case let .trackStarted(_, at): "start \(at.frame)"
+                case let .trackStarted(_, at, _): "start \(at.frame)"
                 case let .trackPaused(_, at): "pause \(at.frame)"
                 case let .trackEnded(_, at, reason): "end \(at.frame) \(reason)"
                 case let .commandDropped(id, at, reason) where id == resume: "resume dropped \(at.frame) \(reason)"

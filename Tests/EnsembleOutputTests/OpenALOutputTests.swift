@@ -151,6 +151,39 @@ final class OpenALOutputTests: XCTestCase {
         print("group start: engine frame \(groupFrame), recording frame \(first), all three tracks on it")
     }
 
+    /// A firing asked for a frame already heard (behind `now`, so behind the renderer by the latency too) is late:
+    /// it plays whole from its first frame where the render side took it, and its completion says how late.
+    /// `earliestStartTime` is never behind the render clock.
+    func testLateFireWhilePlayingPlaysWholeAndReportsHowLate() throws {
+        let length = 3000
+        let sound = try monoSound(length) { 0.1 + Double($0 % 500) / 1000 }
+        let done = Mutex<[EffectCompletion]>([])
+        var asked: Int64 = 0
+        let recording = try session(bufferCount: 8) { engine, output in
+            done.withLock { $0 = [] }
+            let fx = try engine.registerEffect(sound)
+            usleep(150_000)
+            let rendered = engine.renderedFrame
+            XCTAssertGreaterThanOrEqual(engine.earliestStartTime.frame, rendered)
+            asked = engine.now.frame - 480
+            try engine.fire(fx, pan: -1, at: engine.time(frame: asked)) { c in done.withLock { $0.append(c) } }
+            // It lands by the end of the block being rendered: well within 2 blocks past `rendered`.
+            let by = rendered + 2 * Int64(engine.configuration.maxBlockFrames) + Int64(length) + 2400
+            XCTAssertTrue(try output.waitUntilPlayed(engine.time(frame: by), timeout: 5))
+        }
+        let completion = try XCTUnwrap(done.withLock { $0 }.first)
+        XCTAssertEqual(done.withLock { $0.count }, 1)
+        XCTAssertEqual(completion.reason, .finished)
+        XCTAssertGreaterThanOrEqual(completion.lateBy, 480, "asked for a frame already heard")
+        XCTAssertEqual(completion.time.frame, asked + completion.lateBy + Int64(length), "started late, played whole")
+
+        let offline = try makeEngine()
+        try offline.fire(try offline.registerEffect(sound), pan: -1, at: offline.time(frame: 0))
+        let reference = offline.renderOffline(frames: length)
+        let first = try XCTUnwrap(firstSoundingFrame(recording))
+        assertSameBits(frames(recording, first..<(first + length)), reference, "the whole firing in the recording")
+    }
+
     /// Test 5. The render thread's refill code (Engine.render plus our fade and bookkeeping) allocates
     /// nothing while tracks play and effects are fired from another thread. OpenAL Soft 1.19's own
     /// `alSourceQueueBuffers` allocates a queue entry per buffer inside OpenAL; that is counted separately and

@@ -34,6 +34,7 @@ final class AllocationTests: XCTestCase {
         let fx = try engine.registerEffect(try monoSound(200) { _ in 0.1 })
 
         let tracks = try [ramp, stereo, sr44, ramp, stereo].map { try engine.makeTrack($0) }
+        let late = try [ramp, sr44].map { try engine.makeTrack($0) }
         try tracks[0].setNumberOfLoops(-1)
         try tracks[1].setNumberOfLoops(3)
         try tracks[1].setRate(0.75)
@@ -54,7 +55,10 @@ final class AllocationTests: XCTestCase {
         // Warm-up: exercise every path once outside the counted window (lazy runtime metadata).
         try engine.play(Array(tracks[0...1]), atFrame: 10)
         try engine.fire(fx, at: engine.time(frame: 20))
-        for _ in 0..<8 { engine.render(left: left, right: right, frames: block) }
+        for i in 0..<8 {
+            if i == 4 { try engine.fire(fx, at: engine.time(frame: 0)) } // late: starts whole at once
+            engine.render(left: left, right: right, frames: block)
+        }
 
         // Everything below starts inside the counted window.
         let base = engine.currentFrame
@@ -78,11 +82,16 @@ final class AllocationTests: XCTestCase {
             case 5: try tracks[2].setRate(k % 16 == 5 ? 1.7 : 0.6)
             case 6: if k == 30 { tracks[3].pause() } else if k == 38 { tracks[3].play() }
             case 7: if k == 39 { engine.pause() } else if k == 55 { engine.resume() } // engine-wide, with ramps
+            case 0:
+                // Late starts (their frames already rendered): a group, and a firing.
+                if k == 16 { try engine.play(late, at: engine.time(frame: engine.currentFrame - 300)) }
+                if k == 24 { try engine.fire(fx, at: engine.time(frame: engine.currentFrame - 1)) }
             default: break
             }
             total += renderCountingAllocations(engine, k, left: left, right: right, frames: block)
         }
         XCTAssertEqual(total, 0, "render allocated \(total) times")
+        withExtendedLifetime(late) {}
         engine.updateMeters()
         XCTAssertGreaterThan(try engine.peakPower(forChannel: 0), -160, "the scene must be sounding")
     }

@@ -108,9 +108,9 @@ final class MixerStartTests: XCTestCase {
         XCTAssertEqual(mix.left.enumerated().filter { $0.element != 0 }.map(\.offset), [63])
     }
 
-    func testLateStartJoinsWhereItWouldBe() throws {
-        // play(atFrame: 100) arriving when the clock is at 512: the track starts at 512 where it would be had
-        // it started on time (file frame 412), with a smoothing ramp (t − 512)/240 so it does not click.
+    func testLateStartPlaysWholeFromItsFirstFrame() throws {
+        // play(atFrame: 100) arriving when the clock is at 512: the track starts on 512, the first frame of the
+        // block that takes it, from file frame 0 with no ramp (nothing is skipped), and plays all 2000 frames.
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(2000, rampValue))
         try track.setPan(-1)
@@ -118,47 +118,50 @@ final class MixerStartTests: XCTestCase {
         let ends = Recorder<TrackEnd>()
         track.onStart = { starts.append($0.frame) }
         track.onFinish = { ends.append($0) }
-        let mix = render(engine, frames: 2500, block: 256) { now in
+        let mix = render(engine, frames: 2600, block: 256) { now in
             if now == 512 { try? track.play(at: track.engine.time(frame: 100)) }
         }
-        assertChannel(mix.left, { t in
-            t >= 512 && t < 2100 ? rampValue(t - 100) * min(1, Double(t - 512) / 240) : 0
-        }, 0..<2500, "late start")
+        assertChannel(mix.left, { t in t >= 512 && t < 2512 ? rampValue(t - 512) : 0 }, 0..<2600, "late start")
         engine.waitForEvents()
         XCTAssertEqual(starts.values, [512])
-        XCTAssertEqual(ends.values.map(\.time.frame), [2100], "it ends where it would have")
+        XCTAssertEqual(ends.values.map(\.time.frame), [2512], "the whole sound from 512")
+        XCTAssertEqual(ends.values.map(\.lateBy), [412])
     }
 
-    func testLateStartOfALoopingTrackJoinsTheRightPass() throws {
-        // 300-frame sound, 2 extra passes, due at 100, arriving at 512: 412 frames late = pass 1, frame 112.
-        // It still ends at 100 + 3·300 = 1000.
+    func testLateStartOfALoopingTrackPlaysEveryPass() throws {
+        // 300-frame sound, 2 extra passes, due at 100, arriving at 512: all three passes from 512, ending at
+        // 512 + 3·300 = 1412.
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(300, rampValue))
         try track.setPan(-1)
         try track.setNumberOfLoops(2)
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
-        let mix = render(engine, frames: 1200, block: 256) { now in
+        let mix = render(engine, frames: 1600, block: 256) { now in
             if now == 512 { try? track.play(at: track.engine.time(frame: 100)) }
         }
-        assertChannel(mix.left, { t in
-            t >= 512 && t < 1000 ? rampValue((t - 100) % 300) * min(1, Double(t - 512) / 240) : 0
-        }, 0..<1200, "late looping start")
+        assertChannel(mix.left, { t in t >= 512 && t < 1412 ? rampValue((t - 512) % 300) : 0 }, 0..<1600,
+                      "late looping start")
         engine.waitForEvents()
-        XCTAssertEqual(ends.values.map(\.time.frame), [1000])
+        XCTAssertEqual(ends.values.map(\.time.frame), [1412])
+        XCTAssertEqual(ends.values.map(\.lateBy), [412])
     }
 
-    func testStartSoLateTheSoundIsOverNeverSounds() throws {
+    func testStartLaterThanTheSoundIsLongStillPlaysWhole() throws {
+        // Due at 10, arriving at 512: the sound would have been over by 110, but a late start skips nothing.
         let engine = try makeEngine()
         let track = try engine.makeTrack(try monoSound(100, rampValue))
+        try track.setPan(-1)
         let ends = Recorder<TrackEnd>()
         track.onFinish = { ends.append($0) }
         let mix = render(engine, frames: 1024, block: 256) { now in
             if now == 512 { try? track.play(at: track.engine.time(frame: 10)) }
         }
-        XCTAssertNil(mix.firstNonZero)
+        assertChannel(mix.left, { t in t >= 512 && t < 612 ? rampValue(t - 512) : 0 }, 0..<1024, "very late start")
         engine.waitForEvents()
         XCTAssertEqual(ends.values.map(\.reason), [.finished])
+        XCTAssertEqual(ends.values.map(\.time.frame), [612])
+        XCTAssertEqual(ends.values.map(\.lateBy), [502])
     }
 
     func testCursorSkip() {

@@ -83,7 +83,7 @@ final class VirtualVoiceTests: XCTestCase {
 
         let lines = events.compactMap { event -> String? in
             switch event {
-            case let .trackStarted(t, at): "start \(t === low ? "low" : "other") \(at.frame)"
+            case let .trackStarted(t, at, _): "start \(t === low ? "low" : "other") \(at.frame)"
             case let .trackVirtual(t, at, reason): "virtual \(t === low ? "low" : "other") \(at.frame) \(reason)"
             case let .trackAudible(t, at): "audible \(t === low ? "low" : "other") \(at.frame)"
             case let .trackEnded(t, at, reason) where t === a: "end a \(at.frame) \(reason)"
@@ -115,7 +115,7 @@ final class VirtualVoiceTests: XCTestCase {
         e.waitForEvents()
         let lines = drainEventsBlocking(events, through: e).compactMap { event -> String? in
             switch event {
-            case let .trackStarted(t, at): "start \(t === a ? "A" : "B") \(at.frame)"
+            case let .trackStarted(t, at, _): "start \(t === a ? "A" : "B") \(at.frame)"
             case let .trackVirtual(t, at, reason): "virtual \(t === a ? "A" : "B") \(at.frame) \(reason)"
             case let .trackAudible(t, at): "audible \(t === a ? "A" : "B") \(at.frame)"
             default: nil
@@ -213,7 +213,7 @@ final class VirtualVoiceTests: XCTestCase {
         XCTAssertEqual(mix.left[3999], 0.0015 * 3999 / Self.scale, "still mixed at 0.0015")
         let times = drainEventsBlocking(events, through: e).compactMap { e -> String? in
             switch e {
-            case let .trackStarted(_, at): "start \(at.frame)"
+            case let .trackStarted(_, at, _): "start \(at.frame)"
             case let .trackVirtual(_, at, reason): "virtual \(at.frame) \(reason)"
             case let .trackAudible(_, at): "audible \(at.frame)"
             case let .trackEnded(_, at, reason): "end \(at.frame) \(reason)"
@@ -259,7 +259,7 @@ final class VirtualVoiceTests: XCTestCase {
         XCTAssertFalse(t.isVirtual)
         let lines = drainEventsBlocking(events, through: e).compactMap { event -> String? in
             switch event {
-            case let .trackStarted(_, at): "start \(at.frame)"
+            case let .trackStarted(_, at, _): "start \(at.frame)"
             case let .trackPaused(_, at): "pause \(at.frame)"
             case let .trackVirtual(_, at, reason): "virtual \(at.frame) \(reason)"
             case let .trackAudible(_, at): "audible \(at.frame)"
@@ -282,7 +282,7 @@ final class VirtualVoiceTests: XCTestCase {
         XCTAssertEqual(done.values.map(\.reason), [.finished])
         let lines = drainEventsBlocking(events, through: e).compactMap { event -> String? in
             switch event {
-            case let .effectStarted(_, at): "start \(at.frame)"
+            case let .effectStarted(_, at, _): "start \(at.frame)"
             case let .effectVirtual(_, at, reason): "virtual \(at.frame) \(reason)"
             case let .effectAudible(_, at): "audible \(at.frame)"
             case let .effectEnded(_, at, reason): "end \(at.frame) \(reason)"

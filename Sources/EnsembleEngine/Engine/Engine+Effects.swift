@@ -44,7 +44,9 @@ extension Engine {
         }
     }
 
-    /// Plays `effect` once, as soon as possible (`time` nil) or starting exactly on `time`, at `volume` (0…1)
+    /// Plays `effect` once, as soon as possible (`time` nil) or starting exactly on `time` (at or after
+    /// `earliestStartTime`; a time already past plays it whole, from its first frame, as soon as possible, and its
+    /// start event and completion report `lateBy`), at `volume` (0…1)
     /// and `pan` (−1…1) into `bus` (the master by default; a submix must be set up), resampled (when its sample
     /// rate differs from the engine's) with `resampler`, or the configuration's. `priority` (0…255) decides which
     /// voice gives way first under `Configuration.maxSoundingVoices` (0 first; an effect is then stolen). `completion` runs on the event

@@ -23,7 +23,7 @@ extension Engine {
     func trackReported(_ track: Track, _ reported: Track.Reported, _ event: MixerEvent) {
         switch reported {
         case .started:
-            publish(.trackStarted(track, at: time(frame: event.frame)))
+            publish(.trackStarted(track, at: time(frame: event.frame), lateBy: event.lateBy))
         case .paused:
             publish(.trackPaused(track, at: time(frame: event.frame)))
         case let .ended(end):
@@ -41,10 +41,11 @@ extension Engine {
     func effectReported(_ fired: ControlState.FiredEffect, _ event: MixerEvent) {
         switch event.kind {
         case .started:
-            publish(.effectStarted(fired.instance, at: time(frame: event.frame)))
+            publish(.effectStarted(fired.instance, at: time(frame: event.frame), lateBy: event.lateBy))
         case .ended:
             guard let reason = event.endReason else { return }
-            let completion = EffectCompletion(effect: fired.effect, time: time(frame: event.frame), reason: reason)
+            let completion = EffectCompletion(effect: fired.effect, time: time(frame: event.frame), reason: reason,
+                                              lateBy: event.lateBy)
             fired.completion?(completion)
             fired.instance.outcome.report(key: fired.instance.generation, value: completion)
             publish(.effectEnded(fired.instance, at: time(frame: event.frame), reason: reason))

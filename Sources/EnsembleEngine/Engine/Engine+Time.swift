@@ -17,6 +17,21 @@ extension Engine {
     /// while an output plays the engine, and equals it offline.
     public var renderTime: EngineTime { time(frame: renderedFrame) }
 
+    /// The earliest time a start can still be exact: the first frame not yet rendered that a command sent now
+    /// reaches the render side by. Commands are taken at the first frame of a block, so it is the render clock
+    /// (`renderTime`) between blocks, and the end of the block while one is being rendered. A `play(at:)`, group
+    /// start or `fire(_:at:)` at or after it starts on its frame; one before it is late, and starts from its first
+    /// frame on the first frame of the block that takes it, reporting by how much (`lateBy` in
+    /// `EngineEvent.trackStarted`/`.effectStarted`, `TrackEnd` and `EffectCompletion`).
+    ///
+    /// It moves on with every block rendered: read it just before scheduling, and leave a margin
+    /// (`try engine.earliestStartTime.advanced(bySeconds: 0.01)`) if the thread may be held up in between, or if
+    /// more commands are sent than the command ring holds (`Configuration.commandCapacity`). With an output
+    /// playing it runs ahead of `now` by the output latency; offline it is the render clock.
+    public var earliestStartTime: EngineTime {
+        time(frame: max(mixer.commandFrame.load(ordering: .acquiring), renderedFrame))
+    }
+
     /// The engine time being played at host time `hostTime`, where host time is the Linux `CLOCK_MONOTONIC`
     /// clock in nanoseconds (what `clock_gettime(CLOCK_MONOTONIC)` gives, the clock OpenAL Soft's
     /// `AL_SOFT_source_latency` clock values use). Reads the engine clock (`now`) and the host clock together and

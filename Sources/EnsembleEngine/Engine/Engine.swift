@@ -54,7 +54,7 @@ public final class Engine: @unchecked Sendable {
         /// 2²⁰), so that neither side takes page faults on its first pass.
         public var commandCapacity = 16384
         /// Events the render side's event ring holds (64…2²⁰) before it counts them dropped; populated when the
-        /// engine is made, like the command ring (about 56 bytes an event).
+        /// engine is made, like the command ring (about 64 bytes an event).
         public var eventCapacity = 16384
         /// Audio each streamed track keeps decoded ahead of playback, in seconds of its source (the ring holds
         /// at least 8 blocks of `maxBlockFrames`, whatever this says).
@@ -350,8 +350,9 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Starts every track in `tracks` on the same output frame, `time`, sample-accurately. A time already past
-    /// starts them at once, each where it would be had it started on time. Throws for a time at another rate or
-    /// a track of another engine (and then starts none).
+    /// (before `earliestStartTime`) starts them all from their first frames on the first frame of the next block,
+    /// still together, each reporting the same `lateBy`. Throws for a time at another rate or a track of another
+    /// engine (and then starts none).
     public func play(_ tracks: [Track], at time: EngineTime) throws(EngineError) {
         try play(tracks, atFrame: frame(of: time))
     }

@@ -10,14 +10,15 @@ import EnsembleRender
 /// (`Track.onStart`/`onFinish`, the `fire` completion, `Engine.onCommandApplied`/`onCommandDropped`), in the
 /// same order, with the same frames and reasons.
 public enum EngineEvent: Sendable {
-    /// A track's voice started sounding, or went on after a pause (`Track.onStart`).
-    case trackStarted(Track, at: EngineTime)
+    /// A track's voice started sounding, or went on after a pause (`Track.onStart`); `lateBy`: the frames it
+    /// started after the time asked for (0 on time, and for a resume; see `Engine.earliestStartTime`).
+    case trackStarted(Track, at: EngineTime, lateBy: Int64)
     /// A track's voice finished fading out for a pause; `play` continues it.
     case trackPaused(Track, at: EngineTime)
     /// A track's voice stopped sounding, and why (`Track.onFinish`, `Track.finished`).
     case trackEnded(Track, at: EngineTime, reason: EndReason)
-    /// A fired effect started sounding.
-    case effectStarted(EffectInstance, at: EngineTime)
+    /// A fired effect started sounding; `lateBy`: the frames it started after the time asked for (0 on time).
+    case effectStarted(EffectInstance, at: EngineTime, lateBy: Int64)
     /// A fired effect stopped sounding, and why (its completion callback, `EffectInstance.completed`).
     case effectEnded(EffectInstance, at: EngineTime, reason: EndReason)
     /// A track's voice went virtual at `at`: it goes on unmixed, keeping its timeline (`Track.isVirtual`;
@@ -58,7 +59,7 @@ public enum EngineEvent: Sendable {
     /// The time the event reports, nil for `missed`.
     public var time: EngineTime? {
         switch self {
-        case let .trackStarted(_, t), let .trackPaused(_, t), let .trackEnded(_, t, _), let .effectStarted(_, t),
+        case let .trackStarted(_, t, _), let .trackPaused(_, t), let .trackEnded(_, t, _), let .effectStarted(_, t, _),
              let .effectEnded(_, t, _), let .commandApplied(_, t), let .commandDropped(_, t, _),
              let .trackVirtual(_, t, _), let .trackAudible(_, t), let .effectVirtual(_, t, _), let .effectAudible(_, t),
              let .streamStarved(_, _, t), let .deviceLost(_, t), let .deviceReopened(_, t),

@@ -55,11 +55,15 @@ public struct EffectCompletion: Sendable {
     /// the effect's `EffectLimits` refused the firing: it never sounded, and `time` is the frame it would have
     /// started on.
     public let reason: EndReason
+    /// Frames its start came after the time `fire(_:at:)` asked for: 0 when on time. A late firing (its time had
+    /// passed when the render side got it, see `Engine.earliestStartTime`) plays whole from its first frame.
+    public let lateBy: Int64
 
-    package init(effect: SoundEffect, time: EngineTime, reason: EndReason) {
+    package init(effect: SoundEffect, time: EngineTime, reason: EndReason, lateBy: Int64 = 0) {
         self.effect = effect
         self.time = time
         self.reason = reason
+        self.lateBy = lateBy
     }
 }
 
@@ -69,9 +73,14 @@ public struct TrackEnd: Sendable {
     public let time: EngineTime
     /// `.finished` when it reached its natural end without a stop fade under way, else `.stopped`.
     public let reason: EndReason
+    /// Frames the start of this play came after the time `play(at:)` (or `Engine.play(_:at:)`) asked for: 0
+    /// when on time. A late start (its time had passed when the render side got it, see
+    /// `Engine.earliestStartTime`) plays whole from its first frame.
+    public let lateBy: Int64
 
-    package init(time: EngineTime, reason: EndReason) {
+    package init(time: EngineTime, reason: EndReason, lateBy: Int64 = 0) {
         self.time = time
         self.reason = reason
+        self.lateBy = lateBy
     }
 }

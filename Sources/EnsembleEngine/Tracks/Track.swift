@@ -240,7 +240,8 @@ public final class Track: @unchecked Sendable {
         return nil
     }
 
-    /// Called on the engine's event thread with the time of the first sample each time the track starts.
+    /// Called on the engine's event thread with the time of the first sample each time the track starts (for a
+    /// late start, the time it actually started; how late is in `EngineEvent.trackStarted` and `TrackEnd.lateBy`).
     public var onStart: (@Sendable (EngineTime) -> Void)? {
         get { state.withLock { $0.onStart } }
         set { state.withLock { $0.onStart = newValue } }
@@ -336,8 +337,11 @@ public final class Track: @unchecked Sendable {
         engine.send(startCommands(atFrame: nil))
     }
 
-    /// Starts exactly at `time` (`engine.now.advanced(bySeconds: δ)`, say). Restarts a track that is already
-    /// playing. To start several tracks together use `Engine.play(_:at:)`. Throws for a time at another rate.
+    /// Starts exactly at `time` when it is at or after `Engine.earliestStartTime` (`engine.earliestStartTime`, or
+    /// a time after it). A time already passed when the render side gets it is late: the track starts from its
+    /// first frame (its offset) as soon as possible, on the first frame of the next block, and its start event
+    /// and `TrackEnd` say how late (`lateBy`). Restarts a track that is already playing. To start several tracks
+    /// together use `Engine.play(_:at:)`. Throws for a time at another rate.
     public func play(at time: EngineTime) throws(EngineError) {
         try engine.play([self], at: time)
     }
@@ -498,7 +502,7 @@ public final class Track: @unchecked Sendable {
                 case .ended:
                     s.replaced.remove(at: i)
                     guard let reason = event.endReason else { return (nil, nil) }
-                    let end = TrackEnd(time: time, reason: reason)
+                    let end = TrackEnd(time: time, reason: reason, lateBy: event.lateBy)
                     guard let onFinish = s.onFinish else { return (nil, .ended(end)) }
                     return ({ onFinish(end) }, .ended(end))
                 case .paused, .commandApplied, .commandDropped, .virtual, .audible:
@@ -532,7 +536,7 @@ public final class Track: @unchecked Sendable {
                 s.reportedEnd = event.generation
                 s.startPosition = 0
                 guard let reason = event.endReason else { return (nil, nil) }
-                let end = TrackEnd(time: time, reason: reason)
+                let end = TrackEnd(time: time, reason: reason, lateBy: event.lateBy)
                 guard let onFinish = s.onFinish else { return (nil, .ended(end)) }
                 return ({ onFinish(end) }, .ended(end))
             }

@@ -19,7 +19,7 @@ package struct VoiceSetup: BitwiseCopyable, Sendable {
     /// Linear fade-in length from the start frame, and fade-out length ending at the voice's end, in frames.
     package var fadeInFrames: Int
     package var fadeOutFrames: Int
-    /// Frames of the short ramp that hides a start in the middle of a waveform (resume, late start).
+    /// Frames of the short ramp that hides a start in the middle of a waveform (a resume).
     package var attackFrames: Int
     package var metering: Bool
     /// Order of `fire`/`play` calls, to break ties between voices that start on the same frame.

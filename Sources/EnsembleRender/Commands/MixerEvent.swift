@@ -35,6 +35,9 @@ package struct MixerEvent: BitwiseCopyable {
     package var dropReason: CommandDropReason?
     /// Why the voice went virtual: set for `.virtual` and `.audible` only (`VirtualVoices`).
     package var virtualReason: VirtualReason?
+    /// Frames the voice's start came after the frame asked for (`LateStart`): for `.started` (of that start;
+    /// 0 for a resume) and for `.ended` (of the voice's first start); 0 otherwise.
+    package var lateBy: Int64 = 0
 
     /// `reason` is kept for `.ended` only (whatever a caller passes for another kind is not stored).
     @_noLocks

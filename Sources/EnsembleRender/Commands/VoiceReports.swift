@@ -8,19 +8,24 @@ package struct VoiceReports: @unchecked Sendable {
     package let telemetry: VoiceTelemetry
     let outbox: EventOutbox
 
-    /// The voice's end: telemetry `.ended` and an `.ended` event at `frame`, where its cursor stopped.
+    /// The voice's end: telemetry `.ended` and an `.ended` event at `frame`, where its cursor stopped; `lateBy`:
+    /// how late its start was (`LateStart`).
     @_noLocks
-    package func ended(slot: Int, generation: UInt32, reason: EndReason, frame: Int64, cursor: SourceCursor) {
+    package func ended(slot: Int, generation: UInt32, reason: EndReason, frame: Int64, cursor: SourceCursor,
+                       lateBy: Int64 = 0) {
         ended(slot: slot, generation: generation, reason: reason, frame: frame, position: cursor.position,
-              pass: cursor.pass)
+              pass: cursor.pass, lateBy: lateBy)
     }
 
     /// The voice's end: telemetry `.ended` and an `.ended` event at `frame`, at file frame `position` of `pass`.
     @_noLocks
-    package func ended(slot: Int, generation: UInt32, reason: EndReason, frame: Int64, position: Int, pass: Int) {
+    package func ended(slot: Int, generation: UInt32, reason: EndReason, frame: Int64, position: Int, pass: Int,
+                       lateBy: Int64 = 0) {
         telemetry.publish(slot: slot, generation: generation, phase: .ended, position: position)
-        outbox.post(MixerEvent(kind: .ended, reason: reason, slot: Int32(slot), generation: generation,
-                               frame: frame, position: position, pass: pass))
+        var event = MixerEvent(kind: .ended, reason: reason, slot: Int32(slot), generation: generation,
+                               frame: frame, position: position, pass: pass)
+        event.lateBy = lateBy
+        outbox.post(event)
     }
 
     /// The end of an older voice of a slot that a newer one already owns (superseded, or cut by a restart): its
@@ -39,12 +44,14 @@ package struct VoiceReports: @unchecked Sendable {
                                frame: frame, position: cursor.position, pass: cursor.pass))
     }
 
-    /// The voice's first sample is at `frame`.
+    /// The voice's first sample is at `frame`, `lateBy` frames after the frame asked for (`LateStart`).
     @_noLocks
-    package func started(slot: Int, generation: UInt32, frame: Int64, cursor: SourceCursor) {
+    package func started(slot: Int, generation: UInt32, frame: Int64, cursor: SourceCursor, lateBy: Int64 = 0) {
         telemetry.publish(slot: slot, generation: generation, phase: .playing, position: cursor.position)
-        outbox.post(MixerEvent(kind: .started, reason: .finished, slot: Int32(slot), generation: generation,
-                               frame: frame, position: cursor.position, pass: cursor.pass))
+        var event = MixerEvent(kind: .started, reason: .finished, slot: Int32(slot), generation: generation,
+                               frame: frame, position: cursor.position, pass: cursor.pass)
+        event.lateBy = lateBy
+        outbox.post(event)
     }
 
     /// The voice went virtual (`kind` `.virtual`, for `reason`) or came back (`.audible`, `reason` being why it

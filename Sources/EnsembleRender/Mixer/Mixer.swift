@@ -31,6 +31,10 @@ package final class Mixer: @unchecked Sendable {
     /// Timeline frames rendered so far: the engine's sample clock (output frames rendered while the engine
     /// is paused do not count).
     package let clock = Atomic<Int64>(0)
+    /// The first frame of the next block to take commands from the ring: while a block renders, its end (an
+    /// upper bound: a pause may end it sooner); between blocks, `clock`. A command sent now takes effect by it
+    /// (`Engine.earliestStartTime`).
+    package let commandFrame = Atomic<Int64>(0)
     /// Every command received, with its block's first frame, when the soak test asks for it (`CommandLog`).
     package let commandLog: CommandLog
 
@@ -91,8 +95,8 @@ package final class Mixer: @unchecked Sendable {
     package var testSignal: PlaneTestSignal?
 
     /// - Parameters:
-    ///   - stealRampFrames: the fade given to a stolen voice, a late start, a pause and the smoothing of a
-    ///     change that moves a voice's end.
+    ///   - stealRampFrames: the fade given to a stolen voice, a pause and the smoothing of a change that moves a
+    ///     voice's end.
     ///   - soundingCap: most audible voices at once (tracks and effects together), 0 for no cap.
     ///   - virtualThreshold: the audibility below which a voice goes virtual, 0 for never (`VirtualVoices`).
     ///   - laneCount: lanes of the voice mix (`MixLane`); part of what decides the bytes, so never derived from
@@ -119,7 +123,7 @@ package final class Mixer: @unchecked Sendable {
         effectLimits = EffectLimitTable(capacity: limitedEffects)
         update = VoiceUpdate(pool: voices, reports: reports, smoothingFrames: stealRampFrames,
                              spatialDefaults: SpatialSource(), limits: effectLimits)
-        starts = VoiceStarts(capacity: capacity, attackFrames: stealRampFrames)
+        starts = VoiceStarts(capacity: capacity)
         stealing = VoiceStealing(effectPolyphony: effectPolyphony, soundingCap: soundingCap,
                                  rampFrames: stealRampFrames, limits: effectLimits)
         virtualVoices = VirtualVoices(threshold: virtualThreshold, cap: soundingCap, rampFrames: stealRampFrames)
@@ -258,6 +262,8 @@ package final class Mixer: @unchecked Sendable {
         let t0 = now, t1 = now + Int64(n)
         output.clear(n)
         let firstEvent = outbox.count
+        // Published before the ring is read: a command that still makes this block lands earlier, never later.
+        commandFrame.store(t1, ordering: .releasing)
         while let (cell, position) = commands.oldest() {
             if let change = cell.pointee.change {
                 receive(change, slot: cell.pointee.slot, generation: cell.pointee.generation, blockStart: t0)
@@ -308,6 +314,7 @@ package final class Mixer: @unchecked Sendable {
         outbox.flush()
         now = end
         clock.store(end, ordering: .releasing)
+        commandFrame.store(end, ordering: .releasing)
     }
 
     /// Applies a command from the ring, or keeps it when it must wait for its frame (`TimedCommands`). (Not

@@ -36,7 +36,7 @@ enum StreamFailure {
         voice.transport.releaseIsPause = false
     }
 
-    /// Points a streamed voice's loader at the cursor's new place (after a seek or a late start).
+    /// Points a streamed voice's loader at the cursor's new place (after a seek).
     @_noLocks
     static func retarget(_ voice: Voice) {
         guard let stream = voice.source.stream else { return }

@@ -9,7 +9,7 @@ import Synchronization
 /// A voice's cursor (pass p, position i) reads virtual frame p·length + i, exactly the sample the in-memory
 /// kernel's `tap` reads, which makes a streamed rendering bit-identical to the in-memory one.
 ///
-/// Positions are packed with an epoch (`epoch << 48 | frame`): a seek or a late start asks for a new epoch at a
+/// Positions are packed with an epoch (`epoch << 48 | frame`): a seek asks for a new epoch at a
 /// new position, and the render side uses only data tagged with the epoch it asked for.
 package struct StreamView: BitwiseCopyable, @unchecked Sendable {
     /// Planar: channel 0's `capacity` frames, then channel 1's.

@@ -50,8 +50,8 @@ extension Voice {
     }
 
     /// What the cap ranks voices by (`VoiceStealing.yields`): the gain the voice has at `frame` — volume ×
-    /// fade-in × fade-out × release, without `attack` (the short fade of a late start, a resume or a virtual
-    /// change: a voice fading back in, or out into virtual, keeps its rank) — times `spatialAudibility`.
+    /// fade-in × fade-out × release, without `attack` (the short fade of a resume or a virtual change: a voice
+    /// fading back in, or out into virtual, keeps its rank) — times `spatialAudibility`.
     @inline(__always)
     @_noLocks
     func loudness(at frame: Int64) -> Float {

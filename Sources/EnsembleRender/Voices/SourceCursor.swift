@@ -103,13 +103,13 @@ package struct SourceCursor: BitwiseCopyable {
         return frames > UInt64(Int64.max) ? Int64.max : Int64(frames)
     }
 
-    /// Moves on by `frames` output frames, wrapping into later passes (used when a start comes late).
+    /// Moves on by `frames` output frames, wrapping into later passes (`TimeStretch` advances a segment at a time with it).
     /// Returns false when the cursor ran past the end of its last pass.
     @_noLocks
     package mutating func skip(frames: Int64) -> Bool {
         guard frames > 0 else { return loops < 0 || pass <= loops }
         // frames × step + fraction as a 128-bit value in 2^-32 units. (multipliedFullWidth returns
-        // (high, low); reading it as (product, overflow) made every late start of a finite sound end at once.)
+        // (high, low), not (product, overflow).)
         let (high, low) = UInt64(frames).multipliedFullWidth(by: step)
         let (sum, carry) = low.addingReportingOverflow(UInt64(fraction))
         let top = high &+ (carry ? 1 : 0)

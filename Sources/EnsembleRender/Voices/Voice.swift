@@ -90,9 +90,16 @@ package struct Voice: BitwiseCopyable {
     /// also while the voice is virtual (it must hear its source come closer). A 2D voice leaves it at 1.
     /// `VirtualVoices` reads it at its update frames: the value stored by then is the spatial update before.
     var spatialAudibility: Float = 1
-    /// Fills the voice out to whole cache lines (896 bytes, 14 lines), so lanes on different cores never write
-    /// the same line (`VoicePool` starts on a line; `LaneTests` checks the stride). Resize it when a field changes.
-    private var padding: UInt32 = 0
+    /// Frames between the start frame asked for and the one the voice started on (0: on time; `LateStart`),
+    /// reported with its start and its end; at most `Int32.max` (12 hours at 48 kHz), in 4 bytes. It also fills
+    /// the voice out to whole cache lines (896 bytes, 14 lines), so lanes on different cores never write the same
+    /// line (`VoicePool` starts on a line; `LaneTests` checks the stride): add padding when a field changes.
+    private var lateFrames: Int32 = 0
+    /// `lateFrames` as the events carry it.
+    package var lateBy: Int64 {
+        get { Int64(lateFrames) }
+        set { lateFrames = Int32(clamping: newValue) }
+    }
 
     // Pattern matches rather than `==`: the synthesized Equatable goes through generic code that the
     // render path's @_noLocks check rejects in debug builds.

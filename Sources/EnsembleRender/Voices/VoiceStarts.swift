@@ -2,19 +2,15 @@
 import EnsembleFormats
 
 /// Voices waiting to start (`StartQueue`) and their activation when their frame comes: a late start is moved
-/// on to where the sound would be, the stealing policies are applied, and the voice joins the active list
+/// to the frame it is taken on (`LateStart`), the stealing policies are applied, and the voice joins the active list
 /// (virtual from its first frame when it starts inaudible or the cap holds it: `VirtualVoices`).
 struct VoiceStarts {
     private var queue: StartQueue
     /// Starts the queue had no room for (each voice also ends at once; `Engine.droppedStarts`).
     let dropped: SharedCounter
-    /// Length of the fade-in given to a late start (it begins mid-waveform).
-    let attackFrames: Int
-
-    init(capacity: Int, attackFrames: Int) {
+    init(capacity: Int) {
         queue = StartQueue(capacity: capacity)
         dropped = SharedCounter()
-        self.attackFrames = attackFrames
     }
 
     func deallocate() {
@@ -45,19 +41,10 @@ struct VoiceStarts {
             queue.removeTop()
             let slot = Int(entry.slot)
             if StartQueue.isStale(entry, in: pool.slots) { continue }
-            if entry.frame < now {
-                // Late (the command arrived after its frame): start now, but where the sound would be had it
-                // started on time, so tracks started together stay together.
-                if !pool[slot].cursor.skip(frames: now - entry.frame) {
-                    pool[slot].state = .free
-                    reports.ended(slot: slot, generation: entry.generation, reason: .finished, frame: now,
-                                  position: 0, pass: 0)
-                    continue
-                }
-                pool[slot].transport.startFrame = now
-                pool[slot].envelope.attack = EdgeFade(zeroFrame: now, length: attackFrames, direction: 1)
-                StreamFailure.retarget(pool[slot])
-            }
+            // Late (the command arrived after its frame): start now, from the sound's first frame, and say by how
+            // much (a group started together is late by the same amount, so it stays together).
+            let lateBy = entry.frame < now ? now - entry.frame : 0
+            if lateBy > 0 { LateStart.move(&pool[slot], to: now, lateBy: lateBy) }
             pool[slot].updateNaturalEnd(now: pool[slot].transport.startFrame)
             // A resumed voice starts afresh for the virtual-voice rules (a pause ended any virtual state).
             pool[slot].virtual = VirtualState()
@@ -78,13 +65,14 @@ struct VoiceStarts {
                 // The newcomer is the effect the cap takes: it never sounds, and ends at once with `.stolen`.
                 pool[slot].state = .free
                 reports.ended(slot: slot, generation: entry.generation, reason: .stolen, frame: frame,
-                              cursor: pool[slot].cursor)
+                              cursor: pool[slot].cursor, lateBy: pool[slot].lateBy)
                 continue
             }
             pool[slot].state = .playing
             if pool[slot].isEffect { stealing.accepted(slot, at: frame, in: pool) }
             pool.insertActive(Int32(slot))
-            reports.started(slot: slot, generation: entry.generation, frame: frame, cursor: pool[slot].cursor)
+            reports.started(slot: slot, generation: entry.generation, frame: frame, cursor: pool[slot].cursor,
+                            lateBy: lateBy)
             if inaudible {
                 virtual.startVirtual(slot, at: frame, heldByCap: false, pool: pool, reports: reports)
             } else if case .held = admission {

@@ -185,7 +185,7 @@ struct VoiceUpdate {
             // natural end then came first (a stolen effect near its end still reports .stolen).
             let cutShort = v.transport.releaseStart < v.transport.naturalEnd && !v.transport.releaseIsPause
             reports.ended(slot: slot, generation: v.generation, reason: cutShort ? v.transport.releaseReason : .finished,
-                          frame: frame, cursor: v.cursor)
+                          frame: frame, cursor: v.cursor, lateBy: v.lateBy)
         }
     }
 
@@ -202,7 +202,8 @@ struct VoiceUpdate {
         if v.isPaused || neverSounds {
             pool[s].state = .free
             reports.ended(slot: s, generation: v.generation, reason: .stopped,
-                          frame: frame == .min || overflow ? now : max(silentFrom, now), cursor: v.cursor)
+                          frame: frame == .min || overflow ? now : max(silentFrom, now), cursor: v.cursor,
+                          lateBy: v.lateBy)
             return
         }
         let releaseStart = v.transport.releaseStart, releasingToPause = v.transport.releaseIsPause
