@@ -13,6 +13,6 @@ enum LateStart {
         voice.transport.startFrame = frame
         voice.envelope.fadeIn.zeroFrame = frame
         voice.envelope.attack.zeroFrame = frame
-        voice.lateBy = lateBy
+        voice.lateBy = lateBy <= 0 ? 0 : lateBy >= 2_147_483_647 ? 2_147_483_647 : Int32(truncatingIfNeeded: lateBy)
     }
 }

@@ -94,12 +94,7 @@ package struct Voice: BitwiseCopyable {
     /// reported with its start and its end; at most `Int32.max` (12 hours at 48 kHz), in 4 bytes. It also fills
     /// the voice out to whole cache lines (896 bytes, 14 lines), so lanes on different cores never write the same
     /// line (`VoicePool` starts on a line; `LaneTests` checks the stride): add padding when a field changes.
-    private var lateFrames: Int32 = 0
-    /// `lateFrames` as the events carry it.
-    package var lateBy: Int64 {
-        get { Int64(lateFrames) }
-        set { lateFrames = Int32(clamping: newValue) }
-    }
+    package var lateBy: Int32 = 0
 
     // Pattern matches rather than `==`: the synthesized Equatable goes through generic code that the
     // render path's @_noLocks check rejects in debug builds.

@@ -65,7 +65,7 @@ struct VoiceStarts {
                 // The newcomer is the effect the cap takes: it never sounds, and ends at once with `.stolen`.
                 pool[slot].state = .free
                 reports.ended(slot: slot, generation: entry.generation, reason: .stolen, frame: frame,
-                              cursor: pool[slot].cursor, lateBy: pool[slot].lateBy)
+                              cursor: pool[slot].cursor, lateBy: Int64(pool[slot].lateBy))
                 continue
             }
             pool[slot].state = .playing

@@ -185,7 +185,7 @@ struct VoiceUpdate {
             // natural end then came first (a stolen effect near its end still reports .stolen).
             let cutShort = v.transport.releaseStart < v.transport.naturalEnd && !v.transport.releaseIsPause
             reports.ended(slot: slot, generation: v.generation, reason: cutShort ? v.transport.releaseReason : .finished,
-                          frame: frame, cursor: v.cursor, lateBy: v.lateBy)
+                          frame: frame, cursor: v.cursor, lateBy: Int64(v.lateBy))
         }
     }
 
@@ -203,7 +203,7 @@ struct VoiceUpdate {
             pool[s].state = .free
             reports.ended(slot: s, generation: v.generation, reason: .stopped,
                           frame: frame == .min || overflow ? now : max(silentFrom, now), cursor: v.cursor,
-                          lateBy: v.lateBy)
+                          lateBy: Int64(v.lateBy))
             return
         }
         let releaseStart = v.transport.releaseStart, releasingToPause = v.transport.releaseIsPause
