@@ -12,6 +12,28 @@ extension Engine {
         broadcast.subscribe(bufferSize: bufferSize)
     }
 
+    /// A new queue of this engine's events, drained on the caller's own thread (`EngineEventQueue.drain`): for a
+    /// game loop, which polls once a frame instead of running a task. It hears of every event from now on, keeping
+    /// at most `capacity` until drained (newer ones are dropped and marked, as for `events(bufferSize:)`).
+    public func makeEventQueue(capacity: Int = 4096) -> EngineEventQueue {
+        broadcast.subscribeQueue(capacity: capacity)
+    }
+
+    /// Delivers the events that arrived since the last call to `body`, on this thread, oldest first; returns how
+    /// many. The engine's own queue (capacity 4096) is made by the first call and hears of events from then on:
+    /// call it once while setting up (`engine.drainEvents { _ in }`) to hear of the first starts, then once a frame.
+    /// See the "From a game loop" article.
+    @discardableResult
+    public func drainEvents<E: Error>(_ body: (EngineEvent) throws(E) -> Void) throws(E) -> Int {
+        let queue = drainQueue.withLock { held in
+            if let held { return held }
+            let made = makeEventQueue()
+            held = made
+            return made
+        }
+        return try queue.drain(body)
+    }
+
     /// Hands `event` to the `events()` sequences; builds nothing when nobody listens.
     package func publish(_ event: @autoclosure () -> EngineEvent) {
         guard broadcast.isActive else { return }

@@ -114,6 +114,8 @@ public final class Engine: @unchecked Sendable {
     let spatialControl = Mutex(SpatialControl())
     /// The subscribers of `events()`, fed on the event thread (see `Engine+Events`).
     package let broadcast = EventBroadcast()
+    /// The queue `drainEvents(_:)` drains, made by its first call.
+    let drainQueue = Mutex<EngineEventQueue?>(nil)
 
     /// Makes an engine with the given settings and starts its event thread; nothing renders until an output or
     /// an offline render pulls blocks.

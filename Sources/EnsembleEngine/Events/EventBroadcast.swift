@@ -5,8 +5,25 @@ import EnsembleRender
 
 /// The fan-out of engine events to every `EngineEvents` sequence, in delivery order.
 package final class EventBroadcast: Sendable {
+    /// Where a subscriber's events go: an async sequence's buffer, or a queue drained by its owner's thread.
+    private enum Inbox {
+        case sequence(AsyncStream<EngineEvent>.Continuation)
+        case queue(EventMailbox)
+
+        /// Hands `event` over without waiting; false when the buffer is full.
+        func offer(_ event: EngineEvent) -> Bool {
+            switch self {
+            case let .sequence(continuation):
+                if case .enqueued = continuation.yield(event) { return true }
+                return false
+            case let .queue(mailbox):
+                return mailbox.offer(event)
+            }
+        }
+    }
+
     private struct Subscriber {
-        var continuation: AsyncStream<EngineEvent>.Continuation
+        var inbox: Inbox
         var drops: EventDropCount
         /// Events dropped since the last `.missed` marker got through.
         var unreported = 0
@@ -28,12 +45,25 @@ package final class EventBroadcast: Sendable {
         let drops = EventDropCount()
         let id = subscribers.withLock { s in
             s.next += 1
-            s.all[s.next] = Subscriber(continuation: continuation, drops: drops)
+            s.all[s.next] = Subscriber(inbox: .sequence(continuation), drops: drops)
             return s.next
         }
         count.add(1, ordering: .relaxed)
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
         return EngineEvents(stream: stream, drops: drops, bufferSize: size)
+    }
+
+    /// A queue that holds up to `capacity` events until its owner drains them (`EngineEventQueue`).
+    func subscribeQueue(capacity: Int) -> EngineEventQueue {
+        let mailbox = EventMailbox(capacity: max(capacity, 1))
+        let drops = EventDropCount()
+        let id = subscribers.withLock { s in
+            s.next += 1
+            s.all[s.next] = Subscriber(inbox: .queue(mailbox), drops: drops)
+            return s.next
+        }
+        count.add(1, ordering: .relaxed)
+        return EngineEventQueue(mailbox: mailbox, drops: drops, unsubscribe: { [weak self] in self?.unsubscribe(id) })
     }
 
     private func unsubscribe(_ id: UInt64) {
@@ -46,12 +76,10 @@ package final class EventBroadcast: Sendable {
         subscribers.withLock { s in
             for id in s.all.keys {
                 var sub = s.all[id]!
-                if sub.unreported > 0 {
-                    if case .enqueued = sub.continuation.yield(.missed(count: sub.unreported)) {
-                        sub.unreported = 0
-                    }
+                if sub.unreported > 0, sub.inbox.offer(.missed(count: sub.unreported)) {
+                    sub.unreported = 0
                 }
-                if sub.unreported == 0, case .enqueued = sub.continuation.yield(event) {
+                if sub.unreported == 0, sub.inbox.offer(event) {
                     // delivered
                 } else {
                     sub.unreported += 1
@@ -69,6 +97,8 @@ package final class EventBroadcast: Sendable {
             s.all = [:]
             return all
         }
-        for sub in all.values { sub.continuation.finish() }
+        for sub in all.values {
+            if case let .sequence(continuation) = sub.inbox { continuation.finish() }
+        }
     }
 }
