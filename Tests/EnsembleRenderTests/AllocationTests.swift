@@ -95,4 +95,52 @@ final class AllocationTests: XCTestCase {
         engine.updateMeters()
         XCTAssertGreaterThan(try engine.peakPower(forChannel: 0), -160, "the scene must be sounding")
     }
+
+    /// Steering fired effects through their handles (volume and pan ramps, rate, pause and resume, position,
+    /// stop fades, now and timed) while rendering: the render thread allocates nothing.
+    func testFiredInstanceControlsAllocateNothing() throws {
+        let engine = try makeEngine(maxBlockFrames: 512)
+        let fx = try engine.registerEffect(try monoSound(40000) { sin(Double($0) * 0.02) * 0.2 },
+                                           variation: EffectVariation(pitch: 2, volume: 3))
+        let block = 256
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: block)
+        let right = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
+        defer {
+            left.deallocate()
+            right.deallocate()
+        }
+        // Warm-up: every control once outside the counted window (lazy runtime metadata).
+        let warm = try engine.fire(fx, rate: 1.3)
+        try warm.setVolume(0.5, ramp: 0.01)
+        try warm.setPan(0.3)
+        try warm.setRate(0.8)
+        try warm.pause(fade: 0)
+        engine.render(left: left, right: right, frames: block)
+        try warm.resume()
+        try warm.setPosition(Vector3(1, 0, -1), ramp: 0.01)
+        try warm.stop(at: engine.time(frame: engine.currentFrame + 100), fade: 0.002)
+        for _ in 0..<4 { engine.render(left: left, right: right, frames: block) }
+
+        let shots = try (0..<4).map { k in try engine.fire(fx, volume: 0.7, rate: 0.6 + Float(k) * 0.3) }
+        var total: UInt64 = 0
+        for k in 0..<48 {
+            // Control calls may allocate; count only the render calls.
+            let shot = shots[k % shots.count], next = engine.time(frame: engine.currentFrame + Int64(k % 3) * 100)
+            switch k % 8 {
+            case 0: try shot.setVolume(k % 16 == 0 ? 0.2 : 0.9, ramp: 0.003)
+            case 1: try shot.setPan(k % 16 == 1 ? -0.7 : 0.7, at: next, ramp: 0.002)
+            case 2: try shot.setRate(k % 16 == 2 ? 1.7 : 0.7, at: next)
+            case 3: try shot.pause(fade: k % 16 == 3 ? 0 : 0.002)
+            case 4: try shots[(k - 1) % shots.count].resume(at: next)
+            case 5: try shot.setPosition(Vector3(Float(k % 5) - 2, 0, -1), ramp: 0.004)
+            case 6: try shot.setVelocity(Vector3(0, 0, Float(k % 7)))
+            case 7: if k == 47 { try shot.stop(fade: 0.003) } else { try shot.setFilter(VoiceFilter(kind: .lowpass, gainHF: 0.5)) }
+            default: break
+            }
+            total += renderCountingAllocations(engine, k, left: left, right: right, frames: block)
+        }
+        XCTAssertEqual(total, 0, "render allocated \(total) times")
+        engine.updateMeters()
+        XCTAssertGreaterThan(try engine.peakPower(forChannel: 0), -160, "the firings must be sounding")
+    }
 }

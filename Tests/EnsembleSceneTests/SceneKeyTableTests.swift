@@ -148,8 +148,8 @@ final class SceneKeyTableTests: XCTestCase {
         XCTAssertEqual(listed["timeline[0]"], ["at", "track", "bus", "listener", "set", "ramp", "stop", "pause", "resume",
                                                "seek", "play"])
         XCTAssertEqual(listed["effects[0]"], [
-            "name", "file", "at", "volume", "pan", "bus", "priority", "resampler", "sends", "filter", "maxInstances",
-            "steal", "cooldown", "position", "velocity", "direction", "relative", "referenceDistance", "maxDistance",
+            "name", "file", "at", "volume", "pan", "rate", "bus", "priority", "resampler", "sends", "filter",
+            "pitchVariation", "volumeVariation", "maxInstances", "steal", "cooldown", "position", "velocity", "direction", "relative", "referenceDistance", "maxDistance",
             "rolloff", "coneInnerAngle", "coneOuterAngle", "coneOuterGain", "coneOuterGainHF", "airAbsorption",
             "minGain", "maxGain", "distanceModel"])
         XCTAssertEqual(listed["master"], ["effects"])

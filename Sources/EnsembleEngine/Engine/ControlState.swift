@@ -49,8 +49,11 @@ package struct ControlState {
     /// the entry is handed to another effect.
     var freeLimitEntries: [Int32]
     var limitGenerations: [UInt32]
+    /// Draws each firing's `EffectVariation`, in the order `fire` takes the lock.
+    package var variation: VariationGenerator
 
-    package init(capacity: Int, limitedEffects: Int = 0) {
+    package init(capacity: Int, limitedEffects: Int = 0, variationSeed: UInt64 = 0) {
+        variation = VariationGenerator(seed: variationSeed)
         records = Array(repeating: Record(), count: capacity)
         free = (0..<Int32(capacity)).reversed()
         freeLimitEntries = (0..<Int32(limitedEffects)).reversed()
@@ -90,6 +93,13 @@ package struct ControlState {
     mutating func nextSequence() -> UInt64 {
         sequence += 1
         return sequence
+    }
+
+    /// Whether `slot` still belongs to the firing `generation` (its end not yet handled on the event thread).
+    func ownsFiring(_ slot: Int32, _ generation: UInt32) -> Bool {
+        guard slot >= 0, Int(slot) < records.count, records[Int(slot)].generation == generation,
+              case .effect = records[Int(slot)].owner else { return false }
+        return true
     }
 
     /// Takes a free slot and starts its next generation.

@@ -7,10 +7,14 @@ import EnsembleRender
 extension Engine {
     /// Registers `sound` (at most `Configuration.maxEffectDuration` seconds) for `fire`, under `limits`: at most
     /// `maxInstances` instances sounding at once (a firing beyond that steals one, or is refused, by
-    /// `limits.steal`) and no firing within `limits.cooldown` seconds of the last accepted one. Throws for limits
-    /// out of range, or when `Configuration.maxLimitedEffects` effects with limits are registered already.
-    public func registerEffect(_ sound: Sound, limits: EffectLimits = EffectLimits()) throws(EngineError) -> SoundEffect {
+    /// `limits.steal`) and no firing within `limits.cooldown` seconds of the last accepted one. Each firing's
+    /// pitch and volume vary by `variation` (see `EffectVariation`; by default not at all). Throws for limits or
+    /// a variation out of range, or when `Configuration.maxLimitedEffects` effects with limits are registered
+    /// already.
+    public func registerEffect(_ sound: Sound, limits: EffectLimits = EffectLimits(),
+                               variation: EffectVariation = EffectVariation()) throws(EngineError) -> SoundEffect {
         try limits.check()
+        try variation.check()
         guard !sound.isStreamed else {
             throw .invalidParameter(name: "effect sound \(sound.name) (streamed)", value: sound.duration,
                                     expected: "a sound decoded into memory")
@@ -27,7 +31,8 @@ extension Engine {
                 setup = EffectLimitSetup(entry: entry, generation: state.limitGenerations[Int(entry)], limits: limits,
                                          sampleRate: rate)
             }
-            let effect = SoundEffect(id: state.nextEffectID, name: sound.name, duration: sound.duration, limits: limits)
+            let effect = SoundEffect(id: state.nextEffectID, name: sound.name, duration: sound.duration, limits: limits,
+                                     variation: variation)
             state.nextEffectID += 1
             state.effects[effect.id] = (effect, sound, setup)
             return effect
@@ -46,8 +51,8 @@ extension Engine {
 
     /// Plays `effect` once, as soon as possible (`time` nil) or starting exactly on `time` (at or after
     /// `earliestStartTime`; a time already past plays it whole, from its first frame, as soon as possible, and its
-    /// start event and completion report `lateBy`), at `volume` (0…1)
-    /// and `pan` (−1…1) into `bus` (the master by default; a submix must be set up), resampled (when its sample
+    /// start event and completion report `lateBy`), at `volume` (0…1), `pan` (−1…1) and `rate` (`Track.rateRange`;
+    /// pitch follows, as a varispeed track's), each firing varied by the effect's `EffectVariation`, into `bus` (the master by default; a submix must be set up), resampled (when its sample
     /// rate differs from the engine's) with `resampler`, or the configuration's. `priority` (0…255) decides which
     /// voice gives way first under `Configuration.maxSoundingVoices` (0 first; an effect is then stolen). `completion` runs on the event
     /// thread when the firing ends. With `spatial`, the effect is heard from that 3D placement instead of `pan`
@@ -56,7 +61,7 @@ extension Engine {
     /// effect's `EffectLimits` refuse is no error: the render side refuses it when its frame comes, and its
     /// completion reports `.refused`.
     @discardableResult
-    public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, at time: EngineTime? = nil,
+    public func fire(_ effect: SoundEffect, volume: Float = 1, pan: Float = 0, rate: Float = 1, at time: EngineTime? = nil,
                      bus: Bus = .master, priority: Int = 128, resampler: ResamplerQuality? = nil,
                      spatial: SpatialSource? = nil, sends: [AuxSend] = [], filter: VoiceFilter? = nil,
                      completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
@@ -64,6 +69,7 @@ extension Engine {
         if let time { frame = try self.frame(of: time) }
         try EngineError.check(volume, "volume", 0...1)
         try EngineError.check(pan, "pan", -1...1)
+        try Track.check(rate: rate)
         try checkRoutable(bus)
         try spatial?.check()
         try check(sends)
@@ -76,7 +82,19 @@ extension Engine {
             state throws(EngineError) in
             guard let registered = state.effects[effect.id] else { throw .unknownEffect(id: effect.id) }
             guard let c = state.claim(sound: registered.sound, owner: .none) else { return nil }
-            let instance = EffectInstance(slot: c.slot, generation: c.generation, effect: effect)
+            // Drawn under the lock, so concurrent firings take the generator's values in the order they lock.
+            var (firedRate, firedVolume) = (rate, volume)
+            let variation = registered.effect.variation
+            if !variation.isNone {
+                let pitchDraw = state.variation.unit() * 2 - 1, volumeDraw = state.variation.unit()
+                firedRate = min(max(rate * variation.rateFactor(pitchDraw), Track.rateRange.lowerBound),
+                                Track.rateRange.upperBound)
+                firedVolume = volume * variation.gainFactor(volumeDraw)
+            }
+            let instance = EffectInstance(slot: c.slot, generation: c.generation, effect: effect, engine: self,
+                                          sourceRate: registered.sound.sampleRate,
+                                          channelCount: registered.sound.channelCount,
+                                          firedRate: firedRate, firedVolume: firedVolume)
             state.records[Int(c.slot)].owner = .effect(ControlState.FiredEffect(
                 effect: registered.effect, completion: completion, instance: instance))
             return (c.slot, c.generation, registered.sound, state.nextSequence(), instance, registered.limits)
@@ -85,8 +103,9 @@ extension Engine {
         let sound = claimed.sound
         var setup = VoiceSetup(
             source: sound.voiceSource, isEffect: true, startFrame: frame ?? .min, startPosition: 0, startPass: 0,
-            loops: 0, volume: volume, pan: PanMatrix(pan: pan, channelCount: sound.channelCount),
-            step: SourceCursor.step(rate: 1, sourceRate: sound.sampleRate, outputRate: sampleRate),
+            loops: 0, volume: claimed.instance.firedVolume, pan: PanMatrix(pan: pan, channelCount: sound.channelCount),
+            step: SourceCursor.step(rate: claimed.instance.firedRate, sourceRate: sound.sampleRate,
+                                    outputRate: sampleRate),
             fadeInFrames: 0, fadeOutFrames: 0, attackFrames: 0, metering: false, sequence: claimed.sequence)
         setup.bus = Int32(bus.index)
         setup.priority = UInt8(priority)

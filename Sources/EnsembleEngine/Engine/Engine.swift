@@ -65,6 +65,9 @@ public final class Engine: @unchecked Sendable {
         /// Most files the stream loader keeps open at once; past it the least recently used one is closed and
         /// reopened when its stream next needs data.
         public var maxOpenStreamFiles = 256
+        /// The seed of the generator that draws each firing's `EffectVariation` (fixed by default, so a mix is
+        /// the same on every run; give another for other draws).
+        public var variationSeed: UInt64 = 0x656E_7365_6D62_6C65
         /// Test hook: room for this many received commands in the render side's `CommandLog` (0: no log).
         @_spi(Testing) public var commandLogCapacity = 0
         /// How tracks and effects are resampled unless they choose otherwise (`Track.resampler`,
@@ -175,7 +178,8 @@ public final class Engine: @unchecked Sendable {
         smoothingFrames = Self.smoothingFrames(c)
         mixer = Self.makeMixer(c)
         renderer = Unmanaged.passUnretained(mixer)
-        control = Mutex(ControlState(capacity: c.maxVoices, limitedEffects: c.maxLimitedEffects))
+        control = Mutex(ControlState(capacity: c.maxVoices, limitedEffects: c.maxLimitedEffects,
+                                     variationSeed: c.variationSeed))
         startEventThread()
     }
 

@@ -12,23 +12,52 @@ public struct SoundEffect: Hashable, Sendable {
     public let duration: Double
     /// Its instance limits and cooldown (`Engine.registerEffect(_:limits:)`; by default none).
     public let limits: EffectLimits
+    /// How each firing's pitch and volume vary (`Engine.registerEffect(_:limits:variation:)`; by default not).
+    public let variation: EffectVariation
 
-    package init(id: Int, name: String, duration: Double, limits: EffectLimits = EffectLimits()) {
+    package init(id: Int, name: String, duration: Double, limits: EffectLimits = EffectLimits(),
+                 variation: EffectVariation = EffectVariation()) {
         self.id = id
         self.name = name
         self.duration = duration
         self.limits = limits
+        self.variation = variation
     }
 }
 
-/// One firing of an effect, to stop it early (`Engine.stop(_:)`) or wait for its end (`completed`).
+/// One firing of an effect: a handle to steer it while it sounds (volume, pan, rate, position, filter, sends,
+/// pause, resume, stop: see `setVolume(_:at:ramp:)`), or wait for its end (`completed`).
+///
+/// Copies are the same firing. Every control does nothing once the firing has ended (a timed one returns nil),
+/// so a handle may be kept and used without tracking the end; only a value out of range throws.
 public struct EffectInstance: Hashable, Sendable {
     package let slot: Int32
     package let generation: UInt32
     /// The effect fired.
     public let effect: SoundEffect
+    /// The engine it was fired on (weak: a handle never keeps an engine alive; nil once it is gone).
+    package weak let engine: Engine?
+    /// The sound's sample rate and channel count, for rate steps and pan matrices.
+    package let sourceRate: Double
+    package let channelCount: Int
+    /// The rate it was fired at, after its effect's pitch variation.
+    public let firedRate: Float
+    /// The volume it was fired at, after its effect's variation.
+    public let firedVolume: Float
     /// Where the end of this firing is kept for `completed` (shared by every copy of the instance).
     package let outcome = EndWaiters<EffectCompletion>()
+
+    package init(slot: Int32, generation: UInt32, effect: SoundEffect, engine: Engine?, sourceRate: Double,
+                 channelCount: Int, firedRate: Float = 1, firedVolume: Float = 1) {
+        self.slot = slot
+        self.generation = generation
+        self.effect = effect
+        self.engine = engine
+        self.sourceRate = sourceRate
+        self.channelCount = channelCount
+        self.firedRate = firedRate
+        self.firedVolume = firedVolume
+    }
 
     /// Two instances are equal when they are the same firing.
     public static func == (a: EffectInstance, b: EffectInstance) -> Bool {

@@ -17,7 +17,7 @@ extension Track {
             try EngineError.check(p, "pan", -1...1)
             try duration(ramp, "ramp")
         case let .rate(r):
-            try EngineError.check(r, "rate", 0.5...2)
+            try Track.check(rate: r)
         case let .loops(n):
             try Track.check(loops: n)
             // A live stream's frames are consumed as they play: it cannot go round again.
@@ -75,6 +75,14 @@ extension Track {
             throw .invalidParameter(name: "numberOfLoops", value: Double(loops), expected: "−1 (forever) or 0…\(maxLoops)")
         }
     }
+
+    /// Throws unless `rate` is a playback speed a voice takes: what tracks and fired effects share.
+    package static func check(rate: Float, _ name: String = "rate") throws(EngineError) {
+        try EngineError.check(rate, name, rateRange)
+    }
+
+    /// The playback speeds a track's or a fired effect's voice takes (`setRate(_:at:)`, `Engine.fire`).
+    public static let rateRange: ClosedRange<Float> = 0.5...2
 
     /// The largest `numberOfLoops` (the scene format's limit too).
     public static let maxLoops = 1_000_000

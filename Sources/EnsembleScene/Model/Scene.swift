@@ -82,6 +82,8 @@ public struct Scene: Sendable, Equatable {
         public var volume: Float = 1
         /// Stereo position, −1 (left) … 1 (right) (default 0, centre).
         public var pan: Float = 0
+        /// Playback speed, in `Track.rateRange` (default 1); pitch follows.
+        public var rate: Float = 1
         /// The name of the bus it plays into; nil for the master.
         public var bus: String?
         /// Stealing priority under `maxVoices`, 0…255.
@@ -97,6 +99,9 @@ public struct Scene: Sendable, Equatable {
         /// The effect's instance limits and cooldown (the `maxInstances`, `steal` and `cooldown` keys): they
         /// belong to the effect, so every entry of its name carries the same, whichever of them gave the keys.
         public var limits = EffectLimits()
+        /// How each firing's pitch and volume vary (the `pitchVariation` and `volumeVariation` keys): like
+        /// `limits`, it belongs to the effect, and every entry of its name carries the same.
+        public var variation = EffectVariation()
 
         /// A firing of `file` (an absolute path) at time 0, with every other member at its default.
         public init(name: String, file: String) {

@@ -188,12 +188,16 @@ public final class ScenePlayback: @unchecked Sendable {
             if let known = registered[spec.name] {
                 effect = known
             } else {
-                do { effect = try engine.registerEffect(s, limits: spec.limits) } catch { throw fail("\(key).file", error) }
+                do { effect = try engine.registerEffect(s, limits: spec.limits, variation: spec.variation) } catch {
+                    throw fail("\(key).file", error)
+                }
                 registered[spec.name] = effect
             }
             effects.append((spec, effect))
+            // The slowest the firing can play (its variation's lowest pitch) bounds its end.
+            let slowest = max(spec.rate * spec.variation.rateFactor(-1), Track.rateRange.lowerBound)
             let cursor = SourceCursor(position: 0, fraction: 0, pass: 0, loops: 0,
-                                      step: SourceCursor.step(rate: 1, sourceRate: s.sampleRate, outputRate: rate),
+                                      step: SourceCursor.step(rate: slowest, sourceRate: s.sampleRate, outputRate: rate),
                                       length: s.frameCount)
             lastEnd = max(lastEnd, Int64((spec.at * rate).rounded()) + (cursor.framesUntilEnd() ?? 0))
         }
@@ -265,7 +269,7 @@ public final class ScenePlayback: @unchecked Sendable {
             }
             for (index, (spec, effect)) in effects.enumerated() {
                 let name = spec.name
-                try engine.fire(effect, volume: spec.volume, pan: spec.pan,
+                try engine.fire(effect, volume: spec.volume, pan: spec.pan, rate: spec.rate,
                                 at: engine.time(frame: origin + Int64((spec.at * rate).rounded())),
                                 bus: spec.bus.flatMap { busIndex[$0] } ?? .master, priority: spec.priority,
                                 resampler: spec.resampler ?? scene.resampler, spatial: spec.spatial,

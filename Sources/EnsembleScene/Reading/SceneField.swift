@@ -1,6 +1,7 @@
 // Control side (the thread loading the scene).
 import Foundation
 import EnsembleRender
+import EnsembleEngine
 
 /// One value of a scene file and where it is (`tracks[2].volume`), read as the type its key expects. Every
 /// failure is one `SceneError` line that starts with the key path. Reading is lazy: only the keys a scene entry
@@ -74,6 +75,13 @@ struct SceneField {
 
     /// A gain or level, 0…1.
     func fraction() throws(SceneError) -> Float { try float(in: 0...1, "0…1") }
+
+    /// A playback speed in `Track.rateRange` (the range tracks and fired effects share).
+    func rate() throws(SceneError) -> Float {
+        let (low, high) = (Track.rateRange.lowerBound, Track.rateRange.upperBound)
+        func text(_ x: Float) -> String { x == x.rounded() ? String(Int(x)) : String(x) }
+        return try float(in: Double(low)...Double(high), "\(text(low))…\(text(high))")
+    }
 
     /// A stereo position, −1…1.
     func pan() throws(SceneError) -> Float { try float(in: -1...1, "−1…1") }

@@ -58,11 +58,18 @@ extension Scene.EffectEntry: SoundEntry {
             .key("at", \.at) { try $0.secondsBeforeEnd() },
             .key("volume", \.volume) { try $0.fraction() },
             .key("pan", \.pan) { try $0.pan() },
+            .key("rate", \.rate) { try $0.rate() },
             .key("bus", \.bus) { try $0.busName() },
             .key("priority", \.priority) { try $0.whole(in: 0...255, "0…255") },
             .key("resampler", \.resampler) { try $0.resampler() },
             .key("sends", \.sends) { try $0.sends() },
             .key("filter", \.filter) { try $0.entry(VoiceFilter.sceneKeys) },
+            .key("pitchVariation", \.variation.pitch) {
+                try $0.float(in: 0...Double(EffectVariation.maxPitch), "0…\(Int(EffectVariation.maxPitch)) semitones")
+            },
+            .key("volumeVariation", \.variation.volume) {
+                try $0.float(in: 0...Double(EffectVariation.maxVolume), "0…\(Int(EffectVariation.maxVolume)) dB")
+            },
             .key("maxInstances", \.limits.maxInstances) { try $0.whole(in: 1...1_000_000, "1…1000000") },
             .key("steal", \.limits.steal) { try $0.choice(EffectLimits.StealPolicy.self, "oldest, quietest or none") },
             .key("cooldown", \.limits.cooldown) { try $0.seconds() },
@@ -136,12 +143,14 @@ extension SceneField {
     /// The `effects` list. Entries of one name are firings of one effect (the demo fires "coin" four times); one
     /// name for two files would make `--events` ambiguous.
     ///
-    /// The limit keys (`maxInstances`, `steal`, `cooldown`) describe the effect, not the firing: any entry of the
-    /// name may give them, and entries that give one must agree; every entry then carries the effect's limits.
+    /// The limit keys (`maxInstances`, `steal`, `cooldown`) and the variation keys (`pitchVariation`,
+    /// `volumeVariation`) describe the effect, not the firing: any entry of the name may give them, and entries
+    /// that give one must agree; every entry then carries the effect's limits and variation.
     func effectFirings() throws(SceneError) -> [Scene.EffectEntry] {
         let keys = Scene.EffectEntry.sceneKeys
         var named: [String: (index: Int, file: String)] = [:]
         var limits: [String: EffectLimitKeys] = [:]  // by effect name
+        var variations: [String: EffectVariationKeys] = [:]  // by effect name
         var effects: [Scene.EffectEntry] = []
         for (i, item) in try items().enumerated() {
             let object = try item.object(known: keys.map(\.name))
@@ -151,6 +160,7 @@ extension SceneField {
             }
             if named[effect.name] == nil { named[effect.name] = (i, effect.file) }
             try limits[effect.name, default: EffectLimitKeys()].merge(effect.limits, from: object, index: i)
+            try variations[effect.name, default: EffectVariationKeys()].merge(effect.variation, from: object, index: i)
             effects.append(effect)
         }
         for effect in effects {
@@ -158,7 +168,10 @@ extension SceneField {
                 throw SceneError(path: context.path, "\(key)[\(steal)].steal: needs maxInstances (on some entry named \"\(effect.name)\")")
             }
         }
-        for i in effects.indices { effects[i].limits = limits[effects[i].name]?.limits ?? EffectLimits() }
+        for i in effects.indices {
+            effects[i].limits = limits[effects[i].name]?.limits ?? EffectLimits()
+            effects[i].variation = variations[effects[i].name]?.variation ?? EffectVariation()
+        }
         return effects
     }
 }
