@@ -17,18 +17,18 @@ extension Track {
         switch change {
         case let .volume(v, ramp):
             let fitted = try policy.fit(v, "volume", 0...1)
-            try check(change, ramp: ramp)
+            try checkRamp(ramp)
             return .volume(fitted, ramp: ramp)
         case let .pan(p, ramp):
             let fitted = try policy.fit(p, "pan", -1...1)
-            try check(change, ramp: ramp)
+            try checkRamp(ramp)
             return .pan(fitted, ramp: ramp)
         case let .rate(r):
             return .rate(try policy.fit(r, "rate", Track.rateRange))
         case let .sendLevel(send, level, ramp):
             try checkSend(send)
             let fitted = try policy.fit(level, "level", 0...1)
-            try check(change, ramp: ramp)
+            try checkRamp(ramp)
             return .sendLevel(send: send, fitted, ramp: ramp)
         default:
             try checkOther(change)
@@ -37,7 +37,7 @@ extension Track {
     }
 
     /// The ramp of a volume, pan or send-level change: a duration, or nil.
-    private func check(_ change: TrackChange, ramp: Double?) throws(EngineError) {
+    private func checkRamp(_ ramp: Double?) throws(EngineError) {
         if let ramp { _ = try Engine.frames(ofDuration: ramp, "ramp", sampleRate: engine.sampleRate) }
     }
 
