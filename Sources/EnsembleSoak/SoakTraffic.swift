@@ -125,7 +125,7 @@ struct SoakTraffic: Sendable {
     private mutating func prepare(_ t: Track) {
         accept(ledger, try t.setVolume(rng.float(0.2...1)))
         accept(ledger, try t.setPan(rng.float(-1...1)))
-        accept(ledger, try t.setRate(rng.chance(50) ? 1 : rng.float(0.5...2)))
+        accept(ledger, try t.setRate(rng.chance(50) ? 1 : rng.float(Track.rateRange)))
         t.rateMode = rng.chance(8) ? .preservePitch : .varispeed
         accept(ledger, try t.setNumberOfLoops([0, 0, 1, 2, -1][rng.below(5)]))
         let frames = t.sound.frameCount
@@ -238,7 +238,7 @@ struct SoakTraffic: Sendable {
         switch rng.below(9) {
         case 0: accept(ledger, try t.setVolume(rng.float(0...1)))
         case 1: accept(ledger, try t.setPan(rng.float(-1...1)))
-        case 2: accept(ledger, try t.setRate(rng.float(0.5...2)))
+        case 2: accept(ledger, try t.setRate(rng.float(Track.rateRange)))
         case 3: accept(ledger, try t.setNumberOfLoops(rng.below(4) - 1))
         case 4: accept(ledger, try t.setFadeIn(rng.unit() * 0.05))
         case 5: accept(ledger, try t.setFadeOut(rng.unit() * 0.05))
@@ -256,7 +256,7 @@ struct SoakTraffic: Sendable {
         switch rng.below(transport ? 8 : 5) {
         case 0: change = .volume(rng.float(0...1), ramp: ramp)
         case 1: change = .pan(rng.float(-1...1), ramp: ramp)
-        case 2: change = .rate(rng.float(0.5...2))
+        case 2: change = .rate(rng.float(Track.rateRange))
         case 3: change = .loops(rng.below(4) - 1)
         case 4: change = .seek(to: Double(rng.below(t.sound.frameCount)) / t.sound.sampleRate)
         case 5: change = .pause(fade: ramp)

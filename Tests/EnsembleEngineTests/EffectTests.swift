@@ -150,7 +150,7 @@ final class EffectTests: XCTestCase {
     }
 
     func testEffectParameterValidation() throws {
-        let engine = try makeEngine()
+        let engine = try makeEngine(valuePolicy: .strict)
         let fx = try engine.registerEffect(try monoSound(10) { _ in 0.1 })
         for volume: Float in [2, -0.1, .nan, .infinity] {
             XCTAssertThrowsError(try engine.fire(fx, volume: volume)) { error in

@@ -27,16 +27,34 @@ final class EngineTimeTests: XCTestCase {
                     return XCTFail("\(error)")
                 }
             }
-            XCTAssertThrowsError(try EngineTime(frame: 0, sampleRate: 48000).advanced(bySeconds: bad), "\(bad)")
+            XCTAssertThrowsError(try EngineTime(frame: 0, sampleRate: 48000).checkedAdvanced(bySeconds: bad), "\(bad)")
         }
         // Near the end of the range an offset that would overflow throws rather than wrapping.
-        XCTAssertThrowsError(try EngineTime(frame: .max - 10, sampleRate: 48000).advanced(bySeconds: 1))
+        XCTAssertThrowsError(try EngineTime(frame: .max - 10, sampleRate: 48000).checkedAdvanced(bySeconds: 1))
+    }
+
+    /// `advanced(bySeconds:)` cannot fail: huge and infinite offsets saturate at the ends of the frame range (as
+    /// `advanced(byFrames:)` does), NaN leaves the time unchanged; the values are worked out by hand.
+    func testAdvancingBySecondsSaturatesInsteadOfThrowing() {
+        let t = EngineTime(frame: 1000, sampleRate: 48000)
+        XCTAssertEqual(t.advanced(bySeconds: .infinity).frame, .max)
+        XCTAssertEqual(t.advanced(bySeconds: -.infinity).frame, .min)
+        XCTAssertEqual(t.advanced(bySeconds: 1e300).frame, .max)
+        XCTAssertEqual(t.advanced(bySeconds: -1e300).frame, .min)
+        XCTAssertEqual(t.advanced(bySeconds: .nan), t)
+        XCTAssertEqual(EngineTime(frame: .max - 10, sampleRate: 48000).advanced(bySeconds: 1).frame, .max)
+        XCTAssertEqual(EngineTime(frame: .min + 10, sampleRate: 48000).advanced(bySeconds: -1).frame, .min)
+        // 1.5 frames rounds away from zero, as `init(seconds:sampleRate:)` does.
+        XCTAssertEqual(t.advanced(bySeconds: 1.5 / 48000).frame, 1002)
+        XCTAssertEqual(t.advanced(bySeconds: -1.5 / 48000).frame, 998)
+        XCTAssertEqual(t.advanced(bySeconds: 0).frame, 1000)
     }
 
     func testAdvancingByFramesAndSeconds() throws {
         let t = EngineTime(frame: 1000, sampleRate: 48000)
-        XCTAssertEqual(try t.advanced(bySeconds: 0.05).frame, 3400)   // + 2400
-        XCTAssertEqual(try t.advanced(bySeconds: -0.01).frame, 520)   // − 480
+        XCTAssertEqual(t.advanced(bySeconds: 0.05).frame, 3400)   // + 2400
+        XCTAssertEqual(t.advanced(bySeconds: -0.01).frame, 520)   // − 480
+        XCTAssertEqual(try t.checkedAdvanced(bySeconds: 0.05).frame, 3400)
         XCTAssertEqual(t.advanced(byFrames: 24).frame, 1024)
         // Frame offsets saturate at the ends of the range instead of wrapping.
         XCTAssertEqual(EngineTime(frame: .max - 1, sampleRate: 48000).advanced(byFrames: 5).frame, .max)

@@ -203,6 +203,20 @@ final class StreamingTests: XCTestCase {
         }
     }
 
+    /// The ends of the rate range streamed: at rate 4 from a 96 kHz file (step 8, the longest sinc table: 332 taps)
+    /// and at 1/16, with the smallest ring (`streamBufferDuration` 0.01 s: the 16-block floor), the output equals the
+    /// in-memory rendering bit for bit, across loop seams.
+    func testRateRangeEndsStreamAsInMemory() throws {
+        let dir = try TemporaryDirectory()
+        let path = try TestFiles.makeFile(dir, "fast", container: "wav", codec: .pcm16, seconds: 3, rate: 96000, channels: 2)
+        let specs = [TrackSpec(offset: 0.5, loops: 2, rate: 4, start: 10), TrackSpec(offset: 2.9, loops: 1, rate: 0.0625, start: 333)]
+        let r = try Self.renderBoth(path, specs, frames: 48000 * 3, blockFrames: 4096,
+                                    configure: { $0.streamBufferDuration = 0.01 })
+        Self.assertBitIdentical(r.streamed, r.memory, "rates 4 and 1/16, streamed")
+        XCTAssertEqual(r.engine.streamStatistics().underruns, 0)
+        XCTAssertGreaterThan(r.memory.reduce(0) { max($0, abs($1)) }, 0.05)
+    }
+
     /// A source at the output rate plays through untouched (copy kernel) across loop seams, with an odd block size.
     func testPassThroughLoopsWithOddBlocks() throws {
         let dir = try TemporaryDirectory()

@@ -42,7 +42,7 @@ final class TrackCurrentTimeTests: XCTestCase {
         let track = try engine.makeTrack(try monoSound(3 * 48000) { _ in 0.25 })
         try track.setRate(Self.rate)
         try output.start()
-        let start = try engine.now.advanced(bySeconds: 0.05)
+        let start = engine.now.advanced(bySeconds: 0.05)
         try track.play(at: start)
         usleep(300_000)
         let rate = Double(Self.rate)

@@ -79,7 +79,7 @@ final class AllocationTests: XCTestCase {
             case 2: try tracks[0].setPan(k % 16 == 2 ? 0.8 : -0.8)
             case 3: try tracks[2].setVolume(k % 16 == 3 ? 0.3 : 0.9)
             case 4: try engine.fire(fx, pan: 0.5)
-            case 5: try tracks[2].setRate(k % 16 == 5 ? 1.7 : 0.6)
+            case 5: try tracks[2].setRate([1.7, 0.6, 4, 0.0625][(k / 8) % 4]) // the rate range's ends too
             case 6: if k == 30 { tracks[3].pause() } else if k == 38 { tracks[3].play() }
             case 7: if k == 39 { engine.pause() } else if k == 55 { engine.resume() } // engine-wide, with ramps
             case 0:

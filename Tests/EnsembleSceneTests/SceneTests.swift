@@ -62,8 +62,8 @@ final class SceneTests: XCTestCase {
     func testOutOfRangeValuesAreNamed() {
         assertRejected(#"{"tracks":[{"file":"a.wav","volume":1.5}]}"#, mentioning: "tracks[0].volume")
         assertRejected(#"{"tracks":[{"file":"a.wav","pan":-2}]}"#, mentioning: "tracks[0].pan")
-        assertRejected(#"{"tracks":[{"file":"a.wav","rate":3}]}"#, mentioning: "tracks[0].rate")
-        assertRejected(#"{"tracks":[{"file":"a.wav","rate":0.25}]}"#, mentioning: "tracks[0].rate")
+        assertRejected(#"{"tracks":[{"file":"a.wav","rate":5}]}"#, mentioning: "tracks[0].rate")
+        assertRejected(#"{"tracks":[{"file":"a.wav","rate":0.06}]}"#, mentioning: "tracks[0].rate")
         assertRejected(#"{"tracks":[{"file":"a.wav","loops":-2}]}"#, mentioning: "tracks[0].loops")
         assertRejected(#"{"tracks":[{"file":"a.wav","start":-1}]}"#, mentioning: "tracks[0].start")
         assertRejected(#"{"tracks":[{"file":"a.wav","fadeOut":-0.1}]}"#, mentioning: "tracks[0].fadeOut")

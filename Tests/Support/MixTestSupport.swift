@@ -17,10 +17,11 @@ import EnsembleScene
 /// handful of Float operations away from the Double reference, so 1e-6 leaves a ~10× margin.
 package let mixTolerance = 1e-6
 
-/// A fresh engine with test-friendly defaults (48 kHz, 5 ms smoothing = 240 frames).
+/// A fresh engine with test-friendly defaults (48 kHz, 5 ms smoothing = 240 frames, the default value policy).
 package func makeEngine(maxBlockFrames: Int = 4096, maxVoices: Int = 64, effectPolyphony: Int = 32,
-                smoothingTime: Double = 0.005) throws -> Engine {
+                smoothingTime: Double = 0.005, valuePolicy: ValuePolicy = .clamp) throws -> Engine {
     var c = Engine.Configuration()
+    c.valuePolicy = valuePolicy
     c.maxBlockFrames = maxBlockFrames
     c.maxVoices = maxVoices
     c.effectPolyphony = effectPolyphony

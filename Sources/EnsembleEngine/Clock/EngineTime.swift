@@ -7,7 +7,7 @@ import EnsembleRender
 /// The engine counts time in output frames (frame 0 is the first frame it rendered), so a time is exact as a
 /// frame and only converted to seconds for people. Every timed call takes one: `track.play(at:)`,
 /// `engine.fire(_:at:)`, scheduled changes, stops and pauses. Make one from the engine's clock
-/// (`engine.now`, then `try advanced(bySeconds:)`), with `engine.time(seconds:)` / `time(frame:)` /
+/// (`engine.now`, then `advanced(bySeconds:)`), with `engine.time(seconds:)` / `time(frame:)` /
 /// `time(forHostTime:)`, or from seconds or frames at the engine's rate; the engine
 /// refuses a time made at another rate (`EngineError.invalidParameter`) rather than silently rescaling it.
 public struct EngineTime: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -40,9 +40,23 @@ public struct EngineTime: Sendable, Hashable, Comparable, CustomStringConvertibl
         return EngineTime(frame: overflow ? (frames > 0 ? .max : .min) : sum, sampleRate: sampleRate)
     }
 
-    /// The time `seconds` later (earlier when negative), rounded to the nearest frame. Throws
-    /// `EngineError.invalidParameter` when `seconds` is not finite or the result leaves the 64-bit frame range.
-    public func advanced(bySeconds seconds: Double) throws(EngineError) -> EngineTime {
+    /// The time `seconds` later (earlier when negative), rounded to the nearest frame (half away from zero). It
+    /// cannot fail: like `advanced(byFrames:)` it saturates at the ends of the 64-bit frame range (an infinite
+    /// offset gives the first or last frame), and a NaN offset leaves the time where it is. Use
+    /// `checkedAdvanced(bySeconds:)` to have such offsets refused instead.
+    public func advanced(bySeconds seconds: Double) -> EngineTime {
+        if seconds.isNaN { return self }
+        let delta = (seconds * sampleRate).rounded()
+        // Beyond ±2⁶³ frames (or not finite, from an infinite offset or a NaN rate) the sum saturates.
+        guard delta.isFinite, delta >= -0x1p63, delta < 0x1p63 else {
+            return EngineTime(frame: delta > 0 ? .max : delta < 0 ? .min : frame, sampleRate: sampleRate)
+        }
+        return advanced(byFrames: Int64(delta))
+    }
+
+    /// `advanced(bySeconds:)`, but throwing `EngineError.invalidParameter` instead of saturating when `seconds` is
+    /// not finite or the result leaves the 64-bit frame range.
+    public func checkedAdvanced(bySeconds seconds: Double) throws(EngineError) -> EngineTime {
         let bad = EngineError.invalidParameter(name: "seconds", value: seconds,
                                                expected: "a finite offset within the 64-bit frame range")
         guard let delta = EngineTime.frames(seconds: seconds, sampleRate: sampleRate) else { throw bad }

@@ -52,7 +52,8 @@ extension Engine {
     /// Plays `effect` once, as soon as possible (`time` nil) or starting exactly on `time` (at or after
     /// `earliestStartTime`; a time already past plays it whole, from its first frame, as soon as possible, and its
     /// start event and completion report `lateBy`), at `volume` (0…1), `pan` (−1…1) and `rate` (`Track.rateRange`;
-    /// pitch follows, as a varispeed track's), each firing varied by the effect's `EffectVariation`, into `bus` (the master by default; a submix must be set up), resampled (when its sample
+    /// pitch follows, as a varispeed track's; out of range, each is clamped or refused by
+    /// `Configuration.valuePolicy`), each firing varied by the effect's `EffectVariation`, into `bus` (the master by default; a submix must be set up), resampled (when its sample
     /// rate differs from the engine's) with `resampler`, or the configuration's. `priority` (0…255) decides which
     /// voice gives way first under `Configuration.maxSoundingVoices` (0 first; an effect is then stolen). `completion` runs on the event
     /// thread when the firing ends. With `spatial`, the effect is heard from that 3D placement instead of `pan`
@@ -67,9 +68,9 @@ extension Engine {
                      completion: (@Sendable (EffectCompletion) -> Void)? = nil) throws(EngineError) -> EffectInstance {
         var frame: Int64?
         if let time { frame = try self.frame(of: time) }
-        try EngineError.check(volume, "volume", 0...1)
-        try EngineError.check(pan, "pan", -1...1)
-        try Track.check(rate: rate)
+        let volume = try configuration.valuePolicy.fit(volume, "volume", 0...1)
+        let pan = try configuration.valuePolicy.fit(pan, "pan", -1...1)
+        let rate = try configuration.valuePolicy.fit(rate, "rate", Track.rateRange)
         try checkRoutable(bus)
         try spatial?.check()
         try check(sends)

@@ -25,7 +25,7 @@ extension Engine {
     /// `EngineEvent.trackStarted`/`.effectStarted`, `TrackEnd` and `EffectCompletion`).
     ///
     /// It moves on with every block rendered: read it just before scheduling, and leave a margin
-    /// (`try engine.earliestStartTime.advanced(bySeconds: 0.01)`) if the thread may be held up in between, or if
+    /// (`engine.earliestStartTime.advanced(bySeconds: 0.01)`) if the thread may be held up in between, or if
     /// more commands are sent than the command ring holds (`Configuration.commandCapacity`). With an output
     /// playing it runs ahead of `now` by the output latency; offline it is the render clock.
     public var earliestStartTime: EngineTime {

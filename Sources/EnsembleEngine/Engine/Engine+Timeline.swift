@@ -76,7 +76,7 @@ extension Engine {
     public func replace(_ id: ScheduledCommandID, on track: Track, with change: TrackChange,
                         at time: EngineTime) throws(EngineError) -> ScheduledCommandID? {
         _ = try frame(of: time)
-        try track.check(change)
+        let change = try track.checked(change)
         cancel(id)
         return try track.schedule(change, at: time)
     }

@@ -57,7 +57,8 @@ public final class Engine: @unchecked Sendable {
         /// engine is made, like the command ring (about 64 bytes an event).
         public var eventCapacity = 16384
         /// Audio each streamed track keeps decoded ahead of playback, in seconds of its source (the ring holds
-        /// at least 8 blocks of `maxBlockFrames`, whatever this says).
+        /// at least 16 blocks of `maxBlockFrames` and twice the longest sinc kernel, whatever this says: two
+        /// blocks' worth at the highest rate, 4).
         public var streamBufferDuration = 2.0
         /// Seconds a live track (`PushStream`, `PCMQueue`) buffers before it sounds, at its start and again after
         /// running dry (0…`streamBufferDuration` / 2; more is capped at half the ring).
@@ -73,6 +74,9 @@ public final class Engine: @unchecked Sendable {
         /// How tracks and effects are resampled unless they choose otherwise (`Track.resampler`,
         /// `fire(_:resampler:)`): band-limited `sinc` by default.
         public var resampler = ResamplerQuality.sinc
+        /// What the volume, pan and rate setters (and `fire`'s volume and pan) do with a finite value out of
+        /// range: `.clamp` it (the default) or throw (`.strict`). NaN and infinity throw under both.
+        public var valuePolicy = ValuePolicy.clamp
         /// Threads that render each block, the calling render thread included (1…64). With more than one, the
         /// voices of a block are mixed in lanes spread over persistent worker threads and summed in a fixed
         /// order, so the output has the same bytes for any count. Real-time playback keeps one render thread
@@ -229,7 +233,9 @@ public final class Engine: @unchecked Sendable {
     }
 
     func streamCapacity(sourceRate: Double) -> Int {
-        max(Int((configuration.streamBufferDuration * sourceRate).rounded(.up)), 8 * configuration.maxBlockFrames + 64)
+        // Half the ring (what an offline render waits for) covers a block at rate 4 and its taps, twice over.
+        max(Int((configuration.streamBufferDuration * sourceRate).rounded(.up)),
+            16 * configuration.maxBlockFrames + 2 * SincBank.maxTaps)
     }
 
     /// Blocks until every open stream has its ring filled at least half way past what the render side has read
@@ -272,7 +278,7 @@ public final class Engine: @unchecked Sendable {
     /// while the engine was paused: see `pause()`). With an `OpenALOutput` attached it is the device clock: the
     /// frame actually being played, which trails `renderTime` by the output latency. Both count on the same
     /// timeline (frame F of the mix is rendered as frame F and played as frame F), so `play(at:)` is exact
-    /// either way. Start timed calls from it: `try now.advanced(bySeconds: 0.1)`.
+    /// either way. Start timed calls from it: `now.advanced(bySeconds: 0.1)`.
     public var now: EngineTime { EngineTime(frame: currentFrame, sampleRate: sampleRate) }
 
     /// Output frames rendered so far (the render clock, `renderTime`); it stands still while the engine is paused.

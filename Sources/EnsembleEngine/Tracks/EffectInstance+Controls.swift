@@ -4,6 +4,9 @@ import EnsembleFormats
 import EnsembleRender
 
 extension EffectInstance {
+    /// How out-of-range values are treated: the engine's `Configuration.valuePolicy` (strict once it is gone).
+    private var policy: ValuePolicy { engine?.configuration.valuePolicy ?? .strict }
+
     /// True once the firing has stopped sounding (or its engine is gone); a firing waiting for its start time,
     /// playing or paused has not ended.
     public var hasEnded: Bool {
@@ -14,12 +17,13 @@ extension EffectInstance {
 
     /// Sets the gain, 0…1, ramped linearly over `ramp` seconds (nil: the smoothing time, 0: a step) from now or
     /// from exactly `time` (then returning the timed command's id). The gain replaces the one the firing started
-    /// with (its variation included). Does nothing once the firing has ended. Throws for a value outside 0…1, a
+    /// with (its variation included). Does nothing once the firing has ended. A value outside 0…1 is clamped or refused
+    /// (`Engine.Configuration.valuePolicy`). Throws for a refused value, a
     /// bad ramp or a time at another rate.
     @discardableResult
     public func setVolume(_ volume: Float, at time: EngineTime? = nil, ramp: Double? = nil) throws(EngineError)
         -> ScheduledCommandID? {
-        try EngineError.check(volume, "volume", 0...1)
+        let volume = try policy.fit(volume, "volume", 0...1)
         guard let engine else { return nil }
         return try send(.volume(volume, rampFrames: engine.frames(ofDuration: ramp, "ramp")), at: time)
     }
@@ -29,7 +33,7 @@ extension EffectInstance {
     @discardableResult
     public func setPan(_ pan: Float, at time: EngineTime? = nil, ramp: Double? = nil) throws(EngineError)
         -> ScheduledCommandID? {
-        try EngineError.check(pan, "pan", -1...1)
+        let pan = try policy.fit(pan, "pan", -1...1)
         guard let engine else { return nil }
         let matrix = PanMatrix(pan: pan, channelCount: channelCount)
         return try send(.pan(matrix, rampFrames: engine.frames(ofDuration: ramp, "ramp")), at: time)
@@ -39,7 +43,7 @@ extension EffectInstance {
     /// `time`, without a ramp (the waveform stays continuous). It replaces the fired rate, variation included.
     @discardableResult
     public func setRate(_ rate: Float, at time: EngineTime? = nil) throws(EngineError) -> ScheduledCommandID? {
-        try Track.check(rate: rate)
+        let rate = try policy.fit(rate, "rate", Track.rateRange)
         guard let engine else { return nil }
         let step = SourceCursor.step(rate: rate, sourceRate: sourceRate, outputRate: engine.sampleRate)
         return try send(.rate(step: step), at: time)
@@ -81,7 +85,7 @@ extension EffectInstance {
         guard send >= 0, send < AuxSend.maxCount else {
             throw .invalidParameter(name: "send", value: Double(send), expected: "0…\(AuxSend.maxCount - 1)")
         }
-        try EngineError.check(level, "level", 0...1)
+        let level = try policy.fit(level, "level", 0...1)
         guard let engine else { return nil }
         let frames = try engine.frames(ofDuration: ramp, "ramp")
         return try self.send(.sendLevel(index: Int32(send), level: level, rampFrames: frames), at: time)

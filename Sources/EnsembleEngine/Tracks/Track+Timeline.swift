@@ -6,18 +6,58 @@ import EnsembleRender
 extension Track {
     /// Throws unless every value in `change` is in the range of the matching setter.
     package func check(_ change: TrackChange) throws(EngineError) {
+        _ = try checked(change)
+    }
+
+    /// `change` with its volume, pan, rate or send level brought onto its range under the engine's
+    /// `ValuePolicy` (clamped, or snapped from within float rounding of a bound); throws for anything else out of
+    /// the matching setter's range.
+    package func checked(_ change: TrackChange) throws(EngineError) -> TrackChange {
+        let policy = engine.configuration.valuePolicy
+        switch change {
+        case let .volume(v, ramp):
+            let fitted = try policy.fit(v, "volume", 0...1)
+            try checkRamp(ramp)
+            return .volume(fitted, ramp: ramp)
+        case let .pan(p, ramp):
+            let fitted = try policy.fit(p, "pan", -1...1)
+            try checkRamp(ramp)
+            return .pan(fitted, ramp: ramp)
+        case let .rate(r):
+            return .rate(try policy.fit(r, "rate", Track.rateRange))
+        case let .sendLevel(send, level, ramp):
+            try checkSend(send)
+            let fitted = try policy.fit(level, "level", 0...1)
+            try checkRamp(ramp)
+            return .sendLevel(send: send, fitted, ramp: ramp)
+        default:
+            try checkOther(change)
+            return change
+        }
+    }
+
+    /// The ramp of a volume, pan or send-level change: a duration, or nil.
+    private func checkRamp(_ ramp: Double?) throws(EngineError) {
+        if let ramp { _ = try Engine.frames(ofDuration: ramp, "ramp", sampleRate: engine.sampleRate) }
+    }
+
+    /// `send` names one of the track's sends.
+    private func checkSend(_ send: Int) throws(EngineError) {
+        let count = state.withLock { $0.sends.count }
+        guard send >= 0, send < count else {
+            throw .invalidParameter(name: "send", value: Double(send),
+                                    expected: count == 0 ? "a send (the track has none)" : "0…\(count - 1) (the track's sends)")
+        }
+    }
+
+    /// The changes without a value policy: loops, seeks, fades, placement, sends, filters.
+    private func checkOther(_ change: TrackChange) throws(EngineError) {
         func duration(_ seconds: Double?, _ name: String) throws(EngineError) {
             if let seconds { _ = try Engine.frames(ofDuration: seconds, name, sampleRate: engine.sampleRate) }
         }
         switch change {
-        case let .volume(v, ramp):
-            try EngineError.check(v, "volume", 0...1)
-            try duration(ramp, "ramp")
-        case let .pan(p, ramp):
-            try EngineError.check(p, "pan", -1...1)
-            try duration(ramp, "ramp")
-        case let .rate(r):
-            try Track.check(rate: r)
+        case .volume, .pan, .rate, .sendLevel:
+            break // checked(_:)
         case let .loops(n):
             try Track.check(loops: n)
             // A live stream's frames are consumed as they play: it cannot go round again.
@@ -47,14 +87,6 @@ extension Track {
             try duration(ramp, "ramp")
         case let .sends(sends):
             try engine.check(sends)
-        case let .sendLevel(send, level, ramp):
-            let count = state.withLock { $0.sends.count }
-            guard send >= 0, send < count else {
-                throw .invalidParameter(name: "send", value: Double(send),
-                                        expected: count == 0 ? "a send (the track has none)" : "0…\(count - 1) (the track's sends)")
-            }
-            try EngineError.check(level, "level", 0...1)
-            try duration(ramp, "ramp")
         case let .filter(filter, ramp):
             try filter?.check()
             try duration(ramp, "ramp")
@@ -81,11 +113,13 @@ extension Track {
         try EngineError.check(rate, name, rateRange)
     }
 
-    /// The playback speeds a track's or a fired effect's voice takes (`setRate(_:at:)`, `Engine.fire`).
-    public static let rateRange: ClosedRange<Float> = 0.5...2
-
     /// The largest `numberOfLoops` (the scene format's limit too).
     public static let maxLoops = 1_000_000
+
+    /// The playback speeds a track's or a fired effect's voice takes (`setRate(_:at:)`, `Engine.fire`,
+    /// `EffectInstance.setRate`): 1/16…4, four octaves down to two up (the scene key `rate`'s range too). The sinc resampler filters the whole range without aliasing for sources at up to twice the
+    /// output's sample rate (the "Mixing rules" article, "Resampling").
+    public static let rateRange: ClosedRange<Float> = 0.0625...4
 
     /// The command carrying a checked `change` to voice `g`.
     package func command(for change: TrackChange, generation g: UInt32) -> MixerCommand {
@@ -168,7 +202,7 @@ extension Track {
                          onApplied: CommandApplyHandler? = nil,
                          onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID? {
         let frame = try engine.frame(of: time)
-        try check(change)
+        let change = try checked(change)
         return schedule(change, atFrame: frame, onApplied: onApplied, onDropped: onDropped)
     }
 

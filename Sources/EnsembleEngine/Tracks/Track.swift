@@ -96,7 +96,7 @@ public final class Track: @unchecked Sendable {
     /// `setPan(_:at:ramp:)`.
     public var pan: Float { state.withLock { $0.pan } }
 
-    /// Playback speed, 0.5…2 (default 1); pitch follows in `.varispeed` mode. Change it with `setRate(_:at:)`.
+    /// Playback speed, 1/16…4 (`Track.rateRange`; default 1); pitch follows in `.varispeed` mode. Change it with `setRate(_:at:)`.
     public var rate: Float { state.withLock { $0.rate } }
 
     /// Extra passes after the first: 0 plays once, n plays n + 1 times, −1 loops until stopped. Change it with
@@ -119,7 +119,9 @@ public final class Track: @unchecked Sendable {
     /// Sets the gain, 0…1. Now (`time` nil), the change ramps over `ramp` seconds (nil: the smoothing time, 0: a
     /// step) and is kept for the next `play` when the track is stopped; at `time`, it is a timed change of the
     /// playing voice (see `schedule(_:at:onApplied:onDropped:)`, whose id it returns; nil when the track has no
-    /// voice). Throws for NaN, infinity or a value outside 0…1, a negative or non-finite ramp, or a time at
+    /// voice). A value outside 0…1 is clamped onto it under `Engine.Configuration.valuePolicy` `.clamp` (the
+    /// default) and refused under `.strict` (a value within float rounding of a bound is that bound under both).
+    /// Throws for NaN, infinity, a strict out-of-range value, a negative or non-finite ramp, or a time at
     /// another rate.
     @discardableResult
     public func setVolume(_ volume: Float, at time: EngineTime? = nil, ramp: Double? = nil) throws(EngineError)
@@ -127,14 +129,16 @@ public final class Track: @unchecked Sendable {
         try change(.volume(volume, ramp: ramp), at: time)
     }
 
-    /// Sets the stereo position, −1…1; `time` and `ramp` as for `setVolume(_:at:ramp:)`.
+    /// Sets the stereo position, −1…1 (out of range: clamped or refused, as for `setVolume(_:at:ramp:)`); `time`
+    /// and `ramp` as for `setVolume(_:at:ramp:)`.
     @discardableResult
     public func setPan(_ pan: Float, at time: EngineTime? = nil, ramp: Double? = nil) throws(EngineError)
         -> ScheduledCommandID? {
         try change(.pan(pan, ramp: ramp), at: time)
     }
 
-    /// Sets the playback speed, 0.5…2. A change takes effect at the next rendered block (or exactly at `time`)
+    /// Sets the playback speed, 1/16…4 (`Track.rateRange`; out of range: clamped or refused, as for
+    /// `setVolume(_:at:ramp:)`). A change takes effect at the next rendered block (or exactly at `time`)
     /// without a ramp: the cursor only changes speed, the waveform stays continuous, so it does not click.
     @discardableResult
     public func setRate(_ rate: Float, at time: EngineTime? = nil) throws(EngineError) -> ScheduledCommandID? {
@@ -227,7 +231,7 @@ public final class Track: @unchecked Sendable {
     /// A change now (`time` nil: to the state, and to the voice when there is one) or at `time`.
     func change(_ change: TrackChange, at time: EngineTime?) throws(EngineError) -> ScheduledCommandID? {
         if let time { return try schedule(change, at: time) }
-        try check(change)
+        let change = try checked(change)
         let voiceChange = voiceChange(for: change)
         let generation: UInt32? = state.withLock { s in
             let hasVoice = s.phase != .idle

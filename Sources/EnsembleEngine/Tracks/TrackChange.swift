@@ -4,13 +4,14 @@ import EnsembleRender
 /// A change to a track that takes effect at an exact time (`Track.schedule(_:at:)`).
 ///
 /// Ramp and fade lengths are seconds, rounded to output frames; nil means the engine's smoothing time, 0 a step.
-/// Values must lie in the ranges of the matching `Track` setters (`Track.schedule` throws otherwise).
+/// Values must lie in the ranges of the matching `Track` setters (`Track.schedule` throws otherwise; a volume,
+/// pan, rate or send level out of range is clamped instead under `Engine.Configuration.valuePolicy` `.clamp`).
 public enum TrackChange: Sendable, Equatable {
     /// Volume 0…1, ramped linearly from its value at the time over `ramp` seconds.
     case volume(Float, ramp: Double? = nil)
     /// Pan −1…1, ramped from its value at the time over `ramp` seconds.
     case pan(Float, ramp: Double? = nil)
-    /// Rate 0.5…2 from the time on.
+    /// Rate 1/16…4 (`Track.rateRange`) from the time on.
     case rate(Float)
     /// Extra passes after the first (−1: forever); never cuts the pass under way.
     case loops(Int)

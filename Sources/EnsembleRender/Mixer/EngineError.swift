@@ -59,9 +59,12 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
 extension EngineError {
     /// Checks `value` ∈ `range` and finite.
     package static func check(_ value: Float, _ name: String, _ range: ClosedRange<Float>) throws(EngineError) {
-        guard value.isFinite, range.contains(value) else {
-            throw .invalidParameter(name: name, value: Double(value), expected: "\(format(range.lowerBound))…\(format(range.upperBound))")
-        }
+        guard value.isFinite, range.contains(value) else { throw outOfRange(value, name, range) }
+    }
+
+    /// The error for `value` outside `range` (or not finite): "name is value; expected lower…upper".
+    package static func outOfRange(_ value: Float, _ name: String, _ range: ClosedRange<Float>) -> EngineError {
+        .invalidParameter(name: name, value: Double(value), expected: "\(format(range.lowerBound))…\(format(range.upperBound))")
     }
 
     private static func format(_ x: Float) -> String {

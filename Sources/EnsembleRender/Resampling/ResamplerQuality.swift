@@ -6,7 +6,8 @@
 /// `linear` are faster and alias. Their designs and quality: the "Mixing rules" article
 /// (Ensemble.docc/MixingRules.md, "Resampling").
 public enum ResamplerQuality: String, Sendable, Equatable, CaseIterable, BitwiseCopyable {
-    /// Band-limited windowed sinc: clean to 18 kHz, no aliasing; the default.
+    /// Band-limited windowed sinc: clean to 18 kHz, no aliasing at any rate in `Track.rateRange` for sources at up
+    /// to twice the output rate; the default.
     case sinc
     /// 4-point Catmull-Rom: fast, fine at low frequencies, aliases above a few kHz.
     case cubic

@@ -4,7 +4,8 @@ import EnsembleFormats
 
 /// The band-limited resampler's filters (`ResamplerQuality.sinc`): Kaiser-windowed sinc kernels (β = 10, about
 /// 100 dB of stopband) in polyphase tables of 257 phases, one table per range of steps: 36 taps for steps up to 1,
-/// 24 longer tables for steps up to 4 whose band scales by 1/step so nothing above the output's Nyquist folds back.
+/// 36 longer tables for steps up to 8 (rate 4 from a source at twice the output rate) whose band scales by 1/step
+/// so nothing above the output's Nyquist folds back.
 /// Thread: built once per process (the first mixer reads `SincBank.shared` on the control thread); the render side
 /// only reads them through this value's pointers. Invariant: the inner products run in C (CSincKernel) in a fixed
 /// order, so a sample has the same bits on every machine and path. Per output frame the kernel reads taps
@@ -12,12 +13,16 @@ import EnsembleFormats
 /// Design: the "Mixing rules" article (Ensemble.docc/MixingRules.md, "Resampling").
 package struct SincBank: BitwiseCopyable, @unchecked Sendable {
     static var phaseBits: Int { @_noLocks get { 8 } }
-    static var scaleCount: Int { @_noLocks get { 25 } }
+    static var scaleCount: Int { @_noLocks get { 37 } }
     /// The Kaiser window's β: about 100 dB of stopband at the lengths below.
     static var beta: Double { 10 }
-    /// Taps before the cursor's frame of the longest table (168 taps): what streamed voices keep behind them.
-    static var maxBefore: Int { @_noLocks get { 83 } }
-    package static var maxTaps: Int { @_noLocks get { 168 } }
+    /// Taps before the cursor's frame of the longest table (332 taps, step 8): what streamed voices keep behind them.
+    static var maxBefore: Int { @_noLocks get { 165 } }
+    /// Taps of the longest table (step 8).
+    package static var maxTaps: Int { @_noLocks get { 332 } }
+    /// The largest step with a table of its own (32.32): above it the last table is used, and content between
+    /// its stopband and the output's Nyquist folds back.
+    package static var maxFilteredStep: UInt64 { @_noLocks get { 8 << 32 } }
 
     /// One table: `taps` weights per phase, phases 0…256 one after another.
     package struct Table: BitwiseCopyable {
@@ -63,6 +68,7 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
             tables[k] = Table(data: data, taps: taps)
             limits[k] = k == count - 1 ? .max : UInt64((high * 0x1p32).rounded(.down))
         }
+        assert(tables[count - 1].taps == Self.maxTaps && tables[count - 1].before == Self.maxBefore)
         self.tables = UnsafePointer(tables)
         self.limits = UnsafePointer(limits)
     }

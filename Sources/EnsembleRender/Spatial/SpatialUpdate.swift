@@ -17,12 +17,12 @@ package enum SpatialUpdate {
     /// frames, so a shorter grid costs moving sources dearly; a longer one would delay a change and coarsen the
     /// piecewise-linear gain curve of a fast pass-by.
     package static var interval: Int { @_noLocks get { 256 } }
-    /// The doppler pitch is kept within 1/16…4: 4 is the widest step the sinc bank filters without aliasing
-    /// (`SincBank`, s ≤ 4), and below 1/16 a source receding near the speed of sound is inaudible anyway.
+    /// The doppler pitch is kept within 1/16…4 (the tracks' own rate range): at 4 the sinc bank still filters a
+    /// source at up to twice the output rate without aliasing (`SincBank`, s ≤ 8), and below 1/16 a source receding near the speed of sound is inaudible anyway.
     static var minPitch: Float { @_noLocks get { 0.0625 } }
     static var maxPitch: Float { @_noLocks get { 4 } }
-    /// Doppler never lifts the cursor's step above 4 source frames per output frame (`SincBank`'s last
-    /// alias-free table), unless the track's own rate is already there.
+    /// Doppler never lifts the cursor's step above 4 source frames per output frame (alias-free in `SincBank`,
+    /// which filters steps up to 8), unless the track's own rate is already there.
     static var maxStep: UInt64 { @_noLocks get { 4 << 32 } }
     /// How close the applied pitch or HF gain must come to its target (after a glide step) to snap onto it, ending
     /// the glide: 1e-4, absolute, which is 0.17 cent of pitch near 1 (a thirtieth of the smallest pitch difference a

@@ -30,7 +30,7 @@ public struct Scene: Sendable, Equatable {
         public var volume: Float = 1
         /// Stereo position, −1 (left) … 1 (right) (default 0, centre).
         public var pan: Float = 0
-        /// Playback speed, 0.5…2 (default 1); see `rateMode` for whether it changes pitch.
+        /// Playback speed, 1/16…4 (`Track.rateRange`; default 1); see `rateMode` for whether it changes pitch.
         public var rate: Float = 1
         /// 0 = once, n = n extra passes, −1 = until the scene ends.
         public var loops = 0
