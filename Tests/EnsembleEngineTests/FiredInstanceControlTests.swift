@@ -39,11 +39,12 @@ final class FiredInstanceControlTests: XCTestCase {
         XCTAssertGreaterThan(before.snr, 60)
         XCTAssertGreaterThan(after.snr, 60, "750 Hz from frame 6000 on")
         XCTAssertEqual(after.amplitude, 0.5, accuracy: 0.005)
-        XCTAssertThrowsError(try shot.setRate(2.5)) { error in
+        // Out of the rate range is clamped by default (`ValuePolicy.clamp`); not a number is refused.
+        XCTAssertThrowsError(try shot.setRate(.nan)) { error in
             guard case let EngineError.invalidParameter(name, _, _) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(name, "rate")
         }
-        XCTAssertThrowsError(try engine.fire(fx, rate: 0.25)) { error in
+        XCTAssertThrowsError(try engine.fire(fx, rate: .infinity)) { error in
             guard case let EngineError.invalidParameter(name, _, _) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(name, "rate")
         }
@@ -136,7 +137,7 @@ final class FiredInstanceControlTests: XCTestCase {
         XCTAssertNil(try old.resume())
         XCTAssertNil(try old.stop(fade: 0))
         // Bad values still throw, ended or not.
-        XCTAssertThrowsError(try old.setVolume(1.5))
+        XCTAssertThrowsError(try old.setVolume(.nan))
         XCTAssertThrowsError(try old.stop(fade: -1))
         let mix = render(engine, frames: 512, block: 512)
         assertChannel(mix.left, { $0 < 100 ? 0.5 : 0 }, 0..<512, "the new firing, untouched")

@@ -22,8 +22,8 @@ final class EffectVariationSceneTests: XCTestCase {
     }
 
     func testBadValuesAreOneLineNamingTheKey() {
-        XCTAssertEqual(sceneProblem(#"{"effects":[{"file":"a.wav","rate":3}]}"#),
-                       "effects[0].rate: 3.0 is out of range 0.5…2")
+        XCTAssertEqual(sceneProblem(#"{"effects":[{"file":"a.wav","rate":5}]}"#),
+                       "effects[0].rate: 5.0 is out of range 0.0625…4")
         XCTAssertEqual(sceneProblem(#"{"effects":[{"file":"a.wav","rate":"fast"}]}"#), "effects[0].rate: expected a number")
         XCTAssertEqual(sceneProblem(#"{"effects":[{"file":"a.wav","pitchVariation":13}]}"#),
                        "effects[0].pitchVariation: 13.0 is out of range 0…12 semitones")

@@ -7,7 +7,7 @@ extension Scene.TimedChange.Values: SceneEntry {
     static var sceneKeys: [SceneKey<Self>] {
         [.key("volume", \.volume) { try $0.fraction() },
          .key("pan", \.pan) { try $0.pan() },
-         .key("rate", \.rate) { try $0.float(in: 0.0625...4, "0.0625…4") },
+         .key("rate", \.rate) { try $0.rate() },
          .key("loops", \.loops) { try $0.whole(in: -1...1_000_000, "−1…1000000") },
          .key("position", \.position) { try $0.vector() },
          .key("velocity", \.velocity) { try $0.vector() },

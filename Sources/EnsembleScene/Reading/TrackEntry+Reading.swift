@@ -11,7 +11,7 @@ extension Scene.TrackEntry: SoundEntry {
             .key("offset", \.offset) { try $0.seconds() },
             .key("volume", \.volume) { try $0.fraction() },
             .key("pan", \.pan) { try $0.pan() },
-            .key("rate", \.rate) { try $0.float(in: 0.0625...4, "0.0625…4") },
+            .key("rate", \.rate) { try $0.rate() },
             .key("loops", \.loops) { try $0.whole(in: -1...1_000_000, "−1…1000000") },
             .key("fadeIn", \.fadeIn) { try $0.seconds() },
             .key("fadeOut", \.fadeOut) { try $0.seconds() },
