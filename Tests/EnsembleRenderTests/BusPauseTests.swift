@@ -141,6 +141,30 @@ final class BusPauseTests: XCTestCase {
         XCTAssertTrue(mix.left[1000..<2000].contains { $0 != 0 }, "its own resume continues it")
     }
 
+    /// A track whose start comes while its bus is paused, with a stop waiting (`stop(at:)`) before the resume, never
+    /// sounds: it ends on its stop's frame, as a track paused before its start does, and reports no start.
+    func testAStopWaitingForAVoiceHeldAtItsStartEndsItOnItsFrame() throws {
+        for block in blocks {
+            let engine = try makeEngine()
+            let a = try engine.makeBus(named: "sfx")
+            let track = try engine.makeTrack(try monoSound(3000, rampValue))
+            try track.setBus(a)
+            let starts = Recorder<Int64>(), ends = Recorder<TrackEnd>()
+            track.onStart = { starts.append($0.frame) }
+            track.onFinish = { ends.append($0) }
+            try engine.pause(a, fade: 0)
+            try track.play(at: engine.time(frame: 1000))
+            try track.stop(at: engine.time(frame: 2000))
+            try engine.resume(a, at: engine.time(frame: 4000))
+            let mix = withExtendedLifetime(track) { render(engine, frames: 6000, block: block) }
+            engine.waitForEvents()
+            XCTAssertTrue(mix.left.allSatisfy { $0 == 0 }, "never sounds, blocks of \(block)")
+            XCTAssertEqual(starts.values, [], "blocks of \(block)")
+            XCTAssertEqual(ends.values.map(\.reason), [.stopped], "blocks of \(block)")
+            XCTAssertEqual(ends.values.first?.time.frame, 2000, "ends on its stop's frame, blocks of \(block)")
+        }
+    }
+
     func testBusPausesAndResumesWhileRenderingAllocateNothing() throws {
         let engine = try makeEngine(maxBlockFrames: 512)
         let a = try engine.makeBus(named: "sfx"), b = try engine.makeBus(named: "music")

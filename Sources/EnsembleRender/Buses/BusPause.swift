@@ -56,7 +56,7 @@ extension VoiceUpdate {
     @_noLocks
     func trackPausesHeld(_ s: Int, now: Int64) {
         var flags = pool.busHolds.flags(s).union(.trackPaused)
-        if flags.contains(.quiet) {
+        if flags.contains(.quiet) || flags.contains(.unstarted) {
             flags = flags.subtracting(.quiet)
             if pool[s].isPaused {
                 reports.paused(slot: s, generation: pool[s].generation, frame: now, cursor: pool[s].cursor)
@@ -86,10 +86,19 @@ extension VoiceUpdate {
 
 extension VoiceStarts {
     /// Holds the voice in `slot`, whose start has come while its bus is paused, until the bus resumes; false when
-    /// its bus is not paused.
+    /// its bus is not paused. A stop already waiting (`stop(at:)`) goes to the timed queue for its own frame, where
+    /// it ends the held voice (as `VoiceUpdate` puts off a stop for a pause); with the queue full the voice is not
+    /// held, and its stop stands.
     @_noLocks
-    func holdForBus(_ slot: Int, in pool: VoicePool) -> Bool {
+    func holdForBus(_ slot: Int, in pool: VoicePool, timed: inout TimedCommands) -> Bool {
         guard pool.busHolds.isPaused(pool[slot].routing.bus) else { return false }
+        let t = pool[slot].transport
+        if t.releaseStart != .max {
+            let stop = MixerCommand.voice(slot: Int32(slot), generation: pool[slot].generation,
+                                          .stop(frame: t.releaseStart, rampFrames: t.releaseLength))
+            guard timed.hold(stop, at: t.releaseStart) else { return false }
+            pool[slot].transport.releaseStart = .max
+        }
         let flags = pool.busHolds.flags(slot)
         // A quiet restart caught by a new pause stays quiet; any other start sounds (and is reported) at the resume.
         let held = BusHolds.Flags.held.union(.unstarted)

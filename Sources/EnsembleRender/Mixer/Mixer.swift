@@ -413,7 +413,7 @@ package final class Mixer: @unchecked Sendable {
     /// Serial phase before the lanes: starts the voices due before `end`.
     @_noLocks
     func activateStarts(before end: Int64) {
-        starts.activate(before: end, now: now, pool: voices, stealing: stealing, virtual: virtualVoices,
+        starts.activate(before: end, now: now, pool: voices, stealing: stealing, virtual: virtualVoices, timed: &timed,
                         reports: reports)
     }
 

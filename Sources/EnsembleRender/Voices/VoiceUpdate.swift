@@ -70,7 +70,11 @@ struct VoiceUpdate {
         case let .pause(rampFrames):
             if pool.busHolds.isHeld(s) {
                 trackPausesHeld(s, now: now)
-            } else if pool[s].isScheduled {
+                return
+            }
+            // A quiet restart after its bus's pause still waiting: this pause is the track's, so is its resume.
+            pool.busHolds.set(s, .none)
+            if pool[s].isScheduled {
                 pool[s].state = .paused
                 pool[s].holdFadeIn(at: pool[s].transport.startFrame)
                 reports.paused(slot: s, generation: pool[s].generation, frame: now, cursor: pool[s].cursor)
