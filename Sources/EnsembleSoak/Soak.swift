@@ -174,6 +174,8 @@ public enum Soak {
         let tracks = traffic.flatMap { $0.tracks.map(\.track) }
         loop.round(&report)
         for _ in 0..<6 {
+            // A firing on a paused bus waits for its resume: resume every bus (the ones not set up refuse).
+            for b in Bus.submixes { try? engine.resume(b, fade: 0) }
             for t in tracks { t.stop() }
             loop.round(&report)
             engine.waitForEvents()

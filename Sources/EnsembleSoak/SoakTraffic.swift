@@ -84,6 +84,7 @@ struct SoakTraffic: Sendable {
         case 89..<91: setChain()
         case 91..<94: scheduleBusVolume()
         case 94..<97: replaceTrack()
+        case 97..<99: pauseOrResumeBus()
         default: break
         // DEVICE REOPEN (branch `device`, not merged yet): once the soak can render through an `OpenALOutput`
         // (wave backend) instead of `RenderLoop`'s offline pulls, add a case here that calls the output's reopen
@@ -343,6 +344,28 @@ struct SoakTraffic: Sendable {
         let settings = BusSettings(volume: rng.float(0...1), pan: rng.float(-1...1), mute: rng.chance(15),
                                    solo: rng.chance(10))
         do { try engine.setBus(bus(1 + rng.below(4)), settings: settings) } catch { ledger.violation("setBus refused: \(error)") }
+    }
+
+    /// Pauses or resumes one of buses 1…4, at once or on a frame ahead (a bus not set up yet is refused: allowed).
+    private mutating func pauseOrResumeBus() {
+        let target = bus(1 + rng.below(4)), pause = rng.chance(50)
+        let fade: Double? = rng.chance(50) ? nil : Double(rng.below(2000)) / engine.sampleRate
+        if rng.chance(50) {
+            _ = try? pause ? engine.pause(target, fade: fade) : engine.resume(target, fade: fade)
+            return
+        }
+        let frame = now + ahead()
+        let token = ledger.open(.command), ledger = self.ledger
+        do {
+            let at = engine.time(frame: frame)
+            let applied: CommandApplyHandler = { _ in ledger.applied(command: token) }
+            let dropped: CommandDropHandler = { _, _ in ledger.applied(command: token) }
+            let id = pause ? try engine.pause(target, at: at, fade: fade, onApplied: applied, onDropped: dropped)
+                           : try engine.resume(target, at: at, fade: fade, onApplied: applied, onDropped: dropped)
+            remember(id, token)
+        } catch {
+            ledger.withdraw(.command, token)
+        }
     }
 
     private mutating func setChain() {

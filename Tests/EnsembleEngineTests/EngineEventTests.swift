@@ -31,7 +31,7 @@ final class EngineEventTests: XCTestCase {
         case let .commandDropped(id, at, reason): return Line(what: "dropped \(id)", frame: at.frame, detail: reason.rawValue)
         case .trackPaused, .streamStarved, .deviceLost, .deviceReopened, .outputLatencyIncreased, .missed, .trackVirtual, .trackAudible,
              .trackStarved, .trackBuffered,
-             .effectVirtual, .effectAudible: return nil
+             .effectVirtual, .effectAudible, .busPaused, .busResumed: return nil
         }
     }
 

@@ -114,7 +114,7 @@ final class Scene3DValidationTests: XCTestCase {
         XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "track": "car", "set": {"pan": 1}}"#)),
                        "timeline[0].set.pan: track \"car\" is positioned, so its pan is unused")
         XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "bus": "b", "set": {"position": [1, 2, 3]}}"#)),
-                       "timeline[0]: a bus takes only set.volume")
+                       "timeline[0]: a bus takes only set.volume, pause or resume")
         XCTAssertTrue(sceneProblem(timeline(#"{"at": 1, "track": "car", "set": {"rolloff": 2}}"#))
             .hasPrefix("timeline[0].set.rolloff: unknown key (known: volume, pan, rate, loops, position, velocity, direction, send, level, filter)"))
         XCTAssertEqual(sceneProblem(timeline(#"{"at": 1, "track": "car", "set": {}}"#)),

@@ -242,9 +242,9 @@ final class SceneEnvironmentTests: XCTestCase {
         assertRejected(timeline(#"{"at": 1, "track": "a", "set": {"filter": {"type": "lowpass", "gainHF": 3}}}"#),
                        "timeline[0].set.filter.gainHF: 3.0 is out of range 0…1")
         assertRejected(timeline(#"{"at": 1, "bus": "verb", "set": {"filter": {"type": "lowpass"}}}"#),
-                       "timeline[0]: a bus takes only set.volume")
+                       "timeline[0]: a bus takes only set.volume, pause or resume")
         assertRejected(timeline(#"{"at": 1, "bus": "verb", "set": {"send": 0, "level": 1}}"#),
-                       "timeline[0]: a bus takes only set.volume")
+                       "timeline[0]: a bus takes only set.volume, pause or resume")
         XCTAssertEqual(problem(timeline(#"{"at": 1, "track": "a", "set": {"send": "room", "level": 0.5}}"#)), "accepted")
         XCTAssertEqual(problem(timeline(#"{"at": 1, "track": "dry", "set": {"filter": {"type": "highpass", "gainLF": 0}}}"#)),
                        "accepted")

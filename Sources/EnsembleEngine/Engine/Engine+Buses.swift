@@ -40,6 +40,10 @@ final class BusControl: Sendable {
         /// and whether mute and solo let the bus through.
         var sentVolume: Float = 1
         var sentAudible = true
+        /// The name given by `makeBus(named:)`.
+        var name: String?
+        /// Paused by `pause(_:fade:)` (or a timed pause that took effect) and not resumed since.
+        var paused = false
     }
     let buses = Mutex<[Entry]>(Array(repeating: Entry(), count: BusRack.count))
     /// Effect chains made and not yet freed (installed, crossfading out, or on their way back).

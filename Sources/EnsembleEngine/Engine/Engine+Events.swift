@@ -76,7 +76,7 @@ extension Engine {
             publish(.effectVirtual(fired.instance, at: time(frame: event.frame), reason: reason))
         case .audible:
             publish(.effectAudible(fired.instance, at: time(frame: event.frame)))
-        case .paused, .commandApplied, .commandDropped:
+        case .paused, .commandApplied, .commandDropped, .busPaused, .busResumed:
             break
         }
     }

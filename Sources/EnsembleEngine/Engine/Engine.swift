@@ -473,6 +473,10 @@ public final class Engine: @unchecked Sendable {
             commandSettled(event)
             return
         }
+        if event.kind == .busPaused || event.kind == .busResumed {
+            busPauseReported(event)
+            return
+        }
         let slot = event.slot
         if event.kind == .ended, let l = loader.withLock({ $0 }) { l.close(slot: slot, generation: event.generation) }
         enum Action {

@@ -30,6 +30,10 @@ public enum EngineEvent: Sendable {
     case effectVirtual(EffectInstance, at: EngineTime, reason: VirtualReason)
     /// A fired effect's virtual voice is mixed again from `at`.
     case effectAudible(EffectInstance, at: EngineTime)
+    /// A bus was paused (`Engine.pause(_:fade:)`): its voices fade out from `at` and hold their positions.
+    case busPaused(Bus, at: EngineTime)
+    /// A paused bus was resumed (`Engine.resume(_:fade:)`): its voices go on from `at`.
+    case busResumed(Bus, at: EngineTime)
     /// A timed command took effect (`Engine.onCommandApplied`).
     case commandApplied(ScheduledCommandID, at: EngineTime)
     /// A timed command did not take effect, and why (`Engine.onCommandDropped`).
@@ -64,7 +68,7 @@ public enum EngineEvent: Sendable {
              let .trackVirtual(_, t, _), let .trackAudible(_, t), let .effectVirtual(_, t, _), let .effectAudible(_, t),
              let .streamStarved(_, _, t), let .deviceLost(_, t), let .deviceReopened(_, t),
              let .outputLatencyIncreased(_, t),
-             let .trackStarved(_, t), let .trackBuffered(_, t):
+             let .trackStarved(_, t), let .trackBuffered(_, t), let .busPaused(_, t), let .busResumed(_, t):
             return t
         case .missed:
             return nil

@@ -81,7 +81,7 @@ public final class CommandReplay {
             case .paused: paused += 1
             case .commandApplied: applied += 1
             case .commandDropped: dropped += 1
-            case .virtual, .audible: break
+            case .virtual, .audible, .busPaused, .busResumed: break
             }
         }
     }

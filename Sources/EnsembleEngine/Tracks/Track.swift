@@ -509,7 +509,7 @@ public final class Track: @unchecked Sendable {
                     let end = TrackEnd(time: time, reason: reason, lateBy: event.lateBy)
                     guard let onFinish = s.onFinish else { return (nil, .ended(end)) }
                     return ({ onFinish(end) }, .ended(end))
-                case .paused, .commandApplied, .commandDropped, .virtual, .audible:
+                case .paused, .commandApplied, .commandDropped, .virtual, .audible, .busPaused, .busResumed:
                     return (nil, nil)
                 }
             }
@@ -529,7 +529,7 @@ public final class Track: @unchecked Sendable {
             case .audible:
                 s.isVirtual = false
                 return (nil, .audible)
-            case .commandApplied, .commandDropped:
+            case .commandApplied, .commandDropped, .busPaused, .busResumed:
                 return (nil, nil)
             case .ended:
                 // Idle also when paused: a pause that came too late for a voice already at its end leaves nothing

@@ -5,10 +5,11 @@ import EnsembleFormats
 /// `Bus.submixCount` submix buses, 1…16, that collect the tracks and effects routed to them, run their effect
 /// chain, and mix into the master.
 ///
-/// Make a submix handle with `try Bus(3)` (throws `EngineError.invalidParameter` outside 1…16) and set the bus up
-/// with `Engine.setBus(_:settings:)` or `Engine.setEffects(_:on:)` before routing anything to it: routing to, or
-/// scheduling on, a bus that was never set up throws `EngineError.unknownBus`. Scenes name their buses; the n-th
-/// bus of a scene is `Bus(n)`.
+/// Make a named bus with `Engine.makeBus(named:)` (it picks a free number and sets the bus up; `Engine.bus(named:)`
+/// finds it again), or a numbered handle with `try Bus(3)` (throws `EngineError.invalidParameter` outside 1…16),
+/// set up with `Engine.setBus(_:settings:)` or `Engine.setEffects(_:on:)` before routing anything to it: routing
+/// to, or scheduling on, a bus that was never set up throws `EngineError.unknownBus`. Scenes make their buses by
+/// name; the n-th bus of a scene is `Bus(n)`. The handle is the number alone: names live in the engine.
 public struct Bus: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// How many submix buses there are (1…`submixCount`).
     static var submixCount: Int { BusRack.count - 1 }

@@ -15,6 +15,12 @@ package enum BusCommand: BitwiseCopyable, Sendable {
     case pan(bus: Int32, matrix: PanMatrix, rampFrames: Int)
     /// Replaces the bus's chain (nil: none), crossfading from the old chain's output over `fadeFrames`.
     case chain(bus: Int32, chain: ChainHandle, fadeFrames: Int)
+    /// Freezes every voice routed to bus `bus` (1…16) from the frame it is applied on, each fading out over
+    /// `rampFrames` as a track's pause does; voices starting while it is paused wait (`BusHolds`). The bus's own
+    /// chain is not frozen: its tails ring on. Handled by the mixer (`VoiceUpdate.pauseBus`), not the rack.
+    case pause(bus: Int32, rampFrames: Int)
+    /// Continues every voice the bus's pause holds from where it stopped, fading in over `rampFrames`.
+    case resume(bus: Int32, rampFrames: Int)
     /// The order the chains run in and the buses that key a compressor (sent before the chain that needs it).
     case order(BusOrder)
 }
@@ -359,6 +365,8 @@ package struct BusRack: @unchecked Sendable {
             }
         case let .order(order):
             self.order.pointee = order
+        case .pause, .resume:
+            break // the voices' side: `VoiceUpdate.pauseBus`/`resumeBus`
         }
     }
 }

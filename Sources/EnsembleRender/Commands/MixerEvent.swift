@@ -18,6 +18,10 @@ package struct MixerEvent: BitwiseCopyable {
         case virtual
         /// The virtual voice is mixed again from `frame` (`virtualReason`: why it had gone virtual).
         case audible
+        /// Bus `slot` was paused on `frame` (`BusCommand.pause`; generation 0).
+        case busPaused
+        /// Bus `slot` was resumed on `frame` (`BusCommand.resume`; generation 0).
+        case busResumed
     }
     package var kind: Kind
     /// Why the voice ended: set for `.ended` only.

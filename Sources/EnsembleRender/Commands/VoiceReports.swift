@@ -44,6 +44,24 @@ package struct VoiceReports: @unchecked Sendable {
                                frame: frame, position: cursor.position, pass: cursor.pass))
     }
 
+    /// The voice paused at `frame` for its bus's pause, which its track is not told of: telemetry only.
+    @_noLocks
+    func pausedQuietly(slot: Int, generation: UInt32, cursor: SourceCursor) {
+        telemetry.publish(slot: slot, generation: generation, phase: .paused, position: cursor.position)
+    }
+
+    /// The voice sounds again from `frame` after its bus's pause, which its track was not told of: telemetry only.
+    @_noLocks
+    func startedQuietly(slot: Int, generation: UInt32, cursor: SourceCursor) {
+        telemetry.publish(slot: slot, generation: generation, phase: .playing, position: cursor.position)
+    }
+
+    /// Bus `bus` paused (`kind` `.busPaused`) or resumed (`.busResumed`) on `frame`.
+    @_noLocks
+    func bus(_ kind: MixerEvent.Kind, bus: Int32, frame: Int64) {
+        outbox.post(MixerEvent(kind: kind, slot: bus, generation: 0, frame: frame, position: 0, pass: 0))
+    }
+
     /// The voice's first sample is at `frame`, `lateBy` frames after the frame asked for (`LateStart`).
     @_noLocks
     package func started(slot: Int, generation: UInt32, frame: Int64, cursor: SourceCursor, lateBy: Int64 = 0) {

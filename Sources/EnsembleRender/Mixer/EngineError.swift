@@ -25,6 +25,10 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     case sampleRateMismatch(name: String, sampleRate: Double, engineRate: Double)
     /// A bus that was never set up (`Engine.setBus(_:settings:)` or `setEffects(_:on:)`) was named.
     case unknownBus(index: Int)
+    /// `Engine.makeBus(named:)` was given a name another bus already has.
+    case duplicateBusName(String)
+    /// `Engine.makeBus(named:)` found every submix bus (1…`limit`) already set up or named.
+    case busesExhausted(limit: Int)
     /// `what` needs `needed` bytes of memory, more than the `available` bytes the process can still allocate.
     case outOfMemory(what: String, needed: Int, available: Int)
 
@@ -50,6 +54,10 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(name) is a time at \(rate) Hz; expected one at the engine's rate (\(engineRate) Hz)"
         case let .unknownBus(index):
             return "bus \(index) is not set up; call setBus or setEffects first"
+        case let .duplicateBusName(name):
+            return "a bus named \"\(name)\" already exists"
+        case let .busesExhausted(limit):
+            return "all \(limit) submix buses are in use; no bus is left to name"
         case let .outOfMemory(what, needed, available):
             return "\(what) needs \(ByteCountText.describe(needed)) of memory; only \(ByteCountText.describe(available)) are available"
         }

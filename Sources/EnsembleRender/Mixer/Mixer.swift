@@ -366,7 +366,18 @@ package final class Mixer: @unchecked Sendable {
         if case let .bus(command) = command {
             // A bus is reachable only once every lane has its accumulator (`prepareBus`, control side).
             if case let .configure(bus) = command, !laneAccumulators.isPrepared(bus: Int(bus)) { return }
-            buses.apply(command, now: now)
+            switch command {
+            case let .pause(bus, rampFrames):
+                if update.pauseBus(bus, rampFrames: rampFrames, now: now, timed: &timed) {
+                    reports.bus(.busPaused, bus: bus, frame: now)
+                }
+            case let .resume(bus, rampFrames):
+                if update.resumeBus(bus, rampFrames: rampFrames, now: now, starts: &starts) {
+                    reports.bus(.busResumed, bus: bus, frame: now)
+                }
+            default:
+                buses.apply(command, now: now)
+            }
             return
         }
         switch command {
@@ -402,7 +413,7 @@ package final class Mixer: @unchecked Sendable {
     /// Serial phase before the lanes: starts the voices due before `end`.
     @_noLocks
     func activateStarts(before end: Int64) {
-        starts.activate(before: end, now: now, pool: voices, stealing: stealing, virtual: virtualVoices,
+        starts.activate(before: end, now: now, pool: voices, stealing: stealing, virtual: virtualVoices, timed: &timed,
                         reports: reports)
     }
 

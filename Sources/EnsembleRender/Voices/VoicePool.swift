@@ -10,6 +10,8 @@ package struct VoicePool: @unchecked Sendable {
     package let active: UnsafeMutablePointer<Int32>
     /// Each slot's direct-path filter and auxiliary sends (`VoiceEnvironments`), reset when a voice starts there.
     let environments: VoiceEnvironments
+    /// Which buses are paused and how each slot's voice is held by its bus (`BusHolds`).
+    package let busHolds: BusHolds
     /// What a free voice points at, so no voice ever holds a dangling pointer.
     private let silence: UnsafeMutablePointer<Float>
     private let countCell: UnsafeMutablePointer<Int>
@@ -29,6 +31,7 @@ package struct VoicePool: @unchecked Sendable {
         countCell = .allocate(capacity: 1)
         countCell.initialize(to: 0)
         environments = VoiceEnvironments(capacity: capacity, sampleRate: sampleRate)
+        busHolds = BusHolds(capacity: capacity)
     }
 
     package func deallocate() {
@@ -37,6 +40,7 @@ package struct VoicePool: @unchecked Sendable {
         silence.deallocate()
         countCell.deallocate()
         environments.deallocate()
+        busHolds.deallocate()
     }
 
     package subscript(slot: Int) -> Voice {

@@ -33,14 +33,17 @@ struct VoiceStarts {
     /// The earliest queued start frame (a stale entry's too), `Int64.max` when none.
     var nextFrame: Int64 { @_noLocks get { queue.top?.frame ?? .max } }
 
-    /// Starts every queued voice whose start frame is before `end` (`now` is the span's first frame).
+    /// Starts every queued voice whose start frame is before `end` (`now` is the span's first frame); `timed`
+    /// takes the waiting stop of a voice held by its paused bus.
     @_noLocks
     mutating func activate(before end: Int64, now: Int64, pool: VoicePool, stealing: VoiceStealing,
-                           virtual: VirtualVoices, reports: VoiceReports) {
+                           virtual: VirtualVoices, timed: inout TimedCommands, reports: VoiceReports) {
         while let entry = queue.top, entry.frame < end {
             queue.removeTop()
             let slot = Int(entry.slot)
             if StartQueue.isStale(entry, in: pool.slots) { continue }
+            // Its bus is paused: it waits for the bus's resume, which starts it (`BusPause`).
+            if holdForBus(slot, in: pool, timed: &timed) { continue }
             // Late (the command arrived after its frame): start now, from the sound's first frame, and say by how
             // much (a group started together is late by the same amount, so it stays together).
             let lateBy = entry.frame < now ? now - entry.frame : 0
@@ -71,8 +74,14 @@ struct VoiceStarts {
             pool[slot].state = .playing
             if pool[slot].isEffect { stealing.accepted(slot, at: frame, in: pool) }
             pool.insertActive(Int32(slot))
-            reports.started(slot: slot, generation: entry.generation, frame: frame, cursor: pool[slot].cursor,
-                            lateBy: lateBy)
+            if pool.busHolds.flags(slot).contains(.quietStart) {
+                // Going on after its bus's pause, which its track was not told of.
+                pool.busHolds.set(slot, .none)
+                reports.startedQuietly(slot: slot, generation: entry.generation, cursor: pool[slot].cursor)
+            } else {
+                reports.started(slot: slot, generation: entry.generation, frame: frame, cursor: pool[slot].cursor,
+                                lateBy: lateBy)
+            }
             if inaudible {
                 virtual.startVirtual(slot, at: frame, heldByCap: false, pool: pool, reports: reports)
             } else if case .held = admission {

@@ -68,6 +68,12 @@ struct VoiceUpdate {
         case let .stop(frame, rampFrames):
             stop(s, at: frame, rampFrames: rampFrames, now: now)
         case let .pause(rampFrames):
+            if pool.busHolds.isHeld(s) {
+                trackPausesHeld(s, now: now)
+                return
+            }
+            // A quiet restart after its bus's pause still waiting: this pause is the track's, so is its resume.
+            pool.busHolds.set(s, .none)
             if pool[s].isScheduled {
                 pool[s].state = .paused
                 pool[s].holdFadeIn(at: pool[s].transport.startFrame)
@@ -82,12 +88,17 @@ struct VoiceUpdate {
                 pool[s].transport.releaseIsPause = true
             }
         case let .resume(frame, rampFrames):
-            resume(s, at: frame, rampFrames: rampFrames, now: now, starts: &starts)
+            if pool.busHolds.isHeld(s) {
+                trackResumesHeld(s)
+            } else {
+                resume(s, at: frame, rampFrames: rampFrames, now: now, starts: &starts)
+            }
         case let .metering(enabled):
             pool[s].routing.metering = enabled
             if !enabled { reports.telemetry.meters[s].clear() }
         case let .route(bus, rampFrames):
             pool[s].route(to: bus, now: now, rampFrames: rampFrames)
+            rerouted(s, rampFrames: rampFrames, now: now, starts: &starts, timed: &timed)
         case let .spatial(source):
             place(s, source, now: now)
         case .position, .velocity, .motion, .direction:
@@ -157,6 +168,7 @@ struct VoiceUpdate {
         v.pitch.baseStep = setup.baseStep
         v.spatial = SpatialVoice(setup.spatial, rateStep: setup.step)
         pool[slot] = v
+        pool.busHolds.set(slot, .none)
         // No sends, no filter: the start's own `.sends`/`.filter` changes follow it when the track or effect has them.
         pool.environments.reset(slot)
         pool[slot].updateNaturalEnd(now: startFrame)
@@ -179,7 +191,11 @@ struct VoiceUpdate {
             pool[slot].state = .paused
             pool[slot].transport.releaseStart = .max
             pool[slot].holdFadeIn(at: frame)
-            reports.paused(slot: slot, generation: v.generation, frame: frame, cursor: v.cursor)
+            if pool.busHolds.flags(slot).contains(.quiet) {
+                reports.pausedQuietly(slot: slot, generation: v.generation, cursor: v.cursor)
+            } else {
+                reports.paused(slot: slot, generation: v.generation, frame: frame, cursor: v.cursor)
+            }
         } else {
             // A voice whose stop or steal fade had begun before its natural end was cut short, even if the
             // natural end then came first (a stolen effect near its end still reports .stolen).
@@ -225,7 +241,7 @@ struct VoiceUpdate {
     /// has been resumed, or ends it if it is still paused. True when the pause may take the voice's release (not
     /// when a stop or steal fade has begun, nor when the queue is full: the stop then stands).
     @_noLocks
-    private func putOffStop(_ s: Int, now: Int64, timed: inout TimedCommands) -> Bool {
+    func putOffStop(_ s: Int, now: Int64, timed: inout TimedCommands) -> Bool {
         let t = pool[s].transport
         guard t.releaseStart > now, !t.releaseIsPause, case .stopped = t.releaseReason else { return false }
         let stop = MixerCommand.voice(slot: Int32(s), generation: pool[s].generation,
@@ -234,7 +250,7 @@ struct VoiceUpdate {
     }
 
     @_noLocks
-    private func resume(_ s: Int, at frame: Int64, rampFrames: Int, now: Int64, starts: inout VoiceStarts) {
+    func resume(_ s: Int, at frame: Int64, rampFrames: Int, now: Int64, starts: inout VoiceStarts) {
         if pool[s].isPaused {
             let at = max(frame, now)
             pool[s].state = .scheduled

@@ -19,7 +19,7 @@ extension Scene {
         public enum Target: Sendable, Equatable {
             /// The scene track with this name.
             case track(String)
-            /// The bus with this name; only `set` with a volume applies to a bus.
+            /// The bus with this name; only `set` with a volume, `pause` and `resume` apply to a bus.
             case bus(String)
             /// The listener of positioned sources; only the `listener` action applies to it.
             case listener
@@ -34,9 +34,9 @@ extension Scene {
             case listener(ListenerChange, ramp: Double?)
             /// Fade (seconds) starting at `at`; nil: the track's `fadeOut`, or the smoothing time without one.
             case stop(fade: Double?)
-            /// Fade (seconds) starting at `at`; nil: the smoothing time.
+            /// Fade (seconds) starting at `at`; nil: the smoothing time. On a bus: pauses every voice on it.
             case pause(fade: Double?)
-            /// Continues a paused track, fading in over `fade` seconds starting at `at`; nil: the smoothing time.
+            /// Continues a paused track (or every voice a bus's pause holds), fading in over `fade` seconds starting at `at`; nil: the smoothing time.
             case resume(fade: Double?)
             /// Seconds into the file.
             case seek(Double)

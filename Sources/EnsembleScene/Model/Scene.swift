@@ -119,6 +119,8 @@ public struct Scene: Sendable, Equatable {
         public var settings = BusSettings()
         /// The bus's effect chain, run in order on the bus's sum (default: none).
         public var effects: [EffectSpec] = []
+        /// Starts paused (`Engine.pause(_:fade:)`): its tracks and effects wait for a timeline `resume`.
+        public var paused = false
 
         /// A bus with default settings and no effects.
         public init(name: String) { self.name = name }

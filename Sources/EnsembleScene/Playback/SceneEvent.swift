@@ -3,7 +3,7 @@ import EnsembleRender
 import EnsembleEngine
 import EnsembleOutput
 
-/// One line of `ensemble render --events`: what happened, to which named track or effect, on which output frame.
+/// One line of `ensemble render --events`: what happened, to which named track, effect or bus, on which output frame.
 public struct SceneEvent: Sendable, Equatable, Codable {
     /// What happened.
     public enum Kind: String, Sendable, Codable {
@@ -20,6 +20,11 @@ public struct SceneEvent: Sendable, Equatable, Codable {
         case commandApplied
         /// A `timeline` entry did not take effect (`cause` says why: its track's voice had ended).
         case commandDropped
+        /// A bus was paused (a bus with `paused`, on frame 0, or a timeline `pause`): its voices fade out from
+        /// `frame` and hold.
+        case busPaused
+        /// A paused bus was resumed (a timeline `resume`): its voices go on from `frame`.
+        case busResumed
     }
 
     /// What happened.

@@ -54,19 +54,22 @@ public final class ScenePlayback: @unchecked Sendable {
             }
         }
 
-        // Buses first (engine bus i + 1 for scene bus i), so they are in place before the first block: every bus
-        // is set up before any chain is installed, and a chain after those of the buses its compressors listen to
-        // (a sidechain must name a bus that is set up), so the file may list them in any order.
+        // Buses first (made by name, so engine bus i + 1 for scene bus i on the fresh engine), so they are in place
+        // before the first block: every bus is set up before any chain is installed, and a chain after those of
+        // the buses its compressors listen to (a sidechain must name a bus that is set up), so the file may list
+        // them in any order. A bus that starts paused is paused before the first block.
         var busIndex: [String: Bus] = [:]
         for (i, entry) in scene.buses.enumerated() {
             do {
-                let bus = try Bus(i + 1)
+                let bus = try engine.makeBus(named: entry.name)
                 busIndex[entry.name] = bus
                 try engine.setBus(bus, settings: entry.settings)
+                if entry.paused { try engine.pause(bus, fade: 0) }
             } catch { throw fail("buses[\(i)]", error) }
         }
         for i in scene.chainInstallOrder where !scene.buses[i].effects.isEmpty {
-            do { try engine.setEffects(scene.buses[i].effects, on: try Bus(i + 1)) } catch { throw fail("buses[\(i)]", error) }
+            guard let bus = busIndex[scene.buses[i].name] else { continue }
+            do { try engine.setEffects(scene.buses[i].effects, on: bus) } catch { throw fail("buses[\(i)]", error) }
         }
         if !scene.masterEffects.isEmpty {
             do { try engine.setEffects(scene.masterEffects, on: .master) } catch { throw fail("master", error) }
@@ -240,6 +243,8 @@ public final class ScenePlayback: @unchecked Sendable {
         let origin = start
         let rate = engine.sampleRate
         let end = origin + frameCount
+        // Buses made paused hold from the scene's first frame.
+        for bus in scene.buses where bus.paused { log.append(SceneEvent(event: .busPaused, name: bus.name, frame: 0)) }
         // Group tracks by start frame so that each group is one atomic batch for the render side.
         var byFrame: [Int64: [Track]] = [:]
         for (spec, track) in tracks {
@@ -307,6 +312,14 @@ public final class ScenePlayback: @unchecked Sendable {
                                           command: what, timeline: index))
                 }
             }
+            // A bus's pause or resume: the entry's line, then the bus's.
+            func loggedBus(_ kind: SceneEvent.Kind, _ what: String, _ name: String) -> CommandApplyHandler {
+                { applied in
+                    log.append(SceneEvent(event: .commandApplied, name: name, frame: applied.frame - origin,
+                                          command: what, timeline: index))
+                    log.append(SceneEvent(event: kind, name: name, frame: applied.frame - origin))
+                }
+            }
             func loggedDrop(_ what: String, _ name: String) -> CommandDropHandler {
                 { due, reason in
                     log.append(SceneEvent(event: .commandDropped, name: name, frame: due.frame - origin,
@@ -320,9 +333,18 @@ public final class ScenePlayback: @unchecked Sendable {
                 try engine.scheduleListener(listener, at: time, ramp: ramp, onApplied: logged("set listener", "listener"),
                                             onDropped: loggedDrop("set listener", "listener"))
             case let .bus(name):
-                guard case let .set(values) = change.action, let volume = values.volume, let bus = busIndex[name] else {
+                guard let bus = busIndex[name] else { continue }
+                if case let .pause(fade) = change.action {
+                    try engine.pause(bus, at: time, fade: fade, onApplied: loggedBus(.busPaused, "pause", name),
+                                     onDropped: loggedDrop("pause", name))
                     continue
                 }
+                if case let .resume(fade) = change.action {
+                    try engine.resume(bus, at: time, fade: fade, onApplied: loggedBus(.busResumed, "resume", name),
+                                      onDropped: loggedDrop("resume", name))
+                    continue
+                }
+                guard case let .set(values) = change.action, let volume = values.volume else { continue }
                 try engine.scheduleVolume(volume, on: bus, at: time, ramp: values.ramp,
                                           onApplied: logged("set volume", name), onDropped: loggedDrop("set volume", name))
             case let .track(name):

@@ -156,6 +156,13 @@ extension MixPlot {
                 out.text(x: x0 - 4, y: barTop + 3.5, size: 9, fill: "#777777", anchor: "end", cls: "scale-top", Self.decimal(scale))
                 out.text(x: x0 - 4, y: barBottom, size: 9, fill: "#777777", anchor: "end", cls: "scale-bottom", "0")
             }
+            // Where its bus was paused: a grey band under the spans.
+            for pause in lane.paused {
+                let xs = x(frame: pause.start), xe = max(x(frame: pause.end ?? frameCount), xs + 2)
+                let when = String(format: "%.3f–%.3f s", Double(pause.start) / sampleRate, Double(pause.end ?? frameCount) / sampleRate)
+                let endAttribute = pause.end.map { ##" data-end-frame="\##($0)""## } ?? ""
+                out.line(##"<rect class="bus-paused" data-start-frame="\##(pause.start)"\##(endAttribute) x="\##(f(xs))" y="\##(f(barTop))" width="\##(f(xe - xs))" height="\##(f(barBottom - barTop))" fill="#888888" fill-opacity="0.3"><title>bus \##(escape(pause.bus)) paused \##(when)</title></rect>"##)
+            }
             // A bus's volume across the whole scene.
             if let volume = lane.volume {
                 let level = points(Span(start: 0, end: frameCount, volume: volume))

@@ -66,6 +66,9 @@ public struct MixPlot: Sendable {
         /// A bus's volume over the scene's frames (its own, as the timeline's `set volume` entries ramp it); nil
         /// for the other kinds, whose spans carry theirs.
         public var volume: Envelope?
+        /// Where the lane's bus was paused (`busPaused` to `busResumed`): on a bus's lane, and on the lanes of the
+        /// tracks and effects that play into it.
+        public var paused: [PausedSpan] = []
     }
 
     /// Shown above the plot (the scene file's name, say).
@@ -110,6 +113,7 @@ public struct MixPlot: Sendable {
         frameCount = playback.frameCount
         self.waveform = waveform
         let events = playback.events()
+        let pausedByBus = Self.pausedSpans(events)
         var lanes: [Lane] = []
 
         for (index, spec) in scene.tracks.enumerated() {
@@ -133,7 +137,7 @@ public struct MixPlot: Sendable {
                           scene.timeline[t].target == .track(spec.name) else { continue }
                     marks.append(Mark(frame: event.frame, label: event.command ?? scene.timeline[t].actionName,
                                       dropped: event.event == .commandDropped))
-                case .effectCompleted, .effectRefused:
+                case .effectCompleted, .effectRefused, .busPaused, .busResumed:
                     break
                 }
             }
@@ -161,7 +165,7 @@ public struct MixPlot: Sendable {
             if let filter = spec.filter { detail.append("filter \(filter.kind.rawValue)") }
             if detail.isEmpty { detail.append("plays once") }
             lanes.append(Lane(kind: .track, name: spec.name, detail: detail.joined(separator: " · "),
-                              spans: spans, marks: marks))
+                              spans: spans, marks: marks, paused: spec.bus.flatMap { pausedByBus[$0] } ?? []))
         }
 
         // One lane per effect name: entries with one name are firings of one effect.
@@ -185,10 +189,11 @@ public struct MixPlot: Sendable {
             }
             if !buses.isEmpty { detail.append("bus " + buses.joined(separator: ", ")) }
             if !sends.isEmpty { detail.append("sends " + sends.joined(separator: ", ")) }
-            lanes.append(Lane(kind: .effect, name: name, detail: detail.joined(separator: " · "), spans: spans, marks: []))
+            lanes.append(Lane(kind: .effect, name: name, detail: detail.joined(separator: " · "), spans: spans, marks: [],
+                              paused: buses.flatMap { pausedByBus[$0] ?? [] }.sorted { $0.start < $1.start }))
         }
 
-        // Buses appear only when the timeline changes them.
+        // Buses appear only when the timeline changes them (or they start paused).
         for bus in scene.buses {
             let marks = events.compactMap { event -> Mark? in
                 guard event.event == .commandApplied || event.event == .commandDropped,
@@ -196,9 +201,10 @@ public struct MixPlot: Sendable {
                       scene.timeline[t].target == .bus(bus.name) else { return nil }
                 return Mark(frame: event.frame, label: event.command ?? "set", dropped: event.event == .commandDropped)
             }
-            if !marks.isEmpty {
+            let paused = pausedByBus[bus.name] ?? []
+            if !marks.isEmpty || !paused.isEmpty {
                 lanes.append(Lane(kind: .bus, name: bus.name, detail: "bus", spans: [], marks: marks,
-                                  volume: envelope(bus.settings.volume, .bus(bus.name))))
+                                  volume: envelope(bus.settings.volume, .bus(bus.name)), paused: paused))
             }
         }
         // The listener appears only when the timeline moves it.

@@ -11,6 +11,7 @@ extension Scene.BusEntry: SceneEntry {
          .key("pan", \.settings.pan) { try $0.pan() },
          .key("mute", \.settings.mute) { try $0.bool() },
          .key("solo", \.settings.solo) { try $0.bool() },
+         .key("paused", \.paused) { try $0.bool() },
          .known("effects")]
     }
 

@@ -75,11 +75,11 @@ struct TimelineReader {
         }
         if entry.has("ramp") && !entry.has("set") { throw entry.fail("ramp", "only allowed with set or listener") }
         let ramp = try entry["ramp"]?.seconds()
-        if case .bus = target {
+        if case .bus = target, !entry.has("pause"), !entry.has("resume") {
             let setKeys = Scene.TimedChange.Values.sceneKeys.map(\.name)
             let set = try entry["set"]?.object(known: setKeys)
             guard let set, !setKeys.contains(where: { $0 != "volume" && set.has($0) }) else {
-                throw SceneError(path: entry.context.path, "\(entry.key): a bus takes only set.volume")
+                throw SceneError(path: entry.context.path, "\(entry.key): a bus takes only set.volume, pause or resume")
             }
         }
         let action: Scene.TimedChange.Action
