@@ -53,6 +53,7 @@ extension EngineEvent: CustomStringConvertible {
              let .trackBuffered(track, at):
             return "\(kind) \(track) at \(at)"
         case let .effectAudible(instance, at): return "\(kind) \(instance) at \(at)"
+        case let .busPaused(bus, at), let .busResumed(bus, at): return "\(kind) \(bus) at \(at)"
         case let .commandApplied(id, at): return "\(kind) \(id) at \(at)"
         case let .commandDropped(id, at, reason): return "\(kind) \(id) at \(at): \(reason.rawValue)"
         case let .streamStarved(underruns, missing, at):
