@@ -52,7 +52,13 @@ struct VoiceStarts {
             // A resumed voice starts afresh for the virtual-voice rules (a pause ended any virtual state).
             pool[slot].virtual = VirtualState()
             let frame = pool[slot].transport.startFrame
-            if pool[slot].isEffect, !stealing.limitInstances(slot, at: frame, in: pool) {
+            // A firing's limits are its start's business: an effect resumed after a pause (its own, or its bus's)
+            // has played already, so it is neither refused nor counted again, and its cooldown is not restarted.
+            // (A fired effect starts at its first frame, so one that has played has moved its cursor.)
+            let cursor = pool[slot].cursor
+            let fresh = cursor.position == 0 && cursor.fraction == 0 && cursor.pass == 0
+            let limited = pool[slot].isEffect && fresh
+            if limited, !stealing.limitInstances(slot, at: frame, in: pool) {
                 // Refused by its effect's own limits: it never sounds and ends at once with `.refused`.
                 pool[slot].state = .free
                 reports.ended(slot: slot, generation: entry.generation, reason: .refused, frame: frame,
@@ -72,7 +78,7 @@ struct VoiceStarts {
                 continue
             }
             pool[slot].state = .playing
-            if pool[slot].isEffect { stealing.accepted(slot, at: frame, in: pool) }
+            if limited { stealing.accepted(slot, at: frame, in: pool) }
             pool.insertActive(Int32(slot))
             if pool.busHolds.flags(slot).contains(.quietStart) {
                 // Going on after its bus's pause, which its track was not told of.
