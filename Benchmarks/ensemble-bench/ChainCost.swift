@@ -13,10 +13,10 @@ enum ChainCost {
         ("no bus (voice on master)", nil),
         ("bus, empty chain", []),
         ("lowpass biquad", [.filter(.lowpass, frequency: 2000, q: 0.707, gainDB: 0)]),
-        ("graphic EQ (10 biquads)", [EffectSpec.eq(preset: "Rock")!]),
+        ("graphic EQ (10 biquads)", [try! EffectSpec.eq(preset: "Rock")]),
         ("delay 250 ms", [.delay(time: 0.25, feedback: 0.3, mix: 0.3)]),
         ("limiter, 5 ms look-ahead", [.limiter(ceilingDB: -1, lookahead: 0.005, release: 0.05)]),
-        ("EQ + lowpass + delay + limiter", [EffectSpec.eq(preset: "Rock")!, .filter(.lowpass, frequency: 2000, q: 0.707, gainDB: 0),
+        ("EQ + lowpass + delay + limiter", [try! EffectSpec.eq(preset: "Rock"), .filter(.lowpass, frequency: 2000, q: 0.707, gainDB: 0),
                                            .delay(time: 0.25, feedback: 0.3, mix: 0.3),
                                            .limiter(ceilingDB: -1, lookahead: 0.005, release: 0.05)]),
     ]

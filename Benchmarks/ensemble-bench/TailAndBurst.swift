@@ -12,7 +12,7 @@ enum TailCost {
 
     static let chains: [(String, [EffectSpec])] = [
         ("delay 50 ms, feedback 0.3", [.delay(time: 0.05, feedback: 0.3, mix: 0.5)]),
-        ("graphic EQ + delay 50 ms", [EffectSpec.eq(preset: "Rock")!, .delay(time: 0.05, feedback: 0.3, mix: 0.5)]),
+        ("graphic EQ + delay 50 ms", [try! EffectSpec.eq(preset: "Rock"), .delay(time: 0.05, feedback: 0.3, mix: 0.5)]),
     ]
 
     /// A 0.1 s full-scale noise burst into bus 1 with the chain, then `seconds` of its tail, timed in 0.25 s

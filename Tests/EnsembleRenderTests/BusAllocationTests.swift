@@ -14,7 +14,7 @@ final class BusAllocationTests: XCTestCase {
     func testBusAndChainChangesWhileRenderingAllocateNothing() throws {
         let engine = try makeEngine(maxBlockFrames: 512)
         try engine.setBus(busNumber(1), settings: BusSettings(volume: 0.9))
-        try engine.setEffects([EffectSpec.eq(preset: "Pop")!, .delay(time: 0.02, feedback: 0.3, mix: 0.3)], on: busNumber(1))
+        try engine.setEffects([EffectSpec.eq(preset: "Pop"), .delay(time: 0.02, feedback: 0.3, mix: 0.3)], on: busNumber(1))
         try engine.setBus(busNumber(2), settings: BusSettings())
         try engine.setEffects([.limiter(ceilingDB: -1, lookahead: 0.005, release: 0.05)], on: busNumber(0))
         let s = try stereoSound(3000, left: { sin(Double($0) * 0.04) }, right: { sin(Double($0) * 0.03) })
@@ -36,7 +36,7 @@ final class BusAllocationTests: XCTestCase {
         var total: UInt64 = 0
         for k in 0..<80 {
             switch k % 6 {
-            case 0: try engine.setEffects([EffectSpec.eq(preset: presets[k % 20])!, .delay(time: 0.01 + Double(k) / 1000, feedback: 0.4, mix: 0.2)], on: busNumber(1))
+            case 0: try engine.setEffects([EffectSpec.eq(preset: presets[k % 20]), .delay(time: 0.01 + Double(k) / 1000, feedback: 0.4, mix: 0.2)], on: busNumber(1))
             case 1: try engine.setBus(busNumber(2), settings: BusSettings(volume: Float(k % 5) / 5, pan: Float(k % 3) - 1, mute: k % 4 == 1, solo: k % 12 == 1))
             case 2: try engine.fire(fx, pan: 0.3, bus: busNumber(k % 3))
             case 3: try engine.setEffects(k % 12 == 3 ? [] : [.filter(.lowpass, frequency: 1000 + Double(k) * 50, q: 0.7, gainDB: 0)], on: busNumber(2))
@@ -55,13 +55,13 @@ final class BusAllocationTests: XCTestCase {
     func testPresetChangeHasNoDiscontinuity() throws {
         let engine = try makeEngine()
         try engine.setBus(busNumber(1), settings: BusSettings())
-        try engine.setEffects([EffectSpec.eq(preset: "Bass Reducer")!], on: busNumber(1))
+        try engine.setEffects([EffectSpec.eq(preset: "Bass Reducer")], on: busNumber(1))
         let w = 2 * Double.pi * 440 / 48000
         let t = try engine.makeTrack(try stereoSound(48000, left: { 0.5 * sin(w * Double($0)) }, right: { _ in 0 }))
         try t.setBus(busNumber(1))
         try t.play(at: t.engine.time(frame: 0))
         let m = render(engine, frames: 24000, block: 512) { frame in
-            if frame == 12288 { try? engine.setEffects([EffectSpec.eq(preset: "Vocal Booster")!], on: busNumber(1)) }
+            if frame == 12288 { try? engine.setEffects([EffectSpec.eq(preset: "Vocal Booster")], on: busNumber(1)) }
         }
         // Steady state: a sine of amplitude ≤ 0.5·10^(3.5/20) (the presets' gain at 440 Hz is within ±3.5 dB).
         let amplitude = 0.5 * pow(10, 3.6 / 20)
@@ -72,7 +72,7 @@ final class BusAllocationTests: XCTestCase {
         // The change did happen: later output differs from a render that kept the first preset.
         let engine2 = try makeEngine()
         try engine2.setBus(busNumber(1), settings: BusSettings())
-        try engine2.setEffects([EffectSpec.eq(preset: "Bass Reducer")!], on: busNumber(1))
+        try engine2.setEffects([EffectSpec.eq(preset: "Bass Reducer")], on: busNumber(1))
         let t2 = try engine2.makeTrack(try stereoSound(48000, left: { 0.5 * sin(w * Double($0)) }, right: { _ in 0 }))
         try t2.setBus(busNumber(1))
         try t2.play(at: t2.engine.time(frame: 0))

@@ -12,7 +12,7 @@ final class BusBlockSizeTests: XCTestCase {
     static func renderScene(block: Int, frames: Int = 20000) throws -> [Float] {
         let engine = try makeEngine(effectPolyphony: 4)
         try engine.setBus(busNumber(1), settings: BusSettings(volume: 0.8, pan: -0.2))
-        try engine.setEffects([EffectSpec.eq(preset: "Rock")!, .filter(.lowpass, frequency: 3000, q: 0.707, gainDB: 0)],
+        try engine.setEffects([EffectSpec.eq(preset: "Rock"), .filter(.lowpass, frequency: 3000, q: 0.707, gainDB: 0)],
                               on: busNumber(1))
         try engine.setBus(busNumber(2), settings: BusSettings(volume: 0.6, pan: 0.5))
         try engine.setEffects([.delay(time: 0.0123, feedback: 0.45, mix: 0.35), .filter(.highshelf, frequency: 5000, q: 0.7, gainDB: -4)],

@@ -24,7 +24,7 @@ final class GraphicEQTests: XCTestCase {
     func testEveryPresetMeasuresItsBandGainsAtTheCentres() throws {
         var worstOverall = 0.0
         for preset in GraphicEQ.presets {
-            let ir = try busImpulseResponse([EffectSpec.eq(preset: preset.name)!])
+            let ir = try busImpulseResponse([EffectSpec.eq(preset: preset.name)])
             var worst = 0.0
             for (f, g) in zip(GraphicEQ.bandCentres, preset.gains) {
                 worst = max(worst, abs(spectrumDecibels(ir, at: f) - g))
@@ -95,8 +95,11 @@ final class GraphicEQTests: XCTestCase {
     }
 
     func testUnknownPresetIsNil() {
-        XCTAssertNil(EffectSpec.eq(preset: "Polka"))
-        XCTAssertNotNil(EffectSpec.eq(preset: "hip-hop"))
+        XCTAssertThrowsError(try EffectSpec.eq(preset: "Polka")) { error in
+            XCTAssertEqual(error as? EngineError, .unknownPreset(kind: "graphic EQ", name: "Polka"))
+            XCTAssertEqual("\(error)", "\"Polka\" is not a graphic EQ preset (`ensemble presets` lists them)")
+        }
+        XCTAssertNoThrow(try EffectSpec.eq(preset: "hip-hop"))
     }
 
     /// The preset list is the iPod EQ list (the "Buses and effects" article), no more and no fewer.

@@ -167,7 +167,7 @@ final class RenderThreadsTests: XCTestCase {
         try engine.setBus(Bus(2), settings: BusSettings(volume: 0.7, pan: 0.3))
         try engine.setBus(Bus(3), settings: BusSettings(volume: 0.9))
         try engine.setBus(Bus(4), settings: BusSettings(volume: 0.6, pan: 0.1))
-        try engine.setEffects([EffectSpec.eq(preset: "Rock")!, .delay(time: 0.01, feedback: 0.4, mix: 0.3)], on: Bus(1))
+        try engine.setEffects([EffectSpec.eq(preset: "Rock"), .delay(time: 0.01, feedback: 0.4, mix: 0.3)], on: Bus(1))
         try engine.setEffects([.filter(.lowpass, frequency: 2500, q: 0.7, gainDB: 0)], on: Bus(2))
         try engine.setEffects([.limiter(ceilingDB: -6, lookahead: 0.002, release: 0.02)], on: Bus(3))
         try engine.setEffects([.limiter(ceilingDB: -1, lookahead: 0.003, release: 0.05)], on: .master)

@@ -24,7 +24,7 @@ final class ReverbPresetTests: XCTestCase {
             XCTAssertNil(s?.problem(), name)
             XCTAssertEqual(ReverbSettings.preset(named: name.uppercased()), s, name)
             XCTAssertEqual(ReverbSettings.preset(named: name.lowercased()), s, name)
-            XCTAssertNotNil(EffectSpec.reverb(preset: name), name)
+            XCTAssertNoThrow(try EffectSpec.reverb(preset: name), name)
         }
         XCTAssertNil(ReverbSettings.preset(named: "broomCupboard"))
         // The generic environment is EFX's default (efx.h rounds 0.3162, 0.8913, 1.2589 to two decimals).

@@ -188,8 +188,8 @@ final class ReverbUnitTests: XCTestCase {
     func testRenderingWithAReverbBusAllocatesNothing() throws {
         let engine = try makeEngine(maxBlockFrames: 512)
         try engine.setBus(busNumber(1), settings: BusSettings(volume: 0.8))
-        try engine.setEffects([EffectSpec.reverb(preset: "concertHall")!], on: busNumber(1))
-        try engine.setEffects([EffectSpec.reverb(preset: "cathedral")!, .limiter(ceilingDB: -1, lookahead: 0.005, release: 0.05)],
+        try engine.setEffects([EffectSpec.reverb(preset: "concertHall")], on: busNumber(1))
+        try engine.setEffects([EffectSpec.reverb(preset: "cathedral"), .limiter(ceilingDB: -1, lookahead: 0.005, release: 0.05)],
                               on: busNumber(0))
         let s = try stereoSound(3000, left: { sin(Double($0) * 0.04) }, right: { sin(Double($0) * 0.03) })
         let t = try engine.makeTrack(s)
@@ -205,7 +205,7 @@ final class ReverbUnitTests: XCTestCase {
         let presets = ReverbSettings.presetNames
         for k in 0..<40 {
             if k % 10 == 3 {
-                try engine.setEffects([EffectSpec.reverb(preset: presets[k % presets.count])!], on: busNumber(1))
+                try engine.setEffects([EffectSpec.reverb(preset: presets[k % presets.count])], on: busNumber(1))
             }
             if k == 20 { try t.stop(fade: 0) }
             total += renderCountingAllocations(engine, k, left: left, right: right, frames: block)

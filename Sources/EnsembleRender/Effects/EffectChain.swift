@@ -17,14 +17,18 @@ public enum EffectSpec: Sendable, Equatable {
     /// Compressor (`Compressor`), optionally keyed by another bus (`CompressorSettings.sidechain`).
     case compressor(CompressorSettings)
 
-    /// The reverb set to a named preset (see `ReverbSettings.presetNames`), or nil for an unknown name.
-    public static func reverb(preset: String) -> EffectSpec? {
-        ReverbSettings.preset(named: preset).map { .reverb($0) }
+    /// The reverb set to a named preset (see `ReverbSettings.presetNames`); throws `EngineError.unknownPreset`
+    /// for another name.
+    public static func reverb(preset: String) throws(EngineError) -> EffectSpec {
+        guard let settings = ReverbSettings.preset(named: preset) else { throw .unknownPreset(kind: "reverb", name: preset) }
+        return .reverb(settings)
     }
 
-    /// The graphic equaliser set to a named preset (see `GraphicEQ.presets`), or nil for an unknown name.
-    public static func eq(preset: String) -> EffectSpec? {
-        GraphicEQ.preset(named: preset).map { .graphicEQ(gains: $0) }
+    /// The graphic equaliser set to a named preset (see `GraphicEQ.presets`); throws `EngineError.unknownPreset`
+    /// for another name.
+    public static func eq(preset: String) throws(EngineError) -> EffectSpec {
+        guard let gains = GraphicEQ.preset(named: preset) else { throw .unknownPreset(kind: "graphic EQ", name: preset) }
+        return .graphicEQ(gains: gains)
     }
 
     /// The first parameter outside its range at `sampleRate`: its scene key, its value and the range expected.

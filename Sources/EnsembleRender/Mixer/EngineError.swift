@@ -29,6 +29,9 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     case duplicateBusName(String)
     /// `Engine.makeBus(named:)` found every submix bus (1…`limit`) already set up or named.
     case busesExhausted(limit: Int)
+    /// `EffectSpec.eq(preset:)` or `reverb(preset:)` was given a name that is not one of its presets (`kind`:
+    /// "graphic EQ" or "reverb").
+    case unknownPreset(kind: String, name: String)
     /// `what` needs `needed` bytes of memory, more than the `available` bytes the process can still allocate.
     case outOfMemory(what: String, needed: Int, available: Int)
 
@@ -58,6 +61,8 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
             return "a bus named \"\(name)\" already exists"
         case let .busesExhausted(limit):
             return "all \(limit) submix buses are in use; no bus is left to name"
+        case let .unknownPreset(kind, name):
+            return "\"\(name)\" is not a \(kind) preset (`ensemble presets` lists them)"
         case let .outOfMemory(what, needed, available):
             return "\(what) needs \(ByteCountText.describe(needed)) of memory; only \(ByteCountText.describe(available)) are available"
         }

@@ -71,7 +71,7 @@ extension SceneField {
             if let preset = object["preset"] {
                 guard !object.has("gains") else { throw object.fail("gains", "give either preset or gains, not both") }
                 let name = try preset.string()
-                guard let s = EffectSpec.eq(preset: name) else {
+                guard let s = try? EffectSpec.eq(preset: name) else {
                     throw preset.fail("\"\(name)\" is not a preset (see `ensemble presets`)")
                 }
                 spec = s
