@@ -104,17 +104,13 @@ final class SoakWorld: Sendable {
 /// SplitMix64: a tiny seeded generator, so each control thread's sequence of calls is reproducible from the seed.
 /// (The test target uses it too, for its reproducible fuzz cases.)
 public struct SplitMix64: RandomNumberGenerator, Sendable {
-    public var state: UInt64
+    private var base: VariationGenerator
 
-    public init(seed: UInt64) { state = seed }
+    /// A generator whose sequence follows from `seed` alone.
+    public init(seed: UInt64) { base = VariationGenerator(seed: seed) }
 
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 { base.next() }
 }
 
 extension SplitMix64 {

@@ -258,18 +258,12 @@ package func busNumber(_ index: Int) -> Bus {
     return Bus(unchecked: index)
 }
 
-/// A small deterministic generator (SplitMix64) for tests that want noise or random points reproducibly.
-package struct SplitMix {
-    package var state: UInt64
-    package init(seed: UInt64) { state = seed }
+/// A small deterministic generator (the engine's SplitMix64) for tests that want noise or random points reproducibly.
+package struct SplitMix: RandomNumberGenerator {
+    private var base: VariationGenerator
+    package init(seed: UInt64) { base = VariationGenerator(seed: seed) }
     /// 64 uniform bits.
-    package mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    package mutating func next() -> UInt64 { base.next() }
 
     /// Uniform in −1…1.
     package mutating func nextSigned() -> Float { Float(next() >> 40) / Float(1 << 23) - 1 }

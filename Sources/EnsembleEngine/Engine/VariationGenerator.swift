@@ -1,7 +1,8 @@
 // Control side, under the engine's lock (`ControlState`): one stream of draws for every firing, in call order.
 
 /// The engine's seeded generator for `EffectVariation` (SplitMix64: small, fast, and the same on every machine).
-package struct VariationGenerator {
+/// The soak driver and the tests draw their reproducible sequences from it too.
+package struct VariationGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// A generator whose draws follow from `seed` alone.

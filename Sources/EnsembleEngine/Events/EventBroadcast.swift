@@ -43,12 +43,7 @@ package final class EventBroadcast: Sendable {
         let size = max(bufferSize, 1)
         let (stream, continuation) = AsyncStream.makeStream(of: EngineEvent.self, bufferingPolicy: .bufferingOldest(size))
         let drops = EventDropCount()
-        let id = subscribers.withLock { s in
-            s.next += 1
-            s.all[s.next] = Subscriber(inbox: .sequence(continuation), drops: drops)
-            return s.next
-        }
-        count.add(1, ordering: .relaxed)
+        let id = add(.sequence(continuation), drops: drops)
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
         return EngineEvents(stream: stream, drops: drops, bufferSize: size)
     }
@@ -57,13 +52,19 @@ package final class EventBroadcast: Sendable {
     func subscribeQueue(capacity: Int) -> EngineEventQueue {
         let mailbox = EventMailbox(capacity: max(capacity, 1))
         let drops = EventDropCount()
+        let id = add(.queue(mailbox), drops: drops)
+        return EngineEventQueue(mailbox: mailbox, drops: drops, unsubscribe: { [weak self] in self?.unsubscribe(id) })
+    }
+
+    /// Registers a subscriber; returns its id (for `unsubscribe`).
+    private func add(_ inbox: Inbox, drops: EventDropCount) -> UInt64 {
         let id = subscribers.withLock { s in
             s.next += 1
-            s.all[s.next] = Subscriber(inbox: .queue(mailbox), drops: drops)
+            s.all[s.next] = Subscriber(inbox: inbox, drops: drops)
             return s.next
         }
         count.add(1, ordering: .relaxed)
-        return EngineEventQueue(mailbox: mailbox, drops: drops, unsubscribe: { [weak self] in self?.unsubscribe(id) })
+        return id
     }
 
     private func unsubscribe(_ id: UInt64) {

@@ -5,33 +5,19 @@ import EnsembleRender
 /// index of the entry that gave each: the limits belong to the effect, so entries that give a key must agree.
 struct EffectLimitKeys {
     private(set) var limits = EffectLimits()
-    private(set) var maxInstancesIndex: Int?
-    private(set) var stealIndex: Int?
-    private(set) var cooldownIndex: Int?
+    private var maxInstances = EffectWideKey("maxInstances")
+    private var steal = EffectWideKey("steal")
+    private var cooldown = EffectWideKey("cooldown")
+    /// The entries that first gave `maxInstances` and `steal` (a `steal` needs a `maxInstances`).
+    var maxInstancesIndex: Int? { maxInstances.first }
+    var stealIndex: Int? { steal.first }
 
     /// Takes the keys `object` (entry `index`, read into `given`) gives; one that differs from an earlier entry's
     /// fails naming the key and that entry.
     mutating func merge(_ given: EffectLimits, from object: SceneObject, index: Int) throws(SceneError) {
-        if object.has("maxInstances") {
-            if let first = maxInstancesIndex, limits.maxInstances != given.maxInstances {
-                throw object.fail("maxInstances", "\(given.maxInstances ?? 0) differs from effects[\(first)]'s \(limits.maxInstances ?? 0) (the limits belong to the effect: give them once, or the same on each entry)")
-            }
-            limits.maxInstances = given.maxInstances
-            maxInstancesIndex = maxInstancesIndex ?? index
-        }
-        if object.has("steal") {
-            if let first = stealIndex, limits.steal != given.steal {
-                throw object.fail("steal", "\(given.steal.rawValue) differs from effects[\(first)]'s \(limits.steal.rawValue) (the limits belong to the effect: give them once, or the same on each entry)")
-            }
-            limits.steal = given.steal
-            stealIndex = stealIndex ?? index
-        }
-        if object.has("cooldown") {
-            if let first = cooldownIndex, limits.cooldown != given.cooldown {
-                throw object.fail("cooldown", "\(given.cooldown) s differs from effects[\(first)]'s \(limits.cooldown) s (the limits belong to the effect: give them once, or the same on each entry)")
-            }
-            limits.cooldown = given.cooldown
-            cooldownIndex = cooldownIndex ?? index
-        }
+        let rule = "the limits belong to the effect: give them once, or the same on each entry"
+        try maxInstances.take(given.maxInstances, into: &limits.maxInstances, from: object, index: index, rule: rule) { "\($0 ?? 0)" }
+        try steal.take(given.steal, into: &limits.steal, from: object, index: index, rule: rule) { $0.rawValue }
+        try cooldown.take(given.cooldown, into: &limits.cooldown, from: object, index: index, rule: rule) { "\($0) s" }
     }
 }

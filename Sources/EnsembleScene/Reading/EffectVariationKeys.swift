@@ -6,25 +6,14 @@ import EnsembleEngine
 /// agree.
 struct EffectVariationKeys {
     private(set) var variation = EffectVariation()
-    private var pitchIndex: Int?
-    private var volumeIndex: Int?
+    private var pitch = EffectWideKey("pitchVariation")
+    private var volume = EffectWideKey("volumeVariation")
 
     /// Takes the keys `object` (entry `index`, read into `given`) gives; one that differs from an earlier entry's
     /// fails naming the key and that entry.
     mutating func merge(_ given: EffectVariation, from object: SceneObject, index: Int) throws(SceneError) {
-        if object.has("pitchVariation") {
-            if let first = pitchIndex, variation.pitch != given.pitch {
-                throw object.fail("pitchVariation", "\(given.pitch) differs from effects[\(first)]'s \(variation.pitch) (the variation belongs to the effect: give it once, or the same on each entry)")
-            }
-            variation.pitch = given.pitch
-            pitchIndex = pitchIndex ?? index
-        }
-        if object.has("volumeVariation") {
-            if let first = volumeIndex, variation.volume != given.volume {
-                throw object.fail("volumeVariation", "\(given.volume) differs from effects[\(first)]'s \(variation.volume) (the variation belongs to the effect: give it once, or the same on each entry)")
-            }
-            variation.volume = given.volume
-            volumeIndex = volumeIndex ?? index
-        }
+        let rule = "the variation belongs to the effect: give it once, or the same on each entry"
+        try pitch.take(given.pitch, into: &variation.pitch, from: object, index: index, rule: rule) { "\($0)" }
+        try volume.take(given.volume, into: &variation.volume, from: object, index: index, rule: rule) { "\($0)" }
     }
 }
