@@ -114,7 +114,7 @@ final class HostileOutputScriptTests: XCTestCase {
     /// beside it, which must then exist together with it or not at all.
     private func commands(scene: String, audio: String, folder: String, destination: String)
         -> [(name: String, arguments: [String], companions: [String])] {
-        let wav = folder + "/companion.wav", events = folder + "/companion.jsonl", plot = folder + "/companion.svg"
+        let wav = folder + "/companion.wav", events = folder + "/companion.jsonl"
         return [
             ("render -o", ["render", scene, "-o", destination, "--format", "wav", "--events", events], [events]),
             ("render --events", ["render", scene, "-o", wav, "--events", destination], [wav]),
