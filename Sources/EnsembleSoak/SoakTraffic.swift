@@ -77,7 +77,8 @@ struct SoakTraffic: Sendable {
         case 38..<50: changeParameter()
         case 50..<60: scheduleChange()
         case 60..<64: cancelCommand()
-        case 64..<80: fire()
+        case 64..<76: fire()
+        case 76..<80: steerFiring()
         case 80..<83: stopFiring()
         case 83..<85: replaceEffect()
         case 85..<89: setBus()
@@ -306,6 +307,7 @@ struct SoakTraffic: Sendable {
         do {
             let target = bus(rng.below(5))
             let instance = try engine.fire(effect, volume: rng.float(0...1), pan: rng.float(-1...1),
+                                           rate: rng.chance(30) ? rng.float(Track.rateRange) : 1,
                                            at: frame.map { engine.time(frame: $0) },
                                            bus: engine.isSetUp(target) ? target : .master,
                                            priority: rng.below(256)) { completion in
@@ -316,6 +318,24 @@ struct SoakTraffic: Sendable {
         } catch {
             ledger.withdraw(.firing, token)
             if case .voicePoolExhausted = error { poolExhausted += 1 }
+        }
+    }
+
+    /// Steers a recent firing (ended or not: the controls do nothing once it has ended): its volume or pan with a
+    /// ramp, its rate, or a stop with a fade. Not a pause: a firing left paused would never complete.
+    private mutating func steerFiring() {
+        guard !firings.isEmpty else { return }
+        let instance = firings[rng.below(firings.count)]
+        let ramp: Double? = rng.chance(50) ? nil : Double(rng.below(20)) / 1000
+        do {
+            switch rng.below(4) {
+            case 0: try instance.setVolume(rng.float(0...1), ramp: ramp)
+            case 1: try instance.setPan(rng.float(-1...1), ramp: ramp)
+            case 2: try instance.setRate(rng.float(Track.rateRange))
+            default: try instance.stop(fade: Double(rng.below(20)) / 1000)
+            }
+        } catch {
+            ledger.violation("an instance control refused a value in its range: \(error)")
         }
     }
 
@@ -333,7 +353,10 @@ struct SoakTraffic: Sendable {
             guard !effects.isEmpty else { return }
             let i = pick % effects.count
             engine.dispose(effects[i])
-            do { effects[i] = try engine.registerEffect(sound, limits: SoakWorld.limits[index]) } catch {
+            do {
+                effects[i] = try engine.registerEffect(sound, limits: SoakWorld.limits[index],
+                                                       variation: SoakWorld.variations[index])
+            } catch {
                 ledger.violation("registerEffect refused: \(error)")
                 effects.remove(at: i)
             }

@@ -43,7 +43,9 @@ final class SoakWorld: Sendable {
             Self.tone("zap", rate: 32000, frames: 6400, channels: 1, hz: 880),
         ]
         var registered: [SoundEffect] = []
-        for (i, s) in effectSounds.enumerated() { registered.append(try engine.registerEffect(s, limits: Self.limits[i])) }
+        for (i, s) in effectSounds.enumerated() {
+            registered.append(try engine.registerEffect(s, limits: Self.limits[i], variation: Self.variations[i]))
+        }
         effects = Mutex(registered)
     }
 
@@ -55,6 +57,10 @@ final class SoakWorld: Sendable {
         EffectLimits(),
         EffectLimits(maxInstances: 1, steal: .refuse),
     ]
+
+    /// The per-firing variation of each effect sound: the blip's pitch and level vary, so the seeded draws run
+    /// under concurrent firing too (the replay still matches: the drawn values travel in the commands).
+    static let variations = [EffectVariation(), EffectVariation(pitch: 3, volume: 6), EffectVariation()]
 
     /// A decaying tone with a little of a second partial, different in each channel.
     static func tone(_ name: String, rate: Double, frames: Int, channels: Int, hz: Double) throws -> Sound {
