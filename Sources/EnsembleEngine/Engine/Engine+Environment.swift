@@ -37,9 +37,7 @@ extension Engine {
                           ramp: Double? = nil) throws(EngineError) -> ScheduledCommandID? {
         try filter?.check()
         let frames = try self.frames(ofDuration: ramp, "ramp")
-        let command = MixerCommand.voice(slot: instance.slot, generation: instance.generation,
-                                         .filter(FilterSetup(filter), rampFrames: frames))
-        return try sendOrSchedule(command, at: time)
+        return try sendOrSchedule(.filter(FilterSetup(filter), rampFrames: frames), to: instance, at: time)
     }
 
     /// Sets the level (0…1) of send `send` of a fired effect (`send` indexing the sends given to `fire`), ramped
@@ -52,19 +50,26 @@ extension Engine {
         }
         try EngineError.check(level, "level", 0...1)
         let frames = try self.frames(ofDuration: ramp, "ramp")
-        let command = MixerCommand.voice(slot: instance.slot, generation: instance.generation,
-                                         .sendLevel(index: Int32(send), level: level, rampFrames: frames))
-        return try sendOrSchedule(command, at: time)
+        return try sendOrSchedule(.sendLevel(index: Int32(send), level: level, rampFrames: frames), to: instance, at: time)
     }
 
-    /// Sends a command for a fired effect's voice now, or schedules it at `time` (returning its id): what
+    /// Sends `change` to a fired effect's voice now, or schedules it at `time` (returning its id): what
     /// `setPosition(_:of:at:ramp:)`, `setFilter(_:of:at:ramp:)` and `setSendLevel(_:send:of:at:ramp:)` share.
-    func sendOrSchedule(_ command: MixerCommand, at time: EngineTime?) throws(EngineError) -> ScheduledCommandID? {
-        guard let time else {
-            send([command])
+    func sendOrSchedule(_ change: VoiceChange, to instance: EffectInstance, at time: EngineTime?)
+        throws(EngineError) -> ScheduledCommandID? {
+        var frame: Int64?
+        if let time { frame = try self.frame(of: time) }
+        return sendOrSchedule(change, slot: instance.slot, generation: instance.generation, atFrame: frame)
+    }
+
+    /// Sends `change` to voice `slot` of `generation` now (nil `frame`), or schedules it on `frame` and returns the
+    /// timed command's id; the instance controls (`EffectInstance+Controls`) use it too.
+    func sendOrSchedule(_ change: VoiceChange, slot: Int32, generation: UInt32, atFrame frame: Int64?)
+        -> ScheduledCommandID? {
+        guard let frame else {
+            send(change, slot: slot, generation: generation)
             return nil
         }
-        let frame = try self.frame(of: time)
-        return schedule(command, atFrame: frame, dropped: nil) { _ in }
+        return schedule(.voice(slot: slot, generation: generation, change), atFrame: frame, dropped: nil) { _ in }
     }
 }

@@ -69,9 +69,7 @@ extension Engine {
                             ramp: Double? = nil) throws(EngineError) -> ScheduledCommandID? {
         try position.check("position")
         let frames = try frames(ofDuration: ramp, "ramp")
-        let command = MixerCommand.voice(slot: instance.slot, generation: instance.generation,
-                                         .position(position, rampFrames: frames))
-        return try sendOrSchedule(command, at: time)
+        return try sendOrSchedule(.position(position, rampFrames: frames), to: instance, at: time)
     }
 }
 

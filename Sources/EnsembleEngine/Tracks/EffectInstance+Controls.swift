@@ -117,16 +117,13 @@ extension EffectInstance {
         return try send(.stop(frame: .min, rampFrames: engine.frames(ofDuration: fade, "fade")), at: time)
     }
 
-    /// Sends `change` to this firing's voice now, or schedules it at `time`; nothing (nil) once it has ended.
+    /// Sends `change` to this firing's voice now, or schedules it at `time`; nothing (nil) once it has ended. A
+    /// time at another rate throws, ended or not.
     private func send(_ change: VoiceChange, at time: EngineTime?) throws(EngineError) -> ScheduledCommandID? {
         guard let engine else { return nil }
         var frame: Int64?
         if let time { frame = try engine.frame(of: time) }
         guard !hasEnded else { return nil }
-        guard let frame else {
-            engine.send(change, slot: slot, generation: generation)
-            return nil
-        }
-        return engine.schedule(.voice(slot: slot, generation: generation, change), atFrame: frame, dropped: nil) { _ in }
+        return engine.sendOrSchedule(change, slot: slot, generation: generation, atFrame: frame)
     }
 }

@@ -37,9 +37,7 @@ public final class ScenePlayback: @unchecked Sendable {
         }
         var sounds = preloaded
         // Sounds decoded by the caller (an audio file given instead of a scene) are reported like the scene's own.
-        var loadWarnings = preloaded.keys.sorted().compactMap { file in
-            preloaded[file].flatMap(Self.nonFiniteWarning(file: file))
-        }
+        var loadWarnings = preloaded.sorted { $0.key < $1.key }.compactMap { Self.nonFiniteWarning(file: $0.key, $0.value) }
         func sound(_ file: String, _ key: String) throws(SceneError) -> Sound {
             if let cached = sounds[file] { return cached }
             do {
@@ -47,7 +45,7 @@ public final class ScenePlayback: @unchecked Sendable {
                     ? try Sound(reader: FileDescriptorReader.standardInput(), name: "standard input")
                     : try Sound(contentsOf: file)
                 sounds[file] = s
-                if let warning = Self.nonFiniteWarning(file: file)(s) { loadWarnings.append(warning) }
+                if let warning = Self.nonFiniteWarning(file: file, s) { loadWarnings.append(warning) }
                 return s
             } catch {
                 throw fail("\(key).file", error)
@@ -218,11 +216,8 @@ public final class ScenePlayback: @unchecked Sendable {
     }
 
     /// The warning for a decoded sound with NaN or infinite samples, nil for one without.
-    private static func nonFiniteWarning(file: String) -> (Sound) -> String? {
-        { sound in
-            sound.nonFiniteSamples > 0
-                ? "\(file): \(sound.nonFiniteSamples) samples are NaN or infinite; they play as silence" : nil
-        }
+    private static func nonFiniteWarning(file: String, _ sound: Sound) -> String? {
+        sound.nonFiniteSamples > 0 ? "\(file): \(sound.nonFiniteSamples) samples are NaN or infinite; they play as silence" : nil
     }
 
     /// What streaming found wrong but played anyway, one line per file, in file order: the NaN or infinite samples
