@@ -240,7 +240,8 @@ final class VirtualVoiceTests: XCTestCase {
 
     func testPausedWhileVirtualResumesWhereItStopped() throws {
         // Virtual from its start (volume 0.0001); paused on 1500 (its 240-frame pause fade ends on 1740, cursor
-        // there), turned up, and played again on 3000: it resumes audible from file frame 1740, faded in.
+        // there), turned up at once (ramp 0: a glide set while paused would run from the resume, HeldRampTests),
+        // and played again on 3000: it resumes audible from file frame 1740, faded in.
         let e = try engine(block: 500)
         let t = try e.makeTrack(try ramp(20000))
         try t.setPan(-1)
@@ -249,7 +250,7 @@ final class VirtualVoiceTests: XCTestCase {
         try t.play(at: e.time(frame: 0))
         let mix = render(e, frames: 5000, block: 500) { frame in
             if frame == 1500 { t.pause() }
-            if frame == 2500 { do { try t.setVolume(1) } catch { XCTFail("setVolume: \(error)") } }
+            if frame == 2500 { do { try t.setVolume(1, ramp: 0) } catch { XCTFail("setVolume: \(error)") } }
             if frame == 3000 { t.play() }
         }
         e.waitForEvents()

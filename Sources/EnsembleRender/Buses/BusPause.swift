@@ -1,7 +1,7 @@
 // Render thread (command handling between spans).
 
 /// A bus's pause, made of its voices' pauses: on the pause frame every voice sounding on the bus begins the same
-/// fade-out a track's pause gives it and keeps its cursor, loop pass and held fade-in; a voice whose start comes
+/// fade-out a track's pause gives it and keeps its cursor, loop pass and ramps (`holdRamps`); a voice whose start comes
 /// while the bus is paused waits (`VoiceStarts`); the resume continues each from where it stopped, with the
 /// same fade-in a track's resume has. The track is not told of either (its voice stays "playing"); the bus
 /// reports `.busPaused`/`.busResumed`. The bus's chain is not frozen: its tails ring on.
@@ -104,7 +104,7 @@ extension VoiceStarts {
         let held = BusHolds.Flags.held.union(.unstarted)
         pool.busHolds.set(slot, flags.contains(.quietStart) ? held.union(.quiet) : held)
         pool[slot].state = .paused
-        pool[slot].holdFadeIn(at: pool[slot].transport.startFrame)
+        pool[slot].holdRamps(at: pool[slot].transport.startFrame)
         return true
     }
 }

@@ -36,11 +36,11 @@ struct VoiceUpdate {
     func apply(_ change: VoiceChange, to s: Int, now: Int64, starts: inout VoiceStarts, timed: inout TimedCommands) {
         switch change {
         case let .volume(volume, rampFrames):
-            let at = max(now, pool[s].transport.startFrame)
+            let at = pool[s].changeFrame(now: now)
             pool[s].envelope.volume = LinearRamp(from: pool[s].envelope.volume.value(at: at), to: volume, startFrame: at,
                                                  length: rampFrames)
         case let .pan(matrix, rampFrames):
-            pool[s].routing.pan.retarget(matrix, at: max(now, pool[s].transport.startFrame), rampFrames: rampFrames)
+            pool[s].routing.pan.retarget(matrix, at: pool[s].changeFrame(now: now), rampFrames: rampFrames)
         case let .rate(step):
             // A positioned voice keeps its doppler pitch on top of the new rate (`SpatialUpdate`).
             pool[s].spatial.rateStep = step
@@ -76,7 +76,7 @@ struct VoiceUpdate {
             pool.busHolds.set(s, .none)
             if pool[s].isScheduled {
                 pool[s].state = .paused
-                pool[s].holdFadeIn(at: pool[s].transport.startFrame)
+                pool[s].holdRamps(at: pool[s].transport.startFrame)
                 reports.paused(slot: s, generation: pool[s].generation, frame: now, cursor: pool[s].cursor)
                 // A stop already waiting (`stop(at:)` before this pause) ends it, as when the pause comes first.
                 if pool[s].transport.releaseStart != .max {
@@ -190,7 +190,7 @@ struct VoiceUpdate {
         if v.transport.releaseIsPause, v.releaseEnd < v.transport.naturalEnd {
             pool[slot].state = .paused
             pool[slot].transport.releaseStart = .max
-            pool[slot].holdFadeIn(at: frame)
+            pool[slot].holdRamps(at: frame)
             if pool.busHolds.flags(slot).contains(.quiet) {
                 reports.pausedQuietly(slot: slot, generation: v.generation, cursor: v.cursor)
             } else {
@@ -256,7 +256,7 @@ struct VoiceUpdate {
             pool[s].state = .scheduled
             pool[s].transport.startFrame = at
             pool[s].envelope.attack = EdgeFade(zeroFrame: at, length: rampFrames, direction: 1)
-            pool[s].resumeFadeIn(at: at)
+            pool[s].resumeRamps(at: at)
             // A positioned voice resumes at its spatial gains for the frame it comes back on (no glide: the
             // attack fades it in), evaluated then.
             pool[s].spatial.onset = .atTarget
