@@ -23,6 +23,9 @@ package enum VoiceChange: BitwiseCopyable, Sendable {
     case pause(rampFrames: Int)
     /// Continues a paused voice from its cursor at `frame` (or cancels a pause still fading out).
     case resume(frame: Int64, rampFrames: Int)
+    /// Ends, as stolen on `frame`, an effect instance a newer firing took under its effect's `maxInstances` while
+    /// it was fading into a pause that ends before that frame (render side only: `VoiceStealing.limitInstances`).
+    case steal(frame: Int64)
     case metering(Bool)
     /// Moves the voice to another bus, crossfading over `rampFrames` if it is sounding.
     case route(bus: Int32, rampFrames: Int)

@@ -58,7 +58,7 @@ struct VoiceStarts {
             let cursor = pool[slot].cursor
             let fresh = cursor.position == 0 && cursor.fraction == 0 && cursor.pass == 0
             let limited = pool[slot].isEffect && fresh
-            if limited, !stealing.limitInstances(slot, at: frame, in: pool) {
+            if limited, !stealing.limitInstances(slot, at: frame, in: pool, reports: reports, timed: &timed) {
                 // Refused by its effect's own limits: it never sounds and ends at once with `.refused`.
                 pool[slot].state = .free
                 reports.ended(slot: slot, generation: entry.generation, reason: .refused, frame: frame,

@@ -6,10 +6,17 @@ extension VoiceStealing {
     /// Applies the limits of the effect voice in `slot` starting on `frame`: false when the firing is refused
     /// (within the cooldown of the effect's last accepted firing, or `maxInstances` sounding under `.refuse`);
     /// else, with `maxInstances` already sounding, steals one of them (oldest or quietest) and returns true.
-    /// Call `accepted` once the voice really starts. Sounding: underway at `frame` (`Voice.isUnderway`), virtual
-    /// or not.
+    /// Call `accepted` once the voice really starts. An instance counts while it holds its place (`holdsPlace`):
+    /// underway, virtual or not, or paused (by itself or its bus) or fading into a pause, since it will go on.
+    /// A paused instance is silent, so `quietest` takes it first. A stolen paused instance ends on `frame`; one
+    /// still fading into its pause there fades on to silence and ends stolen when the fade does. The starts of a
+    /// span are taken before the span is rendered, so a victim whose pause fade ends between the span's start and
+    /// `frame` is not paused yet: its end is a timed `VoiceChange.steal` for `frame` (with the timed queue full,
+    /// the firing is refused instead). A stolen victim leaves the count at once. Paused voices are not in the
+    /// active list, so the whole pool is searched (limited firings only).
     @_noLocks
-    func limitInstances(_ slot: Int, at frame: Int64, in pool: VoicePool) -> Bool {
+    func limitInstances(_ slot: Int, at frame: Int64, in pool: VoicePool, reports: VoiceReports,
+                        timed: inout TimedCommands) -> Bool {
         let tag = pool[slot].limitTag
         guard let entry = limits.entry(for: tag) else { return true }
         let cooldown = entry.pointee.cooldownFrames
@@ -23,17 +30,30 @@ extension VoiceStealing {
         let quietest = if case .quietest = policy { true } else { false }
         var sounding = 0
         var victim = -1
-        for k in 0..<pool.activeCount {
-            let s = Int(pool.active[k])
-            let v = pool[s]
-            guard s != slot, v.limitTag.entry == tag.entry, v.limitTag.generation == tag.generation,
-                  v.isUnderway(at: frame) else { continue }
+        for s in 0..<pool.capacity {
+            let v = UnsafePointer(pool.slots + s)
+            guard s != slot, v.pointee.limitTag.entry == tag.entry, v.pointee.limitTag.generation == tag.generation,
+                  v.pointee.holdsPlace(at: frame) else { continue }
             sounding += 1
-            if victim < 0 || Self.goesFirst(v, before: pool[victim], at: frame, quietest: quietest) { victim = s }
+            if victim < 0 || Self.goesFirst(v.pointee, before: pool[victim], at: frame, quietest: quietest) { victim = s }
         }
         guard sounding >= most else { return true }
         if case .refuse = policy { return false }
-        steal(victim, at: frame, in: pool)
+        let v = pool[victim]
+        if v.isPaused {
+            pool[victim].state = .free
+            reports.ended(slot: victim, generation: v.generation, reason: .stolen, frame: frame, cursor: v.cursor,
+                          lateBy: Int64(v.lateBy))
+        } else if v.isPausing, v.releaseEnd >= frame {
+            pool[victim].transport.releaseIsPause = false
+            pool[victim].transport.releaseReason = .stolen
+        } else if v.isPausing {
+            let change = MixerCommand.voice(slot: Int32(victim), generation: v.generation, .steal(frame: frame))
+            guard timed.hold(change, at: frame) else { return false }
+        } else {
+            steal(victim, at: frame, in: pool)
+        }
+        pool[victim].limitTag = EffectLimitTag()
         return true
     }
 
@@ -49,10 +69,26 @@ extension VoiceStealing {
     @_noLocks
     private static func goesFirst(_ a: Voice, before b: Voice, at frame: Int64, quietest: Bool) -> Bool {
         if quietest {
-            let ga = a.loudness(at: frame), gb = b.loudness(at: frame)
+            let ga = a.isPaused ? 0 : a.loudness(at: frame), gb = b.isPaused ? 0 : b.loudness(at: frame)
             if ga != gb { return ga < gb }
         }
         if a.transport.startFrame != b.transport.startFrame { return a.transport.startFrame < b.transport.startFrame }
         return a.sequence < b.sequence
+    }
+}
+
+extension Voice {
+    /// True while the voice holds a place under its effect's `maxInstances` on `frame`: underway
+    /// (`isUnderway`), fading into a pause, or paused (a voice held before its start by a paused bus too).
+    @inline(__always)
+    @_noLocks
+    func holdsPlace(at frame: Int64) -> Bool {
+        if isPaused || isPausing { return true }
+        return isPlaying && transport.startFrame <= frame && stopFrame > frame && transport.releaseStart > frame
+    }
+
+    /// Playing and fading into a pause (its release is a pause's: it stays paused at the release's end).
+    var isPausing: Bool {
+        @_noLocks get { isPlaying && transport.releaseIsPause && transport.releaseStart != .max }
     }
 }

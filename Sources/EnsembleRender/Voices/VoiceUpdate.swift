@@ -93,6 +93,8 @@ struct VoiceUpdate {
             } else {
                 resume(s, at: frame, rampFrames: rampFrames, now: now, starts: &starts)
             }
+        case let .steal(frame):
+            stealPaused(s, frame: frame, now: now)
         case let .metering(enabled):
             pool[s].routing.metering = enabled
             if !enabled { reports.telemetry.meters[s].clear() }
@@ -232,6 +234,23 @@ struct VoiceUpdate {
             pool[s].transport.releaseStart = at
             pool[s].transport.releaseLength = rampFrames
             pool[s].transport.releaseReason = .stopped
+            pool[s].transport.releaseIsPause = false
+        }
+    }
+
+    /// Ends the instance in slot `s`, stolen on `frame` (≤ `now`) while paused (`VoiceChange.steal`): it ends
+    /// there, silent. One resumed meanwhile (not possible before `frame`) is stolen as a sounding instance is.
+    @_noLocks
+    private func stealPaused(_ s: Int, frame: Int64, now: Int64) {
+        let v = pool[s]
+        if v.isPaused {
+            pool[s].state = .free
+            reports.ended(slot: s, generation: v.generation, reason: .stolen, frame: frame, cursor: v.cursor,
+                          lateBy: Int64(v.lateBy))
+        } else if v.transport.releaseStart > now {
+            pool[s].transport.releaseStart = max(now, v.transport.startFrame)
+            pool[s].transport.releaseLength = smoothingFrames
+            pool[s].transport.releaseReason = .stolen
             pool[s].transport.releaseIsPause = false
         }
     }
