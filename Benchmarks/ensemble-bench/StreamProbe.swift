@@ -22,7 +22,7 @@ enum StreamProbe {
         // Written in pieces so that making the file does not itself raise the peak RSS.
         let master = dir + "/master.wav"
         let writer = try AudioFileSink(path: master, format: OutputFormat(container: .wav, codec: .pcm16),
-                                             sampleRate: Int(rate), channelCount: 1)
+                                             sampleRate: rate, channelCount: 1)
         var chunk = [Float](repeating: 0, count: 48000)
         var written = 0
         while written < frames {

@@ -60,9 +60,9 @@ extension Engine {
             throw AudioFileError(.unsupported, path: sink.path,
                                  "the sink takes \(sink.channelCount) channels; the engine renders \(channels) (\(configuration.speakerLayout))")
         }
-        guard Double(sink.sampleRate) == sampleRate else {
+        guard sink.sampleRate == sampleRate else {
             throw AudioFileError(.unsupported, path: sink.path,
-                                 "the sink writes \(sink.sampleRate) Hz; the engine renders at \(Int(sampleRate)) Hz")
+                                 "the sink writes \(Int(exactly: sink.sampleRate).map(String.init) ?? "\(sink.sampleRate)") Hz; the engine renders at \(Int(sampleRate)) Hz")
         }
         try renderOffline(frames: frames, blockFrames: blockFrames, progress: progress) { (block) throws(AudioFileError) in
             try sink.write(interleaved: block)
@@ -74,9 +74,9 @@ extension Engine {
 
     /// `renderOffline(frames:blockFrames:progress:into:)` into memory: the next `frames` frames, interleaved
     /// (`speakerLayout.channelCount` samples a frame: L R L R … for stereo).
-    public func renderOffline(frames: Int, blockFrames: Int? = nil,
+    public func renderOffline(frames: Int64, blockFrames: Int? = nil,
                               progress: ((OfflineRenderProgress) -> Void)? = nil) -> [Float] {
-        let total = max(frames, 0)
+        let total = Int(clamping: max(frames, 0))
         let channels = configuration.speakerLayout.channelCount
         var output = [Float](repeating: 0, count: channels * total)
         output.withUnsafeMutableBufferPointer { out in

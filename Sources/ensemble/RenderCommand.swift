@@ -79,7 +79,7 @@ struct RenderCommand: ParsableCommand {
                                          channels: channelCount, sampleRate: description.sampleRate)
             // The layout, not just the channel count: surround files are WAVE_FORMAT_EXTENSIBLE with the speakers'
             // channel mask, so players and tools know which channel is which.
-            let writer = try AudioFileSink(path: output, format: format, sampleRate: Int(description.sampleRate),
+            let writer = try AudioFileSink(path: output, format: format, sampleRate: description.sampleRate,
                                            layout: engine.speakerLayout)
             do {
                 try DiskSpace.check(output: output, temporaryPath: writer.temporaryPath, frames: playback.frameCount,

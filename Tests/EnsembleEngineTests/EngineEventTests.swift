@@ -86,7 +86,7 @@ final class EngineEventTests: XCTestCase {
         let reader = engine.events()
         let firings = 200
         for i in 0..<firings { try engine.fire(fx, at: engine.time(frame: Int64(20 * i))) }
-        let rendered = engine.renderOffline(frames: 20 * firings + 100, blockFrames: 128)
+        let rendered = engine.renderOffline(frames: Int64(20 * firings + 100), blockFrames: 128)
         XCTAssertEqual(rendered.count, 2 * (20 * firings + 100), "rendering went through")
 
         // Up to the last firing's end (a marker would reach the stalled sequence too, and count as its drop).

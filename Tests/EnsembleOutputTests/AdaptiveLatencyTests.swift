@@ -57,7 +57,7 @@ final class AdaptiveLatencyTests: XCTestCase {
         let offline = try makeEngine()
         let offlineTrack = try offline.makeTrack(sound)
         try offlineTrack.play(at: offline.time(frame: 0))
-        let reference = offline.renderOffline(frames: length)
+        let reference = offline.renderOffline(frames: Int64(length))
         withExtendedLifetime(offlineTrack) {}
         let played = try interleavedStereo(recording)
         var sounding: [Float] = []

@@ -32,6 +32,19 @@ final class AudioFileSinkTests: XCTestCase {
         XCTAssertEqual(writer.clippedSampleCount, 0, "float keeps over-range values, nothing clips")
     }
 
+    func testARateThatIsNotAWholePositiveNumberOfHertzIsRefusedAndLeavesNothing() throws {
+        for rate in [44100.5, 0, -48000, .nan, .infinity] {
+            let path = dir.file("odd-rate.wav")
+            XCTAssertThrowsError(try AudioFileSink(path: path, sampleRate: rate, channelCount: 1), "\(rate) Hz") { error in
+                XCTAssertEqual((error as? AudioFileError)?.kind, .unsupported, "\(rate) Hz")
+            }
+            XCTAssertEqual(try dir.contents(), [], "\(rate) Hz")
+        }
+        let writer = try AudioFileSink(path: dir.file("whole.wav"), sampleRate: 22050, channelCount: 1)
+        XCTAssertEqual(writer.sampleRate, 22050)
+        writer.abort()
+    }
+
     func testAbortRemovesTemporaryFile() throws {
         let path = dir.file("aborted.wav")
         let writer = try AudioFileSink(path: path, sampleRate: 44100, channelCount: 1)

@@ -43,7 +43,7 @@ final class DeviceLossTests: XCTestCase {
         let offlineEnds = Recorder<Int64>()
         for t in offlineTracks { t.onFinish = { offlineEnds.append($0.time.frame) } }
         try offline.play(offlineTracks, at: offline.time(frame: 0))
-        let reference = offline.renderOffline(frames: length + 100)
+        let reference = offline.renderOffline(frames: Int64(length + 100))
         offline.waitForEvents()
         withExtendedLifetime(offlineTracks) {}
 

@@ -53,7 +53,7 @@ final class GameLoopExampleTests: XCTestCase {
                 try shot.setPan(frame % 20 == 0 ? -0.5 : 0.5)        // left foot, right foot
             }
             if !menuOpen && frame % 6 == 0 { try engine.fire(coin, at: engine.earliestStartTime, bus: gameplay) }
-            mix += engine.renderOffline(frames: Self.tick)
+            mix += engine.renderOffline(frames: Int64(Self.tick))
             engine.drainEvents { event in                  // on this thread: plain dictionaries, no atomics
                 switch event {
                 case let .effectEnded(instance, at, reason):
@@ -114,7 +114,7 @@ final class GameLoopExampleTests: XCTestCase {
         try music.setNumberOfLoops(-1)
         try music.play(at: engine.time(frame: 0))
         try engine.fire(click, at: engine.time(frame: Int64(60 * Self.tick)), bus: menu)
-        let reference = engine.renderOffline(frames: 120 * Self.tick)
+        let reference = engine.renderOffline(frames: Int64(120 * Self.tick))
         let from = 60 * Self.tick + 2400, to = 120 * Self.tick
         XCTAssertTrue(game.mix[(2 * from)..<(2 * to)].elementsEqual(reference[(2 * from)..<(2 * to)]) { $0.bitPattern == $1.bitPattern },
                       "menu time: music and click only")

@@ -60,7 +60,7 @@ final class OfflineRenderingTests: XCTestCase {
 
         let (engine, tracks) = try scene()
         var reports: [OfflineRenderProgress] = []
-        let got = engine.renderOffline(frames: frames, blockFrames: block) { reports.append($0) }
+        let got = engine.renderOffline(frames: Int64(frames), blockFrames: block) { reports.append($0) }
         withExtendedLifetime(tracks) {}
         XCTAssertEqual(got.count, 2 * frames)
         XCTAssertEqual(got.map(\.bitPattern), expected.map(\.bitPattern), "the same samples, bit for bit")
@@ -83,7 +83,7 @@ final class OfflineRenderingTests: XCTestCase {
 
         let (engine, tracks) = try scene()
         var reports: [Int64] = []
-        let got = engine.renderOffline(frames: frames) { reports.append($0.framesRendered) }
+        let got = engine.renderOffline(frames: Int64(frames)) { reports.append($0.framesRendered) }
         withExtendedLifetime(tracks) {}
         XCTAssertEqual(got.map(\.bitPattern), expected.map(\.bitPattern), "the same samples as 300-frame blocks")
         // The scene's engine renders at most 512 frames a block: ⌈9000 / 512⌉ = 18 reports.

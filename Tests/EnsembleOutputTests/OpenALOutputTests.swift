@@ -144,7 +144,7 @@ final class OpenALOutputTests: XCTestCase {
         let offlineTracks = try setUp(offline)
         try offline.play(offlineTracks, at: offline.time(frame: 0))
         let length = 9000
-        let reference = offline.renderOffline(frames: length)
+        let reference = offline.renderOffline(frames: Int64(length))
         withExtendedLifetime(offlineTracks) {}
         let first = try XCTUnwrap(firstSoundingFrame(recording))
         assertSameBits(frames(recording, first..<(first + length)), reference, "group start in the recording")
@@ -179,7 +179,7 @@ final class OpenALOutputTests: XCTestCase {
 
         let offline = try makeEngine()
         try offline.fire(try offline.registerEffect(sound), pan: -1, at: offline.time(frame: 0))
-        let reference = offline.renderOffline(frames: length)
+        let reference = offline.renderOffline(frames: Int64(length))
         let first = try XCTUnwrap(firstSoundingFrame(recording))
         assertSameBits(frames(recording, first..<(first + length)), reference, "the whole firing in the recording")
     }
@@ -262,7 +262,7 @@ final class OpenALOutputTests: XCTestCase {
         let offline = try makeEngine()
         let offlineTrack = try offline.makeTrack(sound)
         try offlineTrack.play(at: offlineTrack.engine.time(frame: 0))
-        let reference = offline.renderOffline(frames: length)
+        let reference = offline.renderOffline(frames: Int64(length))
         withExtendedLifetime(offlineTrack) {}
         let first = try XCTUnwrap(firstSoundingFrame(recording))
         var sounding: [Float] = [], gap = 0, i = first
@@ -303,7 +303,7 @@ final class OpenALOutputTests: XCTestCase {
         let offline = try makeEngine()
         let offlineTrack = try offline.makeTrack(sound)
         try offlineTrack.play(at: offlineTrack.engine.time(frame: 0))
-        var expected = offline.renderOffline(frames: length)
+        var expected = offline.renderOffline(frames: Int64(length))
         withExtendedLifetime(offlineTrack) {}
         let f = Int(freeze - start)
         XCTAssertGreaterThan(f, ramp)

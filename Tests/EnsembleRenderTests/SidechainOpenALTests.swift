@@ -16,7 +16,7 @@ final class SidechainOpenALTests: XCTestCase {
         let length = SidechainTests.frames
         let offline = try makeEngine()
         let offlineTracks = try SidechainTests.build(offline, music: 2, voice: 5, lookahead: 0.002)
-        let reference = offline.renderOffline(frames: length)
+        let reference = offline.renderOffline(frames: Int64(length))
         withExtendedLifetime(offlineTracks) {}
         XCTAssertLessThan(SidechainTests.musicLevel(Mix(left: stride(from: 0, to: reference.count, by: 2).map { reference[$0] },
                                                         right: []), 30000..<48000), -14, "the offline render ducks")

@@ -58,14 +58,14 @@ final class SurroundMixTests: XCTestCase {
         let frames = 4000
         let stereo = try engine(.stereo)
         let tracks = try busyScene(stereo)
-        let reference = stereo.renderOffline(frames: frames, blockFrames: 512)
+        let reference = stereo.renderOffline(frames: Int64(frames), blockFrames: 512)
         withExtendedLifetime(tracks) {}
         XCTAssertGreaterThan(reference.map { abs($0) }.max() ?? 0, 0.1, "the scene sounds")
         for layout in [SpeakerLayout.surround51, .surround71] {
             let e = try engine(layout)
             let tracks = try busyScene(e)
             let n = layout.channelCount
-            let out = e.renderOffline(frames: frames, blockFrames: 512)
+            let out = e.renderOffline(frames: Int64(frames), blockFrames: 512)
             withExtendedLifetime(tracks) {}
             XCTAssertEqual(out.count, n * frames)
             assertSameBits(channel(out, 0, of: n), channel(reference, 0, of: 2), "\(layout) front left")
@@ -84,7 +84,7 @@ final class SurroundMixTests: XCTestCase {
                 let signal = PlaneTestSignal(lane: lane, bus: 0, amplitude: 0.8, period: 97)
                 let e = try engine(layout, signal: signal)
                 let n = layout.channelCount, frames = 1500
-                let out = e.renderOffline(frames: frames, blockFrames: 333)
+                let out = e.renderOffline(frames: Int64(frames), blockFrames: 333)
                 for c in 0..<n {
                     let expected = (0..<frames).map { Float(0.8) * Float(c + 1) / 8 * (2 * Float($0 % (97 + 7 * c)) / Float(97 + 7 * c) - 1) }
                     assertSameBits(channel(out, c, of: n), expected, "\(layout) lane \(lane) channel \(c)")
@@ -101,10 +101,10 @@ final class SurroundMixTests: XCTestCase {
         func run(_ layout: SpeakerLayout) throws -> [Float] {
             let e = try engine(layout, signal: signal)
             try e.setBus(try Bus(1), settings: BusSettings(volume: 0.5, pan: 0.6))
-            var out = e.renderOffline(frames: frames / 2, blockFrames: 256)
+            var out = e.renderOffline(frames: Int64(frames / 2), blockFrames: 256)
             // Muted from frame 1000, over the smoothing time (240 frames).
             try e.setBus(try Bus(1), settings: BusSettings(volume: 0.5, pan: 0.6, mute: true))
-            out += e.renderOffline(frames: frames / 2, blockFrames: 256)
+            out += e.renderOffline(frames: Int64(frames / 2), blockFrames: 256)
             return out
         }
         let stereo = try run(.stereo)
@@ -197,7 +197,7 @@ final class SurroundMixTests: XCTestCase {
     func testPlanarEntryPoints() throws {
         let frames = 700
         let signal = PlaneTestSignal(lane: 0, amplitude: 0.5, period: 50)
-        let interleaved = try engine(.surround71, signal: signal).renderOffline(frames: frames, blockFrames: 256)
+        let interleaved = try engine(.surround71, signal: signal).renderOffline(frames: Int64(frames), blockFrames: 256)
         let e = try engine(.surround71, signal: signal)
         let planes = (0..<8).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: frames) }
         defer { planes.forEach { $0.deallocate() } }

@@ -97,7 +97,7 @@ final class SurroundOpenALTests: XCTestCase {
             let n = layout.channelCount
             var played = [Float](repeating: 0, count: n * audio.frameCount)
             for c in 0..<n { for i in 0..<audio.frameCount { played[i * n + c] = audio.channels[c][i] } }
-            let reference = try Self.engine(layout).renderOffline(frames: Self.frames)
+            let reference = try Self.engine(layout).renderOffline(frames: Int64(Self.frames))
             // The signal sounds from frame 0 on every channel; the device adds leading silence.
             let lead = try XCTUnwrap((0..<audio.frameCount).first { f in (0..<n).contains { played[f * n + $0] != 0 } })
             XCTAssertGreaterThanOrEqual(audio.frameCount, lead + Self.frames, "the whole scene was recorded")

@@ -30,7 +30,7 @@ final class EnvironmentSceneRenderTests: XCTestCase {
         let engine = try Engine(configuration: configuration)
         let playback = try ScenePlayback(scene: try Scene.load(path: path), path: path, engine: engine)
         try playback.schedule()
-        return engine.renderOffline(frames: frames, blockFrames: block)
+        return engine.renderOffline(frames: Int64(frames), blockFrames: block)
     }
 
     private func left(_ x: [Float], _ range: Range<Int>) -> [Float] { range.map { x[2 * $0] } }

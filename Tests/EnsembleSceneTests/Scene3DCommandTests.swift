@@ -24,7 +24,7 @@ final class Scene3DCommandTests: XCTestCase {
         let engine = try Engine(configuration: configuration)
         let playback = try ScenePlayback(scene: scene, path: path, engine: engine)
         try playback.schedule()
-        _ = engine.renderOffline(frames: frames)
+        _ = engine.renderOffline(frames: Int64(frames))
         var log: [LoggedCommand] = []
         engine.drainCommandLog(into: &log)
         XCTAssertEqual(engine.lostCommandLogEntries, 0)

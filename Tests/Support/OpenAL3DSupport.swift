@@ -182,7 +182,7 @@ package func renderEnsemble(_ scene: Scene3D, frames: Int, resampler: ResamplerQ
     try engine.setListener(scene.listener, ramp: 0)
     try track.setSpatial(scene.source)
     try track.play(at: engine.time(frame: 0))
-    let out = engine.renderOffline(frames: frames, blockFrames: blockFrames)
+    let out = engine.renderOffline(frames: Int64(frames), blockFrames: blockFrames)
     withExtendedLifetime(track) {}
     return out
 }

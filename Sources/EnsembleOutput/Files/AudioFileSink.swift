@@ -13,8 +13,8 @@ public final class AudioFileSink {
     public let path: String
     /// The container and sample encoding of the file.
     public let format: OutputFormat
-    /// The file's sample rate in Hz (frames per second).
-    public let sampleRate: Int
+    /// The file's sample rate in Hz (frames per second), a whole number as the engine's is (`Engine.sampleRate`).
+    public let sampleRate: Double
     /// Channels per frame; `write(interleaved:)` takes whole frames of this many samples.
     public let channelCount: Int
     /// The speakers the channels feed, when the sink was made for a layout (`init(path:format:sampleRate:layout:)`).
@@ -24,13 +24,13 @@ public final class AudioFileSink {
     /// Opens a temporary file next to `path`. Any format except IMA4 is accepted; the render normally
     /// uses WAV float32 or WAV pcm16.
     public init(path: String, format: OutputFormat = OutputFormat(container: .wav, codec: .float32),
-                sampleRate: Int, channelCount: Int) throws(AudioFileError) {
+                sampleRate: Double, channelCount: Int) throws(AudioFileError) {
         self.path = path
         self.format = format
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         layout = nil
-        sink = try SndfileSink(path: path, format: format, sampleRate: Double(sampleRate), channelCount: channelCount)
+        sink = try SndfileSink(path: path, format: format, sampleRate: sampleRate, channelCount: channelCount)
     }
 
     /// Opens a temporary file next to `path` for an engine's output in `layout` (`Engine.speakerLayout`):
@@ -44,19 +44,19 @@ public final class AudioFileSink {
     ///   centre, LFE and the surround pair, and 8 to FL FR FC LFE BL BR SL SR, which is this order;
     /// - AIFF/AIFC: the channels in this order without a layout (libsndfile writes none).
     public convenience init(path: String, format: OutputFormat = OutputFormat(container: .wav, codec: .float32),
-                            sampleRate: Int, layout: SpeakerLayout) throws(AudioFileError) {
+                            sampleRate: Double, layout: SpeakerLayout) throws(AudioFileError) {
         try self.init(path: path, format: format, sampleRate: sampleRate, channelCount: layout.channelCount,
                       layout: layout)
     }
 
-    private init(path: String, format: OutputFormat, sampleRate: Int, channelCount: Int,
+    private init(path: String, format: OutputFormat, sampleRate: Double, channelCount: Int,
                  layout: SpeakerLayout) throws(AudioFileError) {
         self.path = path
         self.format = format
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.layout = layout
-        sink = try SndfileSink(path: path, format: format, sampleRate: Double(sampleRate), channelCount: channelCount,
+        sink = try SndfileSink(path: path, format: format, sampleRate: sampleRate, channelCount: channelCount,
                                layout: layout)
     }
 

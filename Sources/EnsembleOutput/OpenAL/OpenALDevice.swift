@@ -12,8 +12,8 @@ import EnsembleEngine
 public final class OpenALDevice: @unchecked Sendable {
     /// The device's name as OpenAL reports it.
     public let name: String
-    /// The context's output rate in Hz.
-    public let sampleRate: Int
+    /// The context's output rate in Hz (a whole number; `Double` like every sample rate in the API).
+    public let sampleRate: Double
     /// Frames the device mixes at a time (its update period), from the context's `ALC_REFRESH`.
     public let periodFrames: Int
     /// Whether this is an `ALC_SOFT_loopback` device (rendered by `alcRenderSamplesSOFT`, not a backend thread).
@@ -57,10 +57,10 @@ public final class OpenALDevice: @unchecked Sendable {
     /// `layout` asks for that speaker layout where OpenAL lets a playback device be asked (`ALC_SOFT_output_mode`,
     /// OpenAL Soft 1.22 and later, `ALC_OUTPUT_MODE_SOFT`). OpenAL Soft 1.19 has no such request: there the
     /// device's channels come from its configuration (`channels=` in alsoft.conf: `surround51` or `surround71`).
-    public convenience init(name requested: String? = nil, sampleRate: Int, periodFrames requestedPeriod: Int? = nil,
-                            layout: SpeakerLayout = .stereo) throws(OutputError) {
-        guard (8000...384_000).contains(sampleRate) else {
-            throw .invalidParameter(name: "sampleRate", value: Double(sampleRate), expected: "8000…384000")
+    public convenience init(name requested: String? = nil, sampleRate requestedRate: Double,
+                            periodFrames requestedPeriod: Int? = nil, layout: SpeakerLayout = .stereo) throws(OutputError) {
+        guard let sampleRate = Int(exactly: requestedRate), (8000...384_000).contains(sampleRate) else {
+            throw .invalidParameter(name: "sampleRate", value: requestedRate, expected: "a whole number 8000…384000")
         }
         guard let device = alcOpenDevice(requested) else {
             if let requested { throw .deviceNotFound(name: requested, available: Self.availableDevices()) }
@@ -134,7 +134,7 @@ public final class OpenALDevice: @unchecked Sendable {
             if values[i] == ALC_REFRESH { refresh = Int(values[i + 1]) }
             i += 2
         }
-        sampleRate = rate
+        sampleRate = Double(rate)
         periodFrames = refresh > 0 && rate > 0 ? rate / refresh : 0
         guard makeCurrent() else {
             alcDestroyContext(context)
@@ -219,6 +219,6 @@ extension OpenALDevice: CustomStringConvertible {
     /// The device as a person reads it: `"Wave File Writer" at 48000 Hz, period 240 frames` (`, loopback` for a
     /// loopback device).
     public var description: String {
-        "\"\(name)\" at \(sampleRate) Hz, period \(periodFrames) frames" + (isLoopback ? ", loopback" : "")
+        "\"\(name)\" at \(Int(sampleRate)) Hz, period \(periodFrames) frames" + (isLoopback ? ", loopback" : "")
     }
 }

@@ -89,10 +89,11 @@ public final class OpenALLoopback: @unchecked Sendable {
     }
 
     /// Renders the next `frames` frames into a new array (interleaved).
-    public func render(frames: Int) -> [Float] {
-        var out = [Float](repeating: 0, count: channelCount * max(frames, 0))
+    public func render(frames: Int64) -> [Float] {
+        let count = Int(clamping: max(frames, 0))
+        var out = [Float](repeating: 0, count: channelCount * count)
         out.withUnsafeMutableBufferPointer { p in
-            if let base = p.baseAddress { render(into: base, frames: frames) }
+            if let base = p.baseAddress { render(into: base, frames: count) }
         }
         return out
     }

@@ -136,7 +136,7 @@ public final class OpenALOutput: @unchecked Sendable {
     /// Opens a device and a stream on it, with enough buffers for its period (and for what `previous` carries).
     private static func openStream(engine: Engine, deviceName: String?, configuration: Configuration,
                                    carrying previous: OpenALStream?) throws(OutputError) -> OpenALStream {
-        let device = try OpenALDevice(name: deviceName, sampleRate: Int(engine.sampleRate),
+        let device = try OpenALDevice(name: deviceName, sampleRate: engine.sampleRate,
                                       periodFrames: configuration.bufferFrames, layout: engine.speakerLayout)
         // The device mixes a period at a time, and a backend that asks for its whole buffer at once (PulseAudio
         // at a stream's start or after a late wakeup; OpenAL Soft keeps 3 periods by default) has it mix every

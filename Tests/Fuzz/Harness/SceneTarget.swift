@@ -45,7 +45,7 @@ enum SceneTarget {
             let engine = try Engine(configuration: c)
             let playback = try ScenePlayback(scene: scene, path: path, engine: engine)
             try playback.schedule()
-            _ = engine.renderOffline(frames: Int(min(playback.frameCount, maxRenderFrames)), blockFrames: 256)
+            _ = engine.renderOffline(frames: min(playback.frameCount, maxRenderFrames), blockFrames: 256)
             return .accepted(summary + ", \(playback.frameCount) frames long")
         } catch {
             return .rejected("\(error)")

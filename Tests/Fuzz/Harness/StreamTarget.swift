@@ -27,7 +27,7 @@ enum StreamTarget {
             let fromMiddle = try engine.makeTrack(sound)
             try fromMiddle.setCurrentTime(sound.duration / 2)
             try engine.play([fromStart, fromMiddle], at: engine.time(frame: 0))
-            _ = engine.renderOffline(frames: renderFrames, blockFrames: 256)
+            _ = engine.renderOffline(frames: Int64(renderFrames), blockFrames: 256)
             if let failure = engine.streamStatistics().errors.first { return .rejected(failure.description) }
         } catch {
             return .rejected(error.description)
