@@ -12,7 +12,7 @@ final class EngineEventQueueTests: XCTestCase {
     private func describe(_ event: EngineEvent, names: [ObjectIdentifier: String]) -> String? {
         switch event {
         case let .trackStarted(track, at, _): "start \(names[ObjectIdentifier(track)] ?? "?") \(at.frame)"
-        case let .trackEnded(track, at, reason): "end \(names[ObjectIdentifier(track)] ?? "?") \(at.frame) \(reason)"
+        case let .trackEnded(track, at, reason, _): "end \(names[ObjectIdentifier(track)] ?? "?") \(at.frame) \(reason)"
         case let .missed(count): "missed \(count)"
         default: nil
         }

@@ -24,9 +24,9 @@ final class EngineEventTests: XCTestCase {
         func name(_ t: Track) -> String { names.first { $0.0 === t }?.1 ?? "?" }
         switch event {
         case let .trackStarted(t, at, _): return Line(what: "start " + name(t), frame: at.frame)
-        case let .trackEnded(t, at, reason): return Line(what: "end " + name(t), frame: at.frame, detail: reason.rawValue)
+        case let .trackEnded(t, at, reason, _): return Line(what: "end " + name(t), frame: at.frame, detail: reason.rawValue)
         case let .effectStarted(e, at, _): return Line(what: "start " + e.effect.name, frame: at.frame)
-        case let .effectEnded(e, at, reason): return Line(what: "end " + e.effect.name, frame: at.frame, detail: reason.rawValue)
+        case let .effectEnded(e, at, reason, _): return Line(what: "end " + e.effect.name, frame: at.frame, detail: reason.rawValue)
         case let .commandApplied(id, at): return Line(what: "applied \(id)", frame: at.frame)
         case let .commandDropped(id, at, reason): return Line(what: "dropped \(id)", frame: at.frame, detail: reason.rawValue)
         case .trackPaused, .streamStarved, .deviceLost, .deviceReopened, .outputLatencyIncreased, .missed, .trackVirtual, .trackAudible,
@@ -92,7 +92,7 @@ final class EngineEventTests: XCTestCase {
         // Up to the last firing's end (a marker would reach the stalled sequence too, and count as its drop).
         let lastEnd = Int64(20 * (firings - 1) + 10)
         let all = await drainEvents(reader) { read in
-            if case let .effectEnded(_, at, _) = read.last { return at.frame == lastEnd }
+            if case let .effectEnded(_, at, _, _) = read.last { return at.frame == lastEnd }
             return false
         }
         XCTAssertEqual(all.count, 2 * firings, "a start and an end per firing")
@@ -112,7 +112,7 @@ final class EngineEventTests: XCTestCase {
         for _ in 0..<3 { if let e = await iterator.next() { late.append(e) } }
         guard late.count == 3, case let .missed(count) = late[0] else { return XCTFail("expected .missed first, got \(late)") }
         XCTAssertEqual(count, 2 * firings - 8)
-        guard case let .effectStarted(_, at, _) = late[1], case let .effectEnded(_, end, reason) = late[2] else {
+        guard case let .effectStarted(_, at, _) = late[1], case let .effectEnded(_, end, reason, _) = late[2] else {
             return XCTFail("expected the new firing, got \(late)")
         }
         XCTAssertEqual(at.frame, Int64(20 * firings + 200))
@@ -307,7 +307,7 @@ final class EngineEventTests: XCTestCase {
             switch e {
             case let .trackStarted(_, at, _): "start \(at.frame)"
             case let .trackPaused(_, at): "pause \(at.frame)"
-            case let .trackEnded(_, at, reason): "end \(at.frame) \(reason)"
+            case let .trackEnded(_, at, reason, _): "end \(at.frame) \(reason)"
             default: nil
             }
         }

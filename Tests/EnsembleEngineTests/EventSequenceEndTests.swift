@@ -28,7 +28,7 @@ final class EventSequenceEndTests: XCTestCase {
         for await event in events {
             switch event {
             case let .trackStarted(_, at, _): seen.append("start \(at.frame)")
-            case let .trackEnded(_, at, reason): seen.append("end \(at.frame) \(reason.rawValue)")
+            case let .trackEnded(_, at, reason, _): seen.append("end \(at.frame) \(reason.rawValue)")
             default: break
             }
         }

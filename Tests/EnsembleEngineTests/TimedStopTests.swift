@@ -76,7 +76,7 @@ final class TimedStopTests: XCTestCase {
                 switch e {
                 case let .trackStarted(_, at, _): "start \(at.frame)"
                 case let .trackPaused(_, at): "pause \(at.frame)"
-                case let .trackEnded(_, at, reason): "end \(at.frame) \(reason)"
+                case let .trackEnded(_, at, reason, _): "end \(at.frame) \(reason)"
                 case let .commandDropped(id, at, reason) where id == resume: "resume dropped \(at.frame) \(reason)"
                 case let .commandApplied(id, at) where id == resume: "resume applied \(at.frame)"
                 default: nil

@@ -39,6 +39,9 @@ final class GameLoopExampleTests: XCTestCase {
 
         var ends: [String: Int] = [:], log: [String] = []
         engine.drainEvents { _ in }                       // the engine's queue hears everything from here
+        // The loop's own queue for end handlers: plain closures on this thread (coins are counted through them).
+        let handlers = engine.makeEventQueue()
+        var coins: [String: Int] = [:]
         try music.play(at: engine.earliestStartTime)
         var mix: [Float] = []
         for frame in 0..<180 {
@@ -52,11 +55,15 @@ final class GameLoopExampleTests: XCTestCase {
                 let shot = try engine.fire(step, at: engine.earliestStartTime, bus: gameplay)
                 try shot.setPan(frame % 20 == 0 ? -0.5 : 0.5)        // left foot, right foot
             }
-            if !menuOpen && frame % 6 == 0 { try engine.fire(coin, at: engine.earliestStartTime, bus: gameplay) }
+            if !menuOpen && frame % 6 == 0 {
+                let shot = try engine.fire(coin, at: engine.earliestStartTime, bus: gameplay)
+                handlers.onEnd(of: shot) { coins[$0.reason.rawValue, default: 0] += 1 }
+            }
             mix += engine.renderOffline(frames: Int64(Self.tick))
+            handlers.drain()
             engine.drainEvents { event in                  // on this thread: plain dictionaries, no atomics
                 switch event {
-                case let .effectEnded(instance, at, reason):
+                case let .effectEnded(instance, at, reason, _):
                     ends["\(instance.effect.name) \(reason.rawValue)", default: 0] += 1
                     if reason != .finished { log.append("\(frame): \(instance.effect.name) \(reason.rawValue) at \(at.frame)") }
                 case let .busPaused(_, at), let .busResumed(_, at):
@@ -69,10 +76,12 @@ final class GameLoopExampleTests: XCTestCase {
         // Let the last sounds end, then stop the music.
         mix += engine.renderOffline(frames: 48000)
         engine.drainEvents { event in
-            if case let .effectEnded(instance, _, reason) = event {
+            if case let .effectEnded(instance, _, reason, _) = event {
                 ends["\(instance.effect.name) \(reason.rawValue)", default: 0] += 1
             }
         }
+        handlers.drain()
+        for (reason, n) in coins { ends["coin handler \(reason)"] = n }
         return Outcome(mix: mix, ends: ends, log: log)
     }
 
@@ -96,6 +105,8 @@ final class GameLoopExampleTests: XCTestCase {
         // sounding and is refused; 126 passes, then 144 and 162. Seven pass, thirteen are refused.
         XCTAssertEqual(first.ends["coin.wav finished"], 7)
         XCTAssertEqual(first.ends["coin.wav refused"], 13)
+        XCTAssertEqual(first.ends["coin handler finished"], 7, "the end handlers see the same ends")
+        XCTAssertEqual(first.ends["coin handler refused"], 13)
         let refused = first.log.filter { $0.contains("coin.wav refused") }.map { $0.split(separator: ":")[0] }
         XCTAssertEqual(refused, ["6", "12", "24", "30", "42", "48", "120", "132", "138", "150", "156", "168", "174"])
         XCTAssertEqual(first.ends["click.wav finished"], 1)

@@ -31,7 +31,7 @@ final class ResumedFiringLimitTests: XCTestCase {
         queue.drain { event in
             switch event {
             case let .effectStarted(_, at, _): seen.append("start \(at.frame)")
-            case let .effectEnded(_, at, reason): seen.append("\(reason.rawValue) \(at.frame)")
+            case let .effectEnded(_, at, reason, _): seen.append("\(reason.rawValue) \(at.frame)")
             default: break
             }
         }

@@ -86,7 +86,7 @@ final class VirtualVoiceTests: XCTestCase {
             case let .trackStarted(t, at, _): "start \(t === low ? "low" : "other") \(at.frame)"
             case let .trackVirtual(t, at, reason): "virtual \(t === low ? "low" : "other") \(at.frame) \(reason)"
             case let .trackAudible(t, at): "audible \(t === low ? "low" : "other") \(at.frame)"
-            case let .trackEnded(t, at, reason) where t === a: "end a \(at.frame) \(reason)"
+            case let .trackEnded(t, at, reason, _) where t === a: "end a \(at.frame) \(reason)"
             default: nil
             }
         }
@@ -216,7 +216,7 @@ final class VirtualVoiceTests: XCTestCase {
             case let .trackStarted(_, at, _): "start \(at.frame)"
             case let .trackVirtual(_, at, reason): "virtual \(at.frame) \(reason)"
             case let .trackAudible(_, at): "audible \(at.frame)"
-            case let .trackEnded(_, at, reason): "end \(at.frame) \(reason)"
+            case let .trackEnded(_, at, reason, _): "end \(at.frame) \(reason)"
             default: nil
             }
         }
@@ -286,7 +286,7 @@ final class VirtualVoiceTests: XCTestCase {
             case let .effectStarted(_, at, _): "start \(at.frame)"
             case let .effectVirtual(_, at, reason): "virtual \(at.frame) \(reason)"
             case let .effectAudible(_, at): "audible \(at.frame)"
-            case let .effectEnded(_, at, reason): "end \(at.frame) \(reason)"
+            case let .effectEnded(_, at, reason, _): "end \(at.frame) \(reason)"
             default: nil
             }
         }

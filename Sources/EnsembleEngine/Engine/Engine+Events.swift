@@ -16,7 +16,7 @@ extension Engine {
     /// game loop, which polls once a frame instead of running a task. It hears of every event from now on, keeping
     /// at most `capacity` until drained (newer ones are dropped and marked, as for `events(bufferSize:)`).
     public func makeEventQueue(capacity: Int = 4096) -> EngineEventQueue {
-        broadcast.subscribeQueue(capacity: capacity)
+        EngineEventQueue(subscription: broadcast.subscribeChannel(capacity: capacity))
     }
 
     /// Delivers the events that arrived since the last call to `body`, on this thread, oldest first; returns how
@@ -25,13 +25,15 @@ extension Engine {
     /// See the "From a game loop" article.
     @discardableResult
     public func drainEvents<E: Error>(_ body: (EngineEvent) throws(E) -> Void) throws(E) -> Int {
-        let queue = drainQueue.withLock { held in
+        let subscription = drainQueue.withLock { held in
             if let held { return held }
-            let made = makeEventQueue()
+            let made = broadcast.subscribeChannel(capacity: 4096)
             held = made
             return made
         }
-        return try queue.drain(body)
+        let events = subscription.channel.takeAll()
+        for event in events { try body(event) }
+        return events.count
     }
 
     /// Hands `event` to the `events()` sequences; builds nothing when nobody listens.
@@ -50,7 +52,7 @@ extension Engine {
             publish(.trackPaused(track, at: time(frame: event.frame)))
         case let .ended(end):
             track.endWaiters.report(key: event.generation, value: end)
-            publish(.trackEnded(track, at: time(frame: event.frame), reason: end.reason))
+            publish(.trackEnded(track, at: time(frame: event.frame), reason: end.reason, lateBy: end.lateBy))
         case let .virtual(reason):
             publish(.trackVirtual(track, at: time(frame: event.frame), reason: reason))
         case .audible:
@@ -70,7 +72,7 @@ extension Engine {
                                               lateBy: event.lateBy)
             fired.completion?(completion)
             fired.instance.outcome.report(key: fired.instance.generation, value: completion)
-            publish(.effectEnded(fired.instance, at: time(frame: event.frame), reason: reason))
+            publish(.effectEnded(fired.instance, at: time(frame: event.frame), reason: reason, lateBy: event.lateBy))
         case .virtual:
             guard let reason = event.virtualReason else { return }
             publish(.effectVirtual(fired.instance, at: time(frame: event.frame), reason: reason))

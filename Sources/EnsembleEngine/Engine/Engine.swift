@@ -122,7 +122,7 @@ public final class Engine: @unchecked Sendable {
     /// The subscribers of `events()`, fed on the event thread (see `Engine+Events`).
     package let broadcast = EventBroadcast()
     /// The queue `drainEvents(_:)` drains, made by its first call.
-    let drainQueue = Mutex<EngineEventQueue?>(nil)
+    let drainQueue = Mutex<EventSubscription?>(nil)
 
     /// Makes an engine with the given settings and starts its event thread; nothing renders until an output or
     /// an offline render pulls blocks.

@@ -73,6 +73,14 @@ package final class EndWaiters<Value: Sendable>: Sendable {
         }
     }
 
+    /// The end reported under `key`, if it is the last one reported.
+    package func last(key: UInt32) -> Value? {
+        state.withLock { s in
+            guard let last = s.last, last.key == key else { return nil }
+            return last.value
+        }
+    }
+
     /// Event thread: `value` ended the thing under `key`; resumes the waiters for it (and those for any end).
     package func report(key: UInt32, value: Value) {
         let resumed: [Waiter] = state.withLock { s in

@@ -15,12 +15,13 @@ public enum EngineEvent: Sendable {
     case trackStarted(Track, at: EngineTime, lateBy: Int64)
     /// A track's voice finished fading out for a pause; `play` continues it.
     case trackPaused(Track, at: EngineTime)
-    /// A track's voice stopped sounding, and why (`Track.onFinish`, `Track.finished`).
-    case trackEnded(Track, at: EngineTime, reason: EndReason)
+    /// A track's voice stopped sounding, and why (`Track.onFinish`, `Track.finished`); `lateBy` as its start's.
+    case trackEnded(Track, at: EngineTime, reason: EndReason, lateBy: Int64)
     /// A fired effect started sounding; `lateBy`: the frames it started after the time asked for (0 on time).
     case effectStarted(EffectInstance, at: EngineTime, lateBy: Int64)
-    /// A fired effect stopped sounding, and why (its completion callback, `EffectInstance.completed`).
-    case effectEnded(EffectInstance, at: EngineTime, reason: EndReason)
+    /// A fired effect stopped sounding, and why (its completion callback, `EffectInstance.completed`); `lateBy`
+    /// as its start's.
+    case effectEnded(EffectInstance, at: EngineTime, reason: EndReason, lateBy: Int64)
     /// A track's voice went virtual at `at`: it goes on unmixed, keeping its timeline (`Track.isVirtual`;
     /// `Engine.Configuration.virtualThreshold`, `maxSoundingVoices`).
     case trackVirtual(Track, at: EngineTime, reason: VirtualReason)
@@ -63,8 +64,8 @@ public enum EngineEvent: Sendable {
     /// The time the event reports, nil for `missed`.
     public var time: EngineTime? {
         switch self {
-        case let .trackStarted(_, t, _), let .trackPaused(_, t), let .trackEnded(_, t, _), let .effectStarted(_, t, _),
-             let .effectEnded(_, t, _), let .commandApplied(_, t), let .commandDropped(_, t, _),
+        case let .trackStarted(_, t, _), let .trackPaused(_, t), let .trackEnded(_, t, _, _), let .effectStarted(_, t, _),
+             let .effectEnded(_, t, _, _), let .commandApplied(_, t), let .commandDropped(_, t, _),
              let .trackVirtual(_, t, _), let .trackAudible(_, t), let .effectVirtual(_, t, _), let .effectAudible(_, t),
              let .streamStarved(_, _, t), let .deviceLost(_, t), let .deviceReopened(_, t),
              let .outputLatencyIncreased(_, t),

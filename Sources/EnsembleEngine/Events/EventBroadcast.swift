@@ -5,26 +5,8 @@ import EnsembleRender
 
 /// The fan-out of engine events to every `EngineEvents` sequence, in delivery order.
 package final class EventBroadcast: Sendable {
-    /// Where a subscriber's events go: an async sequence's buffer, or a queue drained by its owner's thread.
-    private enum Inbox {
-        case sequence(AsyncStream<EngineEvent>.Continuation)
-        case queue(EventMailbox)
-
-        /// Hands `event` over without waiting; false when the buffer is full.
-        func offer(_ event: EngineEvent) -> Bool {
-            switch self {
-            case let .sequence(continuation):
-                if case .enqueued = continuation.yield(event) { return true }
-                return false
-            case let .queue(mailbox):
-                return mailbox.offer(event)
-            }
-        }
-    }
-
     private struct Subscriber {
-        var inbox: Inbox
-        var drops: EventDropCount
+        var channel: EventChannel
         /// Events dropped since the last `.missed` marker got through.
         var unreported = 0
     }
@@ -40,31 +22,20 @@ package final class EventBroadcast: Sendable {
     package var isActive: Bool { count.load(ordering: .relaxed) > 0 }
 
     func subscribe(bufferSize: Int) -> EngineEvents {
-        let size = max(bufferSize, 1)
-        let (stream, continuation) = AsyncStream.makeStream(of: EngineEvent.self, bufferingPolicy: .bufferingOldest(size))
-        let drops = EventDropCount()
-        let id = add(.sequence(continuation), drops: drops)
-        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
-        return EngineEvents(stream: stream, drops: drops, bufferSize: size)
+        EngineEvents(subscription: subscribeChannel(capacity: bufferSize))
     }
 
-    /// A queue that holds up to `capacity` events until its owner drains them (`EngineEventQueue`).
-    func subscribeQueue(capacity: Int) -> EngineEventQueue {
-        let mailbox = EventMailbox(capacity: max(capacity, 1))
-        let drops = EventDropCount()
-        let id = add(.queue(mailbox), drops: drops)
-        return EngineEventQueue(mailbox: mailbox, drops: drops, unsubscribe: { [weak self] in self?.unsubscribe(id) })
-    }
-
-    /// Registers a subscriber; returns its id (for `unsubscribe`).
-    private func add(_ inbox: Inbox, drops: EventDropCount) -> UInt64 {
+    /// A channel that holds up to `capacity` events for one subscriber (a sequence or a queue), fed from now on
+    /// until the returned subscription is released.
+    func subscribeChannel(capacity: Int) -> EventSubscription {
+        let channel = EventChannel(capacity: capacity)
         let id = subscribers.withLock { s in
             s.next += 1
-            s.all[s.next] = Subscriber(inbox: inbox, drops: drops)
+            s.all[s.next] = Subscriber(channel: channel)
             return s.next
         }
         count.add(1, ordering: .relaxed)
-        return id
+        return EventSubscription(channel: channel, unsubscribe: { [weak self] in self?.unsubscribe(id) })
     }
 
     private func unsubscribe(_ id: UInt64) {
@@ -77,14 +48,14 @@ package final class EventBroadcast: Sendable {
         subscribers.withLock { s in
             for id in s.all.keys {
                 var sub = s.all[id]!
-                if sub.unreported > 0, sub.inbox.offer(.missed(count: sub.unreported)) {
+                if sub.unreported > 0, sub.channel.offer(.missed(count: sub.unreported)) {
                     sub.unreported = 0
                 }
-                if sub.unreported == 0, sub.inbox.offer(event) {
+                if sub.unreported == 0, sub.channel.offer(event) {
                     // delivered
                 } else {
                     sub.unreported += 1
-                    sub.drops.value.add(1, ordering: .relaxed)
+                    sub.channel.drops.value.add(1, ordering: .relaxed)
                 }
                 s.all[id] = sub
             }
@@ -92,14 +63,12 @@ package final class EventBroadcast: Sendable {
     }
 
     deinit {
-        // Finished outside the lock: finishing runs `onTermination`, which takes it.
+        // Every channel hears that no more events will come (its buffered ones are still handed over).
         let all = subscribers.withLock { s in
             let all = s.all
             s.all = [:]
             return all
         }
-        for sub in all.values {
-            if case let .sequence(continuation) = sub.inbox { continuation.finish() }
-        }
+        for sub in all.values { sub.channel.finish() }
     }
 }

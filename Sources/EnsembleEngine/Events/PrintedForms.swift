@@ -45,8 +45,9 @@ extension EngineEvent: CustomStringConvertible {
         switch self {
         case let .trackStarted(track, at, lateBy): return "\(kind) \(track) at \(at)" + late(lateBy)
         case let .effectStarted(instance, at, lateBy): return "\(kind) \(instance) at \(at)" + late(lateBy)
-        case let .trackEnded(track, at, reason): return "\(kind) \(track) at \(at): \(reason.rawValue)"
-        case let .effectEnded(instance, at, reason): return "\(kind) \(instance) at \(at): \(reason.rawValue)"
+        case let .trackEnded(track, at, reason, lateBy): return "\(kind) \(track) at \(at): \(reason.rawValue)" + late(lateBy)
+        case let .effectEnded(instance, at, reason, lateBy):
+            return "\(kind) \(instance) at \(at): \(reason.rawValue)" + late(lateBy)
         case let .trackVirtual(track, at, reason): return "\(kind) \(track) at \(at): \(reason.rawValue)"
         case let .effectVirtual(instance, at, reason): return "\(kind) \(instance) at \(at): \(reason.rawValue)"
         case let .trackPaused(track, at), let .trackAudible(track, at), let .trackStarved(track, at),
