@@ -51,6 +51,8 @@ let package = Package(
             dependencies: ["Ensemble", "CBackendLogs", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The benchmark program (Benchmarks/README.md): `swift run -c release ensemble-bench [--quick]`.
+        // The game-loop example of the "From a game loop" article: built and run by the tests, imports Ensemble only.
+        .executableTarget(name: "example-game-loop", dependencies: ["Ensemble"], path: "Sources/Examples/GameLoop"),
         .executableTarget(
             name: "ensemble-bench",
             dependencies: ["Ensemble", "EnsembleSoak", "COpenAL", "CAllocationCounter"],
