@@ -3,19 +3,24 @@ import EnsembleFormats
 /// A stereo-linked look-ahead peak limiter whose output never exceeds the ceiling.
 ///
 /// The signal is delayed by L = look-ahead frames; the gain leaving the line is g = min(h, g_prev + 1/releaseFrames),
-/// h the mean over the last L frames of the minimum needed gain over the last L + 1. Invariants: h ≤ the gain the
-/// outgoing frame needs, so the ceiling holds by construction (a final guard clamps rounding); below the ceiling the
-/// output is the input delayed by L frames, bit for bit (the running sum is reset to exactly L). O(1) per frame.
+/// h the mean over the last L frames of the minimum needed gain over the last H + 1 frames, H ≥ L the hold. Invariants:
+/// every minimum averaged into h covers the outgoing frame (H ≥ L), so h ≤ the gain that frame needs and the ceiling
+/// holds by construction (a final guard clamps rounding); a hold of at least half a cycle keeps a steady tone's gain
+/// constant instead of dipping at every peak (no distortion); below the ceiling the output is the input delayed by
+/// L frames, bit for bit (the running sum is reset to exactly L). O(1) per frame. Render thread (`process`, `reset`);
+/// `init`/`deallocate` on the control side.
 /// Design: the "Buses and effects" article (Ensemble.docc/BusesAndEffects.md, "Effects").
 package struct Limiter: BitwiseCopyable {
     package var ceiling: Float
     var releaseStep: Float
     package var lookahead: Int
+    /// H: how long (frames, ≥ `lookahead`) a needed gain is held as the window minimum.
+    package var hold: Int
     /// Delay lines (L frames each) and the last L window minima (ring, same position).
     var delayL: UnsafeMutablePointer<Float>
     var delayR: UnsafeMutablePointer<Float>
     var minima: UnsafeMutablePointer<Float>
-    /// Monotonic queue of (frame, required gain) over the last L + 1 frames: ring of L + 2 entries.
+    /// Monotonic queue of (frame, required gain) over the last H + 1 frames: ring of H + 2 entries.
     var queueFrames: UnsafeMutablePointer<Int>
     var queueGains: UnsafeMutablePointer<Float>
     var queueHead = 0
@@ -27,22 +32,30 @@ package struct Limiter: BitwiseCopyable {
     var belowOne = 0
     package var gain: Float = 1
 
-    package init(ceiling: Float, lookahead: Int, releaseFrames: Int) {
+    /// Allocates the delay lines and the queue (control side). `hold` below `lookahead` is raised to it.
+    package init(ceiling: Float, lookahead: Int, hold: Int, releaseFrames: Int) {
         self.ceiling = ceiling
         self.lookahead = max(lookahead, 1)
+        self.hold = max(hold, self.lookahead)
         releaseStep = 1 / Float(max(releaseFrames, 1))
-        let n = self.lookahead
+        let n = self.lookahead, q = self.hold + 2
         delayL = .allocate(capacity: n)
         delayR = .allocate(capacity: n)
         minima = .allocate(capacity: n)
-        queueFrames = .allocate(capacity: n + 2)
-        queueGains = .allocate(capacity: n + 2)
+        queueFrames = .allocate(capacity: q)
+        queueGains = .allocate(capacity: q)
         delayL.initialize(repeating: 0, count: n)
         delayR.initialize(repeating: 0, count: n)
         minima.initialize(repeating: 1, count: n)
-        queueFrames.initialize(repeating: 0, count: n + 2)
-        queueGains.initialize(repeating: 1, count: n + 2)
+        queueFrames.initialize(repeating: 0, count: q)
+        queueGains.initialize(repeating: 1, count: q)
         sum = Double(n)
+    }
+
+    /// The hold `EffectChain.make` gives a limiter at `sampleRate`: half a cycle of 20 Hz, the lowest frequency
+    /// heard, so every window of H + 1 frames holds a peak of any steady tone from 20 Hz up.
+    package static func holdFrames(sampleRate: Double) -> Int {
+        Int((sampleRate / 40).rounded(.up))
     }
 
     package func deallocate() {
@@ -57,8 +70,8 @@ package struct Limiter: BitwiseCopyable {
         delayL.update(repeating: 0, count: n)
         delayR.update(repeating: 0, count: n)
         minima.update(repeating: 1, count: n)
-        queueFrames.update(repeating: 0, count: n + 2)
-        queueGains.update(repeating: 1, count: n + 2)
+        queueFrames.update(repeating: 0, count: hold + 2)
+        queueGains.update(repeating: 1, count: hold + 2)
         (queueHead, queueCount, frame, position, belowOne) = (0, 0, 0, 0, 0)
         sum = Double(n)
         gain = 1
@@ -66,7 +79,7 @@ package struct Limiter: BitwiseCopyable {
 
     @_noLocks
     package mutating func process(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {
-        let c = ceiling, length = lookahead, capacity = lookahead + 2
+        let c = ceiling, length = lookahead, hold = self.hold, capacity = hold + 2
         let delayL = self.delayL, delayR = self.delayR, minima = self.minima
         let queueFrames = self.queueFrames, queueGains = self.queueGains
         var p = position, g = gain, head = queueHead, count = queueCount, k = frame, sum = self.sum
@@ -79,12 +92,12 @@ package struct Limiter: BitwiseCopyable {
                 need = c / peak
                 while need * peak > c { need = need.nextDown }
             }
-            // Window minimum of the required gain over frames k − L … k.
+            // Window minimum of the required gain over frames k − H … k.
             while count > 0 && queueGains[(head + count - 1) % capacity] >= need { count -= 1 }
             queueFrames[(head + count) % capacity] = k
             queueGains[(head + count) % capacity] = need
             count += 1
-            while queueFrames[head] < k - length {
+            while queueFrames[head] < k - hold {
                 head = (head + 1) % capacity
                 count -= 1
             }
