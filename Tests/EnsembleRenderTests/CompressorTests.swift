@@ -125,13 +125,15 @@ final class CompressorTests: XCTestCase {
     }
 
     /// Level steps up and down (below the threshold to above it, and between two levels above it): the gain
-    /// reduction covers 1 − 1/e of each change in the attack or release time, within 10 %.
+    /// reduction covers 1 − 1/e of each change in the attack or release time, within 10 %, a release counted from
+    /// the end of the detector's peak hold (`Compressor.holdFrames`, 25 ms).
     func testAttackAndReleaseTimeConstants() {
         var worst = 0.0
+        let held = Compressor.holdFrames(sampleRate: Self.rate)
         for (attack, release) in [(0.001, 0.02), (0.01, 0.2), (0.05, 1.0)] {
             let s = CompressorSettings(thresholdDB: -30, ratio: 4, kneeDB: 0, attack: attack, release: release)
             // Reductions: at −40 dB none; at −10 dB (−10 + 30)·(1 − 1/4) = 15 dB; at −20 dB 7.5 dB.
-            let hold = { (tau: Double) in Int(12 * tau * Self.rate) }
+            let hold = { (tau: Double) in Int(12 * tau * Self.rate) + (tau == release ? held : 0) }
             let steps: [(frames: Int, dB: Double)] = [(2000, -40), (hold(attack), -10), (hold(release), -40),
                                                      (hold(attack), -20), (hold(attack), -10), (hold(release), -20)]
             let input = Self.square(steps)
@@ -142,7 +144,8 @@ final class CompressorTests: XCTestCase {
                 let reduction = max(0, (step.dB + 30) * 0.75)
                 if k > 0 {
                     let tau = reduction > previous ? attack : release
-                    let measured = Self.timeConstant(input, output, from: start, before: previous, after: reduction)
+                    let from = start + (reduction > previous ? 0 : held)
+                    let measured = Self.timeConstant(input, output, from: from, before: previous, after: reduction)
                     let error = abs(measured - tau) / tau
                     worst = max(worst, error)
                     print(String(format: "compressor τ %.4f s measured %.5f s (%.2f %%)", tau, measured, 100 * error))
@@ -175,9 +178,9 @@ final class CompressorTests: XCTestCase {
         // From frame 3000 the gain is below 1 while the quiet material (frames 2760…) is still coming out.
         XCTAssertLessThan(abs(output[3001]), abs(input[3001 - lag]) * 0.999)
         XCTAssertGreaterThan(abs(input[3001 - lag]), 0.01)
-        // Long after the loud passage (the 10.5 dB reduction is under 1e-6 dB, and set to 0, after 16.2 release
-        // time constants, 7800 frames): the exact delayed input again.
-        let late = (14000..<18000).first { output[$0].bitPattern != input[$0 - lag].bitPattern }
+        // Long after the loud passage (the detector holds its peak 1200 frames, then the 10.5 dB reduction is under
+        // 1e-6 dB, and set to 0, after 16.2 release time constants, 7800 frames): the exact delayed input again.
+        let late = (15500..<18000).first { output[$0].bitPattern != input[$0 - lag].bitPattern }
         XCTAssertNil(late, "frame \(late ?? -1) is not the input delayed by \(lag) frames after the release")
     }
 

@@ -75,7 +75,10 @@ extension EffectSpec {
             // Delay lines and minima: 12 bytes per look-ahead frame; the queue: 12 per held frame (+ 2).
             let l = max(frames(lookahead), 1)
             return l * 12 + (max(l, Limiter.holdFrames(sampleRate: fs)) + 2) * 12
-        case let .compressor(settings): return 2 * frames(settings.lookahead) * MemoryLayout<Float>.stride
+        case let .compressor(settings):
+            // The look-ahead's two delay lines and the detector's hold queue (12 bytes an entry).
+            return 2 * frames(settings.lookahead) * MemoryLayout<Float>.stride
+                + (Compressor.holdFrames(sampleRate: fs) + 2) * 12
         case let .reverb(settings): return Reverb.stateBytesBound(settings: settings, sampleRate: fs)
         }
     }
