@@ -9,8 +9,8 @@ struct RenderCommand: ParsableCommand {
         abstract: "Mix a scene offline, as fast as the machine allows, into a WAV file (stereo, 5.1 or 7.1).",
         discussion: """
         The scene is a JSON file of tracks (start, offset, volume, pan, rate, loops, fades) and one-shot \
-        effects; see the README. The output is 32-bit float by default; with --bit-depth 16 samples beyond \
-        full scale are clipped and counted. The voices are mixed on --threads threads (default: one per core); \
+        effects; see the README. The output is 32-bit float by default; with --bit-depth 16 or 24 samples are \
+        TPDF-dithered (--dither none: plain rounding) and those beyond full scale clipped and counted. The voices are mixed on --threads threads (default: one per core); \
         the file has the same bytes for any thread count. The file has the scene's "channels" (2 by default, \
         6 for 5.1, 8 for 7.1, in WAVE channel order), or --channels.
         """
@@ -35,6 +35,9 @@ struct RenderCommand: ParsableCommand {
 
     @Option(help: "16, 24 or 32 (float); default 32, or 24 for FLAC and AIFF, which hold integers only.")
     var bitDepth: Int?
+
+    @Option(help: "How 16 and 24-bit samples are rounded: tpdf (triangular dither, the same bytes every run) or none (plain rounding).")
+    var dither: Dither = .tpdf
 
     @Option(help: "Render at this rate instead of the scene's.")
     var sampleRate: Int?
@@ -192,7 +195,7 @@ struct RenderCommand: ParsableCommand {
             throw AudioFileError(.unsupported, path: output, "\(container.rawValue) holds integer samples only: "
                                  + "use --bit-depth 16 or 24 (or .wav, .aifc or .caf for float)")
         }
-        let chosen = OutputFormat(container: container, codec: codec)
+        let chosen = OutputFormat(container: container, codec: codec, dither: dither)
         try chosen.validate(path: output)
         return chosen
     }
@@ -232,3 +235,4 @@ final class ProgressBar {
 }
 
 extension OutputFormat.Container: ExpressibleByArgument {}
+extension Dither: ExpressibleByArgument {}

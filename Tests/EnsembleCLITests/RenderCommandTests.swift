@@ -106,6 +106,34 @@ final class RenderCommandTests: XCTestCase {
         XCTAssertEqual(audio.channels[1][10], 0)
     }
 
+    /// 16-bit output is TPDF-dithered by default, and the dither depends only on each sample's place in the file:
+    /// the same bytes for any block size and thread count; `--dither none` rounds plainly (other bytes); a bad
+    /// `--dither` is one line and exit 64.
+    func testSixteenBitIsDitheredTheSameWayEveryRun() throws {
+        try writeSounds()
+        let path = try scene("""
+        { "duration": 0.2,
+          "tracks": [ { "file": "tone.wav", "loops": -1, "rate": 1.37, "pan": -0.2, "volume": 0.01 },
+                      { "file": "blip.wav", "start": 0.0011, "loops": 40, "rate": 0.61, "pan": 0.7, "volume": 0.003 } ] }
+        """)
+        var files: [Data] = []
+        for options in [["--block-size", "4096", "--threads", "1"], ["--block-size", "333", "--threads", "2"],
+                        ["--block-size", "64", "--dither", "tpdf"], ["--dither", "none"]] {
+            let out = dir.file("out16.wav")
+            let result = try runProcess(try ensembleExecutable(), ["render", path, "-o", out, "--bit-depth", "16"] + options)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            files.append(try Data(contentsOf: URL(fileURLWithPath: out)))
+        }
+        XCTAssertEqual(files[1], files[0], "another block size and thread count")
+        XCTAssertEqual(files[2], files[0], "--dither tpdf is the default")
+        XCTAssertNotEqual(files[3], files[0], "--dither none rounds plainly")
+        let bad = try runProcess(try ensembleExecutable(), ["render", path, "-o", dir.file("bad.wav"), "--dither", "rpdf"])
+        XCTAssertEqual(bad.status, 64)
+        XCTAssertEqual(bad.stderr.filter { $0 == "\n" }.count, 1, bad.stderr)
+        XCTAssertTrue(bad.stderr.hasPrefix("ensemble: ") && bad.stderr.contains("--dither"), bad.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("bad.wav")))
+    }
+
     func testBadScenesFailWithOneLineAndNoOutput() throws {
         try writeSounds()
         _ = try dir.write(Array("not audio at all, just text".utf8), to: "fake.wav")

@@ -7,7 +7,8 @@ import EnsembleEngine
 #endif
 
 /// Writes interleaved float frames through libsndfile into an `AtomicOutputFile`, quantising integer
-/// formats itself so that writing and reading use the same scale (x·32768 for 16-bit, as libsndfile reads).
+/// formats itself so that writing and reading use the same scale (x·32768 for 16-bit, as libsndfile reads),
+/// with the format's dither (`Dither`: noise indexed by the sample's position in the file).
 ///
 /// libsndfile's own float→int conversion scales by 32767 on write while reading divides by 32768, so a
 /// round trip through it drifts by up to 1.5 LSB; doing the conversion here keeps round trips within
@@ -114,15 +115,21 @@ final class SndfileSink {
         switch format.codec {
         case .pcm16:
             if shorts.count < samples.count { shorts = [Int16](repeating: 0, count: samples.count) }
+            let first = UInt64(framesWritten) * UInt64(channelCount)
             written = shorts.withUnsafeMutableBufferPointer { buffer in
-                for i in 0..<samples.count { buffer[i] = Int16(quantise(source[i], scale: 32768, max: 32767)) }
+                for i in 0..<samples.count {
+                    buffer[i] = Int16(quantise(source[i], scale: 32768, max: 32767, index: first + UInt64(i)))
+                }
                 return sf_writef_short(file, buffer.baseAddress, sf_count_t(frames))
             }
         case .pcm24:
             if ints.count < samples.count { ints = [Int32](repeating: 0, count: samples.count) }
+            let first = UInt64(framesWritten) * UInt64(channelCount)
             written = ints.withUnsafeMutableBufferPointer { buffer in
                 // libsndfile takes 24-bit samples in the top bits of an int.
-                for i in 0..<samples.count { buffer[i] = quantise(source[i], scale: 8_388_608, max: 8_388_607) << 8 }
+                for i in 0..<samples.count {
+                    buffer[i] = quantise(source[i], scale: 8_388_608, max: 8_388_607, index: first + UInt64(i)) << 8
+                }
                 return sf_writef_int(file, buffer.baseAddress, sf_count_t(frames))
             }
         case .float32, .ima4:
@@ -194,17 +201,20 @@ final class SndfileSink {
         output.discard()
     }
 
-    /// Rounds `x·scale` to an integer in [-scale, max]; anything beyond ±1 (or NaN, written as silence)
-    /// counts as clipped.
-    private func quantise(_ x: Float, scale: Float, max: Int32) -> Int32 {
+    /// Rounds `x·scale`, plus the dither for the sample at `index` in the file (none when `x·scale` is already a
+    /// whole number), to an integer in [-scale, max]; anything beyond ±1 (or NaN, written as silence) counts as
+    /// clipped. In Double: a Float could not hold x·2^23 plus a fraction of a step.
+    private func quantise(_ x: Float, scale: Float, max: Int32, index: UInt64) -> Int32 {
         guard !x.isNaN else {
             clippedSampleCount += 1
             return 0
         }
         if x > 1 || x < -1 { clippedSampleCount += 1 }
-        let scaled = (x * scale).rounded()
-        if scaled >= Float(max) { return max }
-        if scaled <= -scale { return Int32(-scale) }
+        var scaled = Double(x) * Double(scale)
+        if format.dither == .tpdf && scaled != scaled.rounded() { scaled += DitherNoise.tpdf(index) }
+        scaled = scaled.rounded()
+        if scaled >= Double(max) { return max }
+        if scaled <= -Double(scale) { return Int32(-scale) }
         return Int32(scaled)
     }
 
