@@ -10,7 +10,8 @@ struct RenderCommand: ParsableCommand {
         discussion: """
         The scene is a JSON file of tracks (start, offset, volume, pan, rate, loops, fades) and one-shot \
         effects; see the README. The output is 32-bit float by default; with --bit-depth 16 or 24 samples are \
-        TPDF-dithered (--dither none: plain rounding) and those beyond full scale clipped and counted. The voices are mixed on --threads threads (default: one per core); \
+        TPDF-dithered (--dither none: plain rounding) and those beyond full scale clipped and counted; a float \
+        output over full scale is written as it is, with a warning. The voices are mixed on --threads threads (default: one per core); \
         the file has the same bytes for any thread count. The file has the scene's "channels" (2 by default, \
         6 for 5.1, 8 for 7.1, in WAVE channel order), or --channels.
         """
@@ -139,6 +140,11 @@ struct RenderCommand: ParsableCommand {
             try eventsDestination?.commit()
             try plotDestination?.commit()
             for warning in playback.streamWarnings { printError("warning: \(warning)") }
+            if format.codec == .float32 && writer.samplesOverFullScale > 0 {
+                // Float keeps samples over full scale; a player or a later conversion will clip them.
+                printError("warning: \(output): the mix peaks at \(Self.decibels(writer.peak)) dBFS, over full scale: "
+                           + "\(writer.samplesOverFullScale) samples are beyond ±1 (lower the volumes or add a limiter)")
+            }
             if engine.effectResetCount > 0 {
                 printError("warning: \(scene): an effect's output was not finite \(engine.effectResetCount) time(s); "
                            + "each time it was reset and that block of its bus silenced")
@@ -198,6 +204,12 @@ struct RenderCommand: ParsableCommand {
         let chosen = OutputFormat(container: container, codec: codec, dither: dither)
         try chosen.validate(path: output)
         return chosen
+    }
+
+    /// A peak in dBFS with a sign and one decimal ("+19.7"); "inf" when it is not finite.
+    static func decibels(_ peak: Float) -> String {
+        guard peak.isFinite, peak > 0 else { return peak > 0 ? "+inf" : "-inf" }
+        return String(format: "%+.1f", 20 * log10(Double(peak)))
     }
 
     static func jsonLines(_ events: [SceneEvent]) -> String {

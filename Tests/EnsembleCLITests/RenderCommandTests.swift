@@ -134,6 +134,26 @@ final class RenderCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("bad.wav")))
     }
 
+    /// A float render over full scale keeps its samples and says so in one line: the peak in dBFS and how many
+    /// samples are beyond ±1; the exit status stays 0. Under full scale there is no such line.
+    func testFloatOverFullScaleWarnsOnce() throws {
+        // Two tracks of 48 frames of 0.9 panned left: 1.8 (+5.1 dBFS) on 48 left samples.
+        _ = try dir.write(WAVBuilder.float32([Float](repeating: 0.9, count: 48), rate: 48000).bytes, to: "loud.wav")
+        let path = try scene("""
+        { "tracks": [ { "file": "loud.wav", "pan": -1 }, { "name": "loud2", "file": "loud.wav", "pan": -1 } ] }
+        """)
+        let result = try runProcess(try ensembleExecutable(), ["render", path, "-o", dir.file("loud-out.wav")])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let warnings = result.stderr.split(separator: "\n").filter { $0.contains("warning") }
+        XCTAssertEqual(warnings.count, 1, result.stderr)
+        XCTAssertTrue(warnings.first?.contains("+5.1 dBFS") == true, result.stderr)
+        XCTAssertTrue(warnings.first?.contains("48 samples") == true, result.stderr)
+        XCTAssertEqual(try AudioFile.decode(path: dir.file("loud-out.wav")).channels[0][0], 1.8, "float keeps the samples")
+        let quiet = try runProcess(try ensembleExecutable(), ["render", path, "-o", dir.file("quiet.wav"), "--bit-depth", "16"])
+        XCTAssertEqual(quiet.status, 0, quiet.stderr)
+        XCTAssertFalse(quiet.stderr.contains("warning"), "16-bit clips and counts instead: \(quiet.stderr)")
+    }
+
     func testBadScenesFailWithOneLineAndNoOutput() throws {
         try writeSounds()
         _ = try dir.write(Array("not audio at all, just text".utf8), to: "fake.wav")

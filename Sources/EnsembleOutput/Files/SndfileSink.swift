@@ -19,6 +19,10 @@ final class SndfileSink {
     let output: AtomicOutputFile
     private(set) var clippedSampleCount = 0
     private(set) var framesWritten = 0
+    /// The largest |x| handed to `write` so far (NaN ignored), and how many samples had |x| > 1 (or were NaN),
+    /// whatever the codec: a float file keeps them, an integer one clips them.
+    private(set) var peak: Float = 0
+    private(set) var overFullScaleCount = 0
     private var file: OpaquePointer?
     /// Mono and stereo float WAVs are written without libsndfile (see `FloatWAVFile`); `file` is nil then.
     private var wav: FloatWAVFile?
@@ -98,6 +102,7 @@ final class SndfileSink {
 
     /// Appends whole frames; `samples.count` must be a multiple of the channel count.
     func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
+        measure(samples)
         if wav != nil {
             try writeWAV(samples)
             return
@@ -158,6 +163,18 @@ final class SndfileSink {
             throw AudioFileError(.writeFailed, path: output.destination, detail)
         }
         framesWritten += samples.count / channelCount
+    }
+
+    /// Updates `peak` and `overFullScaleCount` with a block about to be written.
+    private func measure(_ samples: UnsafeBufferPointer<Float>) {
+        var peak = self.peak, over = 0
+        for x in samples {
+            let m = abs(x)
+            if m > peak { peak = m }
+            if !(m <= 1) { over += 1 }
+        }
+        self.peak = peak
+        overFullScaleCount += over
     }
 
     /// Completes the file and moves it into place.
