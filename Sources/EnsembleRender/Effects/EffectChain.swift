@@ -72,9 +72,9 @@ extension EffectSpec {
         case let .graphicEQ(gains): return max(gains.count, 1) * MemoryLayout<BiquadSection>.stride
         case let .delay(time, _, _): return 2 * max(frames(time), 1) * MemoryLayout<Float>.stride
         case let .limiter(_, lookahead, _):
-            // Delay lines and minima: 12 bytes per look-ahead frame; the queue: 12 per held frame (+ 2).
+            // Delay lines and minima: 12 bytes per look-ahead frame; the queue and the slow minima: 16 per held frame.
             let l = max(frames(lookahead), 1)
-            return l * 12 + (max(l, Limiter.holdFrames(sampleRate: fs)) + 2) * 12
+            return l * 12 + (max(l, Limiter.holdFrames(sampleRate: fs)) + 2) * 16
         case let .compressor(settings):
             // The look-ahead's two delay lines and the detector's hold queue (12 bytes an entry).
             return 2 * frames(settings.lookahead) * MemoryLayout<Float>.stride

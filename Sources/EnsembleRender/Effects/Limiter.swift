@@ -2,13 +2,14 @@ import EnsembleFormats
 
 /// A stereo-linked look-ahead peak limiter whose output never exceeds the ceiling.
 ///
-/// The signal is delayed by L = look-ahead frames; the gain leaving the line is g = min(h, g_prev + 1/releaseFrames),
-/// h the mean over the last L frames of the minimum needed gain over the last H + 1 frames, H ≥ L the hold. Invariants:
-/// every minimum averaged into h covers the outgoing frame (H ≥ L), so h ≤ the gain that frame needs and the ceiling
-/// holds by construction (a final guard clamps rounding); a hold of at least half a cycle keeps a steady tone's gain
-/// constant instead of dipping at every peak (no distortion); below the ceiling the output is the input delayed by
-/// L frames, bit for bit (the running sum is reset to exactly L). O(1) per frame. Render thread (`process`, `reset`);
-/// `init`/`deallocate` on the control side.
+/// The signal is delayed by L = look-ahead frames; the gain leaving the line is
+/// g = min(h_L, h_H, g_prev + 1/releaseFrames), h_L and h_H the means over the last L and the last H frames of the
+/// minimum needed gain over the last H + 1 frames, H ≥ L the hold. Invariants: every minimum averaged into h_L covers
+/// the outgoing frame (H ≥ L), so h_L ≤ the gain that frame needs and the ceiling holds by construction (a final guard
+/// clamps rounding); a hold of at least half a cycle keeps a steady tone's gain constant instead of dipping at every
+/// peak (no distortion); h_H only slows the release, smoothing the steps a decaying tone's held peaks make; below the
+/// ceiling the output is the input delayed by L frames, bit for bit (the running sums are reset to exactly L and H).
+/// O(1) per frame. Render thread (`process`, `reset`); `init`/`deallocate` on the control side.
 /// Design: the "Buses and effects" article (Ensemble.docc/BusesAndEffects.md, "Effects").
 package struct Limiter: BitwiseCopyable {
     package var ceiling: Float
@@ -30,6 +31,11 @@ package struct Limiter: BitwiseCopyable {
     package var sum: Double
     /// How many of the last L minima are below 1.
     var belowOne = 0
+    /// The last H window minima (ring), their running sum and how many are below 1: the slow mean h_H.
+    var slowMinima: UnsafeMutablePointer<Float>
+    var slowPosition = 0
+    var slowSum: Double
+    var slowBelowOne = 0
     package var gain: Float = 1
 
     /// Allocates the delay lines and the queue (control side). `hold` below `lookahead` is raised to it.
@@ -50,6 +56,9 @@ package struct Limiter: BitwiseCopyable {
         queueFrames.initialize(repeating: 0, count: q)
         queueGains.initialize(repeating: 1, count: q)
         sum = Double(n)
+        slowMinima = .allocate(capacity: self.hold)
+        slowMinima.initialize(repeating: 1, count: self.hold)
+        slowSum = Double(self.hold)
     }
 
     /// The hold `EffectChain.make` gives a limiter at `sampleRate`: half a cycle of 20 Hz, the lowest frequency
@@ -59,7 +68,7 @@ package struct Limiter: BitwiseCopyable {
     }
 
     package func deallocate() {
-        for p in [delayL, delayR, minima, queueGains] { p.deallocate() }
+        for p in [delayL, delayR, minima, queueGains, slowMinima] { p.deallocate() }
         queueFrames.deallocate()
     }
 
@@ -74,6 +83,9 @@ package struct Limiter: BitwiseCopyable {
         queueGains.update(repeating: 1, count: hold + 2)
         (queueHead, queueCount, frame, position, belowOne) = (0, 0, 0, 0, 0)
         sum = Double(n)
+        slowMinima.update(repeating: 1, count: hold)
+        (slowPosition, slowBelowOne) = (0, 0)
+        slowSum = Double(hold)
         gain = 1
     }
 
@@ -84,6 +96,8 @@ package struct Limiter: BitwiseCopyable {
         let queueFrames = self.queueFrames, queueGains = self.queueGains
         var p = position, g = gain, head = queueHead, count = queueCount, k = frame, sum = self.sum
         var belowOne = self.belowOne
+        let slowMinima = self.slowMinima
+        var sp = slowPosition, slowSum = self.slowSum, slowBelowOne = self.slowBelowOne
         for j in 0..<n {
             let xl = l[j], xr = r[j]
             let peak = max(abs(xl), abs(xr))
@@ -110,7 +124,18 @@ package struct Limiter: BitwiseCopyable {
             sum += Double(lowest) - Double(old)
             if belowOne == 0 { sum = Double(length) }
             let h = belowOne == 0 ? 1 : Float(sum / Double(length))
-            g = min(h, g + releaseStep)
+            // Mean of the last H minima: falls later than h (never the tighter bound on an attack), rises later
+            // (a release ramps over H frames instead of L after the hold).
+            let slowOld = slowMinima[sp]
+            if slowOld < 1 { slowBelowOne -= 1 }
+            if lowest < 1 { slowBelowOne += 1 }
+            slowMinima[sp] = lowest
+            slowSum += Double(lowest) - Double(slowOld)
+            if slowBelowOne == 0 { slowSum = Double(hold) }
+            sp += 1
+            if sp == hold { sp = 0 }
+            let slow = slowBelowOne == 0 ? 1 : Float(slowSum / Double(hold))
+            g = min(min(h, slow), g + releaseStep)
             let yl = delayL[p], yr = delayR[p]
             delayL[p] = xl
             delayR[p] = xr
@@ -130,5 +155,8 @@ package struct Limiter: BitwiseCopyable {
         frame = k
         self.sum = sum
         self.belowOne = belowOne
+        slowPosition = sp
+        self.slowSum = slowSum
+        self.slowBelowOne = slowBelowOne
     }
 }
