@@ -7,7 +7,8 @@ struct ConvertCommand: ParsableCommand {
         abstract: "Convert an audio file; the output container follows the output file's extension (or --format).",
         discussion: """
             Containers: .wav .aiff .aifc .caf .flac. Default codec: pcm16 for FLAC, ima4 for AIFC, \
-            float for the others. IMA4 needs .caf or .aifc; FLAC cannot hold float.
+            float for the others. IMA4 needs .caf or .aifc; FLAC cannot hold float. pcm16 and pcm24 are \
+            TPDF-dithered unless --dither none (samples already on the output's grid are copied exactly).
             """
     )
 
@@ -36,6 +37,9 @@ struct ConvertCommand: ParsableCommand {
     @Option(help: "Sample encoding of the output.")
     var codec: CodecChoice?
 
+    @Option(help: "How pcm16 and pcm24 samples are rounded: tpdf (triangular dither, the same bytes every run) or none (plain rounding).")
+    var dither: Dither = .tpdf
+
     func run() throws {
         // Ctrl-C or a kill then removes the unfinished output instead of leaving a hidden temporary file.
         InterruptCleanup.install()
@@ -56,6 +60,7 @@ struct ConvertCommand: ParsableCommand {
             }
             var chosen = OutputFormat(container: container)
             if let codec { chosen.codec = codec.codec }
+            chosen.dither = dither
             try chosen.validate(path: destination.path)
             if output == "-" && StandardStreams.outputClosed { throw OptionError("-o -: standard output is closed") }
             // `-` is standard input, read to its end (as `decode -` reads it), not a file of that name.

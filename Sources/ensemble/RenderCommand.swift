@@ -9,8 +9,9 @@ struct RenderCommand: ParsableCommand {
         abstract: "Mix a scene offline, as fast as the machine allows, into a WAV file (stereo, 5.1 or 7.1).",
         discussion: """
         The scene is a JSON file of tracks (start, offset, volume, pan, rate, loops, fades) and one-shot \
-        effects; see the README. The output is 32-bit float by default; with --bit-depth 16 samples beyond \
-        full scale are clipped and counted. The voices are mixed on --threads threads (default: one per core); \
+        effects; see the README. The output is 32-bit float by default; with --bit-depth 16 or 24 samples are \
+        TPDF-dithered (--dither none: plain rounding) and those beyond full scale clipped and counted; a float \
+        output over full scale is written as it is, with a warning. The voices are mixed on --threads threads (default: one per core); \
         the file has the same bytes for any thread count. The file has the scene's "channels" (2 by default, \
         6 for 5.1, 8 for 7.1, in WAVE channel order), or --channels.
         """
@@ -35,6 +36,9 @@ struct RenderCommand: ParsableCommand {
 
     @Option(help: "16, 24 or 32 (float); default 32, or 24 for FLAC and AIFF, which hold integers only.")
     var bitDepth: Int?
+
+    @Option(help: "How 16 and 24-bit samples are rounded: tpdf (triangular dither, the same bytes every run) or none (plain rounding).")
+    var dither: Dither = .tpdf
 
     @Option(help: "Render at this rate instead of the scene's.")
     var sampleRate: Int?
@@ -136,6 +140,11 @@ struct RenderCommand: ParsableCommand {
             try eventsDestination?.commit()
             try plotDestination?.commit()
             for warning in playback.streamWarnings { printError("warning: \(warning)") }
+            if format.codec == .float32 && writer.samplesOverFullScale > 0 {
+                // Float keeps samples over full scale; a player or a later conversion will clip them.
+                printError("warning: \(output): the mix peaks at \(Self.decibels(writer.peak)) dBFS, over full scale: "
+                           + "\(writer.samplesOverFullScale) samples are beyond ±1 (lower the volumes or add a limiter)")
+            }
             if engine.effectResetCount > 0 {
                 printError("warning: \(scene): an effect's output was not finite \(engine.effectResetCount) time(s); "
                            + "each time it was reset and that block of its bus silenced")
@@ -192,9 +201,15 @@ struct RenderCommand: ParsableCommand {
             throw AudioFileError(.unsupported, path: output, "\(container.rawValue) holds integer samples only: "
                                  + "use --bit-depth 16 or 24 (or .wav, .aifc or .caf for float)")
         }
-        let chosen = OutputFormat(container: container, codec: codec)
+        let chosen = OutputFormat(container: container, codec: codec, dither: dither)
         try chosen.validate(path: output)
         return chosen
+    }
+
+    /// A peak in dBFS with a sign and one decimal ("+19.7"); "inf" when it is not finite.
+    static func decibels(_ peak: Float) -> String {
+        guard peak.isFinite, peak > 0 else { return peak > 0 ? "+inf" : "-inf" }
+        return String(format: "%+.1f", 20 * log10(Double(peak)))
     }
 
     static func jsonLines(_ events: [SceneEvent]) -> String {
@@ -232,3 +247,4 @@ final class ProgressBar {
 }
 
 extension OutputFormat.Container: ExpressibleByArgument {}
+extension Dither: ExpressibleByArgument {}

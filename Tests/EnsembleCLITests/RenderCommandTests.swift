@@ -106,6 +106,54 @@ final class RenderCommandTests: XCTestCase {
         XCTAssertEqual(audio.channels[1][10], 0)
     }
 
+    /// 16-bit output is TPDF-dithered by default, and the dither depends only on each sample's place in the file:
+    /// the same bytes for any block size and thread count; `--dither none` rounds plainly (other bytes); a bad
+    /// `--dither` is one line and exit 64.
+    func testSixteenBitIsDitheredTheSameWayEveryRun() throws {
+        try writeSounds()
+        let path = try scene("""
+        { "duration": 0.2,
+          "tracks": [ { "file": "tone.wav", "loops": -1, "rate": 1.37, "pan": -0.2, "volume": 0.01 },
+                      { "file": "blip.wav", "start": 0.0011, "loops": 40, "rate": 0.61, "pan": 0.7, "volume": 0.003 } ] }
+        """)
+        var files: [Data] = []
+        for options in [["--block-size", "4096", "--threads", "1"], ["--block-size", "333", "--threads", "2"],
+                        ["--block-size", "64", "--dither", "tpdf"], ["--dither", "none"]] {
+            let out = dir.file("out16.wav")
+            let result = try runProcess(try ensembleExecutable(), ["render", path, "-o", out, "--bit-depth", "16"] + options)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            files.append(try Data(contentsOf: URL(fileURLWithPath: out)))
+        }
+        XCTAssertEqual(files[1], files[0], "another block size and thread count")
+        XCTAssertEqual(files[2], files[0], "--dither tpdf is the default")
+        XCTAssertNotEqual(files[3], files[0], "--dither none rounds plainly")
+        let bad = try runProcess(try ensembleExecutable(), ["render", path, "-o", dir.file("bad.wav"), "--dither", "rpdf"])
+        XCTAssertEqual(bad.status, 64)
+        XCTAssertEqual(bad.stderr.filter { $0 == "\n" }.count, 1, bad.stderr)
+        XCTAssertTrue(bad.stderr.hasPrefix("ensemble: ") && bad.stderr.contains("--dither"), bad.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("bad.wav")))
+    }
+
+    /// A float render over full scale keeps its samples and says so in one line: the peak in dBFS and how many
+    /// samples are beyond ±1; the exit status stays 0. Under full scale there is no such line.
+    func testFloatOverFullScaleWarnsOnce() throws {
+        // Two tracks of 48 frames of 0.9 panned left: 1.8 (+5.1 dBFS) on 48 left samples.
+        _ = try dir.write(WAVBuilder.float32([Float](repeating: 0.9, count: 48), rate: 48000).bytes, to: "loud.wav")
+        let path = try scene("""
+        { "tracks": [ { "file": "loud.wav", "pan": -1 }, { "name": "loud2", "file": "loud.wav", "pan": -1 } ] }
+        """)
+        let result = try runProcess(try ensembleExecutable(), ["render", path, "-o", dir.file("loud-out.wav")])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let warnings = result.stderr.split(separator: "\n").filter { $0.contains("warning") }
+        XCTAssertEqual(warnings.count, 1, result.stderr)
+        XCTAssertTrue(warnings.first?.contains("+5.1 dBFS") == true, result.stderr)
+        XCTAssertTrue(warnings.first?.contains("48 samples") == true, result.stderr)
+        XCTAssertEqual(try AudioFile.decode(path: dir.file("loud-out.wav")).channels[0][0], 1.8, "float keeps the samples")
+        let quiet = try runProcess(try ensembleExecutable(), ["render", path, "-o", dir.file("quiet.wav"), "--bit-depth", "16"])
+        XCTAssertEqual(quiet.status, 0, quiet.stderr)
+        XCTAssertFalse(quiet.stderr.contains("warning"), "16-bit clips and counts instead: \(quiet.stderr)")
+    }
+
     func testBadScenesFailWithOneLineAndNoOutput() throws {
         try writeSounds()
         _ = try dir.write(Array("not audio at all, just text".utf8), to: "fake.wav")

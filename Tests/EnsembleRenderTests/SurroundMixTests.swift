@@ -142,8 +142,11 @@ final class SurroundMixTests: XCTestCase {
             for c in 0..<n {
                 let peak = channel(out, c, of: n).map { abs($0) }.max() ?? 0
                 XCTAssertLessThanOrEqual(peak, limit, "\(layout) channel \(c)")
-                // Channels 3…: the unlimited signal peaks at 3·(c+1)/8 ≥ 1.5, far over the ceiling.
-                if c >= 3 { XCTAssertGreaterThan(peak, limit * 0.9, "\(layout) channel \(c) is limited, not silenced") }
+                // Channels 3…: the unlimited signal peaks at 3·(c+1)/8 ≥ 1.5, far over the ceiling. A pair shares
+                // one gain, held (`Limiter.hold`) at what its louder channel (the odd one, c + 1) needs, so an even
+                // channel peaks at the ceiling times (c + 1)/(c + 2).
+                let share = c % 2 == 1 ? 1 : Float(c + 1) / Float(c + 2)
+                if c >= 3 { XCTAssertGreaterThan(peak, limit * 0.9 * share, "\(layout) channel \(c) is limited, not silenced") }
             }
         }
     }

@@ -62,6 +62,12 @@ public final class AudioFileSink {
 
     /// Samples written so far whose magnitude exceeded 1 (or were NaN), for integer formats; always 0 for float.
     public var clippedSampleCount: Int { sink.clippedSampleCount }
+    /// The largest magnitude among the samples written so far (1 is full scale, 0 dBFS), whatever the codec: for an
+    /// integer codec the value before clipping. NaN samples are left out.
+    public var peak: Float { sink.peak }
+    /// Samples written so far whose magnitude exceeded 1 (or were NaN), whatever the codec: a float file keeps them
+    /// as they are (a player may clip them), an integer one clips them (`clippedSampleCount`).
+    public var samplesOverFullScale: Int { sink.overFullScaleCount }
     /// Frames written so far.
     public var framesWritten: Int { sink.framesWritten }
     /// The hidden file being written until `finish` renames it to `path`.

@@ -20,9 +20,10 @@ public struct OutputFormat: Sendable, Equatable, CustomStringConvertible {
 
     /// How samples are encoded inside the container.
     public enum Codec: String, Sendable, CaseIterable {
-        /// 16-bit integer PCM; samples are scaled by 32768 and clipped to [-32768, 32767].
+        /// 16-bit integer PCM; samples are scaled by 32768, dithered (`OutputFormat.dither`), rounded and clipped to
+        /// [-32768, 32767].
         case pcm16
-        /// 24-bit integer PCM; samples are scaled by 2^23 and clipped.
+        /// 24-bit integer PCM; samples are scaled by 2^23, dithered (`OutputFormat.dither`), rounded and clipped.
         case pcm24
         /// 32-bit IEEE float, written exactly.
         case float32
@@ -34,11 +35,15 @@ public struct OutputFormat: Sendable, Equatable, CustomStringConvertible {
     public var container: Container
     /// The sample encoding.
     public var codec: Codec
+    /// How samples are rounded to an integer codec (pcm16, pcm24): TPDF dither by default; ignored for float32 and
+    /// IMA4.
+    public var dither: Dither = .tpdf
 
     /// A format; whether the container can hold the codec is checked when the writer opens the file.
-    public init(container: Container, codec: Codec) {
+    public init(container: Container, codec: Codec, dither: Dither = .tpdf) {
         self.container = container
         self.codec = codec
+        self.dither = dither
     }
 
     /// The container's usual codec: pcm16 for FLAC (which cannot store float), IMA4 for AIFC (the reason

@@ -7,7 +7,8 @@ import EnsembleEngine
 #endif
 
 /// Writes interleaved float frames through libsndfile into an `AtomicOutputFile`, quantising integer
-/// formats itself so that writing and reading use the same scale (x·32768 for 16-bit, as libsndfile reads).
+/// formats itself so that writing and reading use the same scale (x·32768 for 16-bit, as libsndfile reads),
+/// with the format's dither (`Dither`: noise indexed by the sample's position in the file).
 ///
 /// libsndfile's own float→int conversion scales by 32767 on write while reading divides by 32768, so a
 /// round trip through it drifts by up to 1.5 LSB; doing the conversion here keeps round trips within
@@ -18,6 +19,10 @@ final class SndfileSink {
     let output: AtomicOutputFile
     private(set) var clippedSampleCount = 0
     private(set) var framesWritten = 0
+    /// The largest |x| handed to `write` so far (NaN ignored), and how many samples had |x| > 1 (or were NaN),
+    /// whatever the codec: a float file keeps them, an integer one clips them.
+    private(set) var peak: Float = 0
+    private(set) var overFullScaleCount = 0
     private var file: OpaquePointer?
     /// Mono and stereo float WAVs are written without libsndfile (see `FloatWAVFile`); `file` is nil then.
     private var wav: FloatWAVFile?
@@ -97,6 +102,7 @@ final class SndfileSink {
 
     /// Appends whole frames; `samples.count` must be a multiple of the channel count.
     func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
+        measure(samples)
         if wav != nil {
             try writeWAV(samples)
             return
@@ -114,15 +120,21 @@ final class SndfileSink {
         switch format.codec {
         case .pcm16:
             if shorts.count < samples.count { shorts = [Int16](repeating: 0, count: samples.count) }
+            let first = UInt64(framesWritten) * UInt64(channelCount)
             written = shorts.withUnsafeMutableBufferPointer { buffer in
-                for i in 0..<samples.count { buffer[i] = Int16(quantise(source[i], scale: 32768, max: 32767)) }
+                for i in 0..<samples.count {
+                    buffer[i] = Int16(quantise(source[i], scale: 32768, max: 32767, index: first + UInt64(i)))
+                }
                 return sf_writef_short(file, buffer.baseAddress, sf_count_t(frames))
             }
         case .pcm24:
             if ints.count < samples.count { ints = [Int32](repeating: 0, count: samples.count) }
+            let first = UInt64(framesWritten) * UInt64(channelCount)
             written = ints.withUnsafeMutableBufferPointer { buffer in
                 // libsndfile takes 24-bit samples in the top bits of an int.
-                for i in 0..<samples.count { buffer[i] = quantise(source[i], scale: 8_388_608, max: 8_388_607) << 8 }
+                for i in 0..<samples.count {
+                    buffer[i] = quantise(source[i], scale: 8_388_608, max: 8_388_607, index: first + UInt64(i)) << 8
+                }
                 return sf_writef_int(file, buffer.baseAddress, sf_count_t(frames))
             }
         case .float32, .ima4:
@@ -151,6 +163,18 @@ final class SndfileSink {
             throw AudioFileError(.writeFailed, path: output.destination, detail)
         }
         framesWritten += samples.count / channelCount
+    }
+
+    /// Updates `peak` and `overFullScaleCount` with a block about to be written.
+    private func measure(_ samples: UnsafeBufferPointer<Float>) {
+        var peak = self.peak, over = 0
+        for x in samples {
+            let m = abs(x)
+            if m > peak { peak = m }
+            if !(m <= 1) { over += 1 }
+        }
+        self.peak = peak
+        overFullScaleCount += over
     }
 
     /// Completes the file and moves it into place.
@@ -194,17 +218,20 @@ final class SndfileSink {
         output.discard()
     }
 
-    /// Rounds `x·scale` to an integer in [-scale, max]; anything beyond ±1 (or NaN, written as silence)
-    /// counts as clipped.
-    private func quantise(_ x: Float, scale: Float, max: Int32) -> Int32 {
+    /// Rounds `x·scale`, plus the dither for the sample at `index` in the file (none when `x·scale` is already a
+    /// whole number), to an integer in [-scale, max]; anything beyond ±1 (or NaN, written as silence) counts as
+    /// clipped. In Double: a Float could not hold x·2^23 plus a fraction of a step.
+    private func quantise(_ x: Float, scale: Float, max: Int32, index: UInt64) -> Int32 {
         guard !x.isNaN else {
             clippedSampleCount += 1
             return 0
         }
         if x > 1 || x < -1 { clippedSampleCount += 1 }
-        let scaled = (x * scale).rounded()
-        if scaled >= Float(max) { return max }
-        if scaled <= -scale { return Int32(-scale) }
+        var scaled = Double(x) * Double(scale)
+        if format.dither == .tpdf && scaled != scaled.rounded() { scaled += DitherNoise.tpdf(index) }
+        scaled = scaled.rounded()
+        if scaled >= Double(max) { return max }
+        if scaled <= -Double(scale) { return Int32(-scale) }
         return Int32(scaled)
     }
 

@@ -6,6 +6,9 @@ import EnsembleFormats
 /// A feed-forward stereo-linked compressor with a soft knee, smoothing in the log domain, make-up gain, optional
 /// look-ahead and an optional sidechain, after Giannoulis, Massberg and Reiss (JAES 60(6), 2012): the gain computer
 /// followed by a smooth branching peak detector (α = exp(−1/(τ·fs))), the gain applied `lookahead` frames late.
+/// The level fed to the gain computer is the peak of |x| held over the last `hold` + 1 frames (half a cycle of
+/// 20 Hz): a steady tone then gives a steady level, so the gain neither ripples twice per cycle (distortion) nor
+/// falls back to its release branch between peaks (a slow attack); a release starts when the hold ends.
 /// The smoothing runs in Double (a 5 s release's 1 − α is too close to Float's resolution around 1); a smoothed
 /// reduction below 1e-6 dB with none wanted snaps to 0, so a quiet signal returns to exactly the make-up gain.
 /// Design and formulas: the "Environment" article (Ensemble.docc/Environment.md, "Compressor and sidechain").
@@ -31,6 +34,16 @@ package struct Compressor: BitwiseCopyable {
     package var position = 0
     /// The smoothed gain reduction y_L in dB (≥ 0).
     package var reduction: Double = 0
+    /// Frames (after the current one) a detector level is held as the peak.
+    package let hold: Int
+    /// Monotonic queue of (frame, level) over the last `hold` + 1 frames, levels decreasing from the head: a ring
+    /// of `hold` + 2 entries, so its head is the held peak.
+    let queueFrames: UnsafeMutablePointer<Int>
+    let queueLevels: UnsafeMutablePointer<Float>
+    var queueHead = 0
+    var queueCount = 0
+    /// Frames processed since `init` or `reset` (the queue's clock).
+    var frame = 0
 
     /// Allocates the look-ahead delay (control side). `settings` passed `CompressorSettings.problem()`.
     package init(settings: CompressorSettings, sampleRate: Double) {
@@ -51,6 +64,17 @@ package struct Compressor: BitwiseCopyable {
         } else {
             delay = nil
         }
+        hold = Self.holdFrames(sampleRate: sampleRate)
+        queueFrames = .allocate(capacity: hold + 2)
+        queueLevels = .allocate(capacity: hold + 2)
+        queueFrames.initialize(repeating: 0, count: hold + 2)
+        queueLevels.initialize(repeating: 0, count: hold + 2)
+    }
+
+    /// The detector's hold at `sampleRate`: half a cycle of 20 Hz, the lowest frequency heard, so every window of
+    /// `hold` + 1 frames holds a peak of any steady tone from 20 Hz up.
+    package static func holdFrames(sampleRate: Double) -> Int {
+        Int((sampleRate / 40).rounded(.up))
     }
 
     /// α = exp(−1/(τ·fs)): the one-pole coefficient whose step response covers 1 − 1/e in τ seconds.
@@ -60,6 +84,8 @@ package struct Compressor: BitwiseCopyable {
 
     package func deallocate() {
         delay?.deallocate()
+        queueFrames.deallocate()
+        queueLevels.deallocate()
     }
 
     /// Back to the state `init` leaves: no gain reduction, an empty lookahead line.
@@ -68,6 +94,7 @@ package struct Compressor: BitwiseCopyable {
         delay?.update(repeating: 0, count: 2 * lookahead)
         position = 0
         reduction = 0
+        (queueHead, queueCount, frame) = (0, 0, 0)
     }
 
     /// The static curve: gain reduction x_L in dB (≥ 0) wanted for a detector level of `level` dB.
@@ -89,16 +116,28 @@ package struct Compressor: BitwiseCopyable {
         let keyed = sidechain >= 0
         let kneeStart = self.kneeStart, attack = attackCoefficient, release = releaseCoefficient
         let makeupDB = self.makeupDB, makeupGain = self.makeupGain
-        let length = lookahead
-        var y = reduction, p = position
+        let length = lookahead, hold = self.hold, capacity = hold + 2
+        let queueFrames = self.queueFrames, queueLevels = self.queueLevels
+        var y = reduction, p = position, head = queueHead, count = queueCount, k = frame
         for j in 0..<n {
             let xl = l[j], xr = r[j]
-            let level: Float
+            let d: Float
             if keyed {
-                level = key?[j] ?? 0
+                d = key?[j] ?? 0
             } else {
-                level = max(abs(xl), abs(xr))
+                d = max(abs(xl), abs(xr))
             }
+            // Peak of d over frames k − hold … k: drop the entries it outranks, drop the one that left the window.
+            while count > 0 && queueLevels[(head + count - 1) % capacity] <= d { count -= 1 }
+            queueFrames[(head + count) % capacity] = k
+            queueLevels[(head + count) % capacity] = d
+            count += 1
+            while queueFrames[head] < k - hold {
+                head = (head + 1) % capacity
+                count -= 1
+            }
+            k += 1
+            let level = queueLevels[head]
             let wanted: Float = level > kneeStart ? gainReduction(DecibelMath.decibels(level)) : 0
             let x = Double(wanted)
             if x > y {
@@ -122,5 +161,8 @@ package struct Compressor: BitwiseCopyable {
         }
         reduction = y
         position = p
+        queueHead = head
+        queueCount = count
+        frame = k
     }
 }

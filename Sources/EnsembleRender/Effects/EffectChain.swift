@@ -71,8 +71,14 @@ extension EffectSpec {
         case .filter: return MemoryLayout<BiquadSection>.stride
         case let .graphicEQ(gains): return max(gains.count, 1) * MemoryLayout<BiquadSection>.stride
         case let .delay(time, _, _): return 2 * max(frames(time), 1) * MemoryLayout<Float>.stride
-        case let .limiter(_, lookahead, _): return (max(frames(lookahead), 1) + 2) * 24
-        case let .compressor(settings): return 2 * frames(settings.lookahead) * MemoryLayout<Float>.stride
+        case let .limiter(_, lookahead, _):
+            // Delay lines and minima: 12 bytes per look-ahead frame; the queue and the slow minima: 16 per held frame.
+            let l = max(frames(lookahead), 1)
+            return l * 12 + (max(l, Limiter.holdFrames(sampleRate: fs)) + 2) * 16
+        case let .compressor(settings):
+            // The look-ahead's two delay lines and the detector's hold queue (12 bytes an entry).
+            return 2 * frames(settings.lookahead) * MemoryLayout<Float>.stride
+                + (Compressor.holdFrames(sampleRate: fs) + 2) * 12
         case let .reverb(settings): return Reverb.stateBytesBound(settings: settings, sampleRate: fs)
         }
     }
@@ -149,6 +155,7 @@ package struct EffectChain {
                 let l = UnsafeMutablePointer<Limiter>.allocate(capacity: 1)
                 l.initialize(to: Limiter(ceiling: Float(pow(10, ceilingDB / 20)),
                                          lookahead: Int((lookahead * sampleRate).rounded()),
+                                         hold: Limiter.holdFrames(sampleRate: sampleRate),
                                          releaseFrames: Int((release * sampleRate).rounded())))
                 unit = .limiter(l)
             case let .reverb(settings):

@@ -20,8 +20,8 @@ public struct CompressorSettings: Sendable, Equatable, Hashable {
     /// Attack time constant, 0.0001…1 s: after the input steps up, the gain reduction (in dB) covers 1 − 1/e
     /// (63 %) of its change in this time.
     public var attack: Double = 0.005
-    /// Release time constant, 0.001…5 s: after the input steps down, the gain reduction (in dB) covers 1 − 1/e
-    /// of its change in this time.
+    /// Release time constant, 0.001…5 s: after the input steps down and the detector's 25 ms peak hold has passed,
+    /// the gain reduction (in dB) covers 1 − 1/e of its change in this time.
     public var release: Double = 0.1
     /// Gain added after compression, −24…24 dB.
     public var makeupGainDB: Double = 0
