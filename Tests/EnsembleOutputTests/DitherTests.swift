@@ -26,7 +26,7 @@ final class DitherTests: XCTestCase {
     private func write(_ channels: [[Float]], _ format: OutputFormat, chunk: Int = 1000,
                        name: String = "out.wav") throws -> (Data, DecodedAudio) {
         let path = dir.file(name)
-        let sink = try AudioFileSink(path: path, format: format, sampleRate: Int(Self.rate), channelCount: channels.count)
+        let sink = try AudioFileSink(path: path, format: format, sampleRate: Self.rate, channelCount: channels.count)
         let frames = channels[0].count
         var start = 0
         while start < frames {
