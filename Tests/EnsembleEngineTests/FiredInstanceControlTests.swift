@@ -136,6 +136,12 @@ final class FiredInstanceControlTests: XCTestCase {
         XCTAssertNil(try old.pause(at: later))
         XCTAssertNil(try old.resume())
         XCTAssertNil(try old.stop(fade: 0))
+        // The engine's forms of the same calls follow the same rules (they are the instance's calls).
+        XCTAssertNil(try engine.setPosition(Vector3(1, 0, 0), of: old, at: later))
+        XCTAssertNil(try engine.setFilter(nil, of: old))
+        XCTAssertNil(try engine.setSendLevel(1.5, send: 0, of: old), "clamped under the default policy, then ignored")
+        XCTAssertThrowsError(try engine.setSendLevel(.nan, send: 0, of: old))
+        engine.stop(old)
         // Bad values still throw, ended or not.
         XCTAssertThrowsError(try old.setVolume(.nan))
         XCTAssertThrowsError(try old.stop(fade: -1))

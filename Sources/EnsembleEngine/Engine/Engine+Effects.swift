@@ -118,10 +118,10 @@ extension Engine {
         return claimed.instance
     }
 
-    /// Stops a fired effect early, fading over the smoothing time (its completion reports `.stopped`).
+    /// Stops a fired effect early, fading over the smoothing time (its completion reports `.stopped`):
+    /// `instance.stop()`.
     public func stop(_ instance: EffectInstance) {
-        send([.voice(slot: instance.slot, generation: instance.generation,
-                     .stop(frame: .min, rampFrames: smoothingFrames))])
+        _ = try? instance.stop()
     }
 
     /// Frees a released track's slot now, or once its voices have ended.

@@ -29,37 +29,19 @@ extension Engine {
         return commands
     }
 
-    /// Sets the direct-path filter of a fired effect (nil: none), its gains ramping over `ramp` seconds (nil: the
-    /// smoothing time); at `time` when given (returning the timed command's id). Nothing happens once the effect
-    /// has ended. Throws for a gain outside 0…1, a bad ramp or a time at another rate.
+    /// `instance.setFilter(filter, at: time, ramp: ramp)`: the same checks and rules (`EffectInstance`).
     @discardableResult
     public func setFilter(_ filter: VoiceFilter?, of instance: EffectInstance, at time: EngineTime? = nil,
                           ramp: Double? = nil) throws(EngineError) -> ScheduledCommandID? {
-        try filter?.check()
-        let frames = try self.frames(ofDuration: ramp, "ramp")
-        return try sendOrSchedule(.filter(FilterSetup(filter), rampFrames: frames), to: instance, at: time)
+        try instance.setFilter(filter, at: time, ramp: ramp)
     }
 
-    /// Sets the level (0…1) of send `send` of a fired effect (`send` indexing the sends given to `fire`), ramped
-    /// over `ramp` seconds; at `time` when given. Nothing happens once the effect has ended.
+    /// `instance.setSendLevel(level, send: send, at: time, ramp: ramp)`: the same checks and rules, the value
+    /// policy included (`EffectInstance`).
     @discardableResult
     public func setSendLevel(_ level: Float, send: Int, of instance: EffectInstance, at time: EngineTime? = nil,
                              ramp: Double? = nil) throws(EngineError) -> ScheduledCommandID? {
-        guard send >= 0, send < AuxSend.maxCount else {
-            throw .invalidParameter(name: "send", value: Double(send), expected: "0…\(AuxSend.maxCount - 1)")
-        }
-        try EngineError.check(level, "level", 0...1)
-        let frames = try self.frames(ofDuration: ramp, "ramp")
-        return try sendOrSchedule(.sendLevel(index: Int32(send), level: level, rampFrames: frames), to: instance, at: time)
-    }
-
-    /// Sends `change` to a fired effect's voice now, or schedules it at `time` (returning its id): what
-    /// `setPosition(_:of:at:ramp:)`, `setFilter(_:of:at:ramp:)` and `setSendLevel(_:send:of:at:ramp:)` share.
-    func sendOrSchedule(_ change: VoiceChange, to instance: EffectInstance, at time: EngineTime?)
-        throws(EngineError) -> ScheduledCommandID? {
-        var frame: Int64?
-        if let time { frame = try self.frame(of: time) }
-        return sendOrSchedule(change, slot: instance.slot, generation: instance.generation, atFrame: frame)
+        try instance.setSendLevel(level, send: send, at: time, ramp: ramp)
     }
 
     /// Sends `change` to voice `slot` of `generation` now (nil `frame`), or schedules it on `frame` and returns the

@@ -61,15 +61,11 @@ extension Engine {
         }
     }
 
-    /// Moves a fired effect (a 2D one becomes positioned with OpenAL's defaults) along a straight line over
-    /// `ramp` seconds, from `time` (nil: now). Nothing happens if the firing has ended. Throws for a non-finite
-    /// position, a bad ramp or a time at another rate.
+    /// `instance.setPosition(position, at: time, ramp: ramp)`: the same checks and rules (`EffectInstance`).
     @discardableResult
     public func setPosition(_ position: Vector3, of instance: EffectInstance, at time: EngineTime? = nil,
                             ramp: Double? = nil) throws(EngineError) -> ScheduledCommandID? {
-        try position.check("position")
-        let frames = try frames(ofDuration: ramp, "ramp")
-        return try sendOrSchedule(.position(position, rampFrames: frames), to: instance, at: time)
+        try instance.setPosition(position, at: time, ramp: ramp)
     }
 }
 
