@@ -172,10 +172,13 @@ public enum Soak {
         // Rest: one round for timed commands to apply (a stop sent before a timed start applies is lost), then
         // stop every track each round until everything is reported.
         let tracks = traffic.flatMap { $0.tracks.map(\.track) }
+        let paused = traffic.flatMap(\.pausedFirings)
         loop.round(&report)
         for _ in 0..<6 {
-            // A firing on a paused bus waits for its resume: resume every bus (the ones not set up refuse).
+            // A firing on a paused bus waits for its resume: resume every bus (the ones not set up refuse); a
+            // firing paused by its handle is stopped (it ends where it is; one that has ended ignores it).
             for b in Bus.submixes { try? engine.resume(b, fade: 0) }
+            for f in paused { _ = try? f.stop(fade: 0) }
             for t in tracks { t.stop() }
             loop.round(&report)
             engine.waitForEvents()

@@ -32,6 +32,8 @@ struct SoakTraffic: Sendable {
     /// Recent cancellable timed commands with their ledger tokens, and recent firings (to stop them).
     private var commands: [(id: ScheduledCommandID, token: Int)] = []
     private var firings: [EffectInstance] = []
+    /// Firings this thread paused (some resumed since): the rest stops them, so none is left waiting forever.
+    private(set) var pausedFirings: [EffectInstance] = []
     /// Calls refused because the voice pool was full (allowed: effects hold slots until they end).
     private(set) var poolExhausted = 0
 
@@ -322,16 +324,23 @@ struct SoakTraffic: Sendable {
     }
 
     /// Steers a recent firing (ended or not: the controls do nothing once it has ended): its volume or pan with a
-    /// ramp, its rate, or a stop with a fade. Not a pause: a firing left paused would never complete.
+    /// ramp, its rate, a pause or a resume with a fade, or a stop with a fade. A paused firing is remembered: the
+    /// rest stops it, or it would never complete.
     private mutating func steerFiring() {
         guard !firings.isEmpty else { return }
         let instance = firings[rng.below(firings.count)]
         let ramp: Double? = rng.chance(50) ? nil : Double(rng.below(20)) / 1000
         do {
-            switch rng.below(4) {
+            switch rng.below(6) {
             case 0: try instance.setVolume(rng.float(0...1), ramp: ramp)
             case 1: try instance.setPan(rng.float(-1...1), ramp: ramp)
             case 2: try instance.setRate(rng.float(Track.rateRange))
+            case 3:
+                try instance.pause(fade: ramp)
+                if !pausedFirings.contains(instance) { pausedFirings.append(instance) }
+                if pausedFirings.count > 64 { try pausedFirings.removeFirst().stop(fade: 0) }
+            case 4:
+                if !pausedFirings.isEmpty { try pausedFirings[rng.below(pausedFirings.count)].resume(fade: ramp) }
             default: try instance.stop(fade: Double(rng.below(20)) / 1000)
             }
         } catch {
