@@ -53,6 +53,23 @@ final class PlayCommandTests: XCTestCase {
         XCTAssertTrue(played.recording[(2 * (played.lead + 57600))...].allSatisfy { $0 == 0 }, "silence after the scene")
     }
 
+    /// A bus paused and resumed in real time: the tone's bus pauses at 0.3 s and resumes at 0.7 s (a fired click
+    /// on it waits in between), the pad's bus plays on, and the recording is still the offline render exactly.
+    func testABusPausedInRealTimePlaysAsRendered() throws {
+        _ = try writeScene()
+        let scene = try dir.write(Array("""
+        { "duration": 1.2,
+          "buses": [ { "name": "sfx" }, { "name": "music" } ],
+          "tracks": [ { "name": "tone", "file": "tone.wav", "bus": "sfx", "start": 0, "volume": 0.8, "loops": 5 },
+                      { "name": "pad", "file": "pad.wav", "bus": "music", "start": 0.1003, "rate": 1.37, "loops": -1 } ],
+          "effects": [ { "file": "click.wav", "at": 0.5, "bus": "sfx", "pan": 0.9 } ],
+          "timeline": [ { "at": 0.3, "bus": "sfx", "pause": { "fade": 0.02 } },
+                        { "at": 0.7, "bus": "sfx", "resume": {} } ] }
+        """.utf8), to: "bus-pause.json")
+        let played = try playMatchesRender(scene, in: dir, frames: 57600)
+        XCTAssertTrue(played.stderr.contains("played 1.20 s"), played.stderr)
+    }
+
     /// Bad scenes fail exactly like `ensemble render`: same line, exit 1, before any device is opened.
     func testBadSceneFailsLikeRender() throws {
         _ = try writeScene()

@@ -250,6 +250,36 @@ final class StreamingTests: XCTestCase {
         Self.assertBitIdentical(r.streamed, r.memory, "paused seeks")
     }
 
+    /// Streamed tracks under pauses: a bus paused for 3 s (twelve times the 0.25 s ring) with a looping track at
+    /// rate 1.25 on it, and a track paused by itself in the middle of a volume glide, its volume changed while
+    /// paused: after each resume the output equals the in-memory output bit for bit, with no underrun.
+    func testPausedBusesAndTracksStreamAsInMemory() throws {
+        let dir = try TemporaryDirectory()
+        let path = try TestFiles.makeFile(dir, "paused", container: "flac", codec: .pcm16, seconds: 3, rate: 44100, channels: 2)
+        let specs = [TrackSpec(offset: 0.5, loops: -1, rate: 1.25, start: 0, volume: 0.6, pan: -0.5),
+                     TrackSpec(offset: 0, loops: 2, rate: 0.8, start: 3000, volume: 0.5, pan: 0.5)]
+        let r = try Self.renderBoth(path, specs, frames: 48000 * 8, blockFrames: 1000,
+                                    configure: { $0.streamBufferDuration = 0.25 }, between: { k, tracks in
+            let engine = tracks[0].engine
+            do {
+                switch k {
+                case 0: try tracks[0].setBus(try engine.makeBus(named: "sfx"))
+                case 30: try engine.pause(try XCTUnwrap(engine.bus(named: "sfx")), fade: 0.01)
+                case 50: try tracks[1].setVolume(0.1, ramp: 1)
+                case 60: tracks[1].pause()
+                case 70: try tracks[1].setVolume(0.9, ramp: 0.2)
+                case 110: tracks[1].play()
+                case 174: try engine.resume(try XCTUnwrap(engine.bus(named: "sfx")), fade: 0.01)
+                default: break
+                }
+            } catch {
+                XCTFail("block \(k): \(error)")
+            }
+        })
+        Self.assertBitIdentical(r.streamed, r.memory, "paused bus and track")
+        XCTAssertEqual(r.engine.streamStatistics().underruns, 0)
+    }
+
     /// A seek while playing: the stream restarts at the new place; any frames it could not deliver in time are
     /// silent (counted), and once caught up the output equals the in-memory output on the same frames.
     func testSeekWhilePlayingKeepsTimeline() throws {
