@@ -36,14 +36,8 @@ package struct Compressor: BitwiseCopyable {
     package var reduction: Double = 0
     /// Frames (after the current one) a detector level is held as the peak.
     package let hold: Int
-    /// Monotonic queue of (frame, level) over the last `hold` + 1 frames, levels decreasing from the head: a ring
-    /// of `hold` + 2 entries, so its head is the held peak.
-    let queueFrames: UnsafeMutablePointer<Int>
-    let queueLevels: UnsafeMutablePointer<Float>
-    var queueHead = 0
-    var queueCount = 0
-    /// Frames processed since `init` or `reset` (the queue's clock).
-    var frame = 0
+    /// The detector level's peak over the last `hold` + 1 frames.
+    var peak: SlidingExtreme
 
     /// Allocates the look-ahead delay (control side). `settings` passed `CompressorSettings.problem()`.
     package init(settings: CompressorSettings, sampleRate: Double) {
@@ -65,16 +59,12 @@ package struct Compressor: BitwiseCopyable {
             delay = nil
         }
         hold = Self.holdFrames(sampleRate: sampleRate)
-        queueFrames = .allocate(capacity: hold + 2)
-        queueLevels = .allocate(capacity: hold + 2)
-        queueFrames.initialize(repeating: 0, count: hold + 2)
-        queueLevels.initialize(repeating: 0, count: hold + 2)
+        peak = SlidingExtreme(window: hold, keepsLargest: true)
     }
 
-    /// The detector's hold at `sampleRate`: half a cycle of 20 Hz, the lowest frequency heard, so every window of
-    /// `hold` + 1 frames holds a peak of any steady tone from 20 Hz up.
+    /// The detector's hold at `sampleRate` (`SlidingExtreme.halfCycleOf20Hz`).
     package static func holdFrames(sampleRate: Double) -> Int {
-        Int((sampleRate / 40).rounded(.up))
+        SlidingExtreme.halfCycleOf20Hz(sampleRate: sampleRate)
     }
 
     /// α = exp(−1/(τ·fs)): the one-pole coefficient whose step response covers 1 − 1/e in τ seconds.
@@ -84,8 +74,7 @@ package struct Compressor: BitwiseCopyable {
 
     package func deallocate() {
         delay?.deallocate()
-        queueFrames.deallocate()
-        queueLevels.deallocate()
+        peak.deallocate()
     }
 
     /// Back to the state `init` leaves: no gain reduction, an empty lookahead line.
@@ -94,7 +83,7 @@ package struct Compressor: BitwiseCopyable {
         delay?.update(repeating: 0, count: 2 * lookahead)
         position = 0
         reduction = 0
-        (queueHead, queueCount, frame) = (0, 0, 0)
+        peak.reset()
     }
 
     /// The static curve: gain reduction x_L in dB (≥ 0) wanted for a detector level of `level` dB.
@@ -116,9 +105,8 @@ package struct Compressor: BitwiseCopyable {
         let keyed = sidechain >= 0
         let kneeStart = self.kneeStart, attack = attackCoefficient, release = releaseCoefficient
         let makeupDB = self.makeupDB, makeupGain = self.makeupGain
-        let length = lookahead, hold = self.hold, capacity = hold + 2
-        let queueFrames = self.queueFrames, queueLevels = self.queueLevels
-        var y = reduction, p = position, head = queueHead, count = queueCount, k = frame
+        let length = lookahead
+        var y = reduction, p = position, peak = self.peak
         for j in 0..<n {
             let xl = l[j], xr = r[j]
             let d: Float
@@ -127,17 +115,7 @@ package struct Compressor: BitwiseCopyable {
             } else {
                 d = max(abs(xl), abs(xr))
             }
-            // Peak of d over frames k − hold … k: drop the entries it outranks, drop the one that left the window.
-            while count > 0 && queueLevels[(head + count - 1) % capacity] <= d { count -= 1 }
-            queueFrames[(head + count) % capacity] = k
-            queueLevels[(head + count) % capacity] = d
-            count += 1
-            while queueFrames[head] < k - hold {
-                head = (head + 1) % capacity
-                count -= 1
-            }
-            k += 1
-            let level = queueLevels[head]
+            let level = peak.push(d)
             let wanted: Float = level > kneeStart ? gainReduction(DecibelMath.decibels(level)) : 0
             let x = Double(wanted)
             if x > y {
@@ -161,8 +139,6 @@ package struct Compressor: BitwiseCopyable {
         }
         reduction = y
         position = p
-        queueHead = head
-        queueCount = count
-        frame = k
+        self.peak = peak
     }
 }

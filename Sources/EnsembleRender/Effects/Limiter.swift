@@ -17,87 +17,64 @@ package struct Limiter: BitwiseCopyable {
     package var lookahead: Int
     /// H: how long (frames, ≥ `lookahead`) a needed gain is held as the window minimum.
     package var hold: Int
-    /// Delay lines (L frames each) and the last L window minima (ring, same position).
+    /// Delay lines (L frames each).
     var delayL: UnsafeMutablePointer<Float>
     var delayR: UnsafeMutablePointer<Float>
-    var minima: UnsafeMutablePointer<Float>
-    /// Monotonic queue of (frame, required gain) over the last H + 1 frames: ring of H + 2 entries.
-    var queueFrames: UnsafeMutablePointer<Int>
-    var queueGains: UnsafeMutablePointer<Float>
-    var queueHead = 0
-    var queueCount = 0
-    package var frame = 0
     package var position = 0
-    package var sum: Double
-    /// How many of the last L minima are below 1.
-    var belowOne = 0
-    /// The last H window minima (ring), their running sum and how many are below 1: the slow mean h_H.
-    var slowMinima: UnsafeMutablePointer<Float>
-    var slowPosition = 0
-    var slowSum: Double
-    var slowBelowOne = 0
+    /// The needed gain's minimum over the last H + 1 frames.
+    var held: SlidingExtreme
+    /// h_L and h_H: the means of the last L and the last H window minima.
+    var fastMean: WindowMean
+    var slowMean: WindowMean
     package var gain: Float = 1
 
-    /// Allocates the delay lines and the queue (control side). `hold` below `lookahead` is raised to it.
+    /// Allocates the delay lines and the windows (control side). `hold` below `lookahead` is raised to it.
     package init(ceiling: Float, lookahead: Int, hold: Int, releaseFrames: Int) {
         self.ceiling = ceiling
         self.lookahead = max(lookahead, 1)
         self.hold = max(hold, self.lookahead)
         releaseStep = 1 / Float(max(releaseFrames, 1))
-        let n = self.lookahead, q = self.hold + 2
+        let n = self.lookahead
         delayL = .allocate(capacity: n)
         delayR = .allocate(capacity: n)
-        minima = .allocate(capacity: n)
-        queueFrames = .allocate(capacity: q)
-        queueGains = .allocate(capacity: q)
         delayL.initialize(repeating: 0, count: n)
         delayR.initialize(repeating: 0, count: n)
-        minima.initialize(repeating: 1, count: n)
-        queueFrames.initialize(repeating: 0, count: q)
-        queueGains.initialize(repeating: 1, count: q)
-        sum = Double(n)
-        slowMinima = .allocate(capacity: self.hold)
-        slowMinima.initialize(repeating: 1, count: self.hold)
-        slowSum = Double(self.hold)
+        held = SlidingExtreme(window: self.hold, keepsLargest: false)
+        fastMean = WindowMean(length: n)
+        slowMean = WindowMean(length: self.hold)
     }
 
-    /// The hold `EffectChain.make` gives a limiter at `sampleRate`: half a cycle of 20 Hz, the lowest frequency
-    /// heard, so every window of H + 1 frames holds a peak of any steady tone from 20 Hz up.
+    /// The hold `EffectChain.make` gives a limiter at `sampleRate` (`SlidingExtreme.halfCycleOf20Hz`).
     package static func holdFrames(sampleRate: Double) -> Int {
-        Int((sampleRate / 40).rounded(.up))
+        SlidingExtreme.halfCycleOf20Hz(sampleRate: sampleRate)
     }
 
     package func deallocate() {
-        for p in [delayL, delayR, minima, queueGains, slowMinima] { p.deallocate() }
-        queueFrames.deallocate()
+        delayL.deallocate()
+        delayR.deallocate()
+        held.deallocate()
+        fastMean.deallocate()
+        slowMean.deallocate()
     }
 
     /// Back to the state `init` leaves: empty lookahead, unity gain.
     @_noLocks
     package mutating func reset() {
-        let n = lookahead
-        delayL.update(repeating: 0, count: n)
-        delayR.update(repeating: 0, count: n)
-        minima.update(repeating: 1, count: n)
-        queueFrames.update(repeating: 0, count: hold + 2)
-        queueGains.update(repeating: 1, count: hold + 2)
-        (queueHead, queueCount, frame, position, belowOne) = (0, 0, 0, 0, 0)
-        sum = Double(n)
-        slowMinima.update(repeating: 1, count: hold)
-        (slowPosition, slowBelowOne) = (0, 0)
-        slowSum = Double(hold)
+        delayL.update(repeating: 0, count: lookahead)
+        delayR.update(repeating: 0, count: lookahead)
+        position = 0
+        held.reset()
+        fastMean.reset()
+        slowMean.reset()
         gain = 1
     }
 
     @_noLocks
     package mutating func process(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {
-        let c = ceiling, length = lookahead, hold = self.hold, capacity = hold + 2
-        let delayL = self.delayL, delayR = self.delayR, minima = self.minima
-        let queueFrames = self.queueFrames, queueGains = self.queueGains
-        var p = position, g = gain, head = queueHead, count = queueCount, k = frame, sum = self.sum
-        var belowOne = self.belowOne
-        let slowMinima = self.slowMinima
-        var sp = slowPosition, slowSum = self.slowSum, slowBelowOne = self.slowBelowOne
+        let c = ceiling, length = lookahead
+        let delayL = self.delayL, delayR = self.delayR
+        var p = position, g = gain
+        var held = self.held, fastMean = self.fastMean, slowMean = self.slowMean
         for j in 0..<n {
             let xl = l[j], xr = r[j]
             let peak = max(abs(xl), abs(xr))
@@ -106,42 +83,17 @@ package struct Limiter: BitwiseCopyable {
                 need = c / peak
                 while need * peak > c { need = need.nextDown }
             }
-            // Window minimum of the required gain over frames k − H … k.
-            while count > 0 && queueGains[(head + count - 1) % capacity] >= need { count -= 1 }
-            queueFrames[(head + count) % capacity] = k
-            queueGains[(head + count) % capacity] = need
-            count += 1
-            while queueFrames[head] < k - hold {
-                head = (head + 1) % capacity
-                count -= 1
-            }
-            let lowest = queueGains[head]
-            // Mean of the last L minima.
-            let old = minima[p]
-            if old < 1 { belowOne -= 1 }
-            if lowest < 1 { belowOne += 1 }
-            minima[p] = lowest
-            sum += Double(lowest) - Double(old)
-            if belowOne == 0 { sum = Double(length) }
-            let h = belowOne == 0 ? 1 : Float(sum / Double(length))
-            // Mean of the last H minima: falls later than h (never the tighter bound on an attack), rises later
-            // (a release ramps over H frames instead of L after the hold).
-            let slowOld = slowMinima[sp]
-            if slowOld < 1 { slowBelowOne -= 1 }
-            if lowest < 1 { slowBelowOne += 1 }
-            slowMinima[sp] = lowest
-            slowSum += Double(lowest) - Double(slowOld)
-            if slowBelowOne == 0 { slowSum = Double(hold) }
-            sp += 1
-            if sp == hold { sp = 0 }
-            let slow = slowBelowOne == 0 ? 1 : Float(slowSum / Double(hold))
+            let lowest = held.push(need)
+            let h = fastMean.push(lowest)
+            // h_H falls later than h_L (never the tighter bound on an attack) and rises later (a release ramps
+            // over H frames instead of L after the hold).
+            let slow = slowMean.push(lowest)
             g = min(min(h, slow), g + releaseStep)
             let yl = delayL[p], yr = delayR[p]
             delayL[p] = xl
             delayR[p] = xr
             p += 1
             if p == length { p = 0 }
-            k += 1
             var ol = yl * g, or = yr * g
             if abs(ol) > c { ol = ol < 0 ? -c : c }
             if abs(or) > c { or = or < 0 ? -c : c }
@@ -150,13 +102,8 @@ package struct Limiter: BitwiseCopyable {
         }
         position = p
         gain = g
-        queueHead = head
-        queueCount = count
-        frame = k
-        self.sum = sum
-        self.belowOne = belowOne
-        slowPosition = sp
-        self.slowSum = slowSum
-        self.slowBelowOne = slowBelowOne
+        self.held = held
+        self.fastMean = fastMean
+        self.slowMean = slowMean
     }
 }
