@@ -157,6 +157,9 @@ public struct Scene: Sendable, Equatable {
     /// The output's channels (the `channels` key: 2, 6 or 8; stereo without it). `ensemble render` and
     /// `ensemble play` make their engine with it unless `--channels` says otherwise.
     public var speakerLayout = SpeakerLayout.stereo
+    /// Headphones: the HRTF data set positioned sources are rendered through (the `hrtf` key: `true` for the
+    /// installed default, or a file); nil renders for speakers. `ensemble render|play --hrtf [PATH]` sets it.
+    public var hrtf: SceneHRTF?
 
     /// An empty scene at 48 kHz: no tracks, effects, buses or timeline.
     public init() {}
