@@ -35,7 +35,7 @@ while k < arguments.count {
     case "--resamplers": resamplersOnly = true
     case "--threads": threadsOnly = true
     case "-h", "--help":
-        print("usage: ensemble-bench [--quick] [--json FILE] [--seconds S] [--repeats R] [--voices 16,64,…] [--no-openal] [--no-mixdown] [--resamplers] [--threads]; or one section alone: --environment [--quick] [SECONDS] [REPEATS], --spatial …, --profile-spatial …, --profile-threads …, --virtual-voices …, --tail-and-burst …, --streams …, --soak …")
+        print("usage: ensemble-bench [--quick] [--json FILE] [--seconds S] [--repeats R] [--voices 16,64,…] [--no-openal] [--no-mixdown] [--resamplers] [--threads]; or one section alone: --environment [--quick] [SECONDS] [REPEATS], --spatial …, --profile-spatial …, --profile-threads …, --hrtf [SECONDS] [REPEATS], --virtual-voices …, --tail-and-burst …, --streams …, --soak …")
         exit(0)
     default:
         FileHandle.standardError.write(Data("ensemble-bench: unknown option \(arguments[k])\n".utf8))
