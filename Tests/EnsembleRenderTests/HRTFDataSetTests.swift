@@ -174,9 +174,7 @@ final class HRTFDataSetTests: XCTestCase {
         delay[delay.count - 1] = 64
         guard case .damaged(_, let d)? = try load(delay) else { return XCTFail("a delay of 64") }
         XCTAssertTrue(d.contains("delay of 64"), d)
-        guard case .unsupported? = try load([0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a], "x.sofa") else {
-            return XCTFail("SOFA")
-        }
+        // (A damaged SOFA file: HRTFSOFATests.)
         do {
             _ = try HRTF(contentsOf: dir.file("missing.mhr"))
             XCTFail("a missing file")

@@ -21,9 +21,9 @@ final class HRTFRenderTests: XCTestCase {
         return try HRTF.installedDefault(sampleRate: 48000)
     }
 
-    static func engine(maxBlockFrames: Int = 4096, threads: Int = 1) throws -> Engine {
+    static func engine(maxBlockFrames: Int = 4096, threads: Int = 1, set: HRTF? = nil) throws -> Engine {
         var c = Engine.Configuration()
-        c.rendering = .headphones(try hrtf())
+        c.rendering = .headphones(try set ?? hrtf())
         c.maxBlockFrames = maxBlockFrames
         c.maxVoices = 64
         c.renderThreads = threads
@@ -50,8 +50,8 @@ final class HRTFRenderTests: XCTestCase {
     }
 
     /// One looping source at `azimuth`, rendered for `frames` frames: left and right.
-    static func renderStill(_ samples: [Float], azimuth: Double, frames: Int) throws -> ([Float], [Float]) {
-        let engine = try engine()
+    static func renderStill(_ samples: [Float], azimuth: Double, frames: Int, set: HRTF? = nil) throws -> ([Float], [Float]) {
+        let engine = try engine(set: set)
         let track = try engine.makeTrack(try sound(samples))
         try track.setNumberOfLoops(-1)
         try track.setSpatial(SpatialSource(position: at(azimuth: azimuth)))

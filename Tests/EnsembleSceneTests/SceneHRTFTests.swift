@@ -16,7 +16,7 @@ final class SceneHRTFTests: XCTestCase {
     }
 
     func testAWrongValueIsOneLine() {
-        XCTAssertEqual(sceneProblem(#"{ "duration": 1, "hrtf": 3 }"#), "hrtf: expected true, false or the path of an .mhr file")
-        XCTAssertEqual(sceneProblem(#"{ "duration": 1, "hrtf": [] }"#), "hrtf: expected true, false or the path of an .mhr file")
+        XCTAssertEqual(sceneProblem(#"{ "duration": 1, "hrtf": 3 }"#), "hrtf: expected true, false or the path of an .mhr or .sofa file")
+        XCTAssertEqual(sceneProblem(#"{ "duration": 1, "hrtf": [] }"#), "hrtf: expected true, false or the path of an .mhr or .sofa file")
     }
 }

@@ -2,7 +2,8 @@
 import EnsembleRender
 
 /// The scene's `hrtf` key: render positioned sources for headphones, through the installed default data set
-/// (`"hrtf": true`) or an OpenAL Soft `.mhr` file (`"hrtf": "path/to/file.mhr"`, relative to the scene's folder).
+/// (`"hrtf": true`) or a data set file, OpenAL Soft's `.mhr` or SOFA (`"hrtf": "path/to/file.mhr"`, relative to the scene's
+/// folder).
 public enum SceneHRTF: Sendable, Equatable {
     /// OpenAL Soft's installed default (`HRTF.installedDefault(sampleRate:)`).
     case installedDefault
@@ -13,7 +14,7 @@ public enum SceneHRTF: Sendable, Equatable {
     public func load(sampleRate: Double) throws(HRTFError) -> HRTF {
         switch self {
         case .installedDefault: try HRTF.installedDefault(sampleRate: sampleRate)
-        case let .file(path): try HRTF(contentsOf: path).resampled(to: sampleRate)
+        case let .file(path): try HRTF(contentsOf: path, sampleRate: sampleRate).resampled(to: sampleRate)
         }
     }
 }

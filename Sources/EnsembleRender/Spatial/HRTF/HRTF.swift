@@ -7,8 +7,8 @@ import Foundation
 /// The layout is OpenAL Soft's: elevations from −90° (below) to +90° (above), evenly spaced, each a ring of
 /// azimuths evenly spaced clockwise from straight ahead; every direction holds a minimum-phase impulse response
 /// per ear and that ear's onset delay in samples (the interaural time difference is the difference of the two).
-/// A set is read from an OpenAL Soft `.mhr` file (`init(contentsOf:)`, `installedDefault(sampleRate:)`) and
-/// resampled to the engine's rate when it differs (`resampled(to:)`).
+/// A set is read from an OpenAL Soft `.mhr` file or a SOFA file (`init(contentsOf:sampleRate:)`,
+/// `installedDefault(sampleRate:)`) and resampled to the engine's rate when it differs (`resampled(to:)`).
 public final class HRTF: Sendable {
     /// The rate the responses are sampled at, in Hz.
     public let sampleRate: Double
@@ -50,9 +50,11 @@ public final class HRTF: Sendable {
         self.rightDelays = rightDelays
     }
 
-    /// Reads a data set: an OpenAL Soft `.mhr` file (`MinPHR01` or `MinPHR02`, as OpenAL Soft 1.19 reads them).
-    /// Throws `HRTFError` for a file that cannot be read, is not an HRTF data set, is damaged or unsupported.
-    public convenience init(contentsOf path: String) throws(HRTFError) {
+    /// Reads a data set: an OpenAL Soft `.mhr` file (`MinPHR01` or `MinPHR02`, as OpenAL Soft 1.19 reads them),
+    /// or a SOFA file (AES69 `SimpleFreeFieldHRIR`, through libmysofa, `SOFAFile`), which is read at
+    /// `sampleRate` (an `.mhr` file keeps its own rate: see `resampled(to:)`). Throws `HRTFError` for a file that
+    /// cannot be read, is not an HRTF data set, is damaged or unsupported.
+    public convenience init(contentsOf path: String, sampleRate: Double = 48000) throws(HRTFError) {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
@@ -62,17 +64,24 @@ public final class HRTF: Sendable {
             throw .unreadable(path: path, reason: !exists ? "no such file" : isFolder.boolValue ? "a folder" : "\(error.localizedDescription)")
         }
         let bytes = [UInt8](data)
+        let set: HRTF
         if bytes.starts(with: Array("MinPHR".utf8)) {
-            let set = try MHRFile.parse(bytes, path: path)
-            self.init(sampleRate: set.sampleRate, responseLength: set.responseLength, azimuthCounts: set.azimuthCounts,
-                      measurementDistance: set.measurementDistance, name: path, left: set.left, right: set.right,
-                      leftDelays: set.leftDelays, rightDelays: set.rightDelays)
-        } else if bytes.starts(with: [0x89, 0x48, 0x44, 0x46]) || path.lowercased().hasSuffix(".sofa") {
-            // SOFA is HDF5 ("\u{89}HDF"); reading it needs libmysofa, which this build does not link.
-            throw .unsupported(path: path, what: "SOFA files need libmysofa, which this build of Ensemble does not include; convert it to .mhr with OpenAL Soft's makemhr")
+            let p = try MHRFile.parse(bytes, path: path)
+            set = HRTF(sampleRate: p.sampleRate, responseLength: p.responseLength, azimuthCounts: p.azimuthCounts,
+                       measurementDistance: p.measurementDistance, name: path, left: p.left, right: p.right,
+                       leftDelays: p.leftDelays, rightDelays: p.rightDelays)
+        } else if bytes.starts(with: [0x89, 0x48, 0x44, 0x46]) {
+            // SOFA is netCDF-4, that is HDF5 ("\u{89}HDF").
+            guard (8000...384_000).contains(sampleRate) else {
+                throw .unsupported(path: path, what: "a sample rate of \(sampleRate) Hz (8000…384000)")
+            }
+            set = try SOFAFile.read(bytes, path: path, sampleRate: sampleRate)
         } else {
             throw .notAnHRTF(path: path)
         }
+        self.init(sampleRate: set.sampleRate, responseLength: set.responseLength, azimuthCounts: set.azimuthCounts,
+                  measurementDistance: set.measurementDistance, name: path, left: set.left, right: set.right,
+                  leftDelays: set.leftDelays, rightDelays: set.rightDelays)
     }
 
     /// The folders searched for the default data set: `$XDG_DATA_HOME` (or `~/.local/share`), then each of

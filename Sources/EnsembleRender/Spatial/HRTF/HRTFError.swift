@@ -9,7 +9,7 @@ public enum HRTFError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file is neither an OpenAL Soft `.mhr` data set nor a SOFA file.
     case notAnHRTF(path: String)
     /// A well-formed file this reader does not support (an older `.mhr` version, several field distances, a
-    /// SOFA file without libmysofa, a SOFA convention other than free-field HRIRs).
+    /// SOFA convention other than free-field HRIRs).
     case unsupported(path: String, what: String)
     /// The file claims something out of range or ends early (`what` says which field).
     case damaged(path: String, what: String)
