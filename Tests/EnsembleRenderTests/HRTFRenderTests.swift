@@ -142,6 +142,41 @@ final class HRTFRenderTests: XCTestCase {
         XCTAssertLessThanOrEqual(worstLevel, 1)
     }
 
+    /// A 2D track that becomes positioned, and later 2D again, glides between its pan and the head filters: no
+    /// sample step larger than 3× the largest of the tone panned or heard from its position alone, and the 2D
+    /// frames before and after are the pan's exactly.
+    func testEnteringAndLeaving3DGlides() throws {
+        let tone = (0..<4800).map { Float(0.5 * sin(2 * Double.pi * 1000 * Double($0) / 48000)) }
+        func render(enter: Int64?, leave: Int64?) throws -> ([Float], [Float]) {
+            let engine = try Self.engine()
+            let track = try engine.makeTrack(try Self.sound(tone))
+            try track.setNumberOfLoops(-1)
+            try track.setPan(-0.3)
+            try track.play(at: engine.time(frame: 0))
+            if let enter {
+                try track.setSpatial(SpatialSource(position: Self.at(azimuth: 60)), at: engine.time(frame: enter))
+            }
+            if let leave { try track.setSpatial(nil, at: engine.time(frame: leave)) }
+            return Self.split(engine.renderOffline(frames: 24000))
+        }
+        func largestStep(_ x: [Float], _ range: Range<Int>) -> Float {
+            var m: Float = 0
+            for j in range.dropFirst() { m = max(m, abs(x[j] - x[j - 1])) }
+            return m
+        }
+        let (l, r) = try render(enter: 6000, leave: 15000)
+        let (pl, pr) = try render(enter: nil, leave: nil)
+        let (sl, sr) = try render(enter: 0, leave: nil)
+        let still = max(largestStep(pl, 1000..<24000), largestStep(pr, 1000..<24000),
+                        largestStep(sl, 4800..<24000), largestStep(sr, 4800..<24000))
+        let moving = max(largestStep(l, 1000..<24000), largestStep(r, 1000..<24000))
+        print(String(format: "entering and leaving 3D: largest step %.4f, still %.4f (%.2f×)", moving, still, moving / still))
+        XCTAssertLessThanOrEqual(moving, 3 * still)
+        XCTAssertEqual(Array(l[..<6000]), Array(pl[..<6000]), "2D before")
+        XCTAssertEqual(Array(r[20000...]), Array(pr[20000...]), "2D again after")
+        XCTAssertNotEqual(Array(l[8000..<12000]), Array(pl[8000..<12000]), "heard from its position meanwhile")
+    }
+
     /// Several moving positioned voices (a mono one with a send and a filter, a stereo one on a bus,
     /// one entering and leaving 3D) and a 2D track: the same bytes at block sizes 64, 333 and 4096 and on 1 or 3
     /// threads.
