@@ -42,7 +42,7 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Output channels instead of the scene's: 2 (stereo), 6 (5.1) or 8 (7.1).")
     var channels: Int?
 
-    @Option(help: ArgumentHelp("Render for headphones through an HRTF: OpenAL Soft's installed default, or the .mhr or .sofa file given.",
+    @Option(help: ArgumentHelp("Render for headphones through this .mhr or .sofa HRTF data set; without a path, OpenAL Soft's installed default.",
                                valueName: "path"))
     var hrtf: String?
 

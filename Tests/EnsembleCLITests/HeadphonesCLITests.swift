@@ -53,5 +53,9 @@ final class HeadphonesCLITests: XCTestCase {
             XCTAssertEqual(result.stderr, "ensemble: \(message)\n", "\(arguments)")
             XCTAssertFalse(FileManager.default.fileExists(atPath: out))
         }
+        // `play` prepares the scene the same way, before opening any device.
+        let result = try runProcess(exe, ["play", scene, "--hrtf", "--channels", "6"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stderr, "ensemble: \(scene): headphone rendering (HRTF) needs stereo output, not 6 channels\n")
     }
 }
