@@ -90,6 +90,30 @@ final class HRTFRenderTests: XCTestCase {
         XCTAssertEqual(Self.lag(Array(ml[4800...]), Array(mr[4800...])), -Self.lag(l2, r2), "mirrored on the left")
     }
 
+    /// At other rates the set is resampled (96 kHz) or OpenAL Soft's other file is used (44.1 kHz): the interaural
+    /// time difference at 90° is the 48 kHz one within a sample at 48 kHz (0.021 ms), the right ear louder.
+    func testOtherRatesKeepTheInterauralCues() throws {
+        let (l48, r48) = try Self.renderStill(Self.noise(48000), azimuth: 90, frames: 24000)
+        let itd48 = Double(Self.lag(Array(l48[4800...]), Array(r48[4800...]))) / 48
+        for rate in [96000.0, 44100] {
+            var c = Engine.Configuration()
+            c.sampleRate = rate
+            c.rendering = .headphones(try HRTF.installedDefault(sampleRate: rate))
+            let engine = try Engine(configuration: c)
+            let track = try engine.makeTrack(try Sound(DecodedAudio(sampleRate: rate, channels: [Self.noise(Int(rate))]),
+                                                       name: "noise"))
+            try track.setNumberOfLoops(-1)
+            try track.setSpatial(SpatialSource(position: Self.at(azimuth: 90)))
+            try track.play(at: engine.time(frame: 0))
+            let (l, r) = Self.split(engine.renderOffline(frames: Int(rate / 2)))
+            let skip = Int(rate / 10)
+            let itd = Double(Self.lag(Array(l[skip...]), Array(r[skip...]), maxLag: Int(rate / 800))) / (rate / 1000)
+            print(String(format: "%.0f Hz: ITD at 90° %.3f ms (48 kHz: %.3f ms)", rate, itd, itd48))
+            XCTAssertEqual(itd, itd48, accuracy: 0.021, "\(rate) Hz")
+            XCTAssertGreaterThan(Self.power(r[skip...]), 4 * Self.power(l[skip...]), "\(rate) Hz: the right ear louder")
+        }
+    }
+
     /// Front (0°) and back (180°) give the same interaural cues but not the same spectrum: over 4–12 kHz the two
     /// ears' spectra differ by at least 3 dB RMS (stereo panning gave them identical).
     func testFrontAndBackDiffer() throws {
