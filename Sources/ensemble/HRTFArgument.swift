@@ -1,6 +1,7 @@
 /// `--hrtf [PATH]`: an option whose value may be left out. Before ArgumentParser reads the arguments, a bare
 /// `--hrtf` not followed by a data set file (a name ending in `.mhr` or `.sofa`) becomes
-/// `--hrtf=<installed default>` (`installedDefault`, which names no file), so `ensemble render scene.json --hrtf -o out.wav` does not take `-o` as the path.
+/// `--hrtf=<installed default>` (`installedDefault`, which names no file), so
+/// `ensemble render scene.json --hrtf -o out.wav` does not take `-o` as the path.
 enum HRTFArgument {
     /// The value a bare `--hrtf` stands for.
     static let installedDefault = "<installed default>"

@@ -6,6 +6,8 @@ import EnsembleFormats
 /// OpenAL Soft does for 3D sources), run its filter and the high shelf, and add the result into every output
 /// channel of its bus and its sends' buses (`SpatialGainStage`), split between two buses while it moves between
 /// them. A voice gliding back to 2D that gets there mid-span continues on `VoiceRender`'s path from that frame.
+/// On headphones (`binaural`), the head-related filters of `HRTFVoices.mix` take the panning's place, on one path
+/// for every voice (the fused speaker kernels do not apply).
 ///
 /// Thread: one lane. Invariant: like `VoiceRender`, it writes only the voice's own state, meter, stream cells and
 /// its lane's buffers; the listener (`SpatialScene`) is read-only here. See the "3D sound" article
@@ -302,7 +304,9 @@ struct SpatialRender {
                                      fractionScratch: fractions, into: to, share: .whole)
             }
         }
-        if voice.pointee.routing.metering, binaural == nil { SpatialGainStage.meter(voice, frame: a, count: n, mono: mono, into: &meter) }
+        if voice.pointee.routing.metering, binaural == nil {
+            SpatialGainStage.meter(voice, frame: a, count: n, mono: mono, into: &meter)
+        }
         if plain || !flat.environments.hasSends(slot) { return }
         for i in 0..<SendsSetup.count {
             let send = flat.environments.send(slot, i)

@@ -24,7 +24,8 @@ public enum HRTFError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .unsupported(path, what): "\(path): unsupported HRTF data set: \(what)"
         case let .damaged(path, what): "\(path): damaged HRTF data set: \(what)"
         case let .noDefaultDataSet(searched):
-            "no default HRTF data set installed (looked for default-48000.mhr and default-44100.mhr in \(searched.joined(separator: ", ")); install OpenAL Soft's data (Debian: libopenal-data)"
+            "no default HRTF data set installed (looked for default-48000.mhr and default-44100.mhr in "
+                + searched.joined(separator: ", ") + "); install OpenAL Soft's data (Debian: libopenal-data)"
         }
     }
 }

@@ -72,9 +72,15 @@ enum MHRFile {
             let sampleType = try c.u8("header"), channelType = try c.u8("header")
             taps = try c.u8("header")
             let fields = try c.u8("header")
-            guard sampleType <= 1 else { throw .unsupported(path: path, what: "sample type \(sampleType) (expected 0: 16-bit or 1: 24-bit)") }
-            guard channelType <= 1 else { throw .unsupported(path: path, what: "channel type \(channelType) (expected 0: left ear or 1: both ears)") }
-            guard fields == 1 else { throw .unsupported(path: path, what: "\(fields) field distances (one is supported)") }
+            guard sampleType <= 1 else {
+                throw .unsupported(path: path, what: "sample type \(sampleType) (expected 0: 16-bit or 1: 24-bit)")
+            }
+            guard channelType <= 1 else {
+                throw .unsupported(path: path, what: "channel type \(channelType) (expected 0: left ear or 1: both ears)")
+            }
+            guard fields == 1 else {
+                throw .unsupported(path: path, what: "\(fields) field distances (one is supported)")
+            }
             width = sampleType == 0 ? 2 : 3
             stereo = channelType == 1
             distance = try c.u16("field")
