@@ -426,6 +426,11 @@ let environment = try EnvironmentBench.report(inputs: pcm48, sounds: sounds48, q
 json.merge(environment.json) { $1 }
 failures += environment.failures
 
+// MARK: 12. HRTF voices (headphones) against OpenAL Soft's HRTF voices
+
+failures += try HeadphonesBench.report(seconds: quick ? 0.25 : min(secs, 5), repeats: reps, voices: quick ? [16] : [64, 256],
+                                       openAL: useOpenAL)
+
 // MARK: Checks
 
 json["failures"] = failures
