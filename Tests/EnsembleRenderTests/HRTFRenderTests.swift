@@ -4,7 +4,7 @@ import XCTest
 import EnsembleTestSupport
 import Ensemble
 import EnsembleRender
-import EnsembleEngine
+@_spi(Testing) import EnsembleEngine
 import EnsembleOutput
 
 /// Positioned sources on headphones (`OutputRendering.headphones`), against expectations worked out here: a
@@ -239,36 +239,50 @@ final class HRTFRenderTests: XCTestCase {
         }
     }
 
+    /// Moving HRTF voices (with a send, a filter, a bus move, one leaving and re-entering 3D), a position change
+    /// for every voice every block: nothing allocates on the render thread nor, with 2 threads, on the worker.
     func testRenderingMovingHRTFVoicesAllocatesNothing() throws {
-        let engine = try Self.engine(maxBlockFrames: 512)
-        try engine.setBus(try Bus(1), settings: BusSettings(volume: 0.8))
-        var tracks: [Track] = []
-        for i in 0..<6 {
-            let t = try engine.makeTrack(try Self.sound(Self.noise(3000 + 100 * i, seed: UInt64(i + 1))))
-            try t.setNumberOfLoops(-1)
-            try t.setSpatial(SpatialSource(position: Self.at(azimuth: Double(i) * 60, distance: 1.5)))
-            if i == 2 { try t.setSends([AuxSend(bus: try Bus(1), level: 0.4)]) }
-            if i == 3 { try t.setFilter(.highpass(gainLF: 0.3)) }
-            tracks.append(t)
-        }
-        let block = 256
-        let left = UnsafeMutablePointer<Float>.allocate(capacity: block)
-        let right = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
-        defer { left.deallocate(); right.deallocate() }
-        try engine.play(tracks, at: engine.time(frame: 5))
-        for _ in 0..<4 { engine.render(left: left, right: right, frames: block) }
-        var total: UInt64 = 0
-        for k in 0..<60 {
-            for (i, t) in tracks.enumerated() {
-                try t.setPosition(Self.at(azimuth: Double(i) * 60 + Double(k) * 7, distance: 1.5), ramp: 0.005)
+        for threads in [1, 2] {
+            var c = Engine.Configuration()
+            c.rendering = .headphones(try Self.hrtf())
+            c.maxBlockFrames = 512
+            c.maxVoices = 64
+            c.renderThreads = threads
+            c.renderThreadStartHook = allocation_counter_enroll
+            let engine = try Engine(configuration: c)
+            try engine.setBus(try Bus(1), settings: BusSettings(volume: 0.8))
+            var tracks: [Track] = []
+            for i in 0..<6 {
+                let t = try engine.makeTrack(try Self.sound(Self.noise(3000 + 100 * i, seed: UInt64(i + 1))))
+                try t.setNumberOfLoops(-1)
+                try t.setSpatial(SpatialSource(position: Self.at(azimuth: Double(i) * 60, distance: 1.5)))
+                if i == 2 { try t.setSends([AuxSend(bus: try Bus(1), level: 0.4)]) }
+                if i == 3 { try t.setFilter(.highpass(gainLF: 0.3)) }
+                tracks.append(t)
             }
-            if k == 20 { try tracks[4].setSpatial(nil) }
-            if k == 40 { try tracks[4].setSpatial(SpatialSource(position: Self.at(azimuth: 10))) }
-            total += renderCountingAllocations(engine, k, left: left, right: right, frames: block)
+            let block = 256
+            let left = UnsafeMutablePointer<Float>.allocate(capacity: block)
+            let right = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
+            defer { left.deallocate(); right.deallocate() }
+            try engine.play(tracks, at: engine.time(frame: 5))
+            for _ in 0..<4 { engine.render(left: left, right: right, frames: block) }
+            var total: UInt64 = 0, workers: UInt64 = 0
+            for k in 0..<60 {
+                for (i, t) in tracks.enumerated() {
+                    try t.setPosition(Self.at(azimuth: Double(i) * 60 + Double(k) * 7, distance: 1.5), ramp: 0.005)
+                }
+                if k == 10 { try tracks[5].setBus(try Bus(1)) }
+                if k == 20 { try tracks[4].setSpatial(nil) }
+                if k == 40 { try tracks[4].setSpatial(SpatialSource(position: Self.at(azimuth: 10))) }
+                allocation_counter_shared_start()
+                total += renderCountingAllocations(engine, k, left: left, right: right, frames: block)
+                workers += allocation_counter_shared_stop()
+            }
+            XCTAssertEqual(total, 0, "\(threads) threads: the render thread allocated \(total) times")
+            XCTAssertEqual(workers, 0, "\(threads) threads: the worker allocated \(workers) times")
+            engine.updateMeters()
+            XCTAssertGreaterThan(try engine.peakPower(forChannel: 0), -160, "the scene must be sounding")
         }
-        XCTAssertEqual(total, 0, "render allocated \(total) times")
-        engine.updateMeters()
-        XCTAssertGreaterThan(try engine.peakPower(forChannel: 0), -160, "the scene must be sounding")
     }
 }
 
