@@ -21,8 +21,10 @@ final class HRTFRenderTests: XCTestCase {
         return try HRTF.installedDefault(sampleRate: 48000)
     }
 
-    static func engine(maxBlockFrames: Int = 4096, threads: Int = 1, set: HRTF? = nil) throws -> Engine {
+    static func engine(maxBlockFrames: Int = 4096, threads: Int = 1, set: HRTF? = nil,
+                       virtualThreshold: Float = 0) throws -> Engine {
         var c = Engine.Configuration()
+        c.virtualThreshold = virtualThreshold
         c.rendering = .headphones(try set ?? hrtf())
         c.maxBlockFrames = maxBlockFrames
         c.maxVoices = 64
@@ -201,25 +203,29 @@ final class HRTFRenderTests: XCTestCase {
         XCTAssertNotEqual(Array(l[8000..<12000]), Array(pl[8000..<12000]), "heard from its position meanwhile")
     }
 
-    /// Several moving positioned voices (a mono one with a send and a filter, a stereo one on a bus,
-    /// one entering and leaving 3D) and a 2D track: the same bytes at block sizes 64, 333 and 4096 and on 1 or 3
-    /// threads.
+    /// Several moving positioned voices (a mono one with a send and a filter, a stereo one on a bus, one entering
+    /// and leaving 3D, a far one going virtual and coming back) and a 2D track: the same bytes at block sizes 64,
+    /// 333, 1000 and 4096 and on 1, 2 or 3 threads.
     static func busyScene(blockFrames: Int, threads: Int) throws -> [Float] {
-        let engine = try engine(maxBlockFrames: 4096, threads: threads)
+        let engine = try engine(maxBlockFrames: 4096, threads: threads, virtualThreshold: 0.01)
         for b in 1...2 { try engine.setBus(try Bus(b), settings: BusSettings(volume: 0.8)) }
         let a = try engine.makeTrack(try sound(noise(7000)))
         let b = try engine.makeTrack(try stereoSound(9000, left: { sin(Double($0) * 0.03) * 0.3 },
                                                      right: { sin(Double($0) * 0.11) * 0.3 }))
         let c = try engine.makeTrack(try monoSound(5000) { sin(Double($0) * 0.07) * 0.4 })
         let flat = try engine.makeTrack(try monoSound(6000) { cos(Double($0) * 0.02) * 0.2 })
-        for t in [a, b, c, flat] { try t.setNumberOfLoops(-1) }
+        // Far away, virtual, then coming in to 2 m (audible again from about 100 m).
+        let far = try engine.makeTrack(try sound(noise(4000, seed: 5)))
+        try far.setSpatial(SpatialSource(position: at(azimuth: 30, distance: 400)))
+        for t in [a, b, c, flat, far] { try t.setNumberOfLoops(-1) }
         try a.setSpatial(SpatialSource(position: at(azimuth: -60, distance: 2), velocity: Vector3(3, 0, 0)))
         try a.setFilter(.lowpass(gainHF: 0.4))
         try a.setSends([AuxSend(bus: try Bus(2), level: 0.5)])
         try b.setSpatial(SpatialSource(position: at(azimuth: 120, distance: 3), referenceDistance: 2))
         try flat.setPan(-0.4)
         try b.setBus(try Bus(1))
-        try engine.play([a, b, c, flat], at: engine.time(frame: 10))
+        try engine.play([a, b, c, flat, far], at: engine.time(frame: 10))
+        try far.setPosition(at(azimuth: 30, distance: 2), at: engine.time(frame: 1000), ramp: 0.2)
         for k in 0..<40 {
             let f = Int64(200 + k * 300)
             try a.setPosition(at(azimuth: -60 + Double(k) * 9, distance: 2), at: engine.time(frame: f), ramp: 0.004)

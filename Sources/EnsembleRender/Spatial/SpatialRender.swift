@@ -82,6 +82,7 @@ struct SpatialRender {
             if t >= silentFrom {
                 // Virtual (`VirtualVoices`): the cursor moves on as mixing would have moved it; nothing is mixed.
                 VirtualVoices.advance(voice, frames: Int(end - t), at: t)
+                binaural?.skipped(slot)
                 t = end
                 continue
             }

@@ -22,8 +22,12 @@ extension HRTFVoices {
     func mix(_ voice: UnsafePointer<Voice>, slot: Int, frame: Int64, count n: Int, mono: UnsafeMutablePointer<Float>,
              lane: Int, into to: ChannelPlanes, from: ChannelPlanes?, metering: Bool,
              meter: inout MeterAccumulator) {
-        let state = states[slot]
         let history = histories + slot * historyLength
+        if states[slot].historyIsStale {
+            for i in 0..<historyLength { history[i] = 0 }
+            states[slot].historyIsStale = false
+        }
+        let state = states[slot]
         let base = work + lane * (historyLength + 5 * Self.chunk)
         let x = base + historyLength
         let yL = x + Self.chunk, yR = yL + Self.chunk, pL = yR + Self.chunk, pR = pL + Self.chunk

@@ -20,6 +20,9 @@ package struct HRTFVoices: @unchecked Sendable {
         var fadeStart = Int64.min
         /// The direction the current filter was blended for.
         var direction = Vector3.zero
+        /// The history holds input from before frames that were not mixed (the voice was virtual): cleared before
+        /// the next mix, so nothing from before is heard after.
+        var historyIsStale = false
     }
 
     package let table: HRIRTable
@@ -69,6 +72,14 @@ package struct HRTFVoices: @unchecked Sendable {
     @_noLocks
     func filter(_ slot: Int, _ which: Int) -> UnsafeMutablePointer<Float> {
         filters + (slot * 4 + which * 2) * taps
+    }
+
+    /// The voice in `slot` skipped frames without mixing them (virtual, `VirtualVoices`): its history no longer
+    /// precedes what it mixes next.
+    @inline(__always)
+    @_noLocks
+    func skipped(_ slot: Int) {
+        states[slot].historyIsStale = true
     }
 
     /// Points the voice in `slot` at `direction` from `frame` on. A voice that starts (or becomes positioned)
