@@ -158,7 +158,9 @@ public struct Scene: Sendable, Equatable {
     /// `ensemble play` make their engine with it unless `--channels` says otherwise.
     public var speakerLayout = SpeakerLayout.stereo
     /// Headphones: the HRTF data set positioned sources are rendered through (the `hrtf` key: `true` for the
-    /// installed default, or a file); nil renders for speakers. `ensemble render|play --hrtf [PATH]` sets it.
+    /// installed default, or a file); nil renders for speakers. `ensemble render|play --hrtf [PATH]` sets it. Like
+    /// `speakerLayout`, it is the engine's to apply: `configuration.rendering = .headphones(try
+    /// hrtf.load(sampleRate: sampleRate))` before `Engine(configuration:)`.
     public var hrtf: SceneHRTF?
 
     /// An empty scene at 48 kHz: no tracks, effects, buses or timeline.
