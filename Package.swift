@@ -15,6 +15,8 @@ let package = Package(
         .systemLibrary(name: "COpenAL", pkgConfig: "openal", providers: [.apt(["libopenal-dev"])]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CMpg123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
+        // SOFA (AES69) HRTF files for headphone rendering.
+        .systemLibrary(name: "CMySofa", pkgConfig: "libmysofa", providers: [.apt(["libmysofa-dev"])]),
         // The stages, each importing only the ones before it (file → decoder → sound → voice → mixer → output):
         // containers, codecs and the push parser.
         .target(name: "EnsembleFormats", dependencies: ["CSndfile", "CMpg123"]),
@@ -22,7 +24,8 @@ let package = Package(
         // value types that describe them.
         .target(
             name: "EnsembleRender",
-            dependencies: ["EnsembleFormats", "CFloatControl", "CSincKernel", "CMixKernel", "CWorkerSync", "CRenderMath"]
+            dependencies: ["EnsembleFormats", "CFloatControl", "CSincKernel", "CMixKernel", "CWorkerSync", "CRenderMath",
+                           "CMySofa"]
         ),
         // The control side: Engine, Track, sounds and their loader, events and the clock.
         .target(name: "EnsembleEngine", dependencies: ["EnsembleFormats", "EnsembleRender", "CSndfile"]),

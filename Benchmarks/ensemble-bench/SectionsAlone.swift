@@ -151,6 +151,24 @@ func runSectionAlone(_ arguments: inout [String]) {
         }
     }
 
+    if arguments.first == "--hrtf" {
+        // Section 12 alone (HRTF voices against OpenAL Soft's HRTF): `ensemble-bench --hrtf [SECONDS] [REPEATS]
+        // [VOICES,…]`, defaults 5 s, 3 runs, 64 and 256 voices.
+        let numbers = arguments.dropFirst()
+        do {
+            let failures = try HeadphonesBench.report(seconds: numbers.first.flatMap(Double.init) ?? 5,
+                                                      repeats: numbers.dropFirst().first.flatMap(Int.init) ?? 3,
+                                                      voices: numbers.dropFirst(2).first.map {
+                                                          $0.split(separator: ",").compactMap { Int($0) }
+                                                      } ?? [64, 256])
+            if !failures.isEmpty { print("\nFAILED: " + failures.joined(separator: "; ")) }
+            exit(failures.isEmpty ? 0 : 1)
+        } catch {
+            FileHandle.standardError.write(Data("hrtf: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
     if arguments.first == "--environment" {
         // Section 11 alone (environment effects): `ensemble-bench --environment [--quick] [SECONDS] [REPEATS]`, defaults 3 s, 5 runs.
         let quickEnvironment = arguments.contains("--quick")

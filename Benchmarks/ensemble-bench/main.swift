@@ -35,7 +35,7 @@ while k < arguments.count {
     case "--resamplers": resamplersOnly = true
     case "--threads": threadsOnly = true
     case "-h", "--help":
-        print("usage: ensemble-bench [--quick] [--json FILE] [--seconds S] [--repeats R] [--voices 16,64,…] [--no-openal] [--no-mixdown] [--resamplers] [--threads]; or one section alone: --environment [--quick] [SECONDS] [REPEATS], --spatial …, --profile-spatial …, --profile-threads …, --virtual-voices …, --tail-and-burst …, --streams …, --soak …")
+        print("usage: ensemble-bench [--quick] [--json FILE] [--seconds S] [--repeats R] [--voices 16,64,…] [--no-openal] [--no-mixdown] [--resamplers] [--threads]; or one section alone: --environment [--quick] [SECONDS] [REPEATS], --spatial …, --profile-spatial …, --profile-threads …, --hrtf [SECONDS] [REPEATS], --virtual-voices …, --tail-and-burst …, --streams …, --soak …")
         exit(0)
     default:
         FileHandle.standardError.write(Data("ensemble-bench: unknown option \(arguments[k])\n".utf8))
@@ -425,6 +425,11 @@ let environment = try EnvironmentBench.report(inputs: pcm48, sounds: sounds48, q
                                               repeats: quick ? reps : max(reps, 5), openAL: useOpenAL)
 json.merge(environment.json) { $1 }
 failures += environment.failures
+
+// MARK: 12. HRTF voices (headphones) against OpenAL Soft's HRTF voices
+
+failures += try HeadphonesBench.report(seconds: quick ? 0.25 : min(secs, 5), repeats: reps, voices: quick ? [16] : [64, 256],
+                                       openAL: useOpenAL)
 
 // MARK: Checks
 

@@ -19,7 +19,7 @@ struct Ensemble: ParsableCommand {
     static func main() {
         StandardStreams.secure()
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(HRTFArgument.normalized(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch let error where !(error is ExitCode) && exitCode(for: error) == .validationFailure {
             let full = fullMessage(for: error)

@@ -23,6 +23,9 @@ func reportingFailures(path: String, _ body: () throws -> Void) throws {
     } catch let error as SceneError {
         printError(SceneError(path: PathNames.display(error.path), error.message).description)
         throw ExitCode(1)
+    } catch let error as HRTFError {
+        printError(error.description)
+        throw ExitCode(1)
     } catch let error as OutputError {
         printError(error.description)
         throw ExitCode(1)

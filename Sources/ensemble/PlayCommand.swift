@@ -42,6 +42,10 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Output channels instead of the scene's: 2 (stereo), 6 (5.1) or 8 (7.1).")
     var channels: Int?
 
+    @Option(help: ArgumentHelp("Render for headphones through this .mhr or .sofa HRTF data set; without a path, OpenAL Soft's installed default.",
+                               valueName: "path"))
+    var hrtf: String?
+
     @Option(help: "When the device is lost: reopen it (or the default device) and go on where the scene stood, or stop with exit 1.")
     var onDeviceLoss: DeviceLossChoice = .reopen
 
@@ -76,7 +80,7 @@ struct PlayCommand: ParsableCommand {
         try reportingFailures(path: scene) {
             let latency = try OptionChecks.latency(latency)
             let maxLatency = try OptionChecks.maximumLatency(maxLatency)
-            let prepared = try PreparedScene(path: scene, channels: channels)
+            let prepared = try PreparedScene(path: scene, channels: channels, hrtf: hrtf)
             let engine = prepared.engine, playback = prepared.playback
             // A device that fails to write (the wave writer at a file-size limit, a closed pipe) must become a
             // device loss, not kill the process.

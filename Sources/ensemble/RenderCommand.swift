@@ -46,6 +46,10 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Output channels instead of the scene's: 2 (stereo), 6 (5.1) or 8 (7.1).")
     var channels: Int?
 
+    @Option(help: ArgumentHelp("Render for headphones through this .mhr or .sofa HRTF data set; without a path, OpenAL Soft's installed default.",
+                               valueName: "path"))
+    var hrtf: String?
+
     // Offline, a block has no latency to keep short: long blocks spread each block's fixed work (starting the
     // lanes, waiting for the other threads, the serial phases) over more frames.
     @Option(help: "Frames per render block, 1…65536 (the result does not depend on it).")
@@ -72,7 +76,7 @@ struct RenderCommand: ParsableCommand {
                 throw OptionError("--threads \(threads): expected 1…\(Engine.Configuration.maxRenderThreads)")
             }
             let prepared = try PreparedScene(path: scene, sampleRate: sampleRate, channels: channels, renderThreads: threads,
-                                             maxBlockFrames: blockSize)
+                                             maxBlockFrames: blockSize, hrtf: hrtf)
             let description = prepared.scene, engine = prepared.engine, playback = prepared.playback
             try playback.schedule()
             for warning in playback.warnings { printError("warning: \(warning)") }

@@ -13,8 +13,10 @@ struct PreparedScene {
     /// `renderThreads` > 1 mixes each block on that many threads (offline rendering; same output). `channels`
     /// (2, 6 or 8, from `--channels`) overrides the scene's `channels`. `maxBlockFrames` raises the engine's
     /// largest block for an offline render in longer blocks (never lowers it below the default).
+    /// `hrtf` (from `--hrtf`: `HRTFArgument.installedDefault`, else a file) renders for headphones whatever the
+    /// scene says.
     init(path argument: String, sampleRate: Int? = nil, channels: Int? = nil, renderThreads: Int = 1,
-         maxBlockFrames: Int? = nil) throws {
+         maxBlockFrames: Int? = nil, hrtf: String? = nil) throws {
         // A name that is not UTF-8 is opened by its bytes (`InputPath`); errors still name it as typed.
         let input = argument == Scene.standardInput ? nil : try InputPath(argument)
         let path = input?.path ?? argument
@@ -51,6 +53,7 @@ struct PreparedScene {
         }
         if let rate = try OptionChecks.sampleRate(sampleRate) { description.sampleRate = rate }
         if let layout = try OptionChecks.layout(channels) { description.speakerLayout = layout }
+        if let hrtf { description.hrtf = hrtf == HRTFArgument.installedDefault ? .installedDefault : .file(hrtf) }
         var configuration = Engine.Configuration()
         configuration.sampleRate = description.sampleRate
         configuration.maxVoices = max(4096, description.tracks.count + description.effects.count + 64)
@@ -67,6 +70,13 @@ struct PreparedScene {
                                                            configuration.eventCapacity * maxBlockFrames / 1024))
         }
         configuration.speakerLayout = description.speakerLayout
+        if let hrtf = description.hrtf {
+            // Refused with 5.1 and 7.1 before the data set is read (`EngineError.headphonesNeedStereo`).
+            if description.speakerLayout != .stereo {
+                throw SceneError(path: path, "\(EngineError.headphonesNeedStereo(channels: description.speakerLayout.channelCount))")
+            }
+            configuration.rendering = .headphones(try hrtf.load(sampleRate: description.sampleRate))
+        }
         // Every timeline command waits on the render side from the start: room for all of them (up to seven per
         // `set`, plus the end of a restarted `loops: -1` track), so none is ever dropped for a full queue.
         configuration.commandCapacity = max(configuration.commandCapacity, 8 * description.timeline.count + 64)

@@ -86,6 +86,9 @@ public final class Engine: @unchecked Sendable {
         /// The output's channels: stereo (the default), 5.1 or 7.1. Positioned sources are panned over the
         /// speakers; 2D tracks play on front left/right.
         public var speakerLayout = SpeakerLayout.stereo
+        /// How positioned sources reach the listener's ears: panned over the speakers (the default) or rendered
+        /// binaurally for headphones through an HRTF data set (stereo output only; see the "Headphones" article).
+        public var rendering = OutputRendering.speakers
         /// Test hook: a signal on every output channel written through the lanes' surround planes, standing in
         /// for positioned voices (nil: none).
         @_spi(Testing) public var planeTestSignal: PlaneTestSignal?
@@ -174,6 +177,9 @@ public final class Engine: @unchecked Sendable {
         guard c.commandLogCapacity >= 0 else {
             throw .invalidParameter(name: "commandLogCapacity", value: Double(c.commandLogCapacity), expected: "0 or more")
         }
+        if case .headphones = c.rendering, c.speakerLayout != .stereo {
+            throw .headphonesNeedStereo(channels: c.speakerLayout.channelCount)
+        }
         guard c.renderThreads >= 1, c.renderThreads <= Configuration.maxRenderThreads else {
             throw .invalidParameter(name: "renderThreads", value: Double(c.renderThreads),
                                     expected: "1…\(Configuration.maxRenderThreads)")
@@ -199,7 +205,7 @@ public final class Engine: @unchecked Sendable {
                           commandCapacity: c.commandCapacity, eventCapacity: c.eventCapacity,
                           soundingCap: c.maxSoundingVoices, virtualThreshold: c.virtualThreshold,
                           commandLogCapacity: c.commandLogCapacity, speakerLayout: c.speakerLayout,
-                          limitedEffects: c.maxLimitedEffects)
+                          limitedEffects: c.maxLimitedEffects, hrtf: c.rendering.hrtf)
         mixer.testSignal = c.planeTestSignal
         if c.renderThreads > 1 {
             mixer.parallelLanes = ParallelLanes(mixer: mixer, threads: c.renderThreads,

@@ -32,6 +32,9 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `EffectSpec.eq(preset:)` or `reverb(preset:)` was given a name that is not one of its presets (`kind`:
     /// "graphic EQ" or "reverb").
     case unknownPreset(kind: String, name: String)
+    /// Headphone rendering (`OutputRendering.headphones`) was asked for with 5.1 or 7.1 output: HRTFs render to
+    /// two ears.
+    case headphonesNeedStereo(channels: Int)
     /// `what` needs `needed` bytes of memory, more than the `available` bytes the process can still allocate.
     case outOfMemory(what: String, needed: Int, available: Int)
 
@@ -39,6 +42,8 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case let .file(error):
             return error.description
+        case let .headphonesNeedStereo(channels):
+            return "headphone rendering (HRTF) needs stereo output, not \(channels) channels"
         case let .unsupportedChannelCount(sound, channels):
             return "\(sound): \(channels) channels; the mixer plays mono and stereo sounds"
         case let .invalidParameter(name, value, expected):

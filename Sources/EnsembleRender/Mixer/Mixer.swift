@@ -69,6 +69,8 @@ package final class Mixer: @unchecked Sendable {
     /// lanes' spatial updates; and the path of positioned voices (`SpatialRender`).
     package let scene: UnsafeMutablePointer<SpatialScene>
     let spatialRender: SpatialRender
+    /// Headphones: each slot's head-related filters (`HRTFVoices`), nil for speakers.
+    let binauralVoices: HRTFVoices?
     /// Test hook: runs a span's lanes last to first, to show that they share no state.
     package var lanesInReverseForTesting = false
     /// Test hook: ends a span at every virtual-voice update frame, even where the update changes nothing
@@ -103,10 +105,11 @@ package final class Mixer: @unchecked Sendable {
     ///     the number of threads.
     ///   - speakerLayout: the output channels positioned voices are panned onto (`SpatialMath`).
     ///   - limitedEffects: entries of the per-effect limit table (`EffectLimitTable`).
+    ///   - hrtf: headphones: the data set positioned voices are heard through (at `sampleRate`), nil for speakers.
     package init(sampleRate: Double, maxBlockFrames: Int, capacity: Int, effectPolyphony: Int, stealRampFrames: Int,
          commandCapacity: Int, eventCapacity: Int, soundingCap: Int = 0, virtualThreshold: Float = 0,
          commandLogCapacity: Int = 0, laneCount: Int = MixLane.defaultCount, speakerLayout: SpeakerLayout = .stereo,
-         limitedEffects: Int = 64) {
+         limitedEffects: Int = 64, hrtf: HRTF? = nil) {
         let channelCount = speakerLayout.channelCount
         commandLog = CommandLog(capacity: commandLogCapacity)
         self.channelCount = channelCount
@@ -146,9 +149,10 @@ package final class Mixer: @unchecked Sendable {
         voiceRender = VoiceRender(telemetry: telemetry, reader: reader, environments: voices.environments)
         scene = .allocate(capacity: 1)
         scene.initialize(to: SpatialScene(sampleRate: sampleRate, smoothingFrames: stealRampFrames,
-                                          layout: speakerLayout))
+                                          layout: speakerLayout, binaural: hrtf != nil))
+        binauralVoices = hrtf.map { HRTFVoices($0.resampled(to: sampleRate), capacity: capacity, laneCount: laneCount) }
         spatialRender = SpatialRender(telemetry: telemetry, reader: reader, scene: UnsafePointer(scene),
-                                      flat: voiceRender)
+                                      flat: voiceRender, binaural: binauralVoices)
         buses = BusRack(maxBlockFrames: maxBlockFrames, channelCount: channelCount)
         interruption = Interruption(ramp: stealRampFrames)
     }
@@ -167,6 +171,7 @@ package final class Mixer: @unchecked Sendable {
         for p in [planar, weights, stretchWindow] { p.deallocate() }
         for k in 0..<laneCount { lanes[k].deallocate() }
         lanes.deallocate()
+        binauralVoices?.deallocate()
         scene.deinitialize(count: 1)
         scene.deallocate()
         laneAccumulators.deallocate()

@@ -34,9 +34,10 @@ package enum SpatialMath {
     /// precedence over the ones in `source`; they are in listener coordinates when `source.relative`).
     @_noLocks
     package static func evaluate(source: SpatialSource, position: Vector3, direction: Vector3, velocity: Vector3,
-                         listener: Listener, settings: SpatialSettings, layout: SpeakerLayout) -> SpatialOutcome {
+                         listener: Listener, settings: SpatialSettings, layout: SpeakerLayout,
+                         binaural: Bool = false) -> SpatialOutcome {
         evaluate(source: source, position: position, direction: direction, velocity: velocity, listener: listener,
-                 space: ListenerSpace(listener), settings: settings, layout: layout)
+                 space: ListenerSpace(listener), settings: settings, layout: layout, binaural: binaural)
     }
 
     /// `evaluate` with the listener's coordinate frame made already (`ListenerSpace(listener)`): the mixer makes
@@ -44,7 +45,7 @@ package enum SpatialMath {
     @_noLocks
     package static func evaluate(source: SpatialSource, position: Vector3, direction: Vector3, velocity: Vector3,
                          listener: Listener, space: ListenerSpace, settings: SpatialSettings,
-                         layout: SpeakerLayout) -> SpatialOutcome {
+                         layout: SpeakerLayout, binaural: Bool = false) -> SpatialOutcome {
         let listenerVelocity = space.vector(listener.velocity)
         let here: Vector3
         let facing: Vector3
@@ -81,7 +82,10 @@ package enum SpatialMath {
                                   sourceToListener: sourceToListener, factor: settings.dopplerFactor,
                                   speedOfSound: settings.speedOfSound)
 
-        var gains = SpeakerPanner.gains(direction: toSource, layout: layout)
+        // Headphones (`binaural`): no panning; the whole gain goes to slot 2, the input of the head-related
+        // filters (`HRTFVoices.mix`), the speaker slots 0 and 1 staying 0.
+        var gains = ChannelGains()
+        if binaural { gains[2] = 1 } else { gains = SpeakerPanner.gains(direction: toSource, layout: layout) }
         var loudest: Float = 0
         // All eight: channels past the layout's count are 0 and stay 0 (and `channelCount` is not `@_noLocks`).
         for channel in 0..<ChannelGains.capacity {

@@ -6,6 +6,8 @@ import EnsembleFormats
 /// OpenAL Soft does for 3D sources), run its filter and the high shelf, and add the result into every output
 /// channel of its bus and its sends' buses (`SpatialGainStage`), split between two buses while it moves between
 /// them. A voice gliding back to 2D that gets there mid-span continues on `VoiceRender`'s path from that frame.
+/// On headphones (`binaural`), the head-related filters of `HRTFVoices.mix` take the panning's place, on one path
+/// for every voice (the fused speaker kernels do not apply).
 ///
 /// Thread: one lane. Invariant: like `VoiceRender`, it writes only the voice's own state, meter, stream cells and
 /// its lane's buffers; the listener (`SpatialScene`) is read-only here. See the "3D sound" article
@@ -16,6 +18,8 @@ struct SpatialRender {
     let scene: UnsafePointer<SpatialScene>
     /// The 2D path, for the rest of a span after the voice left the spatial path.
     let flat: VoiceRender
+    /// Headphones: each slot's head-related filters (nil: speakers, the panning of `SpatialGainStage`).
+    var binaural: HRTFVoices? = nil
 
     /// Mixes the positioned voice at `voice` (slot `slot`) over the span into lane `lane`'s destinations. Returns
     /// false when the voice stops sounding in the span (it ends or pauses at `voice.stopFrame`).
@@ -44,6 +48,9 @@ struct SpatialRender {
         while t < min(voice.pointee.stopFrame, t1) {
             let silentFrom = voice.pointee.virtual.silentFrom
             if t >= voice.pointee.spatial.nextUpdate {
+                // A voice starting or becoming positioned starts on its filter (`HRTFVoices.retarget`).
+                var fresh = true
+                if case .ramp = voice.pointee.spatial.onset { fresh = false }
                 if SpatialUpdate.run(&voice.pointee, at: t, scene: scene) {
                     // Still: so is every update until a command for the voice or a listener or settings change
                     // asks for one (`spatialChanged`, `Mixer.spatialSceneChanged`). One run to the span's end,
@@ -60,6 +67,11 @@ struct SpatialRender {
                     // ramp and the steady frames after it; nor is any after it, until one is asked for.
                     voice.pointee.spatial.nextUpdate = untilAsked(t1)
                 }
+                if let binaural, voice.pointee.spatial.isOn, voice.pointee.spatial.rampStart == t,
+                   voice.pointee.spatial.rampLength > 0 {
+                    // The update started a new ramp: head for the filter of the direction it evaluated.
+                    binaural.retarget(slot, direction: HRTFVoices.direction(voice, scene: scene), at: t, fresh: fresh)
+                }
                 if !voice.pointee.spatial.isOn {
                     leftSpatial = true
                     break
@@ -70,11 +82,15 @@ struct SpatialRender {
             if t >= silentFrom {
                 // Virtual (`VirtualVoices`): the cursor moves on as mixing would have moved it; nothing is mixed.
                 VirtualVoices.advance(voice, frames: Int(end - t), at: t)
+                binaural?.skipped(slot)
                 t = end
                 continue
             }
             end = min(end, silentFrom)
-            if !mixResampledMono(voice, slot: slot, from: t, to: end, span, lane: lane, rack, accumulators,
+            if binaural != nil {
+                // Headphones: one path, the fused speaker kernels do not apply.
+                runPart(voice, slot: slot, from: t, to: end, span, lane: lane, rack, accumulators, meter: &meter)
+            } else if !mixResampledMono(voice, slot: slot, from: t, to: end, span, lane: lane, rack, accumulators,
                                  tables: tables, plainMono: &plainMono) {
                 run(voice, slot: slot, from: t, to: end, span, lane: lane, rack, accumulators, meter: &meter)
             }
@@ -215,7 +231,7 @@ struct SpatialRender {
         let bus = voice.pointee.routing.bus
         // No sends and no filter (almost every voice): the plain path, with the bits of a mix without either.
         let plain = flat.environments.isPlain(slot, usesEnvironment: voice.pointee.routing.usesEnvironment, from: a)
-        if Self.isPlainMono(voice, from: a, plain: plain) {
+        if binaural == nil, Self.isPlainMono(voice, from: a, plain: plain) {
             // A still mono source: resample and mix in one pass into the front pair, the other channels' gains
             // being 0 (the same bits as the scratch path: L += (G0·g)·s, R += (G1·g)·s, adding ±0 changes nothing).
             let planes = lane.pointee.planes(bus, span, rack, accumulators).advanced(by: offset)
@@ -257,7 +273,20 @@ struct SpatialRender {
             flat.environments.filter(slot).pointee.process(mono, mono, channels: 1, frame: a, count: n)
         }
         let gains = lane.pointee.scratchGain, fractions = right
-        if voice.pointee.isRouting(a) {
+        if let binaural {
+            // Headphones: the head-related filters, plus the speaker gains while the voice glides between 2D and
+            // 3D (0 otherwise, and skipped).
+            let to = lane.pointee.planes(bus, span, rack, accumulators).advanced(by: offset)
+            let from = voice.pointee.isRouting(a)
+                ? lane.pointee.planes(voice.pointee.routing.previousBus, span, rack, accumulators).advanced(by: offset)
+                : nil
+            binaural.mix(voice, slot: slot, frame: a, count: n, mono: mono, lane: lane.pointee.index, into: to,
+                         from: from, metering: voice.pointee.routing.metering, meter: &meter)
+        }
+        if binaural != nil && voice.pointee.spatial.gainsFrom[0] == 0 && voice.pointee.spatial.gainsFrom[1] == 0
+            && voice.pointee.spatial.gainsTo[0] == 0 && voice.pointee.spatial.gainsTo[1] == 0 {
+            // No speaker part.
+        } else if voice.pointee.isRouting(a) {
             let fade = voice.pointee.routing.busFade
             let from = lane.pointee.planes(voice.pointee.routing.previousBus, span, rack, accumulators)
                 .advanced(by: offset)
@@ -276,7 +305,9 @@ struct SpatialRender {
                                      fractionScratch: fractions, into: to, share: .whole)
             }
         }
-        if voice.pointee.routing.metering { SpatialGainStage.meter(voice, frame: a, count: n, mono: mono, into: &meter) }
+        if voice.pointee.routing.metering, binaural == nil {
+            SpatialGainStage.meter(voice, frame: a, count: n, mono: mono, into: &meter)
+        }
         if plain || !flat.environments.hasSends(slot) { return }
         for i in 0..<SendsSetup.count {
             let send = flat.environments.send(slot, i)
@@ -292,6 +323,10 @@ struct SpatialRender {
             let to = lane.pointee.planes(sendBus, span, rack, accumulators).advanced(by: offset)
             SpatialGainStage.mix(voice, frame: a, count: n, mono: from, gainScratch: gains, fractionScratch: fractions,
                                  into: to, share: .send(level: send.pointee.level, preFader: send.pointee.preFader))
+            if binaural != nil {
+                HRTFVoices.mixCentred(voice, frame: a, count: n, mono: from, into: to,
+                                      share: .send(level: send.pointee.level, preFader: send.pointee.preFader))
+            }
         }
     }
 }

@@ -21,6 +21,8 @@ package struct SpatialScene {
     package var listenerGain: Float = 1
     package var settings = SpatialSettings()
     package let layout: SpeakerLayout
+    /// Headphones: positioned voices are heard through head-related filters rather than panned (`SpatialMath`).
+    package let binaural: Bool
     /// Counts listener and settings commands: a voice whose last update saw the same count, with every ramp
     /// finished, would compute the same outcome again (`SpatialUpdate`'s shortcut for still scenes).
     package var epoch: UInt64 = 0
@@ -38,8 +40,9 @@ package struct SpatialScene {
     /// show that skipping them changes no bit.
     package var runsEveryUpdateForTesting = false
 
-    package init(sampleRate: Double, smoothingFrames: Int, layout: SpeakerLayout) {
+    package init(sampleRate: Double, smoothingFrames: Int, layout: SpeakerLayout, binaural: Bool = false) {
         self.layout = layout
+        self.binaural = binaural
         self.smoothingFrames = smoothingFrames
         glide = smoothingFrames > 0
             ? Float(1 - exp(-Double(SpatialUpdate.interval) / Double(smoothingFrames))) : 1

@@ -140,7 +140,8 @@ package enum SpatialUpdate {
                                                velocity: source.velocity,
                                                listener: scene.pointee.listener(at: at),
                                                space: scene.pointee.space(at: at),
-                                               settings: scene.pointee.settings, layout: scene.pointee.layout)
+                                               settings: scene.pointee.settings, layout: scene.pointee.layout,
+                                               binaural: scene.pointee.binaural)
             target = outcome.gains
             let pitch = outcome.pitch
             voice.spatial.targetPitch = dopplerApplies(voice)

@@ -157,6 +157,11 @@ public struct Scene: Sendable, Equatable {
     /// The output's channels (the `channels` key: 2, 6 or 8; stereo without it). `ensemble render` and
     /// `ensemble play` make their engine with it unless `--channels` says otherwise.
     public var speakerLayout = SpeakerLayout.stereo
+    /// Headphones: the HRTF data set positioned sources are rendered through (the `hrtf` key: `true` for the
+    /// installed default, or a file); nil renders for speakers. `ensemble render|play --hrtf [PATH]` sets it. Like
+    /// `speakerLayout`, it is the engine's to apply: `configuration.rendering = .headphones(try
+    /// hrtf.load(sampleRate: sampleRate))` before `Engine(configuration:)`.
+    public var hrtf: SceneHRTF?
 
     /// An empty scene at 48 kHz: no tracks, effects, buses or timeline.
     public init() {}

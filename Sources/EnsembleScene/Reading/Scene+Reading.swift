@@ -41,6 +41,11 @@ extension Scene {
              }
              return layout
          },
+         .key("hrtf", \.hrtf) { field throws(SceneError) in
+             if let on = try? field.bool() { return on ? .installedDefault : nil }
+             guard let file = try? field.file() else { throw field.fail("expected true, false or the path of an .mhr or .sofa file") }
+             return .file(file)
+         },
          .key("maxVoices", \.maxVoices) { try $0.whole(in: 1...1_000_000, "1…1000000") },
          .key("resampler", \.resampler) { try $0.resampler() },
          .key("tracks", \.tracks) { try $0.tracks() },
