@@ -58,7 +58,7 @@ final class HRTFRenderTests: XCTestCase {
         try track.setNumberOfLoops(-1)
         try track.setSpatial(SpatialSource(position: at(azimuth: azimuth)))
         try track.play(at: engine.time(frame: 0))
-        return split(engine.renderOffline(frames: frames))
+        return split(engine.renderOffline(frames: Int64(frames)))
     }
 
     static func split(_ x: [Float]) -> ([Float], [Float]) {
@@ -107,7 +107,7 @@ final class HRTFRenderTests: XCTestCase {
             try track.setNumberOfLoops(-1)
             try track.setSpatial(SpatialSource(position: Self.at(azimuth: 90)))
             try track.play(at: engine.time(frame: 0))
-            let (l, r) = Self.split(engine.renderOffline(frames: Int(rate / 2)))
+            let (l, r) = Self.split(engine.renderOffline(frames: Int64(rate / 2)))
             let skip = Int(rate / 10)
             let itd = Double(Self.lag(Array(l[skip...]), Array(r[skip...]), maxLag: Int(rate / 800))) / (rate / 1000)
             print(String(format: "%.0f Hz: ITD at 90° %.3f ms (48 kHz: %.3f ms)", rate, itd, itd48))
@@ -143,7 +143,7 @@ final class HRTFRenderTests: XCTestCase {
             try track.setPosition(Self.at(azimuth: Double(k) * 360 * Double(step) / 48000),
                                   at: engine.time(frame: Int64(frame - step)), ramp: Double(step) / 48000)
         }
-        let (l, r) = Self.split(engine.renderOffline(frames: start + 48000))
+        let (l, r) = Self.split(engine.renderOffline(frames: Int64(start + 48000)))
         func largestStep(_ x: [Float], from: Int) -> Float {
             var m: Float = 0
             for j in (from + 1)..<x.count { m = max(m, abs(x[j] - x[j - 1])) }

@@ -52,7 +52,7 @@ final class HeadphonesDemoTests: XCTestCase {
             c.rendering = .headphones(try XCTUnwrap(scene.hrtf).load(sampleRate: scene.sampleRate))
             let playback = try ScenePlayback(scene: scene, path: path, engine: try Engine(configuration: c))
             try playback.schedule()
-            return playback.engine.renderOffline(frames: Int(playback.frameCount), blockFrames: block)
+            return playback.engine.renderOffline(frames: playback.frameCount, blockFrames: block)
         }
         let a = try render(4096)
         XCTAssertEqual(a.count, 2 * 12 * 48000)
