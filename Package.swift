@@ -18,14 +18,13 @@ let package = Package(
         // SOFA (AES69) HRTF files for headphone rendering.
         .systemLibrary(name: "CMySofa", pkgConfig: "libmysofa", providers: [.apt(["libmysofa-dev"])]),
         // The stages, each importing only the ones before it (file → decoder → sound → voice → mixer → output):
-        // containers, codecs and the push parser.
-        .target(name: "EnsembleFormats", dependencies: ["CSndfile", "CMpg123"]),
+        // containers, codecs and the push parser; HRTF data sets (OpenAL Soft's .mhr, SOFA through libmysofa).
+        .target(name: "EnsembleFormats", dependencies: ["CSndfile", "CMpg123", "CMySofa"]),
         // The render side: voices, resampling, 3D gains, commands, lanes and workers, buses and effects, and the
         // value types that describe them.
         .target(
             name: "EnsembleRender",
-            dependencies: ["EnsembleFormats", "CFloatControl", "CSincKernel", "CMixKernel", "CWorkerSync", "CRenderMath",
-                           "CMySofa"]
+            dependencies: ["EnsembleFormats", "CFloatControl", "CSincKernel", "CMixKernel", "CWorkerSync", "CRenderMath"]
         ),
         // The control side: Engine, Track, sounds and their loader, events and the clock.
         .target(name: "EnsembleEngine", dependencies: ["EnsembleFormats", "EnsembleRender", "CSndfile"]),

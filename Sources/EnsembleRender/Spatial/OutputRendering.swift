@@ -1,4 +1,5 @@
 // Value type: fixed when the engine is made (`Engine.Configuration.rendering`).
+import EnsembleFormats
 
 /// How positioned sources are rendered to the output: panned over the speakers of the `SpeakerLayout`, or for
 /// headphones, each source heard through the head-related impulse responses of its direction (binaural, stereo

@@ -1,4 +1,5 @@
 // Control side: part of the scene model (the `hrtf` key).
+import EnsembleFormats
 import EnsembleRender
 
 /// The scene's `hrtf` key: render positioned sources for headphones, through the installed default data set

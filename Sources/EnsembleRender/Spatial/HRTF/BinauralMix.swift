@@ -1,5 +1,6 @@
 // Render thread (the lanes): a positioned voice's dry path on headphones, run by `SpatialRender` for each run of
 // frames between spatial updates.
+import EnsembleFormats
 import CMixKernel
 
 /// The binaural stage that replaces the speaker panning of a positioned voice when the engine renders for

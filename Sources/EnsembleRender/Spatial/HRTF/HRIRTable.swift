@@ -1,5 +1,6 @@
 // Made on the control side with the mixer (from an `HRTF`), read-only on the render thread: the blend runs once
 // per positioned voice per spatial update that moves it.
+import EnsembleFormats
 
 /// An `HRTF` data set laid out for the render thread (plain buffers, no reference counting), and the blend
 /// that turns a direction into the filter a voice convolves with, after OpenAL Soft 1.19's `GetHrtfCoeffs`:

@@ -1,5 +1,6 @@
 // Made and freed on the control side with the mixer; on the render thread each slot's state is written only by
 // the lane that renders the voice in that slot, and each lane's work area only by that lane.
+import EnsembleFormats
 
 /// The binaural state of every voice slot, parallel to the voice pool (the `Voice` itself stays its size): two
 /// filters (the one a voice is heard through and, for the `SpatialUpdate.interval` frames after it moved, the one
