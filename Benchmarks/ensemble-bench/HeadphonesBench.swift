@@ -56,63 +56,10 @@ enum HeadphonesBench {
         return Timing(wall: wall, allocations: allocations)
     }
 
-    /// The same scene on OpenAL Soft with HRTF; nil when its loopback device cannot render with HRTF.
+    /// The same scene on OpenAL Soft with HRTF (`Spatial3D.openAL`'s loop with `hrtf`: doppler off, positions
+    /// only); nil when its loopback device cannot render with HRTF.
     static func openAL(inputs: InputSet, voices n: Int, seconds: Double) -> Timing? {
-        guard let fn = OpenALPeer.functions, let device = fn.open(nil) else { return nil }
-        defer { alcCloseDevice(device) }
-        let attributes: [ALCint] = [ALC_FORMAT_CHANNELS_SOFT, ALC_STEREO_SOFT, ALC_FORMAT_TYPE_SOFT, ALC_FLOAT_SOFT,
-                                    ALC_FREQUENCY, 48000, ALC_MONO_SOURCES, ALCint(n), ALC_STEREO_SOURCES, 0,
-                                    ALC_HRTF_SOFT, ALC_TRUE, 0]
-        guard let context = alcCreateContext(device, attributes) else { return nil }
-        defer { alcDestroyContext(context) }
-        alcMakeContextCurrent(context)
-        defer { alcMakeContextCurrent(nil) }
-        var status: ALCint = 0
-        alcGetIntegerv(device, ALC_HRTF_STATUS_SOFT, 1, &status)
-        guard status == ALC_HRTF_ENABLED_SOFT else { return nil }
-        alDistanceModel(AL_INVERSE_DISTANCE_CLAMPED)
-        alDopplerFactor(0)
-        var buffers = [ALuint](repeating: 0, count: 8)
-        alGenBuffers(8, &buffers)
-        defer { alDeleteBuffers(8, buffers) }
-        for k in 0..<8 {
-            inputs.pcm[k].withUnsafeBytes { bytes in
-                alBufferData(buffers[k], AL_FORMAT_MONO16, bytes.baseAddress, ALsizei(bytes.count), ALsizei(inputs.sampleRate))
-            }
-        }
-        var sources = [ALuint](repeating: 0, count: n)
-        alGenSources(ALsizei(n), &sources)
-        guard alGetError() == AL_NO_ERROR else { return nil }
-        defer {
-            alSourceStopv(ALsizei(n), sources)
-            alDeleteSources(ALsizei(n), sources)
-        }
-        let motions = (0..<n).map(Spatial3D.Motion.init)
-        for i in 0..<n {
-            let s = sources[i], p = motions[i].position(0)
-            alSourcei(s, AL_BUFFER, ALint(buffers[Spatial3D.monoSource(i)]))
-            alSourcei(s, AL_LOOPING, AL_TRUE)
-            alSourcef(s, AL_GAIN, VoiceParams.gain(i))
-            alSource3f(s, AL_POSITION, p.x, p.y, p.z)
-        }
-        alSourcePlayv(ALsizei(n), sources)
-        let block = Spatial3D.blockFrames
-        let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
-        defer { out.deallocate() }
-        let total = Int(seconds * 48000)
-        let t0 = now()
-        var done = 0
-        while done < total {
-            let t = Double(done) / 48000
-            for i in 0..<n {
-                let p = motions[i].position(t)
-                alSource3f(sources[i], AL_POSITION, p.x, p.y, p.z)
-            }
-            let k = min(block, total - done)
-            fn.render(device, out, ALCsizei(k))
-            done += k
-        }
-        return Timing(wall: now() - t0)
+        Spatial3D.openAL(inputs: inputs, voices: n, doppler: false, resamplerIndex: nil, seconds: seconds, hrtf: true)
     }
 
     /// Runs and prints section 12; returns the failures (render allocations only: speeds are reported). Skipped,

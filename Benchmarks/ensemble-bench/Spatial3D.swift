@@ -123,18 +123,25 @@ enum Spatial3D {
     }
 
     /// The same with `AL_SOURCE_RESAMPLER_SOFT` set to resampler number `resamplerIndex` (nil: the default).
+    /// `hrtf`: with OpenAL Soft's HRTF on (nil when it cannot be enabled), the sources moved by position alone
+    /// (section 12, `HeadphonesBench`).
     static func openAL(inputs: InputSet, voices n: Int, doppler: Bool, resamplerIndex: Int?, seconds: Double,
-                       moving: Bool = true) -> Timing? {
+                       moving: Bool = true, hrtf: Bool = false) -> Timing? {
         guard let fn = OpenALPeer.functions, let device = fn.open(nil) else { return nil }
         defer { alcCloseDevice(device) }
         guard fn.isSupported(device, 48000, ALCenum(ALC_STEREO_SOFT), ALCenum(ALC_FLOAT_SOFT)) != 0 else { return nil }
         let attributes: [ALCint] = [ALC_FORMAT_CHANNELS_SOFT, ALC_STEREO_SOFT, ALC_FORMAT_TYPE_SOFT, ALC_FLOAT_SOFT,
                                     ALC_FREQUENCY, 48000, ALC_MONO_SOURCES, ALCint(n), ALC_STEREO_SOURCES, 0,
-                                    ALC_HRTF_SOFT, ALC_FALSE, 0]
+                                    ALC_HRTF_SOFT, hrtf ? ALC_TRUE : ALC_FALSE, 0]
         guard let context = alcCreateContext(device, attributes) else { return nil }
         defer { alcDestroyContext(context) }
         alcMakeContextCurrent(context)
         defer { alcMakeContextCurrent(nil) }
+        if hrtf {
+            var status: ALCint = 0
+            alcGetIntegerv(device, ALC_HRTF_STATUS_SOFT, 1, &status)
+            guard status == ALC_HRTF_ENABLED_SOFT else { return nil }
+        }
         alDistanceModel(AL_INVERSE_DISTANCE_CLAMPED)
         alDopplerFactor(doppler ? 1 : 0)
 
@@ -177,9 +184,12 @@ enum Spatial3D {
                 let u0 = now()
                 let t = Double(done) / 48000
                 for i in 0..<n {
-                    let p = motions[i].position(t), v = motions[i].velocity(t)
+                    let p = motions[i].position(t)
                     alSource3f(sources[i], AL_POSITION, p.x, p.y, p.z)
-                    alSource3f(sources[i], AL_VELOCITY, v.x, v.y, v.z)
+                    if !hrtf {
+                        let v = motions[i].velocity(t)
+                        alSource3f(sources[i], AL_VELOCITY, v.x, v.y, v.z)
+                    }
                 }
                 updates += now() - u0
             }
