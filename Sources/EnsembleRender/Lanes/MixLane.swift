@@ -85,7 +85,10 @@ package struct MixLane {
         }
     }
 
-    package init(index: Int, maxBlockFrames: Int, capacity: Int, cubic: UnsafePointer<Float>, channelCount: Int = 2) {
+    /// `outputRate` (the engine's) decides which steps below 1 take the sinc's anti-image table
+    /// (`ResamplerTables.sincTable(step:)`).
+    package init(index: Int, maxBlockFrames: Int, capacity: Int, cubic: UnsafePointer<Float>, channelCount: Int = 2,
+                 outputRate: Double = 48000) {
         self.index = index
         self.channelCount = channelCount
         self.maxBlockFrames = maxBlockFrames
@@ -106,7 +109,7 @@ package struct MixLane {
                                  edgeRight: .allocate(capacity: SincBank.maxTaps),
                                  windowLeft: Self.allocateWindow(), windowRight: Self.allocateWindow(),
                                  packetScratch: .allocate(capacity: 2 * IMA4Packets.framesPerPacket),
-                                 ima4: IMA4Packets.table, windowSlack: Self.windowSlack)
+                                 ima4: IMA4Packets.table, windowSlack: Self.windowSlack, outputRate: outputRate)
         busCount = BusRack.count
         touched = .allocate(capacity: busCount)
         touched.initialize(repeating: Self.untouched, count: busCount)
