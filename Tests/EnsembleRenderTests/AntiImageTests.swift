@@ -147,6 +147,9 @@ final class AntiImageTests: XCTestCase {
             // A 44.1 kHz engine: images above its Nyquist fold back, to below 20 kHz when the step is near 1.
             (22000, 44100, 0.9, 44100), (19500, 44100, 0.99, 44100), (18500, 44100, 0.95, 44100),
             (23000, 48000, 0.5, 44100),
+            // A step just below 1 on a 48 kHz engine (the 36-tap table): 19.75 kHz's image at 28.11 kHz folds back
+            // to 19.89 kHz.
+            (19750, 48000, 0.995, 48000),
         ]
         for (f, source, rate, output) in cases {
             let db = try toneImages(f, sourceRate: source, rate: rate, outputRate: output)
@@ -173,5 +176,59 @@ final class AntiImageTests: XCTestCase {
             XCTAssertLessThanOrEqual(db, Self.bound, "\(f) Hz, \(source) → \(output) at rate \(rate)")
         }
         print("aliases near 20 kHz: " + report.joined(separator: ", "))
+    }
+
+    func testAliasesOnA44100Engine() throws {
+        // On a 44.1 kHz engine 20 kHz lies 2.05 kHz below the Nyquist: a tone heard at 24.1…26 kHz folds back to
+        // 18.1…20 kHz. 48 kHz sources at rates 1.05 and 1.06 (steps 1.14 and 1.15), 44.1 kHz ones at 1.2 and 3,
+        // and an 88.2 kHz one at rate 4 (step 8, the last table: 6.03 kHz sounds at 24.12 kHz, folds to 19.98 kHz).
+        var report: [String] = []
+        let cases: [(Double, Double, Float, Double)] = [
+            (23500, 48000, 1.05, 44100), (23000, 48000, 1.06, 44100), (20500, 44100, 1.2, 44100),
+            (8150, 44100, 3, 44100), (6030, 88200, 4, 44100),
+        ]
+        for (f, source, rate, output) in cases {
+            let db = try toneImages(f, sourceRate: source, rate: rate, outputRate: output)
+            report.append(String(format: "%.0f Hz (%.0f → %.0f) at rate %.4g: %.1f dB", f, source, output, rate, db))
+            XCTAssertLessThanOrEqual(db, Self.bound, "\(f) Hz, \(source) → \(output) at rate \(rate)")
+        }
+        print("aliases near 20 kHz, 44.1 kHz engine: " + report.joined(separator: ", "))
+    }
+
+    // MARK: What is allowed: fold-back above 20 kHz, the roll-off above the passband
+
+    /// Output power over the source sine's, dB.
+    private func level(_ x: [Float]) -> Double {
+        let power = x.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(x.count)
+        return 10 * log10(max(power, 1e-30) / (Self.amplitude * Self.amplitude / 2))
+    }
+
+    /// The whole output of a sine at `frequency` (source time) played at `rate`, against the source sine, dB.
+    private func toneLevel(_ frequency: Double, sourceRate: Double, rate: Float, outputRate: Double) throws -> Double {
+        let count = 8192
+        return level(try play(sourceFrames(count, sourceRate: sourceRate, rate: rate, outputRate: outputRate),
+                              sourceRate: sourceRate, rate: rate, outputRate: outputRate, count: count) {
+            Self.amplitude * sin(2 * .pi * frequency * Double($0) / sourceRate)
+        })
+    }
+
+    /// The figures the "Mixing rules" article gives for the bands it names, each to within 3 dB: what folds back
+    /// to between 20 kHz and the output's Nyquist (the tables' transition bands, inaudible), and a tone between the
+    /// passband (0.41 of the source rate) and the source's Nyquist played slower (rolled off, not removed).
+    func testTheTransitionBandsAsDocumented() throws {
+        var report: [String] = []
+        let cases: [(Double, Double, Float, Double, Double)] = [
+            // fold-back landing above 20 kHz: 25 kHz of 96 kHz → 23 kHz; 20 kHz at 1.25 → 25 → 23 kHz; 23 kHz of
+            // 48 kHz on a 44.1 kHz engine → 21.1 kHz.
+            (25000, 96000, 1, 48000, -8.9), (20000, 48000, 1.25, 48000, -10.4), (23000, 48000, 1, 44100, -67.0),
+            // rolled off: 21 and 23 kHz of 48 kHz at rate 0.5 (0.44 and 0.48 of the source rate).
+            (21000, 48000, 0.5, 48000, -1.0), (23000, 48000, 0.5, 48000, -28.5),
+        ]
+        for (f, source, rate, output, claim) in cases {
+            let db = try toneLevel(f, sourceRate: source, rate: rate, outputRate: output)
+            report.append(String(format: "%.0f Hz (%.0f → %.0f) at rate %.4g: %.1f dB", f, source, output, rate, db))
+            XCTAssertEqual(db, claim, accuracy: 3, "\(f) Hz, \(source) → \(output) at rate \(rate)")
+        }
+        print("transition bands: " + report.joined(separator: ", "))
     }
 }

@@ -85,8 +85,8 @@ package struct MixLane {
         }
     }
 
-    /// `outputRate` (the engine's) decides which steps below 1 take the sinc's anti-image table
-    /// (`ResamplerTables.sincTable(step:)`).
+    /// `outputRate` (the engine's) decides the sinc's bank (`SincBank.forOutputRate`) and which steps below 1 take
+    /// its anti-image table (`ResamplerTables.sincTable(step:)`).
     package init(index: Int, maxBlockFrames: Int, capacity: Int, cubic: UnsafePointer<Float>, channelCount: Int = 2,
                  outputRate: Double = 48000) {
         self.index = index
@@ -104,7 +104,7 @@ package struct MixLane {
         routeRight = .allocate(capacity: maxBlockFrames)
         streamWindowLeft = .allocate(capacity: Self.streamWindowFrames)
         streamWindowRight = .allocate(capacity: Self.streamWindowFrames)
-        tables = ResamplerTables(cubic: cubic, sinc: SincBank.shared,
+        tables = ResamplerTables(cubic: cubic, sinc: SincBank.forOutputRate(outputRate),
                                  edgeLeft: .allocate(capacity: SincBank.maxTaps),
                                  edgeRight: .allocate(capacity: SincBank.maxTaps),
                                  windowLeft: Self.allocateWindow(), windowRight: Self.allocateWindow(),

@@ -6,8 +6,10 @@ import EnsembleFormats
 /// 100 dB of stopband) in polyphase tables of 257 phases, one table per range of steps: for steps below 1 a 72-tap
 /// anti-image table whose stopband starts at the source's Nyquist, or 36 taps where the engine's rate puts every
 /// image at 20 kHz or above (`shortTableSteps`); 36 longer tables for steps up to 8 (rate 4 from a source at twice
-/// the output rate) whose band scales by 1/step so what would fold back below 20 kHz is in the stopband.
-/// Thread: built once per process (the first mixer reads `SincBank.shared` on the control thread); the render side
+/// the output rate) whose band scales by 1/step so what would fold back below 20 kHz is in the stopband: stopping
+/// from 0.59 of the output rate on engines at 48 kHz and above (`shared`), from 0.5465 below (`narrow`, for
+/// 44.1 kHz: 20 kHz folds back from 24.1 kHz).
+/// Thread: built once per process each (the first mixer at such a rate reads it on the control thread); the render side
 /// only reads them through this value's pointers. Invariant: the inner products run in C (CSincKernel) in a fixed
 /// order, so a sample has the same bits on every machine and path. Per output frame the kernel reads taps
 /// i − (N/2 − 1) … i + N/2 around the cursor's frame i.
@@ -41,30 +43,47 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
     /// taps, passing to 0.41 and stopping from 0.5 of the source rate, so every image (at 0.5 and above) is as far
     /// down as the stopband.
     package let antiImage: Table
+    /// Where the tables for steps above 1 stop, as a fraction of the output rate.
+    let stopEdge: Double
 
-    /// Built by the first caller; never freed (one per process, read by every mixer).
-    package static let shared = SincBank()
+    /// The bank of engines at 48 kHz and above. Built by the first caller; never freed (one per process, read by
+    /// every mixer).
+    package static let shared = SincBank(stopEdge: 0.59)
+    /// The bank of engines below 48 kHz: steps above 1 stop from 0.5465 of the output rate (1 − 20/44.1), so what
+    /// folds back lands at 20 kHz or above on a 44.1 kHz engine. Built by the first mixer below 48 kHz.
+    package static let narrow = SincBank(stopEdge: 1 - 20000 / 44100)
 
-    private init() {
+    /// The bank for an engine at `outputRate`.
+    package static func forOutputRate(_ outputRate: Double) -> SincBank { outputRate < 48000 ? narrow : shared }
+
+    /// `stopEdge`: where the tables of steps above 1 stop, as a fraction of the output rate (they pass to 0.41).
+    private init(stopEdge: Double) {
         let count = Self.scaleCount
         let tables = UnsafeMutablePointer<Table>.allocate(capacity: count)
         let limits = UnsafeMutablePointer<UInt64>.allocate(capacity: count)
         for k in 0..<count {
             let high = k == 0 ? 1.0 : pow(2, Double(k) / 12), low = k <= 1 ? 1.0 : pow(2, Double(k - 1) / 12)
-            tables[k] = Self.makeTable(passEdge: 0.41 / low, stopEdge: 0.59 / high)
+            tables[k] = k == 0 ? Self.makeTable(passEdge: 0.41, stopEdge: 0.59)
+                : Self.makeTable(passEdge: 0.41 / low, stopEdge: stopEdge / high)
             limits[k] = k == count - 1 ? .max : UInt64((high * 0x1p32).rounded(.down))
         }
         assert(tables[count - 1].taps == Self.maxTaps && tables[count - 1].before == Self.maxBefore)
         self.tables = UnsafePointer(tables)
         self.limits = UnsafePointer(limits)
         antiImage = Self.makeTable(passEdge: 0.41, stopEdge: 0.5)
+        self.stopEdge = stopEdge
     }
 
     /// A Kaiser-windowed sinc passing to `passEdge` and stopping from `stopEdge` (cycles per source frame), cutoff
-    /// halfway, with the length that keeps β's attenuation over that band: 4·⌈6.4 / (stop − pass) / 4⌉ taps.
+    /// halfway, with the length that keeps β's attenuation over that band: 4·⌈6.4 / (stop − pass) / 4⌉ taps, at
+    /// most `maxTaps`; a longer one keeps its stopband and passes only to stop − 6.4 / `maxTaps` instead.
     private static func makeTable(passEdge: Double, stopEdge: Double) -> Table {
         let phases = 1 << Self.phaseBits
-        let taps = 4 * Int((6.4 / (stopEdge - passEdge) / 4).rounded(.up))
+        var taps = 4 * Int((6.4 / (stopEdge - passEdge) / 4).rounded(.up)), passEdge = passEdge
+        if taps > Self.maxTaps {
+            taps = Self.maxTaps
+            passEdge = stopEdge - 6.4 / Double(taps)
+        }
         let cutoff = (passEdge + stopEdge) / 2
         let raw = UnsafeMutableRawPointer.allocate(byteCount: 4 * taps * (phases + 1), alignment: 32)
         let data = raw.bindMemory(to: Float.self, capacity: taps * (phases + 1))
@@ -84,15 +103,16 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
         return Table(data: data, taps: taps)
     }
 
-    /// The steps below 1 (32.32) at which the 36-tap table's images, heard on an engine at `outputRate`, all land
-    /// at 20 kHz or above: the lowest image (the source's Nyquist) at 0.5·s·rate ≥ 20 kHz, and the top of its
-    /// transition band, 0.59·s·rate, at most 20 kHz below the output rate if it folds back. None
-    /// (low > high: at 40 kHz and below, or on a 44.1 kHz engine outside 0.907…0.926). Other steps below 1 take
-    /// `antiImage`.
+    /// The steps below 1 (32.32) at which the 36-tap table's images, heard on an engine at `outputRate`, land
+    /// where the bank's tables for steps above 1 put what folds back: the lowest image (the source's Nyquist) at
+    /// 0.5·s·rate ≥ 20 kHz, and the top of its transition band, 0.59·s·rate, at most `stopEdge` of the output rate
+    /// if it folds back (steps 0.833…1 at 48 kHz, 0.907…0.926 at 44.1 kHz). None (low > high) at 40 kHz and
+    /// below. Other steps below 1 take `antiImage`.
     package static func shortTableSteps(outputRate: Double) -> (low: UInt64, high: UInt64) {
+        guard outputRate > 40000 else { return (.max, 0) }
         let low = (40000 / outputRate * 0x1p32).rounded(.up)
-        let high = min((outputRate - 20000) / (0.59 * outputRate) * 0x1p32, 0x1p32 - 1).rounded(.down)
-        guard outputRate > 40000, low <= high else { return (.max, 0) }
+        let high = min(forOutputRate(outputRate).stopEdge / 0.59 * 0x1p32, 0x1p32 - 1).rounded(.down)
+        guard low <= high else { return (.max, 0) }
         return (UInt64(low), UInt64(high))
     }
 
