@@ -9,8 +9,8 @@ import EnsembleFormats
 /// the output rate) whose band scales by 1/step so what would fold back below 20 kHz is in the stopband: stopping
 /// from 0.59 of the output rate on engines at 48 kHz and above (`shared`), from 0.5465 below (`narrow`, for
 /// 44.1 kHz: 20 kHz folds back from 24.1 kHz).
-/// Thread: built once per process each (the first mixer at such a rate reads it on the control thread); the render side
-/// only reads them through this value's pointers. Invariant: the inner products run in C (CSincKernel) in a fixed
+/// Thread: each bank is built once per process, by the first mixer at its rates, on the control thread; the render
+/// side only reads them through this value's pointers. Invariant: the inner products run in C (CSincKernel) in a fixed
 /// order, so a sample has the same bits on every machine and path. Per output frame the kernel reads taps
 /// i − (N/2 − 1) … i + N/2 around the cursor's frame i.
 /// Design: the "Mixing rules" article (Ensemble.docc/MixingRules.md, "Resampling").
@@ -106,12 +106,12 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
     /// The steps below 1 (32.32) at which the 36-tap table's images, heard on an engine at `outputRate`, land
     /// where the bank's tables for steps above 1 put what folds back: the lowest image (the source's Nyquist) at
     /// 0.5·s·rate ≥ 20 kHz, and the top of its transition band, 0.59·s·rate, at most `stopEdge` of the output rate
-    /// if it folds back (steps 0.833…1 at 48 kHz, 0.907…0.926 at 44.1 kHz). None (low > high) at 40 kHz and
-    /// below. Other steps below 1 take `antiImage`.
-    package static func shortTableSteps(outputRate: Double) -> (low: UInt64, high: UInt64) {
+    /// if it folds back (steps 0.833…1 at 48 kHz, 0.907…0.926 at 44.1 kHz, each with its bank `forOutputRate`).
+    /// None (low > high) at 40 kHz and below. Other steps below 1 take `antiImage`.
+    package func shortTableSteps(outputRate: Double) -> (low: UInt64, high: UInt64) {
         guard outputRate > 40000 else { return (.max, 0) }
         let low = (40000 / outputRate * 0x1p32).rounded(.up)
-        let high = min(forOutputRate(outputRate).stopEdge / 0.59 * 0x1p32, 0x1p32 - 1).rounded(.down)
+        let high = min(stopEdge / 0.59 * 0x1p32, 0x1p32 - 1).rounded(.down)
         guard low <= high else { return (.max, 0) }
         return (UInt64(low), UInt64(high))
     }

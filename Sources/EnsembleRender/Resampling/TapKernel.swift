@@ -17,8 +17,8 @@ package struct ResamplerTables: BitwiseCopyable {
     package var packetScratch: UnsafeMutablePointer<Float>
     /// `IMA4Packets.table`.
     package var ima4: UnsafePointer<ensemble_ima4_tables>
-    /// Steps below 1 that may take the 36-tap table on this engine (`SincBank.shortTableSteps`); the others below
-    /// 1 take the anti-image table.
+    /// Steps below 1 that may take the 36-tap table on this engine (`SincBank.shortTableSteps(outputRate:)`); the
+    /// others below 1 take the anti-image table.
     var shortLow: UInt64
     var shortHigh: UInt64
     /// Floats before `windowLeft`/`windowRight` and after their `windowFrames` that a conversion may overwrite:
@@ -42,11 +42,11 @@ package struct ResamplerTables: BitwiseCopyable {
         self.packetScratch = packetScratch
         self.ima4 = ima4
         self.windowSlack = windowSlack
-        (shortLow, shortHigh) = SincBank.shortTableSteps(outputRate: outputRate)
+        (shortLow, shortHigh) = sinc.shortTableSteps(outputRate: outputRate)
     }
 
-    /// The sinc table for a step (32.32) on this engine: below 1 the anti-image table unless the step's images
-    /// all land at 20 kHz or above (`shortLow`…`shortHigh`), else the bank's table for the step.
+    /// The sinc table for a step (32.32) on this engine: below 1 the anti-image table unless the 36-tap table's
+    /// images land at 20 kHz or above (`shortLow`…`shortHigh`), else the bank's table for the step.
     @inline(__always)
     @_noLocks
     package func sincTable(step: UInt64) -> SincBank.Table {
