@@ -127,6 +127,15 @@ final class ResamplerQualityTests: XCTestCase {
                 XCTAssertEqual(gain, 0, accuracy: 0.1, "\(f) Hz, \(source) → \(output)")
             }
         }
+        // Played slower: the anti-image table (steps below 0.833 at 48 kHz) passes to 0.41 of the source rate too,
+        // 18 kHz of a 44.1 kHz source included; 44.1 kHz at rate 0.9 (step 0.83) is its first step.
+        for (source, rate) in [(48000.0, Float(0.5)), (48000, 0.7937), (48000, 0.0625), (44100, 0.5), (44100, 0.9)] {
+            for f in Self.tones where f * Double(rate) >= 500 {
+                let x = try renderSine(f, sourceRate: source, rate: rate, frames: 4096)
+                let gain = 20 * log10(sineFit(x, frequency: f * Double(rate), rate: 48000).amplitude / Self.amplitude)
+                XCTAssertEqual(gain, 0, accuracy: 0.1, "\(f) Hz of \(source) at rate \(rate)")
+            }
+        }
     }
 
     func testCubicAndLinearKeepTheirCharacter() throws {
