@@ -83,39 +83,54 @@ final class RateRangeTests: XCTestCase {
 
     func testTonesAboveTheOutputNyquistAtRate4AreRemoved() throws {
         // At rate 4 a source tone f sounds at 4f: everything from 7.1 kHz up (28.4 kHz out, the table's stopband
-        // 0.59 of the output rate) would fold back; the sinc removes it to below −90 dB. The cubic lets it through.
+        // 0.59 of the output rate) would fold back; the sinc removes it to −107.5 dB or below. The cubic lets it through.
         for f in [7500.0, 10000, 15000, 20000] {
             let sinc = level(try window(f, rate: 4))
-            XCTAssertLessThanOrEqual(sinc, -90, "\(f) Hz at rate 4")
+            XCTAssertLessThanOrEqual(sinc, -107.5 + 3, "\(f) Hz at rate 4 (the article's −107.5 dB)")
         }
         XCTAssertGreaterThan(level(try window(10000, rate: 4, quality: .cubic)), -40)
     }
 
     func testRate4FromSourcesAboveTheOutputRate() throws {
         // Steps above 4: 48 → 44.1 kHz at rate 4 (s = 4.35) and 96 → 48 kHz at rate 4 (s = 8, the last table).
-        // In band (f·s·output ≤ 0.41 of the output rate) THD+N ≤ −90 dB; tones sounding above 0.59 of the output
-        // rate are gone to −90 dB.
+        // In band (f·s·output ≤ 0.41 of the output rate) the THD+N, and the level of tones sounding above 0.59 of
+        // the output rate.
         var report: [String] = []
-        for (source, output, inBand, folding) in [(48000.0, 44100.0, [1000.0, 4000], [7000.0, 10000, 20000]),
-                                                  (96000, 48000, [1000, 4800], [7500, 10000, 40000])] {
+        // The article's figures (worst in band, worst fold-back), each to within 3 dB.
+        for (source, output, inBand, folding, claim) in [
+            (48000.0, 44100.0, [1000.0, 4000], [7000.0, 10000, 20000], (-126.7, -107.6)),
+            (96000, 48000, [1000, 4800], [7500, 10000, 40000], (-151.0, -109.9)),
+        ] {
             for f in inBand {
                 let x = try window(f, rate: 4, sourceRate: source, outputRate: output)
                 let db = Spectrum.thdPlusN(x, sampleRate: output, fundamental: 4 * f)
-                XCTAssertLessThanOrEqual(db, -90, "\(f) Hz at rate 4, \(source) → \(output)")
+                XCTAssertLessThanOrEqual(db, claim.0 + 3, "\(f) Hz at rate 4, \(source) → \(output)")
                 report.append(String(format: "%.0f→%.0f %.0f Hz THD+N %.1f dB", source, output, f, db))
             }
             for f in folding {
                 let db = level(try window(f, rate: 4, sourceRate: source, outputRate: output))
-                XCTAssertLessThanOrEqual(db, -90, "\(f) Hz at rate 4, \(source) → \(output)")
+                XCTAssertLessThanOrEqual(db, claim.1 + 3, "\(f) Hz at rate 4, \(source) → \(output)")
                 report.append(String(format: "%.0f→%.0f %.0f Hz fold-back %.1f dB", source, output, f, db))
             }
         }
         print("rate 4 above the output rate: " + report.joined(separator: ", "))
     }
 
+    /// The table of the "Mixing rules" article ("Resampling"): per resampler and rate, the worst in-band THD+N, that
+    /// of 1 kHz, and the worst fold-back (nil where no tone folds back), in dB.
+    static let claims: [ResamplerQuality: [Float: (inBand: Double, at1k: Double, fold: Double?)]] = [
+        .sinc: [0.0625: (-112.2, -120.0, nil), 0.25: (-110.2, -124.2, nil), 0.5: (-108.4, -141.0, nil),
+                1.5: (-117.9, -129.3, -129.4), 2: (-142.7, -148.5, -103.6), 3: (-149.6, -149.6, -110.0),
+                4: (-147.7, -147.7, -107.5)],
+        .cubic: [0.0625: (-10.6, -91.7, nil), 0.25: (-10.6, -92.1, nil), 0.5: (-10.6, -109.3, nil),
+                 1.5: (-30.2, -109.3, -2.4), 2: (-158.8, -159.8, 0), 3: (-158.3, -158.3, 0), 4: (-158.8, -158.8, 0)],
+        .linear: [0.0625: (-8.5, -63.7, nil), 0.25: (-7.9, -61.9, nil), 0.5: (-7.0, -59.4, nil),
+                  1.5: (-18.8, -59.4, -2.7), 2: (-158.8, -159.8, 0), 3: (-158.3, -158.3, 0), 4: (-158.8, -158.8, 0)],
+    ]
+
     /// The quality table of the article: per rate, the worst THD+N of the tones that stay in the band (f at most
     /// 18 kHz, inside the kernels' passband, and f·rate at most 20 kHz) and the worst level of the tones that would fold back (f·rate at least 28.4 kHz). Asserts the
-    /// documented bounds for sinc at every rate, the ends 1/16 and 4 included.
+    /// documented figures (`claims`) for every resampler at every rate, the ends 1/16 and 4 included.
     func testQualityOverTheRange() throws {
         let tones: [Double] = [1000, 5000, 10000, 15000, 18000, 20000]
         var table: [String] = []
@@ -133,9 +148,23 @@ final class RateRangeTests: XCTestCase {
                         worstFold = max(worstFold, level(try window(f, rate: rate, quality: quality)))
                     }
                 }
-                if quality == .sinc {
-                    XCTAssertLessThanOrEqual(worstIn, -90, "sinc THD+N at rate \(rate)")
-                    XCTAssertLessThanOrEqual(worstFold, -90, "sinc fold-back at rate \(rate)")
+                // The article's figures: sinc no more than 3 dB worse, cubic and linear within 3 dB either way.
+                if let claim = Self.claims[quality]?[rate] {
+                    if quality == .sinc {
+                        XCTAssertLessThanOrEqual(worstIn, claim.inBand + 3, "sinc THD+N at rate \(rate)")
+                        XCTAssertLessThanOrEqual(at1k, claim.at1k + 3, "sinc THD+N of 1 kHz at rate \(rate)")
+                        if let fold = claim.fold {
+                            XCTAssertLessThanOrEqual(worstFold, fold + 3, "sinc fold-back at rate \(rate)")
+                        }
+                    } else {
+                        XCTAssertEqual(worstIn, claim.inBand, accuracy: 3, "\(quality) THD+N at rate \(rate)")
+                        XCTAssertEqual(at1k, claim.at1k, accuracy: 3, "\(quality) THD+N of 1 kHz at rate \(rate)")
+                        if let fold = claim.fold {
+                            XCTAssertEqual(worstFold, fold, accuracy: 3, "\(quality) fold-back at rate \(rate)")
+                        }
+                    }
+                } else {
+                    XCTFail("no documented figure for \(quality) at rate \(rate)")
                 }
                 table.append(String(format: "%@ rate %.4g: THD+N %.1f dB (1 kHz %.1f dB), fold-back %@", quality.rawValue,
                                     rate, worstIn, at1k,

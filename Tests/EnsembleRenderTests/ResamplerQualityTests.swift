@@ -62,13 +62,22 @@ final class ResamplerQualityTests: XCTestCase {
     }
 
     static let tones: [Double] = [100, 1000, 5000, 10000, 15000, 18000]
+    /// How far a figure may come out worse than the one Benchmarks/README.md and the "Mixing rules" article give.
+    static let margin = 3.0
+
+    /// `db` is at most `claim` + `margin`: the documented figure holds.
+    private func assertHolds(_ db: Double, _ claim: Double, _ what: String, file: StaticString = #filePath,
+                             line: UInt = #line) {
+        XCTAssertLessThanOrEqual(db, claim + Self.margin, "\(what): documented \(claim) dB", file: file, line: line)
+    }
 
     func testSincFrom44100To48000() throws {
         var report: [String] = []
+        let claims: [Double: Double] = [100: -119.8, 1000: -117.3, 5000: -120, 10000: -110.1, 15000: -104.4, 18000: -99.6]
         for f in Self.tones {
             let db = try thdPlusN(f, sourceRate: 44100)
             report.append(String(format: "%.0f Hz %.1f dB", f, db))
-            XCTAssertLessThanOrEqual(db, -90, "THD+N of \(f) Hz, 44.1 → 48 kHz")
+            assertHolds(db, claims[f]!, "THD+N of \(f) Hz, 44.1 → 48 kHz")
         }
         print("sinc 44.1 → 48 kHz THD+N: " + report.joined(separator: ", "))
     }
@@ -79,7 +88,7 @@ final class ResamplerQualityTests: XCTestCase {
             for f in Self.tones where f * Double(rate) < 20000 {
                 let db = try thdPlusN(f, sourceRate: 48000, rate: rate)
                 report.append(String(format: "rate %.2f %.0f Hz %.1f dB", rate, f, db))
-                XCTAssertLessThanOrEqual(db, -90, "THD+N of \(f) Hz at rate \(rate)")
+                assertHolds(db, -108, "THD+N of \(f) Hz at rate \(rate)")
             }
         }
         print("sinc THD+N at rates: " + report.joined(separator: ", "))
@@ -89,9 +98,9 @@ final class ResamplerQualityTests: XCTestCase {
         var report: [String] = []
         for f in Self.tones {
             let down = try thdPlusN(f, sourceRate: 48000, outputRate: 44100)
-            XCTAssertLessThanOrEqual(down, -90, "THD+N of \(f) Hz, 48 → 44.1 kHz")
+            assertHolds(down, -108.7, "THD+N of \(f) Hz, 48 → 44.1 kHz")
             let half = try thdPlusN(f, sourceRate: 96000)
-            XCTAssertLessThanOrEqual(half, -90, "THD+N of \(f) Hz, 96 → 48 kHz")
+            assertHolds(half, -142.7, "THD+N of \(f) Hz, 96 → 48 kHz")
             report.append(String(format: "%.0f Hz %.1f / %.1f dB", f, down, half))
         }
         print("sinc THD+N 48 → 44.1 / 96 → 48 kHz: " + report.joined(separator: ", "))
@@ -100,10 +109,10 @@ final class ResamplerQualityTests: XCTestCase {
     func testTonesAboveTheOutputNyquistAreRemoved() throws {
         // 20 kHz at rate 1.5 would sound at 30 kHz: above 24 kHz, it must not fold back to 18 kHz.
         let fold = level(try renderSine(20000, sourceRate: 48000, rate: 1.5))
-        XCTAssertLessThanOrEqual(fold, -90, "20 kHz at rate 1.5")
+        assertHolds(fold, -129.4, "20 kHz at rate 1.5")
         // A 30 kHz tone in a 96 kHz file, rendered at 48 kHz.
         let high = level(try renderSine(30000, sourceRate: 96000))
-        XCTAssertLessThanOrEqual(high, -90, "30 kHz from 96 kHz")
+        assertHolds(high, -111.4, "30 kHz from 96 kHz")
         // The cubic lets both through: the test can tell.
         XCTAssertGreaterThan(level(try renderSine(30000, sourceRate: 96000, quality: .cubic)), -20)
         print(String(format: "sinc alias rejection: 20 kHz at rate 1.5 %.1f dB, 30 kHz 96 → 48 kHz %.1f dB", fold, high))
@@ -118,18 +127,27 @@ final class ResamplerQualityTests: XCTestCase {
                 XCTAssertEqual(gain, 0, accuracy: 0.1, "\(f) Hz, \(source) → \(output)")
             }
         }
+        // Played slower: the anti-image table (steps below 0.833 at 48 kHz) passes to 0.41 of the source rate too,
+        // 18 kHz of a 44.1 kHz source included; 44.1 kHz at rate 0.9 (step 0.83) is its first step.
+        for (source, rate) in [(48000.0, Float(0.5)), (48000, 0.7937), (48000, 0.0625), (44100, 0.5), (44100, 0.9)] {
+            for f in Self.tones where f * Double(rate) >= 500 {
+                let x = try renderSine(f, sourceRate: source, rate: rate, frames: 4096)
+                let gain = 20 * log10(sineFit(x, frequency: f * Double(rate), rate: 48000).amplitude / Self.amplitude)
+                XCTAssertEqual(gain, 0, accuracy: 0.1, "\(f) Hz of \(source) at rate \(rate)")
+            }
+        }
     }
 
     func testCubicAndLinearKeepTheirCharacter() throws {
-        // Pinned figures of the cheaper kernels at 44.1 → 48 kHz (the ones Benchmarks/README.md gives): the cubic is near
-        // −86 dB at 1 kHz and degrades fast with frequency; linear is worse still.
+        // The figures of the cheaper kernels at 44.1 → 48 kHz that Benchmarks/README.md gives, within the margin
+        // either way (better would make the documented figure wrong too): the cubic −85.7 dB at 1 kHz and
+        // −26.4 dB at 10 kHz, linear −62.4 dB at 1 kHz.
         let cubic1k = try thdPlusN(1000, sourceRate: 44100, quality: .cubic)
         let cubic10k = try thdPlusN(10000, sourceRate: 44100, quality: .cubic)
         let linear1k = try thdPlusN(1000, sourceRate: 44100, quality: .linear)
-        XCTAssertLessThanOrEqual(cubic1k, -80)
-        XCTAssertGreaterThan(cubic10k, -40)
-        XCTAssertLessThanOrEqual(linear1k, -50)
-        XCTAssertGreaterThan(linear1k, cubic1k + 10)
+        XCTAssertEqual(cubic1k, -85.7, accuracy: Self.margin, "cubic, 1 kHz")
+        XCTAssertEqual(cubic10k, -26.4, accuracy: Self.margin, "cubic, 10 kHz")
+        XCTAssertEqual(linear1k, -62.4, accuracy: Self.margin, "linear, 1 kHz")
         print(String(format: "cubic 1 kHz %.1f dB, 10 kHz %.1f dB; linear 1 kHz %.1f dB", cubic1k, cubic10k, linear1k))
     }
 }

@@ -117,8 +117,9 @@ extension Track {
     public static let maxLoops = 1_000_000
 
     /// The playback speeds a track's or a fired effect's voice takes (`setRate(_:at:)`, `Engine.fire`,
-    /// `EffectInstance.setRate`): 1/16…4, four octaves down to two up (the scene key `rate`'s range too). The sinc resampler filters the whole range without aliasing for sources at up to twice the
-    /// output's sample rate (the "Mixing rules" article, "Resampling").
+    /// `EffectInstance.setRate`): 1/16…4, four octaves down to two up (the scene key `rate`'s range too). The sinc resampler keeps every image and alias
+    /// that would be heard below 20 kHz in its stopband over the whole range, for sources at up to twice the output's
+    /// sample rate on 44.1 and 48 kHz engines (the "Mixing rules" article, "Resampling").
     public static let rateRange: ClosedRange<Float> = 0.0625...4
 
     /// The command carrying a checked `change` to voice `g`.

@@ -85,7 +85,10 @@ package struct MixLane {
         }
     }
 
-    package init(index: Int, maxBlockFrames: Int, capacity: Int, cubic: UnsafePointer<Float>, channelCount: Int = 2) {
+    /// `outputRate` (the engine's) decides the sinc's bank (`SincBank.forOutputRate`) and which steps below 1 take
+    /// its anti-image table (`ResamplerTables.sincTable(step:)`).
+    package init(index: Int, maxBlockFrames: Int, capacity: Int, cubic: UnsafePointer<Float>, channelCount: Int = 2,
+                 outputRate: Double = 48000) {
         self.index = index
         self.channelCount = channelCount
         self.maxBlockFrames = maxBlockFrames
@@ -101,12 +104,12 @@ package struct MixLane {
         routeRight = .allocate(capacity: maxBlockFrames)
         streamWindowLeft = .allocate(capacity: Self.streamWindowFrames)
         streamWindowRight = .allocate(capacity: Self.streamWindowFrames)
-        tables = ResamplerTables(cubic: cubic, sinc: SincBank.shared,
+        tables = ResamplerTables(cubic: cubic, sinc: SincBank.forOutputRate(outputRate),
                                  edgeLeft: .allocate(capacity: SincBank.maxTaps),
                                  edgeRight: .allocate(capacity: SincBank.maxTaps),
                                  windowLeft: Self.allocateWindow(), windowRight: Self.allocateWindow(),
                                  packetScratch: .allocate(capacity: 2 * IMA4Packets.framesPerPacket),
-                                 ima4: IMA4Packets.table, windowSlack: Self.windowSlack)
+                                 ima4: IMA4Packets.table, windowSlack: Self.windowSlack, outputRate: outputRate)
         busCount = BusRack.count
         touched = .allocate(capacity: busCount)
         touched.initialize(repeating: Self.untouched, count: busCount)

@@ -139,7 +139,7 @@ package final class Mixer: @unchecked Sendable {
         lanes = .allocate(capacity: laneCount)
         for k in 0..<laneCount {
             (lanes + k).initialize(to: MixLane(index: k, maxBlockFrames: maxBlockFrames, capacity: capacity,
-                                               cubic: weights, channelCount: channelCount))
+                                               cubic: weights, channelCount: channelCount, outputRate: sampleRate))
         }
         laneAccumulators = LaneAccumulators(laneCount: laneCount, maxBlockFrames: maxBlockFrames,
                                             channelCount: channelCount)

@@ -6,8 +6,8 @@
 /// `linear` are faster and alias. Their designs and quality: the "Mixing rules" article
 /// (Ensemble.docc/MixingRules.md, "Resampling").
 public enum ResamplerQuality: String, Sendable, Equatable, CaseIterable, BitwiseCopyable {
-    /// Band-limited windowed sinc: clean to 18 kHz, no aliasing at any rate in `Track.rateRange` for sources at up
-    /// to twice the output rate; the default.
+    /// Band-limited windowed sinc: flat to 18 kHz, and no image or alias heard below 20 kHz at any rate in
+    /// `Track.rateRange` for sources at up to twice the output rate (on 44.1 and 48 kHz engines); the default.
     case sinc
     /// 4-point Catmull-Rom: fast, fine at low frequencies, aliases above a few kHz.
     case cubic

@@ -3,11 +3,14 @@ import Foundation
 import EnsembleFormats
 
 /// The band-limited resampler's filters (`ResamplerQuality.sinc`): Kaiser-windowed sinc kernels (β = 10, about
-/// 100 dB of stopband) in polyphase tables of 257 phases, one table per range of steps: 36 taps for steps up to 1,
-/// 36 longer tables for steps up to 8 (rate 4 from a source at twice the output rate) whose band scales by 1/step
-/// so nothing above the output's Nyquist folds back.
-/// Thread: built once per process (the first mixer reads `SincBank.shared` on the control thread); the render side
-/// only reads them through this value's pointers. Invariant: the inner products run in C (CSincKernel) in a fixed
+/// 100 dB of stopband) in polyphase tables of 257 phases, one table per range of steps: for steps below 1 a 72-tap
+/// anti-image table whose stopband starts at the source's Nyquist, or 36 taps where the engine's rate puts every
+/// image at 20 kHz or above (`shortTableSteps`); 36 longer tables for steps up to 8 (rate 4 from a source at twice
+/// the output rate) whose band scales by 1/step so what would fold back below 20 kHz is in the stopband: stopping
+/// from 0.59 of the output rate on engines at 48 kHz and above (`shared`), from 0.5465 below (`narrow`, for
+/// 44.1 kHz: 20 kHz folds back from 24.1 kHz).
+/// Thread: each bank is built once per process, by the first mixer at its rates, on the control thread; the render
+/// side only reads them through this value's pointers. Invariant: the inner products run in C (CSincKernel) in a fixed
 /// order, so a sample has the same bits on every machine and path. Per output frame the kernel reads taps
 /// i − (N/2 − 1) … i + N/2 around the cursor's frame i.
 /// Design: the "Mixing rules" article (Ensemble.docc/MixingRules.md, "Resampling").
@@ -36,41 +39,81 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
     private let tables: UnsafePointer<Table>
     /// The largest step (32.32) each table covers; the last covers everything above too.
     private let limits: UnsafePointer<UInt64>
+    /// The anti-image table for steps below 1 whose images would be heard below 20 kHz (`shortTableSteps`): 72
+    /// taps, passing to 0.41 and stopping from 0.5 of the source rate, so every image (at 0.5 and above) is as far
+    /// down as the stopband.
+    package let antiImage: Table
+    /// Where the tables for steps above 1 stop, as a fraction of the output rate.
+    let stopEdge: Double
 
-    /// Built by the first caller; never freed (one per process, read by every mixer).
-    package static let shared = SincBank()
+    /// The bank of engines at 48 kHz and above. Built by the first caller; never freed (one per process, read by
+    /// every mixer).
+    package static let shared = SincBank(stopEdge: 0.59)
+    /// The bank of engines below 48 kHz: steps above 1 stop from 0.5465 of the output rate (1 − 20/44.1), so what
+    /// folds back lands at 20 kHz or above on a 44.1 kHz engine. Built by the first mixer below 48 kHz.
+    package static let narrow = SincBank(stopEdge: 1 - 20000 / 44100)
 
-    private init() {
+    /// The bank for an engine at `outputRate`.
+    package static func forOutputRate(_ outputRate: Double) -> SincBank { outputRate < 48000 ? narrow : shared }
+
+    /// `stopEdge`: where the tables of steps above 1 stop, as a fraction of the output rate (they pass to 0.41).
+    private init(stopEdge: Double) {
         let count = Self.scaleCount
         let tables = UnsafeMutablePointer<Table>.allocate(capacity: count)
         let limits = UnsafeMutablePointer<UInt64>.allocate(capacity: count)
-        let phases = 1 << Self.phaseBits
         for k in 0..<count {
             let high = k == 0 ? 1.0 : pow(2, Double(k) / 12), low = k <= 1 ? 1.0 : pow(2, Double(k - 1) / 12)
-            let passEdge = 0.41 / low, stopEdge = 0.59 / high
-            let taps = 4 * Int((6.4 / (stopEdge - passEdge) / 4).rounded(.up))
-            let cutoff = (passEdge + stopEdge) / 2
-            let raw = UnsafeMutableRawPointer.allocate(byteCount: 4 * taps * (phases + 1), alignment: 32)
-            let data = raw.bindMemory(to: Float.self, capacity: taps * (phases + 1))
-            let half = Double(taps / 2), norm = 1 / Self.besselI0(Self.beta)
-            // The kernel at every phase 0…phases (phase `phases` is the next frame's 0). It is even, so phase
-            // `phases` − p, tap `taps` − 1 − j mirrors phase p, tap j: half the evaluations.
-            for p in 0...phases / 2 {
-                let t = Double(p) / Double(phases)
-                for j in 0..<taps {
-                    // Tap j is frame i − (taps/2 − 1) + j; the output lies at i + t.
-                    let x = Double(j - (taps / 2 - 1)) - t
-                    let v = Float(Self.kaiserSinc(x, cutoff: cutoff, half: half, beta: Self.beta) * norm)
-                    data[taps * p + j] = v
-                    data[taps * (phases - p) + taps - 1 - j] = v
-                }
-            }
-            tables[k] = Table(data: data, taps: taps)
+            tables[k] = k == 0 ? Self.makeTable(passEdge: 0.41, stopEdge: 0.59)
+                : Self.makeTable(passEdge: 0.41 / low, stopEdge: stopEdge / high)
             limits[k] = k == count - 1 ? .max : UInt64((high * 0x1p32).rounded(.down))
         }
         assert(tables[count - 1].taps == Self.maxTaps && tables[count - 1].before == Self.maxBefore)
         self.tables = UnsafePointer(tables)
         self.limits = UnsafePointer(limits)
+        antiImage = Self.makeTable(passEdge: 0.41, stopEdge: 0.5)
+        self.stopEdge = stopEdge
+    }
+
+    /// A Kaiser-windowed sinc passing to `passEdge` and stopping from `stopEdge` (cycles per source frame), cutoff
+    /// halfway, with the length that keeps β's attenuation over that band: 4·⌈6.4 / (stop − pass) / 4⌉ taps, at
+    /// most `maxTaps`; a longer one keeps its stopband and passes only to stop − 6.4 / `maxTaps` instead.
+    private static func makeTable(passEdge: Double, stopEdge: Double) -> Table {
+        let phases = 1 << Self.phaseBits
+        var taps = 4 * Int((6.4 / (stopEdge - passEdge) / 4).rounded(.up)), passEdge = passEdge
+        if taps > Self.maxTaps {
+            taps = Self.maxTaps
+            passEdge = stopEdge - 6.4 / Double(taps)
+        }
+        let cutoff = (passEdge + stopEdge) / 2
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: 4 * taps * (phases + 1), alignment: 32)
+        let data = raw.bindMemory(to: Float.self, capacity: taps * (phases + 1))
+        let half = Double(taps / 2), norm = 1 / Self.besselI0(Self.beta)
+        // The kernel at every phase 0…phases (phase `phases` is the next frame's 0). It is even, so phase
+        // `phases` − p, tap `taps` − 1 − j mirrors phase p, tap j: half the evaluations.
+        for p in 0...phases / 2 {
+            let t = Double(p) / Double(phases)
+            for j in 0..<taps {
+                // Tap j is frame i − (taps/2 − 1) + j; the output lies at i + t.
+                let x = Double(j - (taps / 2 - 1)) - t
+                let v = Float(Self.kaiserSinc(x, cutoff: cutoff, half: half, beta: Self.beta) * norm)
+                data[taps * p + j] = v
+                data[taps * (phases - p) + taps - 1 - j] = v
+            }
+        }
+        return Table(data: data, taps: taps)
+    }
+
+    /// The steps below 1 (32.32) at which the 36-tap table's images, heard on an engine at `outputRate`, land
+    /// where the bank's tables for steps above 1 put what folds back: the lowest image (the source's Nyquist) at
+    /// 0.5·s·rate ≥ 20 kHz, and the top of its transition band, 0.59·s·rate, at most `stopEdge` of the output rate
+    /// if it folds back (steps 0.833…1 at 48 kHz, 0.907…0.926 at 44.1 kHz, each with its bank `forOutputRate`).
+    /// None (low > high) at 40 kHz and below. Other steps below 1 take `antiImage`.
+    package func shortTableSteps(outputRate: Double) -> (low: UInt64, high: UInt64) {
+        guard outputRate > 40000 else { return (.max, 0) }
+        let low = (40000 / outputRate * 0x1p32).rounded(.up)
+        let high = min(stopEdge / 0.59 * 0x1p32, 0x1p32 - 1).rounded(.down)
+        guard low <= high else { return (.max, 0) }
+        return (UInt64(low), UInt64(high))
     }
 
     /// h(x) · I0(β) = 2·fc·sinc(2·fc·x) · I0(β·√(1 − (x/half)²)): the Kaiser-windowed ideal low-pass at `cutoff`

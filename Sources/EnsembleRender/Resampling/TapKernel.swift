@@ -17,6 +17,10 @@ package struct ResamplerTables: BitwiseCopyable {
     package var packetScratch: UnsafeMutablePointer<Float>
     /// `IMA4Packets.table`.
     package var ima4: UnsafePointer<ensemble_ima4_tables>
+    /// Steps below 1 that may take the 36-tap table on this engine (`SincBank.shortTableSteps(outputRate:)`); the
+    /// others below 1 take the anti-image table.
+    var shortLow: UInt64
+    var shortHigh: UInt64
     /// Floats before `windowLeft`/`windowRight` and after their `windowFrames` that a conversion may overwrite:
     /// with `IMA4Packets.framesPerPacket` of them, IMA4 packets that a window wants only part of are decoded whole
     /// in place, with the rest of their run (`IMA4Packets.convert`).
@@ -28,7 +32,7 @@ package struct ResamplerTables: BitwiseCopyable {
     package init(cubic: UnsafePointer<Float>, sinc: SincBank, edgeLeft: UnsafeMutablePointer<Float>,
                  edgeRight: UnsafeMutablePointer<Float>, windowLeft: UnsafeMutablePointer<Float>,
                  windowRight: UnsafeMutablePointer<Float>, packetScratch: UnsafeMutablePointer<Float>,
-                 ima4: UnsafePointer<ensemble_ima4_tables>, windowSlack: Int = 0) {
+                 ima4: UnsafePointer<ensemble_ima4_tables>, windowSlack: Int = 0, outputRate: Double = 0) {
         self.cubic = cubic
         self.sinc = sinc
         self.edgeLeft = edgeLeft
@@ -38,6 +42,16 @@ package struct ResamplerTables: BitwiseCopyable {
         self.packetScratch = packetScratch
         self.ima4 = ima4
         self.windowSlack = windowSlack
+        (shortLow, shortHigh) = sinc.shortTableSteps(outputRate: outputRate)
+    }
+
+    /// The sinc table for a step (32.32) on this engine: below 1 the anti-image table unless the 36-tap table's
+    /// images land at 20 kHz or above (`shortLow`…`shortHigh`), else the bank's table for the step.
+    @inline(__always)
+    @_noLocks
+    package func sincTable(step: UInt64) -> SincBank.Table {
+        if step < 1 << 32, step < shortLow || step > shortHigh { return sinc.antiImage }
+        return sinc.table(step: step)
     }
 }
 
@@ -63,7 +77,7 @@ struct TapKernel: BitwiseCopyable {
         cubic = tables.cubic
         switch quality {
         case .sinc:
-            table = tables.sinc.table(step: step)
+            table = tables.sincTable(step: step)
             taps = table.taps
             before = table.before
         case .cubic:
