@@ -60,6 +60,7 @@ enum HeadphonesBench {
     /// only); nil when its loopback device cannot render with HRTF.
     static func openAL(inputs: InputSet, voices n: Int, seconds: Double) -> Timing? {
         Spatial3D.openAL(inputs: inputs, voices: n, doppler: false, resamplerIndex: nil, seconds: seconds, hrtf: true)
+            .map { Timing(wall: $0.wall) }
     }
 
     /// Runs and prints section 12; returns the failures (render allocations only: speeds are reported). Skipped,
