@@ -91,10 +91,16 @@ package struct Reverb {
 
     // Design tables, read by `init` only (control side).
 
-    /// Line lengths at density 1, in ms (17–35 ms; no two with a small common ratio).
-    static let lineMilliseconds: [Double] = [17.1, 19.7, 22.3, 24.6, 27.3, 29.9, 32.1, 34.9]
-    /// Diffuser all-pass lengths at density 1, ms.
-    static let diffuserMilliseconds: [Double] = [1.53, 2.27, 3.31, 4.79]
+    /// Line lengths in ms, whatever the density (40–107 ms, 0.60 s in all: about 0.6 modes per Hz, so the low end is
+    /// dense); in this order, short and long alternate in the transform's butterflies. Each is rounded to a prime
+    /// number of frames (mutually prime, so no two share a period).
+    static let lineMilliseconds: [Double] = [39.8, 71.3, 48.0, 89.2, 57.9, 106.5, 63.2, 98.2]
+    /// The lines of a network for the shortest decays (17–35 ms, scaled down further), where the long ones would
+    /// have to shrink below half their length.
+    static let shortLineMilliseconds: [Double] = [17.1, 19.7, 22.3, 24.6, 27.3, 29.9, 32.1, 34.9]
+    /// Diffuser all-pass lengths at density 1, ms (scaled by the room size), and those of the short network.
+    static let diffuserMilliseconds: [Double] = [2.3, 3.7, 5.9, 8.9]
+    static let shortDiffuserMilliseconds: [Double] = [1.53, 2.27, 3.31, 4.79]
     /// Early-reflection tap times at density 1, ms after the first reflection, and relative amplitudes.
     static let leftTaps: [(Double, Double)] = [(0, 1), (2.9, -0.84), (4.3, 0.77), (6.1, -0.7), (8.7, 0.6),
                                                (11.3, -0.52), (14.9, 0.45), (19.1, -0.37)]
@@ -104,20 +110,25 @@ package struct Reverb {
     package init(settings s: ReverbSettings, sampleRate: Double) {
         let fs = sampleRate
         let size = 0.25 + 0.75 * s.density
-        // The network's size: `density`'s, but small enough that the fastest-decaying band (T60 = decayTime ×
-        // min(1, decayHFRatio)) loses at most 10 dB per pass through the longest line: a 50 ms decay in 35 ms lines
-        // would be a few separate echoes, not a decay.
+        // The network's lines keep their lengths (the room size is in the reflections and the diffusers), unless the
+        // fastest-decaying band (T60 = decayTime × min(1, decayHFRatio)) would lose more than 10 dB per pass through
+        // the longest line: a 0.3 s decay in 107 ms lines would be a few separate echoes, not a decay. Below half
+        // their length, the short table takes over (scaled by the room size too, as small as the decay needs).
         let shortestDecay = s.decayTime * min(1, s.decayHFRatio)
-        let networkSize = min(size, shortestDecay / (6 * Self.lineMilliseconds.max()! / 1000))
+        let longFit = shortestDecay / (6 * Self.lineMilliseconds.max()! / 1000)
+        let table = longFit >= 0.5 ? Self.lineMilliseconds : Self.shortLineMilliseconds
+        let networkSize = longFit >= 0.5 ? min(1, longFit)
+            : min(size, shortestDecay / (6 * Self.shortLineMilliseconds.max()! / 1000))
+        let diffuserSize = longFit >= 0.5 ? 1 : networkSize
         func frames(_ ms: Double) -> Int { Int((ms / 1000 * fs).rounded()) }
 
-        // Network lines: lengths, modulation depth (≈ 0.15 ms each way), ring size.
+        // Network lines: lengths (distinct primes), modulation depth (≈ 0.15 ms each way), ring size.
         let depth = max(2, 0.3e-3 * fs)
         var centres: [Double] = []
-        for ms in Self.lineMilliseconds {
-            var d = (ms * networkSize / 1000 * fs).rounded()
-            while centres.contains(d) { d += 1 }
-            centres.append(max(d, depth + 4))
+        for ms in table {
+            var d = max((ms * networkSize / 1000 * fs).rounded(), (depth + 4).rounded(.up))
+            while centres.contains(d) || (longFit >= 0.5 && !Self.isPrime(Int(d))) { d += 1 }
+            centres.append(d)
         }
         let longest = Int((centres.max()! + depth).rounded(.up)) + 4
         // A tick's worth of slack: a chunk's writes never land on a slot its output taps still read.
@@ -141,8 +152,8 @@ package struct Reverb {
         // own ring-out (60·M/(−20·log10 g) frames to −60 dB) stays under a fifth of the shortest decay time.
         var lengths: [Int] = []
         var gains: [Float] = []
-        for (k, ms) in Self.diffuserMilliseconds.enumerated() {
-            let m = max(1, Int((ms * networkSize / 1000 * fs).rounded()))
+        for (k, ms) in (longFit >= 0.5 ? Self.diffuserMilliseconds : Self.shortDiffuserMilliseconds).enumerated() {
+            let m = max(1, Int((ms * diffuserSize / 1000 * fs).rounded()))
             lengths.append(m)
             let wanted = (k < 2 ? 0.75 : 0.625) * s.diffusion
             let cap = pow(10, -3 * Double(m) / (0.2 * shortestDecay * fs))
@@ -167,9 +178,11 @@ package struct Reverb {
                 tapValues.append(Float(tap.1 / norm))
             }
         }
-        // The late part leaves the network after the diffusers and at least the shortest line: start it that
-        // much earlier (never before the pre-delay) so that it sounds `lateReverbDelay` after the first reflection.
-        let lateWanted = first + frames(1000 * s.lateReverbDelay) - diffuserDelay - Int(centres.min()! - depth / 2)
+        // The late part leaves the network after the diffusers and the earliest output tap: start it that much
+        // earlier (never before the pre-delay) so that it sounds `lateReverbDelay` after the first reflection.
+        let tapFractions = longFit >= 0.5 ? (left: 0.27, right: 0.61) : (left: 0.41, right: 0.73)
+        let lateWanted = first + frames(1000 * s.lateReverbDelay) - diffuserDelay
+            - (longFit >= 0.5 ? max(1, Int(tapFractions.left * centres.min()!)) : Int(centres.min()! - depth / 2))
         lateOffset = max(frames(1000 * s.preDelay), lateWanted)
         let inputSpan = max(lateOffset, (0..<16).map { offsets[$0] }.max()!) + 1
         tapOffsets = offsets
@@ -206,8 +219,8 @@ package struct Reverb {
         // Hadamard rows (orthogonal), each at 1/√8: the two sides hear every mode with different phases.
         let leftSigns: [Double] = [1, -1, 1, -1, 1, -1, 1, -1], rightSigns: [Double] = [1, 1, -1, -1, 1, 1, -1, -1]
         for i in 0..<8 {
-            outputTaps[i] = max(1, Int(0.41 * centres[i]))
-            outputTaps[8 + i] = max(1, Int(0.73 * centres[i]))
+            outputTaps[i] = max(1, Int(tapFractions.left * centres[i]))
+            outputTaps[8 + i] = max(1, Int(tapFractions.right * centres[i]))
             leftGains[i] = Float(leftSigns[i] / 8.0.squareRoot())
             rightGains[i] = Float(rightSigns[i] / 8.0.squareRoot())
         }
@@ -222,13 +235,71 @@ package struct Reverb {
         tone = (Float(t.b0), Float(t.b1), Float(t.b2), Float(t.a1), Float(t.a2))
 
         dryGain = Float(1 - s.mix)
-        reflectionsWet = Float(s.mix * s.gain * s.reflectionsGain)
-        lateWet = Float(s.mix * s.gain * s.lateReverbGain)
+        let level = Self.efxLevel(s, ourInputShelf: hf, sampleRate: fs)
+        reflectionsWet = Float(s.mix * s.gain * s.reflectionsGain * level.reflections)
+        lateWet = Float(s.mix * s.gain * s.lateReverbGain * level.late)
         tapGains = .allocate(capacity: 16)
         for (k, g) in tapValues.enumerated() { tapGains[k] = g }
         sleepAfter = inputSpan + diffuserDelay + longest + 64
         scratch = .allocate(capacity: ChunkScratch.size)
         scratch.initialize(repeating: 0, count: ChunkScratch.size)
+    }
+
+    /// The amplitude factors that bring the reflections' and the late reverberation's energies to EFX's for the
+    /// same settings and send (as OpenAL Soft 1.19's EAX reverb renders them; see "The reverb's design"), over this
+    /// unit's own, for white input. This network's energies are flat-normalised: per unit input, the energy after
+    /// `ourInputShelf` in both parts. EFX's late energy follows its modal-density gain √(1 − a²) (a: the per-pass
+    /// gain of its mean path at a band-weighted decay time), one pass's decay before the first output, and the
+    /// decay per band; its reflections lose their taps' decay. Control side (`init`).
+    static func efxLevel(_ s: ReverbSettings, ourInputShelf: BiquadCoefficients, sampleRate fs: Double)
+        -> (reflections: Double, late: Double) {
+        func power(_ c: BiquadCoefficients, _ w: Double) -> Double {
+            let nr = c.b0 + c.b1 * cos(w) + c.b2 * cos(2 * w), ni = -(c.b1 * sin(w) + c.b2 * sin(2 * w))
+            let dr = 1 + c.a1 * cos(w) + c.a2 * cos(2 * w), di = -(c.a1 * sin(w) + c.a2 * sin(2 * w))
+            return (nr * nr + ni * ni) / (dr * dr + di * di)
+        }
+        func shelf(_ gainDB: Double) -> BiquadCoefficients {
+            BiquadCoefficients(shape: .highshelf, frequency: min(5000, 0.49 * fs), q: 0.5.squareRoot(), gainDB: gainDB,
+                               sampleRate: fs)
+        }
+        // EFX's room: its path lengths scale with the cube root of the density (5…50 × a 1 m room's).
+        let scale = max(5, cbrt(s.density * 125_000))
+        let meanPath = 3.1556e-3 * scale
+        let t = s.decayTime
+        // The HF decay, limited by the default air absorption (0.994 per metre at 343.3 m/s).
+        let hfLimit = 1 / (log10(0.994) * t / -3 * 343.3)
+        let hfDecay = min(max(t * min(s.decayHFRatio, hfLimit), 0.1), 20)
+        let weighted = 0.25 * t + 0.75 * hfDecay
+        let a = pow(10, -3 * meanPath / weighted), mid = pow(10, -3 * meanPath / t), high = pow(10, -3 * meanPath / hfDecay)
+        let lines = [1.9419362e-3, 2.4466860e-3, 3.3791220e-3, 3.8838720e-3]
+        let allpasses = [1.6182800e-4, 2.0389060e-4, 2.8159360e-4, 3.2365600e-4]
+        let meanAllpass = allpasses.reduce(0, +) / 4
+        var firstPass = 0.0
+        for i in 0..<4 {
+            let length = (lines[i] + allpasses[i] * (1 - s.diffusion) + meanAllpass * s.diffusion) * scale
+            firstPass += pow(10, -6 * length / t) / 4
+        }
+        let efxInput = shelf(40 * log10(max(s.gainHF, 0.001))), step = shelf(40 * log10(high / mid))
+        var efxLate = 0.0, efxInputEnergy = 0.0, ours = 0.0
+        let points = 256
+        for k in 1..<points {
+            let w = Double.pi * Double(k) / Double(points)
+            let input = power(efxInput, w)
+            efxInputEnergy += input
+            // (The step's square is deliberate: fitted. The per-pass energy stays under the larger band's.)
+            efxLate += input * (1 - a * a) * firstPass / (1 - min(mid * mid * power(step, w), max(mid, high) * max(mid, high)))
+            ours += power(ourInputShelf, w)
+        }
+        var taps = 0.0, echoes = 0.0
+        for (tap, line) in zip([0, 2.0213520e-4, 4.2531060e-4, 6.7171600e-4], [5.9850400e-4, 1.0913150e-3, 1.5376658e-3, 1.9419362e-3]) {
+            taps += pow(10, -6 * tap * scale / t) / 4
+            echoes += pow(10, -6 * line * scale / t) / 4
+        }
+        let efxReflections = efxInputEnergy * taps * (1 + echoes)
+        // Fitted offsets (dB) of the measured energies from these expressions, over every preset.
+        let reflections = (efxReflections / ours).squareRoot() * pow(10, -2.50 / 20)
+        let late = (efxLate / ours).squareRoot() * pow(10, -0.93 / 20)
+        return (min(max(reflections, 1e-3), 10), min(max(late, 1e-3), 10))
     }
 
     /// At least the bytes `init` allocates for `settings` at `sampleRate`: every ring at its largest (density 1), the
@@ -249,6 +320,17 @@ package struct Reverb {
         outputTaps.deallocate()
         modulationPeriods.deallocate()
         readOffsets.deallocate()
+    }
+
+    /// Whether n is prime (trial division; n is at most a few thousand).
+    static func isPrime(_ n: Int) -> Bool {
+        if n < 2 { return false }
+        var k = 2
+        while k * k <= n {
+            if n % k == 0 { return false }
+            k += 1
+        }
+        return true
     }
 
     /// The smallest power of two ≥ n (ring buffer sizes, so positions wrap with a mask).
