@@ -215,8 +215,8 @@ package struct Reverb {
             (self.second.a1[i], self.second.a2[i]) = (Float(c2.a1), Float(c2.a2))
         }
         feedGain = Float((1 - meanGain * meanGain).squareRoot())
-        // Outputs: the left taps 0.41 of the way along each line, the right 0.73, with the signs of two different
-        // Hadamard rows (orthogonal), each at 1/√8: the two sides hear every mode with different phases.
+        // Outputs: the left taps `tapFractions.left` of the way along each line, the right `.right`, with the signs of
+        // two different Hadamard rows (orthogonal), each at 1/√8: the two sides hear every mode with different phases.
         let leftSigns: [Double] = [1, -1, 1, -1, 1, -1, 1, -1], rightSigns: [Double] = [1, 1, -1, -1, 1, 1, -1, -1]
         for i in 0..<8 {
             outputTaps[i] = max(1, Int(tapFractions.left * centres[i]))
