@@ -213,11 +213,12 @@ package enum ReverbSpectrum {
     /// `window` frames n from `tailStart`; y is the channel (through `band` when given: ReverbMeasure's eighth-order
     /// Butterworth band) times 10^(3t/decayTime), undoing the decay so that the whole window counts. A tail that
     /// repeats itself (a comb) correlates with itself at its period; a noise-like one does not. Also returns the lag
-    /// of the largest, in ms.
+    /// of the largest, in ms. `maxLagSeconds` widens the lags looked at; `curve` is handed every (lag, |r|).
     package static func tailAutocorrelation(_ left: [Float], _ right: [Float], settings s: ReverbSettings, window: Int,
-                                            band: (Double, Double)? = nil, rate: Double = 48000) -> (value: Double, lagMs: Double) {
+                                            band: (Double, Double)? = nil, maxLagSeconds: Double = 0.1, rate: Double = 48000,
+                                            curve: ((Int, Double) -> Void)? = nil) -> (value: Double, lagMs: Double) {
         let start = tailStart(s, rate: rate)
-        let minLag = Int(0.005 * rate), maxLag = Int(0.1 * rate)
+        let minLag = Int(0.005 * rate), maxLag = Int(maxLagSeconds * rate)
         precondition(left.count >= start + window + maxLag, "the response is too short for the window")
         let count = window + maxLag
         let n = powerOfTwo(atLeast: 2 * count)
@@ -245,6 +246,7 @@ package enum ReverbSpectrum {
         var best = 0.0, bestLag = 0
         for lag in minLag...maxLag {
             let r = abs(products[lag]) / (e0 * (prefix[lag + window] - prefix[lag])).squareRoot()
+            curve?(lag, r)
             if r > best { (best, bestLag) = (r, lag) }
         }
         return (best, 1000 * Double(bestLag) / rate)
