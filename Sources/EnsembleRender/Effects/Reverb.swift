@@ -471,6 +471,24 @@ package struct Reverb {
         }
     }
 
+    /// `column[j] = gain × line[start + j] + gain2 × line[start2 + j]` for j < count: both taps in one pass, or
+    /// `weigh` then `accumulate` (the same operations) where a segment wraps.
+    @_noLocks @inline(__always)
+    static func weighTwo(_ line: UnsafeMutablePointer<Float>, _ start: Int, _ start2: Int, _ stride: Int, _ gain: Float,
+                         _ gain2: Float, _ column: UnsafeMutablePointer<Float>, _ count: Int) {
+        if start &+ count <= stride && start2 &+ count <= stride {
+            let a = line + start, b = line + start2
+            var j = 0
+            while j < count {
+                column[j] = gain * a[j] + gain2 * b[j]
+                j &+= 1
+            }
+        } else {
+            weigh(line, start, stride, gain, column, count)
+            accumulate(line, start2, stride, gain2, column, count)
+        }
+    }
+
     /// `column[j] += gain × line[(start + j) mod stride]` for j < count (a ring segment, split where it wraps).
     @_noLocks @inline(__always)
     static func accumulate(_ line: UnsafeMutablePointer<Float>, _ start: Int, _ stride: Int, _ gain: Float,
@@ -677,13 +695,10 @@ package struct Reverb {
         k = 0
         while k < 8 {
             let line = lines + k &* stride
-            Self.weigh(line, (w0 &- outputTaps[k]) & mask, stride, leftGains[k], columnsL + k &* Self.tickLength, count)
-            Self.weigh(line, (w0 &- outputTaps[8 &+ k]) & mask, stride, rightGains[k], columnsR + k &* Self.tickLength,
-                       count)
-            Self.accumulate(line, (w0 &- outputTaps[16 &+ k]) & mask, stride, leftGains2[k],
-                            columnsL + k &* Self.tickLength, count)
-            Self.accumulate(line, (w0 &- outputTaps[24 &+ k]) & mask, stride, rightGains2[k],
-                            columnsR + k &* Self.tickLength, count)
+            Self.weighTwo(line, (w0 &- outputTaps[k]) & mask, (w0 &- outputTaps[16 &+ k]) & mask, stride, leftGains[k],
+                          leftGains2[k], columnsL + k &* Self.tickLength, count)
+            Self.weighTwo(line, (w0 &- outputTaps[8 &+ k]) & mask, (w0 &- outputTaps[24 &+ k]) & mask, stride,
+                          rightGains[k], rightGains2[k], columnsR + k &* Self.tickLength, count)
             k &+= 1
         }
 
