@@ -34,7 +34,8 @@ package struct Reverb {
     var lineCentres: UnsafeMutablePointer<Float>
     var modulationPeriods: UnsafeMutablePointer<Int>
     var modulationDepth: Float
-    /// Output taps inside the lines (frames back from the write position), left (8) then right (8).
+    /// Output taps inside the lines (frames back from the write position): left (8), right (8), then a second tap per
+    /// line on each side, left (8) and right (8).
     var outputTaps: UnsafeMutablePointer<Int>
     /// The lines' readers' integer delays (frames back) for the current tick.
     var readOffsets: UnsafeMutablePointer<Int>
@@ -47,6 +48,8 @@ package struct Reverb {
     package var second = BiquadLanes()
     var leftGains = SIMD8<Float>(repeating: 0)
     var rightGains = SIMD8<Float>(repeating: 0)
+    var leftGains2 = SIMD8<Float>(repeating: 0)
+    var rightGains2 = SIMD8<Float>(repeating: 0)
     /// Input gain into the lines (the energy normalisation).
     var feedGain: Float
     var dryGain: Float
@@ -63,6 +66,13 @@ package struct Reverb {
     var writeIndex = 0
     var inputIndex = 0
     var diffuserIndex = 0
+    /// The network's input after the diffusers and the tone corrector (times the feed gain), a ring of `feedMask + 1`
+    /// frames written at `feedIndex`; line i is fed what was written `feedOffsets[i]` frames ago, so that the lines
+    /// are not fed one coherent signal (which the transform would gather into a few lines, a periodic tail).
+    package var feedRing: UnsafeMutablePointer<Float>
+    var feedMask: Int
+    var feedIndex = 0
+    var feedOffsets: (Int, Int, Int, Int, Int, Int, Int, Int)
     /// Consecutive quiet frames (whole quiet ticks), the count after which the unit sleeps, and whether it sleeps.
     var quietFrames = 0
     var sleepAfter: Int
@@ -91,10 +101,18 @@ package struct Reverb {
 
     // Design tables, read by `init` only (control side).
 
-    /// Line lengths at density 1, in ms (17–35 ms; no two with a small common ratio).
-    static let lineMilliseconds: [Double] = [17.1, 19.7, 22.3, 24.6, 27.3, 29.9, 32.1, 34.9]
-    /// Diffuser all-pass lengths at density 1, ms.
-    static let diffuserMilliseconds: [Double] = [1.53, 2.27, 3.31, 4.79]
+    /// Line lengths in ms, whatever the density (58–111 ms, 0.66 s in all: a mode every 1.5 Hz, so the low end is
+    /// dense; within a factor of two, so none is as long as two others; no two pairs equally far apart); in this
+    /// order, short and long meet in the transform's butterflies. Each is rounded to a distinct prime number of frames.
+    static let lineMilliseconds: [Double] = [58.2, 90.2, 64.3, 94.3, 69.1, 110.5, 72.5, 103.3]
+    /// The lines of a network for the shortest decays (17–35 ms, scaled down further), where the long ones would
+    /// have to shrink below half their length.
+    static let shortLineMilliseconds: [Double] = [17.1, 19.7, 22.3, 24.6, 27.3, 29.9, 32.1, 34.9]
+    /// How long before its line each line's input was the network's input, ms (scaled with the network).
+    static let feedMilliseconds: [Double] = [0, 2.3, 4.6, 1.2, 6.9, 3.5, 5.7, 8.1]
+    /// Diffuser all-pass lengths at density 1, ms (scaled by the room size), and those of the short network.
+    static let diffuserMilliseconds: [Double] = [2.3, 3.7, 5.9, 8.9]
+    static let shortDiffuserMilliseconds: [Double] = [1.53, 2.27, 3.31, 4.79]
     /// Early-reflection tap times at density 1, ms after the first reflection, and relative amplitudes.
     static let leftTaps: [(Double, Double)] = [(0, 1), (2.9, -0.84), (4.3, 0.77), (6.1, -0.7), (8.7, 0.6),
                                                (11.3, -0.52), (14.9, 0.45), (19.1, -0.37)]
@@ -104,20 +122,27 @@ package struct Reverb {
     package init(settings s: ReverbSettings, sampleRate: Double) {
         let fs = sampleRate
         let size = 0.25 + 0.75 * s.density
-        // The network's size: `density`'s, but small enough that the fastest-decaying band (T60 = decayTime ×
-        // min(1, decayHFRatio)) loses at most 10 dB per pass through the longest line: a 50 ms decay in 35 ms lines
-        // would be a few separate echoes, not a decay.
+        // The network's lines keep their lengths (the room size is in the reflections), unless the 500 Hz–1 kHz band
+        // would lose more than 10 dB per pass through the longest line, or the fastest-decaying band (T60 =
+        // decayTime × min(1, decayHFRatio)) more than 35 dB: a 0.3 s decay in 111 ms lines would be a few separate
+        // echoes, not a decay. Below half their length, the short table takes over (scaled by the room size too, as
+        // small as the fastest band's 10 dB per pass needs).
         let shortestDecay = s.decayTime * min(1, s.decayHFRatio)
-        let networkSize = min(size, shortestDecay / (6 * Self.lineMilliseconds.max()! / 1000))
+        let longestLine = Self.lineMilliseconds.max()! / 1000
+        let longFit = min(s.decayTime / (6 * longestLine), 3.5 * shortestDecay / (6 * longestLine))
+        let table = longFit >= 0.5 ? Self.lineMilliseconds : Self.shortLineMilliseconds
+        let networkSize = longFit >= 0.5 ? min(1, longFit)
+            : min(size, shortestDecay / (6 * Self.shortLineMilliseconds.max()! / 1000))
+        let diffuserSize = longFit >= 0.5 ? 1 : networkSize
         func frames(_ ms: Double) -> Int { Int((ms / 1000 * fs).rounded()) }
 
-        // Network lines: lengths, modulation depth (≈ 0.15 ms each way), ring size.
+        // Network lines: lengths (distinct primes), modulation depth (≈ 0.15 ms each way), ring size.
         let depth = max(2, 0.3e-3 * fs)
         var centres: [Double] = []
-        for ms in Self.lineMilliseconds {
-            var d = (ms * networkSize / 1000 * fs).rounded()
-            while centres.contains(d) { d += 1 }
-            centres.append(max(d, depth + 4))
+        for ms in table {
+            var d = max((ms * networkSize / 1000 * fs).rounded(), (depth + 4).rounded(.up))
+            while centres.contains(d) || (longFit >= 0.5 && !Self.isPrime(Int(d))) { d += 1 }
+            centres.append(d)
         }
         let longest = Int((centres.max()! + depth).rounded(.up)) + 4
         // A tick's worth of slack: a chunk's writes never land on a slot its output taps still read.
@@ -135,14 +160,14 @@ package struct Reverb {
             readOffsets[i] = Int(centres[i])
         }
         modulationDepth = Float(depth)
-        outputTaps = .allocate(capacity: 16)
+        outputTaps = .allocate(capacity: 32)
 
         // Diffusers: lengths scale with the room; the coefficient with `diffusion`, capped so that an all-pass's
         // own ring-out (60·M/(−20·log10 g) frames to −60 dB) stays under a fifth of the shortest decay time.
         var lengths: [Int] = []
         var gains: [Float] = []
-        for (k, ms) in Self.diffuserMilliseconds.enumerated() {
-            let m = max(1, Int((ms * networkSize / 1000 * fs).rounded()))
+        for (k, ms) in (longFit >= 0.5 ? Self.diffuserMilliseconds : Self.shortDiffuserMilliseconds).enumerated() {
+            let m = max(1, Int((ms * diffuserSize / 1000 * fs).rounded()))
             lengths.append(m)
             let wanted = (k < 2 ? 0.75 : 0.625) * s.diffusion
             let cap = pow(10, -3 * Double(m) / (0.2 * shortestDecay * fs))
@@ -167,9 +192,11 @@ package struct Reverb {
                 tapValues.append(Float(tap.1 / norm))
             }
         }
-        // The late part leaves the network after the diffusers and at least the shortest line: start it that
-        // much earlier (never before the pre-delay) so that it sounds `lateReverbDelay` after the first reflection.
-        let lateWanted = first + frames(1000 * s.lateReverbDelay) - diffuserDelay - Int(centres.min()! - depth / 2)
+        // The late part leaves the network after the diffusers and the earliest output tap: start it that much
+        // earlier (never before the pre-delay) so that it sounds `lateReverbDelay` after the first reflection.
+        let tapFractions = longFit >= 0.5 ? (left: 0.27, right: 0.61) : (left: 0.41, right: 0.73)
+        let lateWanted = first + frames(1000 * s.lateReverbDelay) - diffuserDelay
+            - (longFit >= 0.5 ? max(1, Int(tapFractions.left * centres.min()!)) : Int(centres.min()! - depth / 2))
         lateOffset = max(frames(1000 * s.preDelay), lateWanted)
         let inputSpan = max(lateOffset, (0..<16).map { offsets[$0] }.max()!) + 1
         tapOffsets = offsets
@@ -202,14 +229,21 @@ package struct Reverb {
             (self.second.a1[i], self.second.a2[i]) = (Float(c2.a1), Float(c2.a2))
         }
         feedGain = Float((1 - meanGain * meanGain).squareRoot())
-        // Outputs: the left taps 0.41 of the way along each line, the right 0.73, with the signs of two different
-        // Hadamard rows (orthogonal), each at 1/√8: the two sides hear every mode with different phases.
+        // Outputs: the left taps `tapFractions.left` of the way along each line, the right `.right`, with the signs of
+        // two different Hadamard rows (orthogonal): the two sides hear every mode with different phases. The long
+        // network has a second tap per line and side (two more rows), twice the echoes at the same energy.
         let leftSigns: [Double] = [1, -1, 1, -1, 1, -1, 1, -1], rightSigns: [Double] = [1, 1, -1, -1, 1, 1, -1, -1]
+        let leftSigns2: [Double] = [1, -1, -1, 1, 1, -1, -1, 1], rightSigns2: [Double] = [1, 1, -1, -1, -1, -1, 1, 1]
+        let taps2 = longFit >= 0.5, tapGain = 1 / (taps2 ? 16.0 : 8.0).squareRoot()
         for i in 0..<8 {
-            outputTaps[i] = max(1, Int(0.41 * centres[i]))
-            outputTaps[8 + i] = max(1, Int(0.73 * centres[i]))
-            leftGains[i] = Float(leftSigns[i] / 8.0.squareRoot())
-            rightGains[i] = Float(rightSigns[i] / 8.0.squareRoot())
+            outputTaps[i] = max(1, Int(tapFractions.left * centres[i]))
+            outputTaps[8 + i] = max(1, Int(tapFractions.right * centres[i]))
+            outputTaps[16 + i] = max(1, Int(0.53 * centres[i]))
+            outputTaps[24 + i] = max(1, Int(0.87 * centres[i]))
+            leftGains[i] = Float(leftSigns[i] * tapGain)
+            rightGains[i] = Float(rightSigns[i] * tapGain)
+            leftGains2[i] = taps2 ? Float(leftSigns2[i] * tapGain) : 0
+            rightGains2[i] = taps2 ? Float(rightSigns2[i] * tapGain) : 0
         }
 
         // Input shelf at 5 kHz (kept under Nyquist at low rates); gainHF 0 is taken as −80 dB.
@@ -222,13 +256,81 @@ package struct Reverb {
         tone = (Float(t.b0), Float(t.b1), Float(t.b2), Float(t.a1), Float(t.a2))
 
         dryGain = Float(1 - s.mix)
-        reflectionsWet = Float(s.mix * s.gain * s.reflectionsGain)
-        lateWet = Float(s.mix * s.gain * s.lateReverbGain)
+        let level = Self.efxLevel(s, ourInputShelf: hf, sampleRate: fs)
+        reflectionsWet = Float(s.mix * s.gain * s.reflectionsGain * level.reflections)
+        lateWet = Float(s.mix * s.gain * s.lateReverbGain * level.late)
         tapGains = .allocate(capacity: 16)
         for (k, g) in tapValues.enumerated() { tapGains[k] = g }
-        sleepAfter = inputSpan + diffuserDelay + longest + 64
+        let feedScale = longFit >= 0.5 ? networkSize : 0.3 * networkSize
+        let feeds = Self.feedMilliseconds.map { Int(($0 * feedScale / 1000 * fs).rounded()) }
+        feedOffsets = (feeds[0], feeds[1], feeds[2], feeds[3], feeds[4], feeds[5], feeds[6], feeds[7])
+        feedMask = Self.powerOfTwo(atLeast: feeds.max()! + 1) - 1
+        feedRing = .allocate(capacity: feedMask + 1)
+        feedRing.initialize(repeating: 0, count: feedMask + 1)
+        sleepAfter = inputSpan + diffuserDelay + feeds.max()! + longest + 64
         scratch = .allocate(capacity: ChunkScratch.size)
         scratch.initialize(repeating: 0, count: ChunkScratch.size)
+    }
+
+    /// The amplitude factors that bring the reflections' and the late reverberation's energies to EFX's for the
+    /// same settings and send (as OpenAL Soft 1.19's EAX reverb renders them; see "The reverb's design"), over this
+    /// unit's own, for white input. This network's energies are flat-normalised: per unit input, the energy after
+    /// `ourInputShelf` in both parts. EFX's late energy follows its modal-density gain √(1 − a²) (a: the per-pass
+    /// gain of its mean path at a band-weighted decay time), one pass's decay before the first output, and the
+    /// decay per band; its reflections lose their taps' decay. Control side (`init`).
+    static func efxLevel(_ s: ReverbSettings, ourInputShelf: BiquadCoefficients, sampleRate fs: Double)
+        -> (reflections: Double, late: Double) {
+        func power(_ c: BiquadCoefficients, _ w: Double) -> Double {
+            let nr = c.b0 + c.b1 * cos(w) + c.b2 * cos(2 * w), ni = -(c.b1 * sin(w) + c.b2 * sin(2 * w))
+            let dr = 1 + c.a1 * cos(w) + c.a2 * cos(2 * w), di = -(c.a1 * sin(w) + c.a2 * sin(2 * w))
+            return (nr * nr + ni * ni) / (dr * dr + di * di)
+        }
+        func shelf(_ gainDB: Double) -> BiquadCoefficients {
+            BiquadCoefficients(shape: .highshelf, frequency: min(5000, 0.49 * fs), q: 0.5.squareRoot(), gainDB: gainDB,
+                               sampleRate: fs)
+        }
+        // EFX's room: its path lengths scale with the cube root of the density (5…50 × a 1 m room's).
+        let scale = max(5, cbrt(s.density * 125_000))
+        let meanPath = 3.1556e-3 * scale
+        let t = s.decayTime
+        // The HF decay, limited by the default air absorption (0.994 per metre at 343.3 m/s).
+        let hfLimit = 1 / (log10(0.994) * t / -3 * 343.3)
+        let hfDecay = min(max(t * min(s.decayHFRatio, hfLimit), 0.1), 20)
+        let weighted = 0.25 * t + 0.75 * hfDecay
+        let a = pow(10, -3 * meanPath / weighted), mid = pow(10, -3 * meanPath / t), high = pow(10, -3 * meanPath / hfDecay)
+        let lines = [1.9419362e-3, 2.4466860e-3, 3.3791220e-3, 3.8838720e-3]
+        let allpasses = [1.6182800e-4, 2.0389060e-4, 2.8159360e-4, 3.2365600e-4]
+        let meanAllpass = allpasses.reduce(0, +) / 4
+        var firstPass = 0.0
+        for i in 0..<4 {
+            let length = (lines[i] + allpasses[i] * (1 - s.diffusion) + meanAllpass * s.diffusion) * scale
+            firstPass += pow(10, -6 * length / t) / 4
+        }
+        let efxInput = shelf(40 * log10(max(s.gainHF, 0.001))), step = shelf(40 * log10(high / mid))
+        var efxLate = 0.0, efxInputEnergy = 0.0, ours = 0.0
+        let points = 256
+        for k in 1..<points {
+            let w = Double.pi * Double(k) / Double(points)
+            let input = power(efxInput, w)
+            efxInputEnergy += input
+            // (The step's square is deliberate: fitted. The per-pass energy stays under the larger band's.)
+            efxLate += input * (1 - a * a) * firstPass / (1 - min(mid * mid * power(step, w), max(mid, high) * max(mid, high)))
+            ours += power(ourInputShelf, w)
+        }
+        var taps = 0.0, echoes = 0.0
+        for (tap, line) in zip([0, 2.0213520e-4, 4.2531060e-4, 6.7171600e-4], [5.9850400e-4, 1.0913150e-3, 1.5376658e-3, 1.9419362e-3]) {
+            taps += pow(10, -6 * tap * scale / t) / 4
+            echoes += pow(10, -6 * line * scale / t) / 4
+        }
+        let efxReflections = efxInputEnergy * taps * (1 + echoes)
+        // Fitted offsets (dB) of the measured energies from these expressions, over every preset.
+        // What that leaves, fitted over the presets of at least 1 s (dB, within ±4): it grows with a short decay, a
+        // low HF ratio and a dark input.
+        let fit = 3.108 - 4.577 * log10(t) - 5.133 * min(s.decayHFRatio, hfLimit) + 3.559 * s.gainHF
+        let residual = pow(10, -min(max(fit, -4), 4) / 20)
+        let reflections = (efxReflections / ours).squareRoot() * pow(10, -2.50 / 20) * residual
+        let late = (efxLate / ours).squareRoot() * pow(10, -0.93 / 20) * residual
+        return (min(max(reflections, 1e-3), 10), min(max(late, 1e-3), 10))
     }
 
     /// At least the bytes `init` allocates for `settings` at `sampleRate`: every ring at its largest (density 1), the
@@ -238,17 +340,29 @@ package struct Reverb {
         let diffuser = powerOfTwo(atLeast: Int(diffuserMilliseconds.max()! / 1000 * fs) + 2)
         let span = Int(((max(s.preDelay, 0) + max(s.reflectionsDelay, 0) + max(s.lateReverbDelay, 0) + 0.05) * fs).rounded(.up))
         let input = powerOfTwo(atLeast: span + 2 + tickLength)
-        let floats = 8 * line + 4 * diffuser + 2 * input + 8 + ChunkScratch.size + 8 + 16
+        let feed = powerOfTwo(atLeast: Int(feedMilliseconds.max()! / 1000 * fs) + 2)
+        let floats = 8 * line + 4 * diffuser + 2 * input + 8 + ChunkScratch.size + 8 + 16 + feed
         return floats * MemoryLayout<Float>.stride + 64 * MemoryLayout<Int>.stride
     }
 
     /// Frees every buffer (control side, once the render side has let go of the unit).
     package func deallocate() {
-        for p in [lines, input, diffusers, lineCentres, tapGains, scratch] { p.deallocate() }
+        for p in [lines, input, diffusers, lineCentres, tapGains, scratch, feedRing] { p.deallocate() }
         tapOffsets.deallocate()
         outputTaps.deallocate()
         modulationPeriods.deallocate()
         readOffsets.deallocate()
+    }
+
+    /// Whether n is prime (trial division; n is at most a few thousand).
+    static func isPrime(_ n: Int) -> Bool {
+        if n < 2 { return false }
+        var k = 2
+        while k * k <= n {
+            if n % k == 0 { return false }
+            k += 1
+        }
+        return true
     }
 
     /// The smallest power of two ≥ n (ring buffer sizes, so positions wrap with a mask).
@@ -296,6 +410,7 @@ package struct Reverb {
         (second.s1, second.s2) = (SIMD8(repeating: 0), SIMD8(repeating: 0))
         shelfState = (0, 0)
         toneState = (0, 0)
+        feedRing.update(repeating: 0, count: feedMask + 1)
         asleep = true
         quietFrames = 0
     }
@@ -304,7 +419,7 @@ package struct Reverb {
     @_noLocks
     package mutating func reset() {
         fallAsleep()
-        (frame, writeIndex, inputIndex, diffuserIndex) = (0, 0, 0, 0)
+        (frame, writeIndex, inputIndex, diffuserIndex, feedIndex) = (0, 0, 0, 0, 0)
         tickLoud = false
     }
 
@@ -352,6 +467,41 @@ package struct Reverb {
         }
         while j < count {
             column[j] = gain * line[j &- first]
+            j &+= 1
+        }
+    }
+
+    /// `column[j] = gain × line[start + j] + gain2 × line[start2 + j]` for j < count: both taps in one pass, or
+    /// `weigh` then `accumulate` (the same operations) where a segment wraps.
+    @_noLocks @inline(__always)
+    static func weighTwo(_ line: UnsafeMutablePointer<Float>, _ start: Int, _ start2: Int, _ stride: Int, _ gain: Float,
+                         _ gain2: Float, _ column: UnsafeMutablePointer<Float>, _ count: Int) {
+        if start &+ count <= stride && start2 &+ count <= stride {
+            let a = line + start, b = line + start2
+            var j = 0
+            while j < count {
+                column[j] = gain * a[j] + gain2 * b[j]
+                j &+= 1
+            }
+        } else {
+            weigh(line, start, stride, gain, column, count)
+            accumulate(line, start2, stride, gain2, column, count)
+        }
+    }
+
+    /// `column[j] += gain × line[(start + j) mod stride]` for j < count (a ring segment, split where it wraps).
+    @_noLocks @inline(__always)
+    static func accumulate(_ line: UnsafeMutablePointer<Float>, _ start: Int, _ stride: Int, _ gain: Float,
+                           _ column: UnsafeMutablePointer<Float>, _ count: Int) {
+        let first = min(count, stride &- start)
+        let source = line + start
+        var j = 0
+        while j < first {
+            column[j] = column[j] + gain * source[j]
+            j &+= 1
+        }
+        while j < count {
+            column[j] = column[j] + gain * line[j &- first]
             j &+= 1
         }
     }
@@ -449,6 +599,9 @@ package struct Reverb {
             var (tone1, tone2) = toneState
             var wd = diffuserIndex
             let e = eta, feed = feedGain
+            let ring = feedRing, ringMask = feedMask
+            let (o0, o1, o2, o3, o4, o5, o6, o7) = feedOffsets
+            var wf = feedIndex
             var prev = previous
             let c1b0 = first.b0, c1b1 = first.b1, c1b2 = first.b2, c1a1 = first.a1, c1a2 = first.a2
             let c2b0 = second.b0, c2b1 = second.b1, c2b2 = second.b2, c2a1 = second.a1, c2a2 = second.a2
@@ -502,13 +655,19 @@ package struct Reverb {
                     + SIMD8<Float>(pairs[2], pairs[3], pairs[2], pairs[3], pairs[6], pairs[7], pairs[6], pairs[7]) * sign2
                 let h = SIMD8<Float>(quads[0], quads[1], quads[2], quads[3], quads[0], quads[1], quads[2], quads[3])
                     + SIMD8<Float>(quads[4], quads[5], quads[6], quads[7], quads[4], quads[5], quads[6], quads[7]) * sign3
-                let x = feed * corrected
-                Self.store8(h + SIMD8<Float>(repeating: x) * signFeed, writes + j &* 8)
+                ring[wf] = feed * corrected
+                let fed = SIMD8<Float>(ring[(wf &- o0) & ringMask], ring[(wf &- o1) & ringMask],
+                                       ring[(wf &- o2) & ringMask], ring[(wf &- o3) & ringMask],
+                                       ring[(wf &- o4) & ringMask], ring[(wf &- o5) & ringMask],
+                                       ring[(wf &- o6) & ringMask], ring[(wf &- o7) & ringMask])
+                wf = (wf &+ 1) & ringMask
+                Self.store8(h + fed * signFeed, writes + j &* 8)
                 j &+= 1
             }
             shelfState = (shelf1, shelf2)
             toneState = (tone1, tone2)
             diffuserIndex = wd
+            feedIndex = wf
             inputIndex = (wi0 &+ count) & inputMask
             previous = prev
             (first.s1, first.s2, second.s1, second.s2) = (s1a, s1b, s2a, s2b)
@@ -536,9 +695,10 @@ package struct Reverb {
         k = 0
         while k < 8 {
             let line = lines + k &* stride
-            Self.weigh(line, (w0 &- outputTaps[k]) & mask, stride, leftGains[k], columnsL + k &* Self.tickLength, count)
-            Self.weigh(line, (w0 &- outputTaps[8 &+ k]) & mask, stride, rightGains[k], columnsR + k &* Self.tickLength,
-                       count)
+            Self.weighTwo(line, (w0 &- outputTaps[k]) & mask, (w0 &- outputTaps[16 &+ k]) & mask, stride, leftGains[k],
+                          leftGains2[k], columnsL + k &* Self.tickLength, count)
+            Self.weighTwo(line, (w0 &- outputTaps[8 &+ k]) & mask, (w0 &- outputTaps[24 &+ k]) & mask, stride,
+                          rightGains[k], rightGains2[k], columnsR + k &* Self.tickLength, count)
             k &+= 1
         }
 

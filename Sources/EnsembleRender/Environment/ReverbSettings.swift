@@ -8,7 +8,8 @@ import EnsembleFormats
 /// Checked when the chain is installed (`Engine.setEffects(_:on:)`): a value that is not finite or outside its
 /// range throws `EngineError.invalidParameter` naming its scene key.
 public struct ReverbSettings: Sendable, Equatable, Hashable {
-    /// Modal density, 0…1: scales the size of the simulated room (the delay lengths, 0.25× at 0 … 1× at 1).
+    /// Modal density, 0…1: scales the size of the simulated room (the early reflections' spread, 0.25× at 0 … 1× at
+    /// 1; the network's lines stay long at every density, so that the low end stays dense).
     public var density: Double = 1
     /// Echo diffusion, 0…1: how quickly the reflections blur into a dense tail.
     public var diffusion: Double = 1
