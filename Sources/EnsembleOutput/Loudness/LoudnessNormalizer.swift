@@ -7,7 +7,7 @@ import EnsembleRender
 /// `ensemble render --loudness`.
 ///
 /// The method: measure the mix (``LoudnessMeter``), apply the gain that moves its integrated loudness to the
-/// target, then a true-peak limiter: every frame's peak is estimated by 4× oversampling (2× from 96 kHz, as the
+/// target, then a true-peak limiter: every frame's peak is estimated by 4× oversampling (2× from 192 kHz, as the
 /// meter), the gain each frame needs to stay under the ceiling is spread by a sliding minimum over
 /// ±(2 ms + the interpolator's span), smoothed by a 2 ms moving average (so the gain is already down when a peak
 /// arrives: a look-ahead, with no clipping) and released with a 50 ms time constant; all channels share it.

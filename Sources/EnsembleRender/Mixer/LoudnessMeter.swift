@@ -20,7 +20,7 @@ public struct LoudnessMeasurement: Sendable, Equatable, Codable {
     public var momentary: Double?
     /// The last short-term loudness in LUFS (nil before 3 s or when it is −∞).
     public var shortTerm: Double?
-    /// True peak in dBTP: the largest magnitude of the signal upsampled 4× (2× from 96 kHz) per BS.1770-4
+    /// True peak in dBTP: the largest magnitude of the signal upsampled 4× (2× from 192 kHz) per BS.1770-4
     /// Annex 2; nil for silence.
     public var truePeak: Double?
     /// Sample peak in dBFS; nil for silence.

@@ -4,13 +4,13 @@ import CRenderMath
 import Foundation
 
 /// Estimates the peak of the continuous signal between samples: each input sample of each channel is upsampled
-/// by `factor` (4 below 96 kHz, 2 below 192 kHz, 1 above) through a Kaiser-windowed sinc interpolator of
+/// by `factor` (4 below 192 kHz, 2 from 192 kHz, 1 from 384 kHz) through a Kaiser-windowed sinc interpolator of
 /// `tapsPerPhase` taps a phase, and every output's magnitude is compared with the peak so far.
 ///
 /// Storage is allocated once in `init` and freed by `deallocate()` (a value with pointers: one owner, no copies in
 /// use); `add` neither allocates nor locks. Not thread-safe: one thread feeds it.
 package struct TruePeakInterpolator {
-    /// Upsampling factor: 4 below 96 kHz, 2 below 192 kHz, else 1 (the sample peak).
+    /// Upsampling factor: 4 below 192 kHz, 2 below 384 kHz, else 1 (the sample peak).
     package let factor: Int
     /// Taps of each polyphase branch (its input history length).
     package static var tapsPerPhase: Int { 16 }
@@ -22,8 +22,9 @@ package struct TruePeakInterpolator {
     private let history: UnsafeMutablePointer<Double>
     private var position = 0
 
-    /// Upsampling factor for `sampleRate` per BS.1770-4 (at least 192 kHz of interpolated rate).
-    package static func factor(sampleRate: Double) -> Int { sampleRate < 96000 ? 4 : sampleRate < 192000 ? 2 : 1 }
+    /// Upsampling factor for `sampleRate`: BS.1770-4 asks for at least 192 kHz after interpolation; 4× up to 192 kHz
+    /// (not 2× from 96 kHz) also catches a quarter-rate sine's peak there.
+    package static func factor(sampleRate: Double) -> Int { sampleRate < 192000 ? 4 : sampleRate < 384000 ? 2 : 1 }
 
     package init(sampleRate: Double, channelCount: Int) {
         factor = Self.factor(sampleRate: sampleRate)
