@@ -51,7 +51,7 @@ public struct LoudnessMeasurement: Sendable, Equatable, Codable {
 /// Every momentary block goes into a histogram of 0.01 LU bins from −70 to +30 LUFS that keeps each bin's
 /// count and energy, so the integrated loudness (absolute gate −70 LUFS, relative gate −10 LU) and the loudness
 /// range (short-term values, relative gate −20 LU, 10th to 95th percentile) are exact sums over a bounded store,
-/// whatever the length. True peak comes from ``truePeak`` oversampling (see `TruePeakInterpolator`).
+/// whatever the length. True peak comes from 4× oversampling (2× from 192 kHz) through a Kaiser-windowed sinc interpolator.
 ///
 /// All storage is allocated in `init`: ``add(interleaved:frames:)`` neither allocates nor locks, so a render
 /// thread can feed it. It is not thread-safe: one thread feeds it, and ``measurement`` is read on that thread
