@@ -86,6 +86,9 @@ public final class Engine: @unchecked Sendable {
         /// The output's channels: stereo (the default), 5.1 or 7.1. Positioned sources are panned over the
         /// speakers; 2D tracks play on front left/right.
         public var speakerLayout = SpeakerLayout.stereo
+        /// Whether the master carries an EBU R128 loudness meter (`masterLoudness`), fed on the render thread
+        /// after every block: K-weighting and 4× true-peak oversampling of every output sample, so off by default.
+        public var loudnessMetering = false
         /// How positioned sources reach the listener's ears: panned over the speakers (the default) or rendered
         /// binaurally for headphones through an HRTF data set (stereo output only; see the "Headphones" article).
         public var rendering = OutputRendering.speakers
@@ -205,7 +208,8 @@ public final class Engine: @unchecked Sendable {
                           commandCapacity: c.commandCapacity, eventCapacity: c.eventCapacity,
                           soundingCap: c.maxSoundingVoices, virtualThreshold: c.virtualThreshold,
                           commandLogCapacity: c.commandLogCapacity, speakerLayout: c.speakerLayout,
-                          limitedEffects: c.maxLimitedEffects, hrtf: c.rendering.hrtf)
+                          limitedEffects: c.maxLimitedEffects, hrtf: c.rendering.hrtf,
+                          loudnessMetering: c.loudnessMetering)
         mixer.testSignal = c.planeTestSignal
         if c.renderThreads > 1 {
             mixer.parallelLanes = ParallelLanes(mixer: mixer, threads: c.renderThreads,
@@ -310,6 +314,14 @@ public final class Engine: @unchecked Sendable {
         mixer.masterMeter.update(clock: clock)
         for bus in 1...Self.maxBuses { mixer.buses.meters[bus].update(clock: clock) }
     }
+
+    /// The master's EBU R128 loudness (momentary, short-term, integrated, range, true peak) over everything
+    /// rendered since the engine started or `resetMasterLoudness()`, as of the last complete 100 ms; nil unless
+    /// `Configuration.loudnessMetering` is on. Any thread. See the "Loudness" article.
+    public var masterLoudness: LoudnessMeasurement? { mixer.masterLoudnessReadout?.measurement }
+
+    /// Starts the master's loudness measurement over (from the next rendered frame). Any thread.
+    public func resetMasterLoudness() { mixer.masterLoudnessReadout?.requestReset() }
 
     /// How many times an effect (of a bus's chain or the master's) was reset because a block it produced was not
     /// finite or ran away past `EffectChain.runawayLevel` (a NaN or infinite sample reached it, or its recursion

@@ -69,8 +69,9 @@ package struct TruePeakInterpolator {
     }
 
     /// Forgets the input history (the next sample starts from silence).
+    @_noLocks
     package mutating func reset() {
-        history.update(repeating: 0, count: max(1, channelCount) * 2 * Self.tapsPerPhase)
+        for k in 0..<(2 * Self.tapsPerPhase * (channelCount > 1 ? channelCount : 1)) { history[k] = 0 }
         position = 0
     }
 
