@@ -5,7 +5,7 @@ import EnsembleRender
 import EnsembleEngine
 import EnsembleOutput
 
-/// The master's live EBU R128 meter (`Configuration.loudnessMetering`): fed on the render thread, it reads what the
+/// The master's and buses' live EBU R128 meters (`Configuration.loudnessMetering`): fed on the render thread, it reads what the
 /// file meter reads of the same output, allocates nothing, starts over on request, and is absent unless asked for.
 final class MasterLoudnessTests: XCTestCase {
     private func engine(metering: Bool) throws -> Engine {
@@ -47,12 +47,38 @@ final class MasterLoudnessTests: XCTestCase {
         XCTAssertNil(try engine(metering: false).masterLoudness)
         let engine = try engine(metering: true)
         let track = try engine.makeTrack(try monoSound(48000) { 0.3 * sin(Double($0) * 0.05) })
-        try engine.play([track], at: engine.time(frame: 0))
+        let direct = try engine.makeTrack(try monoSound(48000) { 0.1 * sin(Double($0) * 0.02) })
+        try engine.setBus(busNumber(1), settings: BusSettings(volume: 0.8))
+        try track.setBus(busNumber(1))
+        try engine.play([track, direct], at: engine.time(frame: 0))
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 1024), right = UnsafeMutablePointer<Float>.allocate(capacity: 1024)
         defer { left.deallocate(); right.deallocate() }
         for k in 0..<80 {
             XCTAssertEqual(renderCountingAllocations(engine, k, left: left, right: right, frames: 512), 0, "block \(k)")
         }
+        XCTAssertNotNil(engine.masterLoudness?.integrated)
+        XCTAssertNotNil(try engine.loudness(on: busNumber(1))?.integrated)
+    }
+
+    /// A bus's meter reads what the bus adds to the output: alone on the master, the master's figures exactly.
+    func testBusMeterReadsTheBusContribution() throws {
+        let engine = try engine(metering: true)
+        let bus = busNumber(2)
+        try engine.setBus(bus, settings: BusSettings(volume: 0.5))
+        let track = try engine.makeTrack(try stereoSound(2 * 48000, left: { 0.2 * sin(Double($0) * 0.11) },
+                                                         right: { 0.1 * sin(Double($0) * 0.07) }))
+        try track.setBus(bus)
+        try engine.play([track], at: engine.time(frame: 0))
+        let block = UnsafeMutablePointer<Float>.allocate(capacity: 2 * 480)
+        defer { block.deallocate() }
+        for _ in 0..<200 { engine.render(interleaved: block, frames: 480) }
+        let onBus = try XCTUnwrap(try engine.loudness(on: bus))
+        XCTAssertNotNil(onBus.integrated)
+        XCTAssertEqual(onBus, engine.masterLoudness)
+        XCTAssertEqual(try engine.loudness(on: .master), engine.masterLoudness)
+        try engine.resetLoudness(on: bus)
+        engine.render(interleaved: block, frames: 1)
+        XCTAssertNil(try engine.loudness(on: bus)?.integrated)
         XCTAssertNotNil(engine.masterLoudness?.integrated)
     }
 }

@@ -159,7 +159,8 @@ package final class Mixer: @unchecked Sendable {
         binauralVoices = hrtf.map { HRTFVoices($0.resampled(to: sampleRate), capacity: capacity, laneCount: laneCount) }
         spatialRender = SpatialRender(telemetry: telemetry, reader: reader, scene: UnsafePointer(scene),
                                       flat: voiceRender, binaural: binauralVoices)
-        buses = BusRack(maxBlockFrames: maxBlockFrames, channelCount: channelCount)
+        buses = BusRack(maxBlockFrames: maxBlockFrames, channelCount: channelCount,
+                        loudnessRate: loudnessMetering ? sampleRate : nil)
         interruption = Interruption(ramp: stealRampFrames)
     }
 
