@@ -142,6 +142,10 @@ struct RenderCommand: ParsableCommand {
                         }
                     }
                     loudnessSummary = Self.loudnessSummary(result)
+                    if abs((result.after.integrated ?? -.infinity) - target) > 0.5 || (result.after.truePeak ?? -.infinity) > ceiling {
+                        printError("warning: \(scene): --loudness reached \(Self.loudnessSummary(result)), not "
+                                   + "\(target) LUFS under \(ceiling) dBTP")
+                    }
                 } else {
                     try engine.renderOffline(frames: playback.frameCount, blockFrames: blockSize,
                                              progress: { progress.update($0.framesRendered) }) { (block) throws(AudioFileError) in

@@ -45,6 +45,7 @@ public enum LoudnessNormalizer {
         var gain = target - start
         var limit = ceiling - 0.1
         var best: (samples: [Float], result: Result)?
+        var last: (samples: [Float], result: Result)?
         for _ in 0..<8 {
             let (out, reduction) = limited(samples, channelCount: channelCount, sampleRate: sampleRate,
                                            gain: gain, ceiling: limit)
@@ -53,6 +54,7 @@ public enum LoudnessNormalizer {
             let peakOK = (after.truePeak ?? -.infinity) <= ceiling
             let loudness = after.integrated ?? -.infinity
             if peakOK { best = (out, result) }
+            last = (out, result)
             if !peakOK {
                 limit -= (after.truePeak ?? ceiling) - ceiling + 0.05
                 continue
@@ -60,7 +62,9 @@ public enum LoudnessNormalizer {
             if abs(loudness - target) <= 0.1 { break }
             gain += target - loudness
         }
-        return best
+        // Every round lowers the limiter's ceiling by at least the overshoot, so a round under the ceiling is the
+        // rule; should none be, the last round is returned and its figures say so.
+        return best ?? last
     }
 
     /// `samples` × `gain` dB through the true-peak limiter at `ceiling` dBTP, and the deepest reduction in dB.
