@@ -59,6 +59,13 @@ struct RenderCommand: ParsableCommand {
                                valueName: "n"))
     var threads = min(ProcessInfo.processInfo.activeProcessorCount, Engine.Configuration.maxRenderThreads)
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Deliver the mix at this integrated loudness (EBU R128), −70…0 LUFS: the mix is rendered and measured, then given the gain that reaches it and a true-peak limiter.",
+                               valueName: "LUFS"))
+    var loudness: Double?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --loudness: the true-peak ceiling, −20…0 dBTP (default −1).", valueName: "dBTP"))
+    var truePeak: Double?
+
     func run() throws {
         // Ctrl-C or a kill then removes the unfinished output instead of leaving a hidden temporary file.
         InterruptCleanup.install()
@@ -75,6 +82,7 @@ struct RenderCommand: ParsableCommand {
             guard (1...Engine.Configuration.maxRenderThreads).contains(threads) else {
                 throw OptionError("--threads \(threads): expected 1…\(Engine.Configuration.maxRenderThreads)")
             }
+            let loudnessTarget = try Self.loudnessOptions(loudness, truePeak)
             let prepared = try PreparedScene(path: scene, sampleRate: sampleRate, channels: channels, renderThreads: threads,
                                              maxBlockFrames: blockSize, hrtf: hrtf)
             let description = prepared.scene, engine = prepared.engine, playback = prepared.playback
@@ -100,17 +108,52 @@ struct RenderCommand: ParsableCommand {
             let progress = ProgressBar(total: playback.frameCount)
             let started = Date()
             // Gathered block by block when a plot is wanted: the mix itself is never kept.
+            var loudnessSummary: String?
             var overview = plot.map { _ in
                 WaveformOverview(columns: MixPlot.waveformColumns, frameCount: playback.frameCount, channelCount: channelCount)
             }
             do {
                 // Returns once every event of the mix has been delivered, so `playback.events()` is complete.
-                try engine.renderOffline(frames: playback.frameCount, blockFrames: blockSize,
-                                         progress: { progress.update($0.framesRendered) }) { (block) throws(AudioFileError) in
-                    try writer.write(interleaved: block)
-                    overview?.add(interleaved: block)
+                if let (target, ceiling) = loudnessTarget {
+                    // Two passes: the mix is rendered into memory and measured, then its gain and limiter are applied.
+                    let samples = try Self.checkedSampleCount(frames: playback.frameCount, channels: channelCount, scene: scene)
+                    var mix = [Float]()
+                    mix.reserveCapacity(samples)
+                    engine.renderOffline(frames: playback.frameCount, blockFrames: blockSize,
+                                         progress: { progress.update($0.framesRendered) }) { (block) in
+                        mix.append(contentsOf: block)
+                    }
+                    progress.finish()
+                    guard let (normalized, result) = LoudnessNormalizer.normalize(
+                        mix, channelCount: channelCount, sampleRate: description.sampleRate, target: target, ceiling: ceiling)
+                    else {
+                        throw AudioFileError(.unsupported, path: scene,
+                                             "the mix has no measurable loudness (silent, or shorter than 400 ms): --loudness cannot apply")
+                    }
+                    mix = []
+                    try normalized.withUnsafeBufferPointer { (all) throws(AudioFileError) in
+                        let chunk = channelCount * blockSize
+                        var start = 0
+                        while start < all.count {
+                            let part = UnsafeBufferPointer(rebasing: all[start..<min(all.count, start + chunk)])
+                            try writer.write(interleaved: part)
+                            overview?.add(interleaved: part)
+                            start += chunk
+                        }
+                    }
+                    loudnessSummary = Self.loudnessSummary(result)
+                    if abs((result.after.integrated ?? -.infinity) - target) > 0.5 || (result.after.truePeak ?? -.infinity) > ceiling {
+                        printError("warning: \(scene): --loudness reached \(Self.loudnessSummary(result)), not "
+                                   + "\(target) LUFS under \(ceiling) dBTP")
+                    }
+                } else {
+                    try engine.renderOffline(frames: playback.frameCount, blockFrames: blockSize,
+                                             progress: { progress.update($0.framesRendered) }) { (block) throws(AudioFileError) in
+                        try writer.write(interleaved: block)
+                        overview?.add(interleaved: block)
+                    }
+                    progress.finish()
                 }
-                progress.finish()
                 try writer.finish()
             } catch {
                 progress.finish()
@@ -160,8 +203,45 @@ struct RenderCommand: ParsableCommand {
             if format.codec != .float32 && writer.clippedSampleCount > 0 {
                 summary += "; \(writer.clippedSampleCount) samples clipped to full scale"
             }
+            if let loudnessSummary { summary += "; " + loudnessSummary }
             FileHandle.standardError.write(Data((summary + "\n").utf8))
         }
+    }
+
+    /// `--loudness` and `--true-peak`: nil without --loudness, else the target and the ceiling (default −1 dBTP).
+    static func loudnessOptions(_ loudness: Double?, _ truePeak: Double?) throws -> (Double, Double)? {
+        guard let loudness else {
+            if let truePeak { throw OptionError("--true-peak \(truePeak): only with --loudness") }
+            return nil
+        }
+        guard loudness.isFinite, (-70...0).contains(loudness) else {
+            throw OptionError("--loudness \(loudness): expected −70…0 LUFS")
+        }
+        let ceiling = truePeak ?? -1
+        guard ceiling.isFinite, (-20...0).contains(ceiling) else {
+            throw OptionError("--true-peak \(ceiling): expected −20…0 dBTP")
+        }
+        return (loudness, ceiling)
+    }
+
+    /// The samples a --loudness render holds in memory, refused when they would not fit in a quarter of the RAM.
+    static func checkedSampleCount(frames: Int64, channels: Int, scene: String) throws -> Int {
+        let samples = frames.multipliedReportingOverflow(by: Int64(channels))
+        // The mix, its normalized copy and the limiter's work arrays: about four copies of 4 bytes a sample.
+        let budget = Int64(clamping: ProcessInfo.processInfo.physicalMemory / 4)
+        guard !samples.overflow, samples.partialValue <= budget / 16 else {
+            throw AudioFileError(.unsupported, path: scene, "too long for --loudness, which holds the mix in memory "
+                                 + "(\(frames) frames × \(channels) channels)")
+        }
+        return Int(samples.partialValue)
+    }
+
+    /// "loudness −16.0 LUFS (from −21.3, gain +5.3 dB), true peak −1.2 dBTP, limited by up to 2.1 dB".
+    static func loudnessSummary(_ result: LoudnessNormalizer.Result) -> String {
+        func f(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-inf" }
+        return "loudness \(f(result.after.integrated)) LUFS (from \(f(result.before.integrated)), gain "
+            + String(format: "%+.1f", result.gain) + " dB), true peak \(f(result.after.truePeak)) dBTP, "
+            + "limited by up to " + String(format: "%.1f", result.limiting) + " dB"
     }
 
     /// The container (from --format or the output's extension; WAV for standard output, a device or a FIFO) and

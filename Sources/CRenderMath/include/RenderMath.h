@@ -14,5 +14,20 @@ static inline float ensemble_atan2f(float y, float x) { return atan2f(y, x); }
 static inline float ensemble_acosf(float x) { return acosf(x); }
 static inline float ensemble_cosf(float x) { return cosf(x); }
 static inline float ensemble_sinf(float x) { return sinf(x); }
+static inline double ensemble_log10(double x) { return log10(x); }
+
+/// The largest magnitude of `phases` inner products of `taps` coefficients (branch after branch in `h`) with
+/// `window` (the newest input first): one input sample's outputs of a polyphase interpolator (true peak).
+static inline double ensemble_polyphase_peak(const double *h, const double *window, int phases, int taps) {
+    double peak = 0;
+    for (int p = 0; p < phases; p++) {
+        const double *c = h + p * taps;
+        double y = 0;
+        for (int k = 0; k < taps; k++) y += c[k] * window[k];
+        double m = y < 0 ? -y : y;
+        if (m > peak) peak = m;
+    }
+    return peak;
+}
 
 #endif

@@ -86,6 +86,10 @@ public final class Engine: @unchecked Sendable {
         /// The output's channels: stereo (the default), 5.1 or 7.1. Positioned sources are panned over the
         /// speakers; 2D tracks play on front left/right.
         public var speakerLayout = SpeakerLayout.stereo
+        /// Whether the master and every bus carry an EBU R128 loudness meter (`masterLoudness`,
+        /// `loudness(on:)`), fed on the render thread: K-weighting and 4× true-peak oversampling of every sample
+        /// they carry, and about 330 kB of histograms each, so off by default.
+        public var loudnessMetering = false
         /// How positioned sources reach the listener's ears: panned over the speakers (the default) or rendered
         /// binaurally for headphones through an HRTF data set (stereo output only; see the "Headphones" article).
         public var rendering = OutputRendering.speakers
@@ -205,7 +209,8 @@ public final class Engine: @unchecked Sendable {
                           commandCapacity: c.commandCapacity, eventCapacity: c.eventCapacity,
                           soundingCap: c.maxSoundingVoices, virtualThreshold: c.virtualThreshold,
                           commandLogCapacity: c.commandLogCapacity, speakerLayout: c.speakerLayout,
-                          limitedEffects: c.maxLimitedEffects, hrtf: c.rendering.hrtf)
+                          limitedEffects: c.maxLimitedEffects, hrtf: c.rendering.hrtf,
+                          loudnessMetering: c.loudnessMetering)
         mixer.testSignal = c.planeTestSignal
         if c.renderThreads > 1 {
             mixer.parallelLanes = ParallelLanes(mixer: mixer, threads: c.renderThreads,
@@ -309,6 +314,29 @@ public final class Engine: @unchecked Sendable {
         let clock = mixer.clock.load(ordering: .acquiring)
         mixer.masterMeter.update(clock: clock)
         for bus in 1...Self.maxBuses { mixer.buses.meters[bus].update(clock: clock) }
+    }
+
+    /// The master's EBU R128 loudness (momentary, short-term, integrated, range, true peak) over everything
+    /// rendered since the engine started or `resetMasterLoudness()`, as of the last complete 100 ms; nil unless
+    /// `Configuration.loudnessMetering` is on. Any thread. See the "Loudness" article.
+    public var masterLoudness: LoudnessMeasurement? { mixer.masterLoudnessReadout?.measurement }
+
+    /// Starts the master's loudness measurement over (from the next rendered frame). Any thread.
+    public func resetMasterLoudness() { mixer.masterLoudnessReadout?.requestReset() }
+
+    /// The EBU R128 loudness of `bus` (the master: `masterLoudness`; a submix: what it adds to the output, after
+    /// its chain, volume and pan, as its peak meter reads it), as of the last complete 100 ms it carried; nil unless
+    /// `Configuration.loudnessMetering` is on. Throws for a bus never set up. Any thread.
+    public func loudness(on bus: Bus) throws(EngineError) -> LoudnessMeasurement? {
+        try checkRoutable(bus)
+        if bus.isMaster { return masterLoudness }
+        return mixer.buses.loudnessReadouts.map { $0[bus.index].measurement }
+    }
+
+    /// Starts `bus`'s loudness measurement over (from the next frame it carries). Throws for a bus never set up.
+    public func resetLoudness(on bus: Bus) throws(EngineError) {
+        try checkRoutable(bus)
+        if bus.isMaster { resetMasterLoudness() } else { mixer.buses.loudnessReadouts?[bus.index].requestReset() }
     }
 
     /// How many times an effect (of a bus's chain or the master's) was reset because a block it produced was not

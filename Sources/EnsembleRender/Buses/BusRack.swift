@@ -71,6 +71,10 @@ package struct BusRack: @unchecked Sendable {
     /// Copies of a bus's planes for a chain crossfade.
     package let scratch: UnsafeMutablePointer<Float>
     package let meters: UnsafeMutablePointer<MeterReadout>
+    /// Per bus (index 1…16; 0 unused) an EBU R128 meter of what it adds to the output, when asked for at init.
+    package let loudness: UnsafeMutablePointer<LoudnessMeterCore>?
+    /// Their published figures, for the control side (never the meters themselves, which the render side writes).
+    package let loudnessReadouts: UnsafeMutablePointer<LoudnessReadout>?
     /// Key levels of the span, bus b's at `b · maxBlockFrames` (`SidechainKeys`; written for key buses only).
     let keyLevels: UnsafeMutablePointer<Float>
     /// The chain order and key buses last received (`BusCommand.order`).
@@ -87,7 +91,7 @@ package struct BusRack: @unchecked Sendable {
     package let effectResets: UnsafeMutablePointer<Atomic<Int>>
     package var active: Bool { @_noLocks get { activeFlag.pointee } }
 
-    package init(maxBlockFrames: Int, channelCount: Int = 2) {
+    package init(maxBlockFrames: Int, channelCount: Int = 2, loudnessRate: Double? = nil) {
         self.maxBlockFrames = maxBlockFrames
         self.channelCount = channelCount
         states = .allocate(capacity: Self.count)
@@ -105,6 +109,19 @@ package struct BusRack: @unchecked Sendable {
         effectResets.initialize(to: Atomic(0))
         meters = .allocate(capacity: Self.count)
         for i in 0..<Self.count { (meters + i).initialize(to: MeterReadout(channelCount: channelCount)) }
+        if let loudnessRate {
+            let cores = UnsafeMutablePointer<LoudnessMeterCore>.allocate(capacity: Self.count)
+            for i in 0..<Self.count {
+                (cores + i).initialize(to: LoudnessMeterCore(sampleRate: loudnessRate, channelCount: channelCount))
+            }
+            loudness = cores
+            let readouts = UnsafeMutablePointer<LoudnessReadout>.allocate(capacity: Self.count)
+            for i in 0..<Self.count { (readouts + i).initialize(to: cores[i].readout) }
+            loudnessReadouts = readouts
+        } else {
+            loudness = nil
+            loudnessReadouts = nil
+        }
     }
 
     package func deallocate() {
@@ -118,6 +135,12 @@ package struct BusRack: @unchecked Sendable {
         order.deallocate()
         states.deallocate()
         meters.deallocate()
+        if let loudness {
+            for b in 0..<Self.count { loudness[b].deallocate() }
+            loudness.deinitialize(count: Self.count)
+            loudness.deallocate()
+        }
+        loudnessReadouts?.deallocate()
         activeFlag.deallocate()
         effectResets.deinitialize(count: 1)
         effectResets.deallocate()
@@ -191,6 +214,7 @@ package struct BusRack: @unchecked Sendable {
             mixDown(b, bus.p0, bus.p1, into: output.p0, output.p1, n, t0, &meter)
             meters[b].publish(meter)
             if channelCount > 2 { mixDownOthers(b, bus, into: output, n, t0) }
+            if let loudness { meterLoudness(b, bus, n, t0, loudness) }
         }
         runChain(0, output, n, t0, keys)
     }
@@ -290,6 +314,32 @@ package struct BusRack: @unchecked Sendable {
             outR[j] += or
             meter.add(ol, or)
         }
+    }
+
+    /// Feeds bus b's loudness meter with what `mixDown` and `mixDownOthers` add to the output (the same
+    /// products, written into `scratch`): the bus after its chain, volume and pan, as its peak meter reads it.
+    @_noLocks
+    private func meterLoudness(_ b: Int, _ bus: ChannelPlanes, _ n: Int, _ t0: Int64,
+                               _ loudness: UnsafeMutablePointer<LoudnessMeterCore>) {
+        let s = states[b]
+        let copy = ChannelPlanes(base: scratch, stride: maxBlockFrames, count: channelCount)
+        let l = bus.p0, r = bus.p1, dl = copy.p0, dr = copy.p1
+        for j in 0..<n {
+            let t = t0 + Int64(j)
+            let g = s.gain.value(at: t)
+            let m = s.pan.matrix(at: t)
+            let a = m.leftFromLeft * g, bb = m.leftFromRight * g
+            let c = m.rightFromLeft * g, d = m.rightFromRight * g
+            dl[j] = a * l[j] + bb * r[j]
+            dr[j] = c * l[j] + d * r[j]
+        }
+        var ch = 2
+        while ch < channelCount {
+            let x = bus[ch], y = copy[ch]
+            for j in 0..<n { y[j] = s.gain.value(at: t0 + Int64(j)) * x[j] }
+            ch += 1
+        }
+        loudness[b].add(planes: copy, count: n)
     }
 
     /// Surround: out[c] += g(t)·bus[c] for the channels past the front pair (the pan is the front pair's only),

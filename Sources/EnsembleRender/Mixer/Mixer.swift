@@ -21,6 +21,10 @@ package final class Mixer: @unchecked Sendable {
     package let events: EventQueue
     package let telemetry: VoiceTelemetry
     package let masterMeter: MeterReadout
+    /// The master's EBU R128 meter, fed after every block on the render thread (nil unless asked for).
+    package var masterLoudness: LoudnessMeterCore?
+    /// Its published figures, for the control side (nil with it).
+    package let masterLoudnessReadout: LoudnessReadout?
     /// Buses and effect chains (render side) and their settings (control side).
     package let buses: BusRack
     /// Engine-wide pause (`Engine.pause`): the engine frame its ramp should start on (`Int64.min`: at once;
@@ -109,8 +113,10 @@ package final class Mixer: @unchecked Sendable {
     package init(sampleRate: Double, maxBlockFrames: Int, capacity: Int, effectPolyphony: Int, stealRampFrames: Int,
          commandCapacity: Int, eventCapacity: Int, soundingCap: Int = 0, virtualThreshold: Float = 0,
          commandLogCapacity: Int = 0, laneCount: Int = MixLane.defaultCount, speakerLayout: SpeakerLayout = .stereo,
-         limitedEffects: Int = 64, hrtf: HRTF? = nil) {
+         limitedEffects: Int = 64, hrtf: HRTF? = nil, loudnessMetering: Bool = false) {
         let channelCount = speakerLayout.channelCount
+        masterLoudness = loudnessMetering ? LoudnessMeterCore(sampleRate: sampleRate, channelCount: channelCount) : nil
+        masterLoudnessReadout = masterLoudness?.readout
         commandLog = CommandLog(capacity: commandLogCapacity)
         self.channelCount = channelCount
         masterMeter = MeterReadout(channelCount: channelCount)
@@ -153,7 +159,8 @@ package final class Mixer: @unchecked Sendable {
         binauralVoices = hrtf.map { HRTFVoices($0.resampled(to: sampleRate), capacity: capacity, laneCount: laneCount) }
         spatialRender = SpatialRender(telemetry: telemetry, reader: reader, scene: UnsafePointer(scene),
                                       flat: voiceRender, binaural: binauralVoices)
-        buses = BusRack(maxBlockFrames: maxBlockFrames, channelCount: channelCount)
+        buses = BusRack(maxBlockFrames: maxBlockFrames, channelCount: channelCount,
+                        loudnessRate: loudnessMetering ? sampleRate : nil)
         interruption = Interruption(ramp: stealRampFrames)
     }
 
@@ -163,6 +170,7 @@ package final class Mixer: @unchecked Sendable {
         events.deallocate()
         telemetry.deallocate()
         masterMeter.deallocate()
+        masterLoudness?.deallocate()
         voices.deallocate()
         effectLimits.deallocate()
         outbox.deallocate()
@@ -314,6 +322,7 @@ package final class Mixer: @unchecked Sendable {
         let end = t
 
         MeterAccumulator.publish(output, count: n, to: masterMeter)
+        masterLoudness?.add(planes: output, count: n)
 
         outbox.sort(from: firstEvent)
         outbox.flush()
