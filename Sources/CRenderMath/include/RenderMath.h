@@ -6,6 +6,7 @@
 #define ENSEMBLE_RENDER_MATH_H
 
 #include <math.h>
+#include <stdint.h>
 
 static inline float ensemble_sqrtf(float x) { return __builtin_sqrtf(x); }
 static inline float ensemble_powf(float x, float y) { return powf(x, y); }
@@ -14,5 +15,10 @@ static inline float ensemble_atan2f(float y, float x) { return atan2f(y, x); }
 static inline float ensemble_acosf(float x) { return acosf(x); }
 static inline float ensemble_cosf(float x) { return cosf(x); }
 static inline float ensemble_sinf(float x) { return sinf(x); }
+
+/// Heap allocations the calling thread has made so far, when the process links the allocation counter
+/// (`CAllocationCounter`: the tests, the soak, or a debug build that links it); UINT64_MAX when it does not.
+/// Used by the debug-build check around an application's `AudioEffect.process`.
+uint64_t ensemble_thread_allocations(void);
 
 #endif

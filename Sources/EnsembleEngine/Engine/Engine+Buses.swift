@@ -48,6 +48,9 @@ final class BusControl: Sendable {
     let buses = Mutex<[Entry]>(Array(repeating: Entry(), count: BusRack.count))
     /// Effect chains made and not yet freed (installed, crossfading out, or on their way back).
     let liveChains = Atomic<Int>(0)
+    /// Every custom effect installed on this engine, kept for the engine's life: a timed parameter command may
+    /// still be on its way when the chain holding the effect is freed, and its parameter array must outlive it.
+    let customEffects = Mutex<[CustomEffect]>([])
 }
 
 /// Buses and effect chains: up to 16 buses (1…16) collect the tracks and effects routed to them, run their
@@ -138,6 +141,7 @@ extension Engine {
         let control = busControl
         try control.buses.withLock { buses throws(EngineError) in
             let order = try Self.busOrder(installing: effects, on: bus, buses)
+            try installCustomEffects(effects)
             drainRetiredChains()
             buses[bus].previousEffects = ramp > 0 ? buses[bus].effects : []
             buses[bus].effects = effects
@@ -154,6 +158,62 @@ extension Engine {
             batch.append(.bus(.chain(bus: Int32(bus), chain: ChainHandle(pointer: chain), fadeFrames: ramp)))
             send(batch)
         }
+    }
+
+    /// Prepares every custom effect in `effects` for this engine's format and keeps it in the registry. Throws for
+    /// a handle installed before (or twice in the list) or the error an effect's `prepare` throws; the effects
+    /// prepared before it are then released to be installed again (and prepared again).
+    private func installCustomEffects(_ effects: [EffectSpec]) throws(EngineError) {
+        let format = EffectFormat(sampleRate: sampleRate, maxFrames: configuration.maxBlockFrames,
+                                  channelPairs: max(configuration.speakerLayout.channelCount / 2, 1))
+        var done: [CustomEffect] = []
+        for (i, e) in effects.enumerated() {
+            guard case let .custom(effect) = e else { continue }
+            do throws(EngineError) {
+                try effect.install(format, name: "effects[\(i)]")
+            } catch {
+                for d in done { d.uninstall() }
+                throw error
+            }
+            done.append(effect)
+        }
+        if !done.isEmpty { busControl.customEffects.withLock { $0 += done } }
+    }
+
+    /// Sets parameter `index` of `effect` (installed on this engine by `setEffects`) to `value` from the next
+    /// block on. Any thread. Throws `EngineError.invalidParameter` for an effect not installed here, an index
+    /// outside 0..<`parameterCount` or a value that is not finite.
+    public func setParameter(_ index: Int, to value: Float, of effect: CustomEffect) throws(EngineError) {
+        send(.bus(.parameter(try parameterWrite(index, value, effect))))
+    }
+
+    /// Sets parameter `index` of `effect` to `value` at `time`, exactly: the block is split there, so the frames
+    /// before it are processed with the old value and the rest with the new. `onApplied` runs on the event
+    /// thread with the time it took effect on, `onDropped` instead if it could not (`CommandDropReason`). Throws
+    /// as `setParameter(_:to:of:)` does, and for a time that is not valid.
+    @discardableResult
+    public func scheduleParameter(_ index: Int, to value: Float, of effect: CustomEffect, at time: EngineTime,
+                                  onApplied: CommandApplyHandler? = nil,
+                                  onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID {
+        let frame = try self.frame(of: time)
+        let write = try parameterWrite(index, value, effect)
+        return schedule(.bus(.parameter(write)), atFrame: frame, dropped: onDropped) { applied in onApplied?(applied) }
+    }
+
+    /// The render-side write for a parameter change, checked.
+    private func parameterWrite(_ index: Int, _ value: Float, _ effect: CustomEffect) throws(EngineError) -> ParameterWrite {
+        let known = busControl.customEffects.withLock { $0.contains { $0 === effect } }
+        guard known else {
+            throw .invalidParameter(name: "effect", value: 0, expected: "a CustomEffect installed on this engine by setEffects")
+        }
+        guard index >= 0, index < effect.parameterCount else {
+            throw .invalidParameter(name: "parameter", value: Double(index),
+                                    expected: "0..<\(effect.parameterCount) (the effect's parameters)")
+        }
+        guard value.isFinite else {
+            throw .invalidParameter(name: "parameters[\(index)]", value: Double(value), expected: "a finite value")
+        }
+        return ParameterWrite(target: effect.parameters + index, value: value)
     }
 
     /// The chain order once `effects` is on bus `bus`, or the error naming the first sidechain that cannot be:
