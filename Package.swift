@@ -56,6 +56,8 @@ let package = Package(
         // The benchmark program (Benchmarks/README.md): `swift run -c release ensemble-bench [--quick]`.
         // The game-loop example of the "From a game loop" article: built and run by the tests, imports Ensemble only.
         .executableTarget(name: "example-game-loop", dependencies: ["Ensemble"], path: "Sources/Examples/GameLoop"),
+        // The custom-effect example of the "Custom effects" article: built and run by the tests, imports Ensemble only.
+        .executableTarget(name: "example-ring-modulator", dependencies: ["Ensemble"], path: "Sources/Examples/RingModulator"),
         .executableTarget(
             name: "ensemble-bench",
             dependencies: ["Ensemble", "EnsembleSoak", "COpenAL", "CAllocationCounter"],

@@ -240,7 +240,9 @@ package struct EffectChain {
         for i in 0..<count {
             switch units[i] {
             case let .biquads(s, sections):
-                for k in 0..<sections { s[k].process(l, r, n) }
+                let block = EffectBlock(left: l, right: r, frames: n, frame: frame, pair: pair,
+                                        parameters: noParameters, parameterCount: 0)
+                for k in 0..<sections { s[k].process(block) }
             case let .delay(d):
                 d.pointee.process(EffectBlock(left: l, right: r, frames: n, frame: frame, pair: pair,
                                               parameters: noParameters, parameterCount: 0))
@@ -248,7 +250,8 @@ package struct EffectChain {
                 lim.pointee.process(EffectBlock(left: l, right: r, frames: n, frame: frame, pair: pair,
                                                 parameters: noParameters, parameterCount: 0))
             case let .reverb(v):
-                v.pointee.process(l, r, n)
+                v.pointee.process(EffectBlock(left: l, right: r, frames: n, frame: frame, pair: pair,
+                                              parameters: noParameters, parameterCount: 0))
             case let .compressor(c):
                 c.pointee.process(l, r, n, key: keys.levels(of: c.pointee.sidechain))
             case let .custom(e):

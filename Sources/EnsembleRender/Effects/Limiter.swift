@@ -69,6 +69,7 @@ package struct Limiter: BitwiseCopyable, AudioEffect {
         gain = 1
     }
 
+    /// `AudioEffect`: the block's pair in place (one instance per pair).
     @_noLocks
     package mutating func process(_ block: EffectBlock) { process(block.left, block.right, block.frames) }
 
