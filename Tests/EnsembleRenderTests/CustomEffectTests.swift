@@ -180,6 +180,9 @@ final class CustomEffectTests: XCTestCase {
         try engine.setEffects([.custom(bad)], on: busNumber(0))
         _ = EnsembleTestSupport.render(engine, frames: 1024, block: 256)
         XCTAssertEqual(bad.allocatingCalls, 4, "one per block")
+        // Reported once: by the engine's event thread (a line on standard error) or, if it has not looked yet, here.
+        _ = bad.takeAllocationReport()
+        XCTAssertFalse(bad.takeAllocationReport(), "a second report")
         #endif
     }
 

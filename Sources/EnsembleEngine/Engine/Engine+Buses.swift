@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import EnsembleFormats
 import EnsembleRender
@@ -261,6 +262,19 @@ extension Engine {
     /// `pumpCommands`) every millisecond or so, so replaced chains never pile up.
     func reclaimChains() {
         busControl.buses.withLock { _ in drainRetiredChains() }
+        #if DEBUG
+        reportAllocatingEffects()
+        #endif
+    }
+
+    /// Debug builds, event thread: one line on standard error for each custom effect whose `process` has
+    /// allocated (`CustomEffect.allocatingCalls`), the first time it is seen; the render goes on.
+    private func reportAllocatingEffects() {
+        let offenders = busControl.customEffects.withLock { effects in effects.filter { $0.takeAllocationReport() } }
+        for e in offenders {
+            FileHandle.standardError.write(Data(("Ensemble: a custom effect (\(e.parameterCount) parameters) allocated on "
+                + "the render thread in its process call; see the \"Custom effects\" article (reported once)\n").utf8))
+        }
     }
 
     /// Call with the bus lock held, which keeps the retired ring to one consumer at a time.

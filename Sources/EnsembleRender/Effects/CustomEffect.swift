@@ -24,6 +24,7 @@ public final class CustomEffect: @unchecked Sendable {
     public let parameterCount: Int
     private let installed = Atomic<Bool>(false)
     private let allocating = Atomic<Int>(0)
+    private let reported = Atomic<Bool>(false)
 
     /// Wraps `effect` with its parameters' initial values (any number, each finite). Throws
     /// `EngineError.invalidParameter` naming `parameters[i]` for a value that is not finite.
@@ -44,6 +45,12 @@ public final class CustomEffect: @unchecked Sendable {
     /// allocation counter (the engine's tests; see the "Custom effects" article). 0 in a release build, and
     /// whenever the effect keeps to the render-thread rules.
     public var allocatingCalls: Int { allocating.load(ordering: .relaxed) }
+
+    /// Control side (the engine's event thread): true the first time it is asked after a `process` call allocated,
+    /// so the engine warns once per effect.
+    package func takeAllocationReport() -> Bool {
+        allocatingCalls > 0 && !reported.exchange(true, ordering: .relaxed)
+    }
 
     /// Control side: prepares the effect for `format` and marks the handle installed. Throws the effect's error,
     /// or `invalidParameter` for a handle installed before (nothing is changed then).
