@@ -52,6 +52,8 @@ final class BusControl: Sendable {
     /// Every custom effect installed on this engine, kept for the engine's life: a timed parameter command may
     /// still be on its way when the chain holding the effect is freed, and its parameter array must outlive it.
     let customEffects = Mutex<[CustomEffect]>([])
+    /// Every generated source given to a track of this engine, kept for the same reason.
+    let generators = Mutex<[GeneratedSource]>([])
 }
 
 /// Buses and effect chains: up to 16 buses (1…16) collect the tracks and effects routed to them, run their
@@ -188,6 +190,43 @@ extension Engine {
         send(.bus(.parameter(try parameterWrite(index, value, effect))))
     }
 
+    /// Sets parameter `index` of `generator` (given to a track of this engine) to `value` from the next block on.
+    /// Any thread. Throws as `setParameter(_:to:of:)` for an effect does.
+    public func setParameter(_ index: Int, to value: Float, of generator: GeneratedSource) throws(EngineError) {
+        send(.bus(.parameter(try parameterWrite(index, value, generator))))
+    }
+
+    /// Sets parameter `index` of `generator` to `value` at `time`, exactly (the block is split there), as
+    /// `scheduleParameter(_:to:of:at:onApplied:onDropped:)` does for an effect.
+    @discardableResult
+    public func scheduleParameter(_ index: Int, to value: Float, of generator: GeneratedSource, at time: EngineTime,
+                                  onApplied: CommandApplyHandler? = nil,
+                                  onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID {
+        let frame = try self.frame(of: time)
+        let write = try parameterWrite(index, value, generator)
+        return schedule(.bus(.parameter(write)), atFrame: frame, dropped: onDropped) { applied in onApplied?(applied) }
+    }
+
+    /// Control side (`makeTrack`): prepares a generated sound's generator for this engine and keeps it. Throws
+    /// `sampleRateMismatch` for a sound at another rate, or what `GeneratedSource.install` throws.
+    func install(_ generator: GeneratedSource, for sound: Sound) throws(EngineError) {
+        guard sound.sampleRate == sampleRate else {
+            throw .sampleRateMismatch(name: sound.name, sampleRate: sound.sampleRate, engineRate: sampleRate)
+        }
+        try generator.install(GeneratorFormat(sampleRate: sampleRate, maxFrames: configuration.maxBlockFrames,
+                                              channelCount: generator.channelCount))
+        busControl.generators.withLock { $0.append(generator) }
+    }
+
+    /// The render-side write for a generator's parameter change, checked.
+    private func parameterWrite(_ index: Int, _ value: Float, _ generator: GeneratedSource) throws(EngineError) -> ParameterWrite {
+        let known = busControl.generators.withLock { $0.contains { $0 === generator } }
+        guard known else {
+            throw .invalidParameter(name: "generator", value: 0, expected: "a GeneratedSource given to a track of this engine")
+        }
+        return try checkedWrite(index, value, generator.parameters, count: generator.parameterCount)
+    }
+
     /// Sets parameter `index` of `effect` to `value` at `time`, exactly: the block is split there, so the frames
     /// before it are processed with the old value and the rest with the new. `onApplied` runs on the event
     /// thread with the time it took effect on, `onDropped` instead if it could not (`CommandDropReason`). Throws
@@ -207,14 +246,19 @@ extension Engine {
         guard known else {
             throw .invalidParameter(name: "effect", value: 0, expected: "a CustomEffect installed on this engine by setEffects")
         }
-        guard index >= 0, index < effect.parameterCount else {
-            throw .invalidParameter(name: "parameter", value: Double(index),
-                                    expected: "0..<\(effect.parameterCount) (the effect's parameters)")
+        return try checkedWrite(index, value, effect.parameters, count: effect.parameterCount)
+    }
+
+    /// The write of `value` into parameter `index` of an array of `count`, or the error naming what is wrong.
+    private func checkedWrite(_ index: Int, _ value: Float, _ parameters: UnsafeMutablePointer<Float>,
+                              count: Int) throws(EngineError) -> ParameterWrite {
+        guard index >= 0, index < count else {
+            throw .invalidParameter(name: "parameter", value: Double(index), expected: "0..<\(count) (its parameters)")
         }
         guard value.isFinite else {
             throw .invalidParameter(name: "parameters[\(index)]", value: Double(value), expected: "a finite value")
         }
-        return ParameterWrite(target: effect.parameters + index, value: value)
+        return ParameterWrite(target: parameters + index, value: value)
     }
 
     /// The chain order once `effects` is on bus `bus`, or the error naming the first sidechain that cannot be:
