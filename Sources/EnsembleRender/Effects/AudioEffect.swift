@@ -69,7 +69,7 @@ public struct EffectBlock {
 ///
 /// Built-in effects are checked by the compiler (`@_noLocks` on their `process`); an application's effect is
 /// checked in a debug build: each `process` call that allocates is counted (`CustomEffect.allocatingCalls`), when
-/// the process links the allocation counter (the engine's tests do; see the "Custom effects" article).
+/// the process links the allocation counter (the engine's tests do; see the "Custom effects and generated sources" article).
 ///
 /// A processor whose output goes non-finite or runs away (beyond 10⁹) is `reset()` and the block silenced, as
 /// for the built-ins.

@@ -42,7 +42,7 @@ public final class CustomEffect: @unchecked Sendable {
     deinit { parameters.deallocate() }
 
     /// Debug builds: how many `process` calls allocated on the heap, counted when the process links the
-    /// allocation counter (the engine's tests; see the "Custom effects" article). 0 in a release build, and
+    /// allocation counter (the engine's tests; see the "Custom effects and generated sources" article). 0 in a release build, and
     /// whenever the effect keeps to the render-thread rules.
     public var allocatingCalls: Int { allocating.load(ordering: .relaxed) }
 

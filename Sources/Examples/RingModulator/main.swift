@@ -1,4 +1,4 @@
-// An application's own effect (the "Custom effects" article): a ring modulator, written against Ensemble alone,
+// An application's own effect (the "Custom effects and generated sources" article): a ring modulator, written against Ensemble alone,
 // on a bus carrying the voice line. Its frequency is a parameter, changed exactly one second in.
 //
 //   example-ring-modulator [--assets DIR] [--output FILE.wav] [--bypass]
