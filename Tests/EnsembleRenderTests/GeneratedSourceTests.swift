@@ -154,6 +154,30 @@ final class GeneratedSourceTests: XCTestCase {
             total += renderCountingAllocations(engine, k, left: l, right: r, frames: block)
         }
         XCTAssertEqual(total, 0, "render allocated \(total) times")
+        XCTAssertEqual(source.allocatingCalls, 0)
+    }
+
+    /// The debug-build check counts a generator that allocates, without stopping the render.
+    func testDebugCheckCountsAGeneratorThatAllocates() throws {
+        #if !DEBUG
+        throw XCTSkip("the check runs in debug builds only")
+        #else
+        struct Allocating: AudioGenerator {
+            mutating func prepare(_ format: GeneratorFormat) throws(EngineError) {}
+            mutating func generate(_ block: GeneratorBlock) -> Int {
+                let noise = [Float](repeating: 0.1, count: block.frames)
+                for j in 0..<block.frames { block.left[j] = noise[j] }
+                return block.frames
+            }
+        }
+        let engine = try Self.engine(block: 256)
+        let bad = try GeneratedSource(Allocating(), channelCount: 1)
+        let t = try engine.makeTrack(try Sound(generator: bad, sampleRate: 48000))
+        try t.play(at: engine.time(frame: 0))
+        let mix = render(engine, frames: 1024, block: 256)
+        XCTAssertEqual(bad.allocatingCalls, 4, "one per block")
+        XCTAssertGreaterThan(mix.left[500], 0, "and it still plays")
+        #endif
     }
 
     func testBadInputIsRefusedWithTypedErrors() throws {

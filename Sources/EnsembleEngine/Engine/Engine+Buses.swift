@@ -311,10 +311,17 @@ extension Engine {
         #endif
     }
 
-    /// Debug builds, event thread: one line on standard error for each custom effect whose `process` has
-    /// allocated (`CustomEffect.allocatingCalls`), the first time it is seen; the render goes on.
+    /// Debug builds, event thread: one line on standard error for each custom effect whose `process` (or generated
+    /// source whose `generate`) has allocated (`CustomEffect.allocatingCalls`, `GeneratedSource.allocatingCalls`),
+    /// the first time it is seen; the render goes on.
     private func reportAllocatingEffects() {
         let offenders = busControl.customEffects.withLock { effects in effects.filter { $0.takeAllocationReport() } }
+        let generators = busControl.generators.withLock { all in all.filter { $0.takeAllocationReport() } }
+        for g in generators {
+            FileHandle.standardError.write(Data(("Ensemble: a generated source (\(g.parameterCount) parameters) allocated on "
+                + "the render thread in its generate call; see the \"Custom effects and generated sources\" article "
+                + "(reported once)\n").utf8))
+        }
         for e in offenders {
             FileHandle.standardError.write(Data(("Ensemble: a custom effect (\(e.parameterCount) parameters) allocated on "
                 + "the render thread in its process call; see the \"Custom effects\" article (reported once)\n").utf8))

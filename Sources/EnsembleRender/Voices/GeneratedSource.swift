@@ -1,6 +1,7 @@
 // Control side makes a GeneratedSource and prepares it when a track is made for its sound; the render thread (the
 // lane running the voice) calls its generator through `SourceReader.fill`. No other thread touches the generator.
 import Synchronization
+import CRenderMath
 
 /// What a generator is prepared for, once, on the control side.
 public struct GeneratorFormat: Sendable, Equatable {
@@ -86,6 +87,16 @@ public final class GeneratedSource: @unchecked Sendable {
     /// Cells the voice's stream view points at (the render side stores its progress there; nothing reads them).
     package let cells: UnsafeMutablePointer<Atomic<Int64>>
     private let installed = Atomic<Bool>(false)
+    private let allocating = Atomic<Int>(0)
+    private let reported = Atomic<Bool>(false)
+
+    /// Control side (the engine's event thread): true the first time it is asked after a `generate` call allocated.
+    package func takeAllocationReport() -> Bool {
+        allocatingCalls > 0 && !reported.exchange(true, ordering: .relaxed)
+    }
+
+    /// Debug builds: how many `generate` calls allocated on the heap (as `CustomEffect.allocatingCalls`).
+    public var allocatingCalls: Int { allocating.load(ordering: .relaxed) }
 
     /// Wraps `generator` (1 or 2 channels) with its parameters' initial values (each finite). Throws
     /// `EngineError.unsupportedChannelCount` or `.invalidParameter` naming `parameters[i]`.
@@ -150,7 +161,14 @@ public final class GeneratedSource: @unchecked Sendable {
                      position: Int64) -> Int {
         let block = GeneratorBlock(left: l, right: r, frames: count, frame: frame, position: position,
                                    parameters: UnsafePointer(parameters), parameterCount: parameterCount)
-        let written = min(max(box.generate(block), 0), count)
+        #if DEBUG
+        let before = ensemble_thread_allocations()
+        let produced = box.generate(block)
+        if before != UInt64.max && ensemble_thread_allocations() != before { allocating.add(1, ordering: .relaxed) }
+        #else
+        let produced = box.generate(block)
+        #endif
+        let written = min(max(produced, 0), count)
         var j = written
         while j < count {
             l[j] = 0
