@@ -257,9 +257,22 @@ public final class Sound: @unchecked Sendable {
         guard sampleRate.isFinite, sampleRate >= 1000, sampleRate <= 768_000 else {
             throw .invalidParameter(name: "sampleRate of \(name)", value: sampleRate, expected: "1000…768000")
         }
-        try self.init(DecodedAudio(sampleRate: sampleRate, channels: Array(repeating: [0], count: generator.channelCount)),
-                      name: name)
-        self.generator = generator
+        self.init(generated: generator, sampleRate: sampleRate, name: name)
+    }
+
+    /// A generated sound, its length 0 like a live one's (it is known only when the generator ends).
+    private init(generated: GeneratedSource, sampleRate: Double, name: String) {
+        self.name = name
+        self.sampleRate = sampleRate
+        channelCount = generated.channelCount
+        frameCount = 0
+        stream = nil
+        live = nil
+        generator = generated
+        loopPoints = nil
+        held = nil
+        samples = .allocate(capacity: 4)
+        samples.initialize(repeating: 0, count: 4)
     }
 
     /// A sound that plays PCM the application supplies (one track, once).
