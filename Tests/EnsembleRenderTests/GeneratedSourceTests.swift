@@ -137,6 +137,22 @@ final class GeneratedSourceTests: XCTestCase {
         }
     }
 
+    /// Played again after it ended, the track's generator starts again from position 0: the same samples, from the
+    /// new start frame.
+    func testPlayedAgainItStartsFromPositionZero() throws {
+        let engine = try Self.engine(block: 256)
+        let source = try GeneratedSource(SineGenerator(length: 1000), channelCount: 2, parameters: [440])
+        let t = try engine.makeTrack(try Sound(generator: source, sampleRate: 48000))
+        try t.play(at: engine.time(frame: 100))
+        let first = render(engine, frames: 2000, block: 256)
+        try t.play(at: engine.time(frame: 3000))
+        let second = render(engine, frames: 2000, block: 256)
+        for n in 0..<1000 {
+            XCTAssertEqual(first.left[100 + n].bitPattern, second.left[1000 + n].bitPattern, "frame \(n)")
+        }
+        XCTAssertTrue(first.left[1100...].allSatisfy { $0 == 0 } && second.left[..<1000].allSatisfy { $0 == 0 })
+    }
+
     func testRenderingAGeneratedSourceAllocatesNothing() throws {
         let engine = try Self.engine(block: 512)
         let source = try GeneratedSource(SineGenerator(), channelCount: 2, parameters: [440])
