@@ -38,6 +38,8 @@ public struct EffectBlock {
     public let parameters: UnsafePointer<Float>
     /// How many parameters there are (`CustomEffect.parameterCount`; 0 for a built-in effect).
     public let parameterCount: Int
+    /// The sidechain key's levels for these frames, for the built-in compressor (`SidechainKeys`); nil otherwise.
+    package var key: UnsafeMutablePointer<Float>? = nil
 
     /// A block over the given memory (the engine makes them; tests may too).
     @_noLocks
@@ -53,7 +55,8 @@ public struct EffectBlock {
     }
 }
 
-/// A processor in a bus's effect chain: the built-in effects (`DelayLine`, `Limiter`) and an application's own
+/// A processor in a bus's effect chain: the built-in effects (`BiquadSection`, `DelayLine`, `Limiter`, `Reverb`,
+/// `Compressor`) and an application's own
 /// (wrapped in a `CustomEffect` and installed with `EffectSpec.custom`).
 ///
 /// **`prepare(_:)`** runs once, on the control side (the thread calling `Engine.setEffects`), before the effect is

@@ -253,7 +253,10 @@ package struct EffectChain {
                 v.pointee.process(EffectBlock(left: l, right: r, frames: n, frame: frame, pair: pair,
                                               parameters: noParameters, parameterCount: 0))
             case let .compressor(c):
-                c.pointee.process(l, r, n, key: keys.levels(of: c.pointee.sidechain))
+                var block = EffectBlock(left: l, right: r, frames: n, frame: frame, pair: pair,
+                                        parameters: noParameters, parameterCount: 0)
+                block.key = keys.levels(of: c.pointee.sidechain)
+                c.pointee.process(block)
             case let .custom(e):
                 CustomEffectCall.process(e, l, r, n, frame: frame, pair: pair)
             }
