@@ -153,6 +153,40 @@ final class GeneratedSourceTests: XCTestCase {
         XCTAssertTrue(first.left[1100...].allSatisfy { $0 == 0 } && second.left[..<1000].allSatisfy { $0 == 0 })
     }
 
+    /// Held virtual by the voice cap, the generator still runs unheard: it ends on its own frame, and once heard
+    /// again plays the samples of its position (the same as a voice never held, from there on).
+    func testAVirtualGeneratedVoiceKeepsItsPositionAndEndsOnItsFrame() throws {
+        func run(held: Bool) throws -> (Mix, [EngineEvent], Track) {
+            var c = Engine.Configuration()
+            c.maxSoundingVoices = 1
+            c.maxBlockFrames = 512
+            let engine = try Engine(configuration: c)
+            let stream = engine.events()
+            let source = try GeneratedSource(SineGenerator(length: 8000), channelCount: 2, parameters: [440])
+            let gen = try engine.makeTrack(try Sound(generator: source, sampleRate: 48000))
+            try gen.setPriority(10)
+            try gen.play(at: engine.time(frame: 100))
+            let high = try engine.makeTrack(try monoSound(3000) { _ in 0.25 })
+            try high.setPriority(200)
+            try engine.setBus(busNumber(1), settings: BusSettings(mute: true))
+            try high.setBus(busNumber(1))
+            if held { try high.play(at: engine.time(frame: 1000)) }
+            let mix = render(engine, frames: 10000, block: 512)
+            return (mix, drainEventsBlocking(stream, through: engine), gen)
+        }
+        let (heldMix, events, gen) = try run(held: true)
+        let (freeMix, _, _) = try run(held: false)
+        XCTAssertTrue(heldMix.left[2000..<3500].allSatisfy { $0 == 0 }, "silent while held")
+        // Heard again some time after the other voice's end (frame 4000) and its fade back in: the same samples.
+        for n in 6000..<8100 { XCTAssertEqual(heldMix.left[n].bitPattern, freeMix.left[n].bitPattern, "frame \(n)") }
+        let ends = events.compactMap { e -> (Int64, EndReason)? in
+            if case let .trackEnded(t, at, reason, _) = e, t === gen { return (at.frame, reason) }
+            return nil
+        }
+        XCTAssertEqual(ends.first?.0, 8100)
+        XCTAssertEqual(ends.first?.1, .finished)
+    }
+
     func testRenderingAGeneratedSourceAllocatesNothing() throws {
         let engine = try Self.engine(block: 512)
         let source = try GeneratedSource(SineGenerator(), channelCount: 2, parameters: [440])

@@ -87,6 +87,10 @@ public final class GeneratedSource: @unchecked Sendable {
     /// Cells the voice's stream view points at (the render side stores its progress there; nothing reads them).
     package let cells: UnsafeMutablePointer<Atomic<Int64>>
     private let installed = Atomic<Bool>(false)
+    /// Two planes of `maxFrames` for the frames of a virtual voice, which are generated but not heard (allocated by
+    /// `install`; the one voice of the source uses them).
+    private var virtualScratch: UnsafeMutablePointer<Float>?
+    private var virtualFrames = 0
     private let allocating = Atomic<Int>(0)
     private let reported = Atomic<Bool>(false)
 
@@ -119,6 +123,7 @@ public final class GeneratedSource: @unchecked Sendable {
     }
 
     deinit {
+        virtualScratch?.deallocate()
         parameters.deallocate()
         cells.deinitialize(count: StreamView.cellCount)
         cells.deallocate()
@@ -134,6 +139,23 @@ public final class GeneratedSource: @unchecked Sendable {
         } catch {
             installed.store(false, ordering: .releasing)
             throw error
+        }
+        if virtualFrames < format.maxFrames {
+            virtualScratch?.deallocate()
+            virtualScratch = .allocate(capacity: 2 * format.maxFrames)
+            virtualFrames = format.maxFrames
+        }
+    }
+
+    /// Render thread: runs the generator over `count` frames a virtual voice skips (in pieces of at most
+    /// `maxFrames`), so that its position, its state and its end are what they would be if it were heard.
+    package func runSilently(_ voice: inout Voice, _ view: StreamView, frame: Int64, count: Int) {
+        guard let scratch = virtualScratch, virtualFrames > 0 else { return }
+        var done = 0
+        while done < count && voice.stopFrame > frame + Int64(done) {
+            let n = min(count - done, virtualFrames)
+            GeneratorCall.fill(&voice, view, frame: frame + Int64(done), scratch, scratch + virtualFrames, count: n)
+            done += n
         }
     }
 
@@ -201,6 +223,17 @@ final class GeneratorBox<G: AudioGenerator>: AnyGeneratorBox {
 /// Render thread: a generated voice's frames (`SourceReader.fill`). The application's code is behind
 /// `_unsafePerformance`, as for `CustomEffectCall`.
 enum GeneratorCall {
+    /// A virtual voice's frames: generated into the source's own scratch and dropped (`VirtualVoices.advance`).
+    @_noLocks
+    static func skip(_ voice: inout Voice, _ view: StreamView, frame: Int64, count: Int) {
+        let handle = UnsafeMutableRawPointer(view.samples)
+        _unsafePerformance {
+            Unmanaged<GeneratedSource>.fromOpaque(handle)._withUnsafeGuaranteedRef {
+                $0.runSilently(&voice, view, frame: frame, count: count)
+            }
+        }
+    }
+
     /// Fills the scratch for `count` output frames from `frame`, moves the cursor on by them and, when the
     /// generator wrote fewer, ends the voice right after the last one it wrote (`.finished`, no release fade).
     @_noLocks
