@@ -55,6 +55,10 @@ let package = Package(
         // The benchmark program (Benchmarks/README.md): `swift run -c release ensemble-bench [--quick]`.
         // The game-loop example of the "From a game loop" article: built and run by the tests, imports Ensemble only.
         .executableTarget(name: "example-game-loop", dependencies: ["Ensemble"], path: "Sources/Examples/GameLoop"),
+        // The custom-effect example of the "Custom effects and generated sources" article: built and run by the tests, imports Ensemble only.
+        .executableTarget(name: "example-ring-modulator", dependencies: ["Ensemble"], path: "Sources/Examples/RingModulator"),
+        // The generated-source example of the same article: built and run by the tests, imports Ensemble only.
+        .executableTarget(name: "example-engine-tone", dependencies: ["Ensemble"], path: "Sources/Examples/EngineTone"),
         .executableTarget(
             name: "ensemble-bench",
             dependencies: ["Ensemble", "EnsembleSoak", "COpenAL", "CAllocationCounter"],

@@ -15,6 +15,8 @@ extern void __libc_free(void *);
 
 static __thread int counting;
 static __thread uint64_t thread_count;
+// Every allocation of the thread, counted always (read around a call without disturbing a running count).
+static __thread uint64_t thread_total;
 static _Atomic uint64_t process_total;
 // Threads enrolled in the shared count (render worker threads): counted together while shared counting is on.
 static __thread int enrolled;
@@ -23,6 +25,7 @@ static _Atomic uint64_t shared_count;
 
 static inline void note(void) {
     atomic_fetch_add_explicit(&process_total, 1, memory_order_relaxed);
+    thread_total++;
     if (counting) thread_count++;
     if (enrolled && atomic_load_explicit(&shared_counting, memory_order_relaxed))
         atomic_fetch_add_explicit(&shared_count, 1, memory_order_relaxed);
@@ -44,6 +47,7 @@ int posix_memalign(void **out, size_t alignment, size_t size) {
 
 void allocation_counter_start(void) { thread_count = 0; counting = 1; }
 uint64_t allocation_counter_stop(void) { counting = 0; return thread_count; }
+uint64_t allocation_counter_thread_total(void) { return thread_total; }
 void allocation_counter_enroll(void) { enrolled = 1; }
 void allocation_counter_shared_start(void) {
     atomic_store_explicit(&shared_count, 0, memory_order_relaxed);

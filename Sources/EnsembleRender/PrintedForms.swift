@@ -139,6 +139,7 @@ extension EffectSpec: CustomStringConvertible {
             return "limiter(ceiling: \(P.number(ceilingDB)) dB, lookahead: \(P.seconds(lookahead)), release: \(P.seconds(release)))"
         case let .reverb(settings): return "reverb" + settings.fieldList
         case let .compressor(settings): return "compressor" + settings.fieldList
+        case let .custom(effect): return "custom(parameters: \(effect.parameterCount))"
         }
     }
 }

@@ -6,6 +6,8 @@
 void allocation_counter_start(void);
 /// Stops counting on the calling thread and returns how many allocations it made since the start.
 uint64_t allocation_counter_stop(void);
+/// Every allocation the calling thread has made since it started (never reset; nests inside a start/stop).
+uint64_t allocation_counter_thread_total(void);
 /// Enrols the calling thread in the shared count (a render worker thread calls it once when it starts).
 void allocation_counter_enroll(void);
 /// Starts counting the allocations of every enrolled thread, together (from zero).

@@ -6,6 +6,7 @@
 #define ENSEMBLE_RENDER_MATH_H
 
 #include <math.h>
+#include <stdint.h>
 
 static inline float ensemble_sqrtf(float x) { return __builtin_sqrtf(x); }
 static inline float ensemble_powf(float x, float y) { return powf(x, y); }
@@ -29,5 +30,10 @@ static inline double ensemble_polyphase_peak(const double *h, const double *wind
     }
     return peak;
 }
+
+/// Heap allocations the calling thread has made so far, when the process links the allocation counter
+/// (`CAllocationCounter`: the tests, the soak, or a debug build that links it); UINT64_MAX when it does not.
+/// Used by the debug-build check around an application's `AudioEffect.process`.
+uint64_t ensemble_thread_allocations(void);
 
 #endif

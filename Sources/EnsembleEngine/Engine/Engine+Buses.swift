@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import EnsembleFormats
 import EnsembleRender
@@ -48,6 +49,11 @@ final class BusControl: Sendable {
     let buses = Mutex<[Entry]>(Array(repeating: Entry(), count: BusRack.count))
     /// Effect chains made and not yet freed (installed, crossfading out, or on their way back).
     let liveChains = Atomic<Int>(0)
+    /// Every custom effect installed on this engine, kept for the engine's life: a timed parameter command may
+    /// still be on its way when the chain holding the effect is freed, and its parameter array must outlive it.
+    let customEffects = Mutex<[CustomEffect]>([])
+    /// Every generated source given to a track of this engine, kept for the same reason.
+    let generators = Mutex<[GeneratedSource]>([])
 }
 
 /// Buses and effect chains: up to 16 buses (1…16) collect the tracks and effects routed to them, run their
@@ -138,6 +144,7 @@ extension Engine {
         let control = busControl
         try control.buses.withLock { buses throws(EngineError) in
             let order = try Self.busOrder(installing: effects, on: bus, buses)
+            try installCustomEffects(effects)
             drainRetiredChains()
             buses[bus].previousEffects = ramp > 0 ? buses[bus].effects : []
             buses[bus].effects = effects
@@ -154,6 +161,104 @@ extension Engine {
             batch.append(.bus(.chain(bus: Int32(bus), chain: ChainHandle(pointer: chain), fadeFrames: ramp)))
             send(batch)
         }
+    }
+
+    /// Prepares every custom effect in `effects` for this engine's format and keeps it in the registry. Throws for
+    /// a handle installed before (or twice in the list) or the error an effect's `prepare` throws; the effects
+    /// prepared before it are then released to be installed again (and prepared again).
+    private func installCustomEffects(_ effects: [EffectSpec]) throws(EngineError) {
+        let format = EffectFormat(sampleRate: sampleRate, maxFrames: configuration.maxBlockFrames,
+                                  channelPairs: max(configuration.speakerLayout.channelCount / 2, 1))
+        var done: [CustomEffect] = []
+        for (i, e) in effects.enumerated() {
+            guard case let .custom(effect) = e else { continue }
+            do throws(EngineError) {
+                try effect.install(format, name: "effects[\(i)]")
+            } catch {
+                for d in done { d.uninstall() }
+                throw error
+            }
+            done.append(effect)
+        }
+        if !done.isEmpty { busControl.customEffects.withLock { $0 += done } }
+    }
+
+    /// Sets parameter `index` of `effect` (installed on this engine by `setEffects`) to `value` from the next
+    /// block on. Any thread. Throws `EngineError.invalidParameter` for an effect not installed here, an index
+    /// outside 0..<`parameterCount` or a value that is not finite.
+    public func setParameter(_ index: Int, to value: Float, of effect: CustomEffect) throws(EngineError) {
+        send(.bus(.parameter(try parameterWrite(index, value, effect))))
+    }
+
+    /// Sets parameter `index` of `generator` (given to a track of this engine) to `value` from the next block on.
+    /// Any thread. Throws as `setParameter(_:to:of:)` for an effect does.
+    public func setParameter(_ index: Int, to value: Float, of generator: GeneratedSource) throws(EngineError) {
+        send(.bus(.parameter(try parameterWrite(index, value, generator))))
+    }
+
+    /// Sets parameter `index` of `generator` to `value` at `time`, exactly (the block is split there), as
+    /// `scheduleParameter(_:to:of:at:onApplied:onDropped:)` does for an effect.
+    @discardableResult
+    public func scheduleParameter(_ index: Int, to value: Float, of generator: GeneratedSource, at time: EngineTime,
+                                  onApplied: CommandApplyHandler? = nil,
+                                  onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID {
+        let frame = try self.frame(of: time)
+        let write = try parameterWrite(index, value, generator)
+        return schedule(.bus(.parameter(write)), atFrame: frame, dropped: onDropped) { applied in onApplied?(applied) }
+    }
+
+    /// Control side (`makeTrack`): prepares a generated sound's generator for this engine and keeps it. Throws
+    /// `sampleRateMismatch` for a sound at another rate, or what `GeneratedSource.install` throws.
+    func install(_ generator: GeneratedSource, for sound: Sound) throws(EngineError) {
+        guard sound.sampleRate == sampleRate else {
+            throw .sampleRateMismatch(name: sound.name, sampleRate: sound.sampleRate, engineRate: sampleRate)
+        }
+        try generator.install(GeneratorFormat(sampleRate: sampleRate, maxFrames: configuration.maxBlockFrames,
+                                              channelCount: generator.channelCount))
+        busControl.generators.withLock { $0.append(generator) }
+    }
+
+    /// The render-side write for a generator's parameter change, checked.
+    private func parameterWrite(_ index: Int, _ value: Float, _ generator: GeneratedSource) throws(EngineError) -> ParameterWrite {
+        let known = busControl.generators.withLock { $0.contains { $0 === generator } }
+        guard known else {
+            throw .invalidParameter(name: "generator", value: 0, expected: "a GeneratedSource given to a track of this engine")
+        }
+        return try checkedWrite(index, value, generator.parameters, count: generator.parameterCount)
+    }
+
+    /// Sets parameter `index` of `effect` to `value` at `time`, exactly: the block is split there, so the frames
+    /// before it are processed with the old value and the rest with the new. `onApplied` runs on the event
+    /// thread with the time it took effect on, `onDropped` instead if it could not (`CommandDropReason`). Throws
+    /// as `setParameter(_:to:of:)` does, and for a time that is not valid.
+    @discardableResult
+    public func scheduleParameter(_ index: Int, to value: Float, of effect: CustomEffect, at time: EngineTime,
+                                  onApplied: CommandApplyHandler? = nil,
+                                  onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID {
+        let frame = try self.frame(of: time)
+        let write = try parameterWrite(index, value, effect)
+        return schedule(.bus(.parameter(write)), atFrame: frame, dropped: onDropped) { applied in onApplied?(applied) }
+    }
+
+    /// The render-side write for a parameter change, checked.
+    private func parameterWrite(_ index: Int, _ value: Float, _ effect: CustomEffect) throws(EngineError) -> ParameterWrite {
+        let known = busControl.customEffects.withLock { $0.contains { $0 === effect } }
+        guard known else {
+            throw .invalidParameter(name: "effect", value: 0, expected: "a CustomEffect installed on this engine by setEffects")
+        }
+        return try checkedWrite(index, value, effect.parameters, count: effect.parameterCount)
+    }
+
+    /// The write of `value` into parameter `index` of an array of `count`, or the error naming what is wrong.
+    private func checkedWrite(_ index: Int, _ value: Float, _ parameters: UnsafeMutablePointer<Float>,
+                              count: Int) throws(EngineError) -> ParameterWrite {
+        guard index >= 0, index < count else {
+            throw .invalidParameter(name: "parameter", value: Double(index), expected: "0..<\(count) (its parameters)")
+        }
+        guard value.isFinite else {
+            throw .invalidParameter(name: "parameters[\(index)]", value: Double(value), expected: "a finite value")
+        }
+        return ParameterWrite(target: parameters + index, value: value)
     }
 
     /// The chain order once `effects` is on bus `bus`, or the error naming the first sidechain that cannot be:
@@ -201,6 +306,26 @@ extension Engine {
     /// `pumpCommands`) every millisecond or so, so replaced chains never pile up.
     func reclaimChains() {
         busControl.buses.withLock { _ in drainRetiredChains() }
+        #if DEBUG
+        reportAllocatingEffects()
+        #endif
+    }
+
+    /// Debug builds, event thread: one line on standard error for each custom effect whose `process` (or generated
+    /// source whose `generate`) has allocated (`CustomEffect.allocatingCalls`, `GeneratedSource.allocatingCalls`),
+    /// the first time it is seen; the render goes on.
+    private func reportAllocatingEffects() {
+        let offenders = busControl.customEffects.withLock { effects in effects.filter { $0.takeAllocationReport() } }
+        let generators = busControl.generators.withLock { all in all.filter { $0.takeAllocationReport() } }
+        for g in generators {
+            FileHandle.standardError.write(Data(("Ensemble: a generated source (\(g.parameterCount) parameters) allocated on "
+                + "the render thread in its generate call; see the \"Custom effects and generated sources\" article "
+                + "(reported once)\n").utf8))
+        }
+        for e in offenders {
+            FileHandle.standardError.write(Data(("Ensemble: a custom effect (\(e.parameterCount) parameters) allocated on "
+                + "the render thread in its process call; see the \"Custom effects\" article (reported once)\n").utf8))
+        }
     }
 
     /// Call with the bus lock held, which keeps the retired ring to one consumer at a time.

@@ -388,8 +388,12 @@ public final class Engine: @unchecked Sendable {
 
     /// A new player for `sound`, holding one voice slot until it is released.
     public func makeTrack(_ sound: Sound) throws(EngineError) -> Track {
+        if let generator = sound.generator { try install(generator, for: sound) }
         let claimed = control.withLock { state in state.claim(sound: sound, owner: .none) }
-        guard let claimed else { throw .voicePoolExhausted(capacity: configuration.maxVoices) }
+        guard let claimed else {
+            sound.generator?.uninstall()
+            throw .voicePoolExhausted(capacity: configuration.maxVoices)
+        }
         let track = Track(engine: self, sound: sound, slot: claimed.slot)
         control.withLock { state in state.records[Int(claimed.slot)].owner = .track(WeakTrack(track: track)) }
         return track

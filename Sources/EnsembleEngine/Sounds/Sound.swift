@@ -66,11 +66,13 @@ public final class Sound: @unchecked Sendable {
     public let stream: StreamFile?
     /// Where a live sound's frames come from (`init(pushStream:)`, `init(pcm:)`), or nil.
     package let live: LiveFeed?
+    /// The application's generator a generated sound plays (`init(generator:sampleRate:name:)`), or nil.
+    package private(set) var generator: GeneratedSource?
     /// True for a sound tracks read while playing rather than from memory: streamed from a file
-    /// (`init(streamingContentsOf:)`) or live (`init(pushStream:)`, `init(pcm:)`).
-    public var isStreamed: Bool { stream != nil || live != nil }
-    /// True for a live sound: a push stream or PCM from the application, played once from its start.
-    public var isLive: Bool { live != nil }
+    /// (`init(streamingContentsOf:)`), live (`init(pushStream:)`, `init(pcm:)`) or generated (`init(generator:)`).
+    public var isStreamed: Bool { stream != nil || live != nil || generator != nil }
+    /// True for a live sound: a push stream, PCM or a generator from the application, played once from its start.
+    public var isLive: Bool { live != nil || generator != nil }
     /// The file's loop points in frames (start, end exclusive), read from a WAV `smpl` chunk's first loop when
     /// the file has one that lies inside the sound; nil otherwise. Tracks playing the sound start with it as
     /// their loop region (`Track.setLoopRegion` overrides it, `clearLoopRegion` drops it).
@@ -247,6 +249,32 @@ public final class Sound: @unchecked Sendable {
         try self.init(live: pushStream, name: pushStream.name)
     }
 
+    /// A sound whose samples an application's generator computes on the render thread as its track plays (one
+    /// track; it plays from its start, at rate 1, without loops or seeks, and ends when the generator says so).
+    /// `sampleRate` must be the engine's (`Engine.makeTrack` throws `sampleRateMismatch` otherwise): the generator
+    /// writes output frames. Throws `.invalidParameter` for a rate outside 1000…768000 Hz.
+    public convenience init(generator: GeneratedSource, sampleRate: Double, name: String = "generated") throws(EngineError) {
+        guard sampleRate.isFinite, sampleRate >= 1000, sampleRate <= 768_000 else {
+            throw .invalidParameter(name: "sampleRate of \(name)", value: sampleRate, expected: "1000…768000")
+        }
+        self.init(generated: generator, sampleRate: sampleRate, name: name)
+    }
+
+    /// A generated sound, its length 0 like a live one's (it is known only when the generator ends).
+    private init(generated: GeneratedSource, sampleRate: Double, name: String) {
+        self.name = name
+        self.sampleRate = sampleRate
+        channelCount = generated.channelCount
+        frameCount = 0
+        stream = nil
+        live = nil
+        generator = generated
+        loopPoints = nil
+        held = nil
+        samples = .allocate(capacity: 4)
+        samples.initialize(repeating: 0, count: 4)
+    }
+
     /// A sound that plays PCM the application supplies (one track, once).
     public convenience init(pcm queue: PCMQueue, name: String = "PCM queue") throws(EngineError) {
         try self.init(live: queue, name: name)
@@ -267,6 +295,7 @@ public final class Sound: @unchecked Sendable {
     }
 
     var voiceSource: VoiceSource {
+        if let generator { return generator.voiceSource(sampleRate: sampleRate) }
         let left = UnsafePointer(samples)
         let right = channelCount == 2 && !isStreamed && held == nil ? UnsafePointer(samples + frameCount) : left
         return VoiceSource(left: left, right: right, channelCount: channelCount,

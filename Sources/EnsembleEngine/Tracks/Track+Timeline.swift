@@ -24,6 +24,10 @@ extension Track {
             try checkRamp(ramp)
             return .pan(fitted, ramp: ramp)
         case let .rate(r):
+            // A generator writes output frames: there is nothing to resample.
+            if sound.generator != nil && r != 1 {
+                throw .invalidParameter(name: "rate of generated \(sound.name)", value: Double(r), expected: "1 (a generator writes output frames)")
+            }
             return .rate(try policy.fit(r, "rate", Track.rateRange))
         case let .sendLevel(send, level, ramp):
             try checkSend(send)

@@ -23,6 +23,21 @@ package enum BusCommand: BitwiseCopyable, Sendable {
     case resume(bus: Int32, rampFrames: Int)
     /// The order the chains run in and the buses that key a compressor (sent before the chain that needs it).
     case order(BusOrder)
+    /// Sets one parameter of a custom effect (`Engine.setParameter`/`scheduleParameter`): a plain store into its
+    /// preallocated parameter array, which every later span's `EffectBlock.parameters` reads.
+    case parameter(ParameterWrite)
+}
+
+/// Where a custom effect's parameter lives and its new value. The array belongs to a `CustomEffect` the engine
+/// keeps alive as long as its render side (`Engine`'s registry), so a late command never writes freed memory.
+package struct ParameterWrite: @unchecked Sendable, BitwiseCopyable {
+    package var target: UnsafeMutablePointer<Float>
+    package var value: Float
+
+    package init(target: UnsafeMutablePointer<Float>, value: Float) {
+        self.target = target
+        self.value = value
+    }
 }
 
 /// A chain pointer that may cross to the render side (which owns it until it hands it back).
@@ -247,7 +262,7 @@ package struct BusRack: @unchecked Sendable {
         defer { if resets > 0 { effectResets.pointee.add(resets, ordering: .relaxed) } }
         if !s.crossfading {
             if let c = s.chain.pointer {
-                for p in 0..<pairs { resets += EffectChain.process(c, x[2 * p], x[2 * p + 1], n, pair: p, keys: keys) }
+                for p in 0..<pairs { resets += EffectChain.process(c, x[2 * p], x[2 * p + 1], n, pair: p, frame: t0, keys: keys) }
             }
             return
         }
@@ -258,10 +273,10 @@ package struct BusRack: @unchecked Sendable {
             for j in 0..<n { to[j] = from[j] }
         }
         if let c = s.previous.pointer {
-            for p in 0..<pairs { resets += EffectChain.process(c, x[2 * p], x[2 * p + 1], n, pair: p, keys: keys) }
+            for p in 0..<pairs { resets += EffectChain.process(c, x[2 * p], x[2 * p + 1], n, pair: p, frame: t0, keys: keys) }
         }
         if let c = s.chain.pointer {
-            for p in 0..<pairs { resets += EffectChain.process(c, copy[2 * p], copy[2 * p + 1], n, pair: p, keys: keys) }
+            for p in 0..<pairs { resets += EffectChain.process(c, copy[2 * p], copy[2 * p + 1], n, pair: p, frame: t0, keys: keys) }
         }
         let fade = s.fade
         for ch in 0..<channelCount {
@@ -415,6 +430,8 @@ package struct BusRack: @unchecked Sendable {
             }
         case let .order(order):
             self.order.pointee = order
+        case let .parameter(write):
+            write.target.pointee = write.value
         case .pause, .resume:
             break // the voices' side: `VoiceUpdate.pauseBus`/`resumeBus`
         }

@@ -96,7 +96,7 @@ public struct BiquadCoefficients: Sendable, Equatable, BitwiseCopyable {
 }
 
 /// A stereo biquad on the render side: coefficients plus the transposed direct form II state of each channel.
-package struct BiquadSection: BitwiseCopyable {
+package struct BiquadSection: BitwiseCopyable, AudioEffect {
     var c: BiquadCoefficients
     var l1 = 0.0, l2 = 0.0, r1 = 0.0, r2 = 0.0
 
@@ -104,7 +104,14 @@ package struct BiquadSection: BitwiseCopyable {
 
     /// Back to silence, as `init` leaves it (after a non-finite or runaway block: `EffectChain.process`).
     @_noLocks
-    mutating func reset() { (l1, l2, r1, r2) = (0, 0, 0, 0) }
+    package mutating func reset() { (l1, l2, r1, r2) = (0, 0, 0, 0) }
+
+    /// Nothing to do: `EffectChain.make` (on the control side) allocates and designs it.
+    package mutating func prepare(_ format: EffectFormat) throws(EngineError) {}
+
+    /// `AudioEffect`: the block's pair in place (one instance per pair).
+    @_noLocks
+    package mutating func process(_ block: EffectBlock) { process(block.left, block.right, block.frames) }
 
     /// Filters `n` frames in place. State values below 1e-30 are flushed to zero sample by sample (never per
     /// block, which would make the result depend on the block size) so decaying tails never go denormal.

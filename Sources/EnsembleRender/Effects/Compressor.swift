@@ -12,7 +12,7 @@ import EnsembleFormats
 /// The smoothing runs in Double (a 5 s release's 1 − α is too close to Float's resolution around 1); a smoothed
 /// reduction below 1e-6 dB with none wanted snaps to 0, so a quiet signal returns to exactly the make-up gain.
 /// Design and formulas: the "Environment" article (Ensemble.docc/Environment.md, "Compressor and sidechain").
-package struct Compressor: BitwiseCopyable {
+package struct Compressor: BitwiseCopyable, AudioEffect {
     /// The bus whose level drives the detector (`SidechainKeys.levels(of:)`), −1 for the signal itself.
     package let sidechain: Int
     package let thresholdDB: Float
@@ -95,6 +95,15 @@ package struct Compressor: BitwiseCopyable {
         if 2 * over >= kneeDB { return slope * over }
         let inKnee = over + kneeDB / 2
         return slope * inKnee * inKnee / (2 * kneeDB)
+    }
+
+    /// Nothing to do: `EffectChain.make` (on the control side) allocates and sets it up.
+    package mutating func prepare(_ format: EffectFormat) throws(EngineError) {}
+
+    /// `AudioEffect`: the block's pair in place, keyed by `block.key` when it has a sidechain.
+    @_noLocks
+    package mutating func process(_ block: EffectBlock) {
+        process(block.left, block.right, block.frames, key: block.key)
     }
 
     /// Compresses `n` frames in place. `key`: the key bus's levels for these frames when `sidechain` ≥ 0 (nil

@@ -3,7 +3,7 @@ import EnsembleFormats
 /// A stereo echo: y = (1 − mix)·x + mix·d, where d is the signal `frames` samples ago and the line is fed
 /// x + feedback·d (so repeats decay by `feedback` each time). The line is allocated on the control side
 /// (`EffectChain.make`), zeroed, and long enough for the delay time.
-package struct DelayLine: BitwiseCopyable {
+package struct DelayLine: BitwiseCopyable, AudioEffect {
     var left: UnsafeMutablePointer<Float>
     var right: UnsafeMutablePointer<Float>
     /// Delay in frames (≥ 1): also the line's length.
@@ -29,11 +29,18 @@ package struct DelayLine: BitwiseCopyable {
 
     /// Back to an empty line, as `init` leaves it.
     @_noLocks
-    mutating func reset() {
+    package mutating func reset() {
         left.update(repeating: 0, count: frames)
         right.update(repeating: 0, count: frames)
         position = 0
     }
+
+    /// Nothing to do: `init` (called by `EffectChain.make` on the control side) allocates the line.
+    package mutating func prepare(_ format: EffectFormat) throws(EngineError) {}
+
+    /// `AudioEffect`: the block's pair through the line (the same line for every call: one instance per pair).
+    @_noLocks
+    package mutating func process(_ block: EffectBlock) { process(block.left, block.right, block.frames) }
 
     @_noLocks
     mutating func process(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {

@@ -16,6 +16,9 @@ public enum EffectSpec: Sendable, Equatable {
     case reverb(ReverbSettings)
     /// Compressor (`Compressor`), optionally keyed by another bus (`CompressorSettings.sidechain`).
     case compressor(CompressorSettings)
+    /// An application's effect (`AudioEffect`, wrapped in a `CustomEffect` with its parameters). Prepared by
+    /// `Engine.setEffects` for the engine's format; a handle goes in one chain only, once.
+    case custom(CustomEffect)
 
     /// The reverb set to a named preset (see `ReverbSettings.presetNames`); throws `EngineError.unknownPreset`
     /// for another name.
@@ -57,6 +60,8 @@ public enum EffectSpec: Sendable, Equatable {
             return settings.problem()
         case let .compressor(settings):
             return settings.problem()
+        case .custom:
+            return nil
         }
         return nil
     }
@@ -80,6 +85,7 @@ extension EffectSpec {
             return 2 * frames(settings.lookahead) * MemoryLayout<Float>.stride
                 + (Compressor.holdFrames(sampleRate: fs) + 2) * 12
         case let .reverb(settings): return Reverb.stateBytesBound(settings: settings, sampleRate: fs)
+        case .custom: return 0 // allocated by the application's `prepare`
         }
     }
 }
@@ -91,6 +97,8 @@ package enum EffectUnit: BitwiseCopyable {
     case limiter(UnsafeMutablePointer<Limiter>)
     case reverb(UnsafeMutablePointer<Reverb>)
     case compressor(UnsafeMutablePointer<Compressor>)
+    /// An application's effect: an opaque `Unmanaged<CustomEffect>` the chain holds a reference to.
+    case custom(UnsafeMutableRawPointer)
 }
 
 extension EffectUnit {
@@ -103,6 +111,7 @@ extension EffectUnit {
         case let .limiter(l): l.pointee.reset()
         case let .reverb(v): v.pointee.reset()
         case let .compressor(c): c.pointee.reset()
+        case let .custom(e): CustomEffectCall.reset(e)
         }
     }
 }
@@ -166,6 +175,9 @@ package struct EffectChain {
                 let c = UnsafeMutablePointer<Compressor>.allocate(capacity: 1)
                 c.initialize(to: Compressor(settings: settings, sampleRate: sampleRate))
                 unit = .compressor(c)
+            case let .custom(effect):
+                // One reference per pair's unit, released by `free`; every pair's unit calls the same effect.
+                unit = .custom(Unmanaged.passRetained(effect).toOpaque())
             }
             (units + i).initialize(to: unit)
         }
@@ -192,6 +204,8 @@ package struct EffectChain {
             case let .compressor(c):
                 c.pointee.deallocate()
                 c.deallocate()
+            case let .custom(e):
+                Unmanaged<CustomEffect>.fromOpaque(e).release()
             }
         }
         c.units.deallocate()
@@ -202,7 +216,8 @@ package struct EffectChain {
     /// but a recursion fed NaN, infinity or a near-`Float.greatestFiniteMagnitude` sample does within a block.
     package static let runawayLevel: Float = 1e9
 
-    /// Runs every processor of pair `pair`'s instance in order over `n` frames of that pair, in place. A
+    /// Runs every processor of pair `pair`'s instance in order over `n` frames of that pair, in place, the first
+    /// being output frame `frame` (`EffectBlock.frame`). A
     /// compressor with a sidechain reads its key bus's levels for these frames from `keys` (the same levels for
     /// every pair: on surround each pair's detector hears the whole key bus; without a sidechain each pair
     /// detects on its own two channels).
@@ -214,7 +229,7 @@ package struct EffectChain {
     @discardableResult
     package static func process(_ chain: UnsafeMutablePointer<EffectChain>,
                         _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int, pair: Int = 0,
-                        keys: SidechainKeys) -> Int {
+                        frame: Int64 = 0, keys: SidechainKeys) -> Int {
         let count = chain.pointee.count
         guard pair < chain.pointee.pairs else { return 0 }
         let units = chain.pointee.units + pair * count
@@ -225,15 +240,25 @@ package struct EffectChain {
         for i in 0..<count {
             switch units[i] {
             case let .biquads(s, sections):
-                for k in 0..<sections { s[k].process(l, r, n) }
+                let block = EffectBlock(left: l, right: r, frames: n, frame: frame, pair: pair,
+                                        parameters: noParameters, parameterCount: 0)
+                for k in 0..<sections { s[k].process(block) }
             case let .delay(d):
-                d.pointee.process(l, r, n)
+                d.pointee.process(EffectBlock(left: l, right: r, frames: n, frame: frame, pair: pair,
+                                              parameters: noParameters, parameterCount: 0))
             case let .limiter(lim):
-                lim.pointee.process(l, r, n)
+                lim.pointee.process(EffectBlock(left: l, right: r, frames: n, frame: frame, pair: pair,
+                                                parameters: noParameters, parameterCount: 0))
             case let .reverb(v):
-                v.pointee.process(l, r, n)
+                v.pointee.process(EffectBlock(left: l, right: r, frames: n, frame: frame, pair: pair,
+                                              parameters: noParameters, parameterCount: 0))
             case let .compressor(c):
-                c.pointee.process(l, r, n, key: keys.levels(of: c.pointee.sidechain))
+                var block = EffectBlock(left: l, right: r, frames: n, frame: frame, pair: pair,
+                                        parameters: noParameters, parameterCount: 0)
+                block.key = keys.levels(of: c.pointee.sidechain)
+                c.pointee.process(block)
+            case let .custom(e):
+                CustomEffectCall.process(e, l, r, n, frame: frame, pair: pair)
             }
             guard !inputSane || !isSane(l, r, n) else { continue }
             inputSane = true
@@ -243,6 +268,11 @@ package struct EffectChain {
             resets += 1
         }
         return resets
+    }
+
+    /// The parameter array of an effect without parameters (never read: `parameterCount` is 0).
+    private static var noParameters: UnsafePointer<Float> {
+        @_noLocks get { UnsafePointer(bitPattern: MemoryLayout<Float>.alignment)! }
     }
 
     /// Whether every sample of the block is finite and within `runawayLevel` (one comparison each: NaN fails it).

@@ -11,7 +11,7 @@ import EnsembleFormats
 /// ceiling the output is the input delayed by L frames, bit for bit (the running sums are reset to exactly L and H).
 /// O(1) per frame. Render thread (`process`, `reset`); `init`/`deallocate` on the control side.
 /// Design: the "Buses and effects" article (Ensemble.docc/BusesAndEffects.md, "Effects").
-package struct Limiter: BitwiseCopyable {
+package struct Limiter: BitwiseCopyable, AudioEffect {
     package var ceiling: Float
     var releaseStep: Float
     package var lookahead: Int
@@ -68,6 +68,13 @@ package struct Limiter: BitwiseCopyable {
         slowMean.reset()
         gain = 1
     }
+
+    /// `AudioEffect`: the block's pair in place (one instance per pair).
+    @_noLocks
+    package mutating func process(_ block: EffectBlock) { process(block.left, block.right, block.frames) }
+
+    /// Nothing to do: `init` (called by `EffectChain.make` on the control side) allocates the state.
+    package mutating func prepare(_ format: EffectFormat) throws(EngineError) {}
 
     @_noLocks
     package mutating func process(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {

@@ -9,7 +9,7 @@ import EnsembleFormats
 /// dry, state exactly zero), so a finished tail costs what silence costs. Invariant: the output bits do not depend
 /// on block sizes (the modulation follows the absolute frame count; `process` chunks keep a per-frame loop's order).
 /// Design: the article "The reverb's design" (Ensemble.docc/ReverbDesign.md).
-package struct Reverb {
+package struct Reverb: AudioEffect {
     /// Eight network lines, `lineStride` floats apart, each a ring buffer indexed with `lineMask`. (Unlike
     /// `input` they are not written twice: that doubles their cache footprint and costs more than the masks.)
     package var lines: UnsafeMutablePointer<Float>
@@ -505,6 +505,13 @@ package struct Reverb {
             j &+= 1
         }
     }
+
+    /// Nothing to do: `EffectChain.make` (on the control side) allocates and designs it.
+    package mutating func prepare(_ format: EffectFormat) throws(EngineError) {}
+
+    /// `AudioEffect`: the block's pair in place (one instance per pair).
+    @_noLocks
+    package mutating func process(_ block: EffectBlock) { process(block.left, block.right, block.frames) }
 
     /// Processes `n` frames of `l`/`r` in place (see the type's documentation), in chunks that never cross a
     /// modulation tick, a ring's end or the shortest read delay (so nothing a chunk writes is read by its own

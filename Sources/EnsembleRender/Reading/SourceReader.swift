@@ -22,7 +22,10 @@ struct SourceReader {
               _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, count: Int) {
         let source = voice.pointee.source
         let tables = lane.pointee.tables
-        if let stream = source.stream, stream.live {
+        if let stream = source.stream, stream.capacity == 0 {
+            // A generated voice (`GeneratedSource.voiceSource`): the application's generator writes the frames.
+            GeneratorCall.fill(&voice.pointee, stream, frame: frame, left, right, count: count)
+        } else if let stream = source.stream, stream.live {
             LiveReader.fill(&voice.pointee.cursor, stream, frame: frame, tables: tables, left, right, count: count,
                             windowLeft: lane.pointee.streamWindowLeft, windowRight: lane.pointee.streamWindowRight,
                             windowCapacity: MixLane.streamWindowFrames)

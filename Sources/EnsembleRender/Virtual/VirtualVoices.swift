@@ -224,6 +224,11 @@ package struct VirtualVoices {
     @_noLocks
     package static func advance(_ voice: UnsafeMutablePointer<Voice>, frames: Int, at frame: Int64) {
         guard frames > 0 else { return }
+        if let stream = voice.pointee.source.stream, stream.capacity == 0 {
+            // A generated voice: its generator runs unheard, so it ends (and goes on) as it would if heard.
+            GeneratorCall.skip(&voice.pointee, stream, frame: frame, count: frames)
+            return
+        }
         var c = voice.pointee.cursor
         // A live voice moves only over the frames that have arrived, as mixing it would.
         var frames = frames

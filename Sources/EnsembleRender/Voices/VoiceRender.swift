@@ -43,7 +43,7 @@ struct VoiceRender {
         // A virtual voice is not mixed from `silentFrom` on: its cursor only advances (below), exactly.
         let mixEnd = min(end, max(voice.pointee.virtual.silentFrom, begin))
         if mixEnd > begin {
-            let count = Int(mixEnd - begin)
+            var count = Int(mixEnd - begin)
             let offset = Int(begin - t0)
             let source = voice.pointee.source
             let tables = lane.pointee.tables
@@ -61,6 +61,8 @@ struct VoiceRender {
                 return finish(voice, slot: slot, begin: begin, mixEnd: mixEnd, end: end, stop: stop, t1: t1, meter)
             }
             reader.fill(voice, frame: begin, stretching: stretching, lane: lane, scratchLeft, scratchRight, count: count)
+            // A generated voice whose generator ended in the span (`GeneratorCall`) mixes only up to its end.
+            count = min(count, Int(max(voice.pointee.stopFrame - begin, 0)))
             if plain {
                 GainStage.mix(voice, frame: begin, count: count,
                               source: scratchLeft, scratchRight, gainScratch: scratchGain,
@@ -87,7 +89,8 @@ struct VoiceRender {
         // A voice that goes on has its position published by the serial phase after the lanes
         // (`Mixer.publishPositions`): the telemetry words of neighbouring slots share cache lines, and lanes on
         // different cores writing them every block would fight over those lines.
-        return stop > t1
+        // (`stopFrame` is read again: a generated voice may have ended during the span.)
+        return stop > t1 && voice.pointee.stopFrame > t1
     }
 
     /// The path of a voice with a filter or sends, after its source signal is in the lane's scratch (`count`
