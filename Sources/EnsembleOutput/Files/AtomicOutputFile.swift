@@ -51,11 +51,19 @@ struct AtomicOutputFile {
         let prefix = ".\(name).tmp-"
         Self.removeLeftovers(in: folder.isEmpty ? "/" : folder, prefix: prefix)
         var template = Array("\(folder)/\(prefix)\(getpid())-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress.map { mkstemp($0) } ?? -1
+        // Made and registered in one step: a signal between the two would leave the file behind.
+        var code: Int32 = EINTR
+        let fd = InterruptCleanup.creatingRegistered { () -> (descriptor: Int32, path: String?) in
+            let fd = template.withUnsafeMutableBufferPointer { buffer in
+                buffer.baseAddress.map { mkstemp($0) } ?? -1
+            }
+            guard fd >= 0 else {
+                code = errno
+                return (fd, nil)
+            }
+            return (fd, String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         guard fd >= 0 else {
-            let code = errno
             let detail: String
             switch code {
             case ENOENT, ENOTDIR:
@@ -78,7 +86,6 @@ struct AtomicOutputFile {
         self.target = target
         self.temporaryPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         self.descriptor = fd
-        InterruptCleanup.register(temporaryPath)
     }
 
     /// Where `destination` leads: `-`, or the file at the end of its symbolic links, by its kind.

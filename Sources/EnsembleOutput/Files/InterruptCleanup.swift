@@ -61,6 +61,19 @@ public enum InterruptCleanup {
         registry.withLock { $0.paths.append(path) }
     }
 
+    /// Creates a temporary file that must not outlive an interruption and notes it, both under the registry's lock:
+    /// `create` returns the file's descriptor and path (a negative descriptor and nil when it made no file). An
+    /// interruption then either comes before the file exists or finds it noted; none is made once an interruption
+    /// is under way (−1, `create` not called).
+    package static func creatingRegistered(_ create: () -> (descriptor: Int32, path: String?)) -> Int32 {
+        registry.withLock { registry in
+            guard !registry.interrupted else { return -1 }
+            let made = create()
+            if let path = made.path { registry.paths.append(path) }
+            return made.descriptor
+        }
+    }
+
     /// Forgets `path` (it was deleted).
     package static func unregister(_ path: String) {
         registry.withLock { registry in
