@@ -7,6 +7,9 @@ let package = Package(
         .library(name: "Ensemble", targets: ["Ensemble"]),
         .executable(name: "ensemble", targets: ["ensemble"]),
         .executable(name: "ensemble-bench", targets: ["ensemble-bench"]),
+        // An application links it (debug builds) to have its own effects and generators checked for allocation on
+        // the render thread: it interposes `malloc` in that process ("Custom effects and generated sources").
+        .library(name: "EnsembleAllocationCheck", targets: ["CAllocationCounter"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -55,8 +58,11 @@ let package = Package(
         // The benchmark program (Benchmarks/README.md): `swift run -c release ensemble-bench [--quick]`.
         // The game-loop example of the "From a game loop" article: built and run by the tests, imports Ensemble only.
         .executableTarget(name: "example-game-loop", dependencies: ["Ensemble"], path: "Sources/Examples/GameLoop"),
-        // The custom-effect example of the "Custom effects and generated sources" article: built and run by the tests, imports Ensemble only.
-        .executableTarget(name: "example-ring-modulator", dependencies: ["Ensemble"], path: "Sources/Examples/RingModulator"),
+        // The custom-effect example of the "Custom effects and generated sources" article: built and run by the tests, imports
+        // Ensemble only.
+        // It links the allocation check an application would, so `--allocating` shows the debug-build report.
+        .executableTarget(name: "example-ring-modulator", dependencies: ["Ensemble", "CAllocationCounter"],
+                          path: "Sources/Examples/RingModulator"),
         // The generated-source example of the same article: built and run by the tests, imports Ensemble only.
         .executableTarget(name: "example-engine-tone", dependencies: ["Ensemble"], path: "Sources/Examples/EngineTone"),
         .executableTarget(
@@ -66,7 +72,9 @@ let package = Package(
         ),
         // The soak driver (random multi-threaded traffic, checked), shared by SoakTests and `ensemble-bench --soak`.
         .target(name: "EnsembleSoak", dependencies: ["Ensemble", "CAllocationCounter"]),
-        // Test-only (and the benchmark): counts heap allocations per thread so a test can prove the render path allocates nothing.
+        // Counts heap allocations per thread (interposes `malloc`): the tests prove the render path allocates nothing
+        // with it, the benchmark and soak count with it, and an application's debug build links it as the
+        // `EnsembleAllocationCheck` product. The library targets never depend on it.
         .target(name: "CAllocationCounter"),
         // Fuzz targets (CONTRIBUTING.md, "Fuzzing"): shared by the fuzzer/replayer program and FuzzRegressionTests.
         .target(name: "EnsembleFuzzTargets", dependencies: ["Ensemble"], path: "Tests/Fuzz/Harness"),

@@ -41,6 +41,34 @@ final class RingModulatorExampleProgramTests: XCTestCase {
         }
     }
 
+    /// The program links `EnsembleAllocationCheck`, as an application's debug build would: a modulator that allocates
+    /// in `process` gives the same samples, and a debug build counts every call (one per span: at least the 3 s
+    /// over the block size) and says so; a release build compiles the check out.
+    func testAnEffectThatAllocatesIsCaughtByTheDebugCheckOfAnApplicationLinkingIt() throws {
+        let good = dir.file("good.wav"), bad = dir.file("bad.wav")
+        _ = try run(good)
+        let result = try runProcess(try builtExecutable("example-ring-modulator"),
+                                    ["--assets", packageRoot.appendingPathComponent("Assets").path, "--output", bad,
+                                     "--allocating"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: bad)), try Data(contentsOf: URL(fileURLWithPath: good)),
+                       "the rule-breaking modulator computes the same samples")
+        let lines = String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
+        // The engine's own line comes from its event thread when it next looks (at most once; maybe not before exit).
+        let reports = result.stderr.split(separator: "\n")
+        XCTAssertLessThanOrEqual(reports.count, 1, result.stderr)
+        for line in reports { XCTAssertTrue(line.hasPrefix("Ensemble: a custom effect (1 parameters) allocated on the render thread"), String(line)) }
+        #if DEBUG
+        XCTAssertEqual(lines.count, 2, lines.description)
+        let calls = lines.last.flatMap { Int($0.split(separator: " ").dropLast().last ?? "") } ?? 0
+        XCTAssertTrue(lines.last?.hasPrefix("warning: the ring modulator allocated in ") == true, lines.description)
+        XCTAssertGreaterThanOrEqual(calls, 144_000 / Engine.Configuration().maxBlockFrames, lines.description)
+        #else
+        XCTAssertEqual(lines, ["wrote \(bad): 3.000 s"])
+        XCTAssertEqual(result.stderr, "")
+        #endif
+    }
+
     func testABadArgumentIsOneLineAndExitsNonZero() throws {
         let result = try runProcess(try builtExecutable("example-ring-modulator"), ["--depth", "2"])
         XCTAssertEqual(result.status, 1)

@@ -1,10 +1,12 @@
 // An application's own effect (the "Custom effects and generated sources" article): a ring modulator, written against Ensemble alone,
 // on a bus carrying the voice line. Its frequency is a parameter, changed exactly one second in.
 //
-//   example-ring-modulator [--assets DIR] [--output FILE.wav] [--bypass]
+//   example-ring-modulator [--assets DIR] [--output FILE.wav] [--bypass | --allocating]
 //
 // Renders offline into FILE.wav (default ring-modulator.wav), the same bytes every run. --bypass leaves the effect
-// out (the dry mix, which the tests multiply by the modulator by hand to check the wet one).
+// out (the dry mix, which the tests multiply by the modulator by hand to check the wet one). --allocating runs a
+// modulator that breaks the render-thread rules (it copies each block into a new array), to show the debug-build
+// check: this program links the `EnsembleAllocationCheck` product, as an application's debug build would.
 import Ensemble
 import Foundation
 
@@ -30,10 +32,27 @@ struct RingModulator: AudioEffect {
     mutating func reset() {}
 }
 
+/// The same modulator breaking the rules: it keeps a copy of each block in a new array, a heap allocation on the
+/// render thread every call. The output is unchanged; a debug build counts the calls (`allocatingCalls`).
+struct AllocatingRingModulator: AudioEffect {
+    private var inner = RingModulator()
+    private(set) var lastBlock: [Float] = []
+
+    mutating func prepare(_ format: EffectFormat) throws(EngineError) { try inner.prepare(format) }
+
+    mutating func process(_ block: EffectBlock) {
+        lastBlock = Array(UnsafeBufferPointer(start: block.left, count: block.frames))
+        inner.process(block)
+    }
+
+    mutating func reset() { inner.reset() }
+}
+
 struct Options {
     var assets = "Assets"
     var output = "ring-modulator.wav"
     var bypass = false
+    var allocating = false
 }
 
 struct ExampleError: Error, CustomStringConvertible {
@@ -49,8 +68,9 @@ func parseOptions() throws -> Options {
             guard let value = args.popFirst() else { throw ExampleError(description: "\(arg) needs a value") }
             if arg == "--assets" { options.assets = value } else { options.output = value }
         case "--bypass": options.bypass = true
+        case "--allocating": options.allocating = true
         default:
-            throw ExampleError(description: "unknown argument \(arg); usage: example-ring-modulator [--assets DIR] [--output FILE.wav] [--bypass]")
+            throw ExampleError(description: "unknown argument \(arg); usage: example-ring-modulator [--assets DIR] [--output FILE.wav] [--bypass | --allocating]")
         }
     }
     return options
@@ -61,7 +81,8 @@ func run(_ options: Options) throws -> [String] {
     let radio = try engine.makeBus(named: "radio")
     try engine.setBus(radio, settings: BusSettings())
     // The effect is handed over (`sending`): from here on only the render thread calls it.
-    let ring = try CustomEffect(RingModulator(), parameters: [30])
+    let ring = options.allocating ? try CustomEffect(AllocatingRingModulator(), parameters: [30])
+                                  : try CustomEffect(RingModulator(), parameters: [30])
     if !options.bypass { try engine.setEffects([.custom(ring)], on: radio) }
 
     let voice = try engine.makeTrack(try Sound(contentsOf: options.assets + "/voice_line.wav"))
