@@ -123,6 +123,85 @@ final class LoudnessMeterTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(ours.shortTerm), -23, accuracy: 0.1)
     }
 
+    /// Tech 3341 cases 10 and 13 in kind (their signals are EBU files; these are generated to the same plan): one
+    /// 1 kHz stereo burst at −23 dBFS (−23 LUFS), 3 s long for the short-term maximum and 400 ms long for the
+    /// momentary maximum, starting at 20 offsets spread over the 10 ms grid (0.1 s + k · 12.3 ms). The maximum is
+    /// −23 ± 0.1 LUFS at every offset (Tech 3341's tolerance), never above it, within 0.02 LU of the window
+    /// arithmetic (a window ending on a 10 ms tick covers the burst but for the distance from its end to the
+    /// nearest tick), and libebur128 asked every 10 ms agrees within 0.02 LU.
+    func testTech3341Cases10And13MaximaOfBurstsAtEveryOffset() throws {
+        for (name, length) in [("3341-10 (S)", 3.0), ("3341-13 (M)", 0.4)] {
+            for k in 0..<20 {
+                let offset = 0.1 + Double(k) * 0.0123
+                let segments = [Segment(seconds: offset, levels: [nil, nil]), Self.stereo(-23, length),
+                                Segment(seconds: 1, levels: [nil, nil])]
+                let (samples, channels) = Self.signal(segments)
+                let ours = Self.measure(samples, channels: channels)
+                let reference = try LibEbur128.series(samples, channels: channels, sampleRate: Self.rate, hop: Self.rate / 100)
+                let shortTerm = length > 1
+                let got = try XCTUnwrap(shortTerm ? ours.shortTermMax : ours.momentaryMax, name)
+                let lib = (shortTerm ? reference.shortTerm : reference.momentary).max()!
+                // The burst's end, in frames, against the 10 ms ticks.
+                let end = (offset * Double(Self.rate)).rounded() + (length * Double(Self.rate)).rounded()
+                let tick = Double(Self.rate / 100)
+                let miss = abs(end - (end / tick).rounded() * tick) / Double(Self.rate)
+                let expected = -23 + 10 * log10((length - miss) / length)
+                XCTAssertEqual(got, -23, accuracy: 0.1, "\(name), offset \(offset)")
+                XCTAssertLessThanOrEqual(got, -23 + 0.01, "\(name), offset \(offset)")
+                XCTAssertEqual(got, expected, accuracy: 0.02, "\(name), offset \(offset)")
+                XCTAssertEqual(got, lib, accuracy: 0.02, "\(name), offset \(offset): libebur128")
+            }
+        }
+    }
+
+    /// Tech 3341 cases 11 and 14 in kind: 20 segments (6 s, or 800 ms), each with one burst (3 s, or 400 ms) at
+    /// −38, −37, … −19 dBFS starting at an offset that moves against the 10 ms grid. The meter read after every 10 ms
+    /// gives, as the maximum of the windows ending in each segment, −38 … −19 LUFS ± 0.1 in turn.
+    func testTech3341Cases11And14SuccessiveMaxima() throws {
+        for (name, segmentLength, burst) in [("3341-11 (S)", 6.0, 3.0), ("3341-14 (M)", 0.8, 0.4)] {
+            var segments = [Segment]()
+            for k in 0..<20 {
+                let offset = (segmentLength - burst) * 0.1 + Double(k) * 0.0037
+                segments += [Segment(seconds: offset, levels: [nil, nil]), Self.stereo(-38 + Double(k), burst),
+                             Segment(seconds: segmentLength - burst - offset, levels: [nil, nil])]
+            }
+            let (samples, channels) = Self.signal(segments)
+            let meter = LoudnessMeter(sampleRate: Double(Self.rate), channelCount: channels)
+            let hop = Self.rate / 100, perSegment = Int(segmentLength * 100)
+            var maxima = [Double](repeating: -.infinity, count: 20)
+            samples.withUnsafeBufferPointer { all in
+                for j in 0..<(all.count / channels / hop) {
+                    meter.add(interleaved: all.baseAddress! + j * hop * channels, frames: hop)
+                    let value = burst > 1 ? meter.shortTerm : meter.momentary
+                    if let value, j / perSegment < 20 { maxima[j / perSegment] = max(maxima[j / perSegment], value) }
+                }
+            }
+            for k in 0..<20 { XCTAssertEqual(maxima[k], -38 + Double(k), accuracy: 0.1, "\(name), segment \(k)") }
+        }
+    }
+
+    /// Tech 3341 case 12 in kind (case 9's plan at the momentary window): 1 kHz stereo, 180 ms at −20 dBFS then
+    /// 220 ms at −30 dBFS, for 20 s. Every 400 ms window holds one period, so the momentary loudness read every
+    /// 10 ms after the first second is constant: 10·log10((0.18·10⁻² + 0.22·10⁻³) / 0.4) = −22.97 LUFS ± 0.1.
+    func testTech3341Case12MomentaryIsConstant() throws {
+        var segments = [Segment]()
+        for _ in 0..<50 { segments += [Self.stereo(-20, 0.18), Self.stereo(-30, 0.22)] }
+        let (samples, channels) = Self.signal(segments)
+        let expected = 10 * log10((0.18 * 1e-2 + 0.22 * 1e-3) / 0.4)
+        let meter = LoudnessMeter(sampleRate: Double(Self.rate), channelCount: channels)
+        let hop = Self.rate / 100
+        var readings = 0
+        samples.withUnsafeBufferPointer { all in
+            for j in 0..<(all.count / channels / hop) {
+                meter.add(interleaved: all.baseAddress! + j * hop * channels, frames: hop)
+                guard j >= 100 else { continue }
+                readings += 1
+                XCTAssertEqual(meter.momentary ?? 0, expected, accuracy: 0.1, "after \(j * 10) ms")
+            }
+        }
+        XCTAssertEqual(readings, 1900)
+    }
+
     /// Tech 3342 cases 1–4: 1 kHz stereo steps (−20/−30, −20/−15, −40/−20, −50/−35/−20/−35/−50 dBFS, 20 s each):
     /// LRA 10, 5, 20 and 15 LU.
     func testTech3342LoudnessRangeCases1To4() throws {

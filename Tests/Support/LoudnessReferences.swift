@@ -12,10 +12,10 @@ package struct ReferenceLoudness {
 
 /// libebur128 through `dlopen`: nil (the test skips) when the library is not installed.
 package enum LibEbur128 {
-    private typealias Init = @convention(c) (UInt32, UInt, Int32) -> OpaquePointer?
-    private typealias Destroy = @convention(c) (UnsafeMutablePointer<OpaquePointer?>) -> Void
-    private typealias AddFloat = @convention(c) (OpaquePointer?, UnsafePointer<Float>, Int) -> Int32
-    private typealias Figure = @convention(c) (OpaquePointer?, UnsafeMutablePointer<Double>) -> Int32
+    fileprivate typealias Init = @convention(c) (UInt32, UInt, Int32) -> OpaquePointer?
+    fileprivate typealias Destroy = @convention(c) (UnsafeMutablePointer<OpaquePointer?>) -> Void
+    fileprivate typealias AddFloat = @convention(c) (OpaquePointer?, UnsafePointer<Float>, Int) -> Int32
+    fileprivate typealias Figure = @convention(c) (OpaquePointer?, UnsafeMutablePointer<Double>) -> Int32
     private typealias ChannelFigure = @convention(c) (OpaquePointer?, UInt32, UnsafeMutablePointer<Double>) -> Int32
 
     nonisolated(unsafe) private static let handle: UnsafeMutableRawPointer? =
@@ -26,7 +26,7 @@ package enum LibEbur128 {
         if handle == nil { throw XCTSkip("libebur128 is not installed (apt-get install libebur128-dev)") }
     }
 
-    private static func symbol<T>(_ name: String, as: T.Type) -> T {
+    fileprivate static func symbol<T>(_ name: String, as: T.Type) -> T {
         unsafeBitCast(dlsym(handle, name)!, to: T.self)
     }
 
@@ -48,6 +48,36 @@ package enum LibEbur128 {
             peak = max(peak, p)
         }
         return ReferenceLoudness(integrated: integrated, loudnessRange: range, truePeak: 20 * log10(peak))
+    }
+}
+
+extension LibEbur128 {
+    /// Momentary and short-term loudness (LUFS, −∞ for silence) after every `hop` frames of interleaved `samples`,
+    /// as libebur128 reports them when asked at those points (its windows end on the last frame given).
+    package static func series(_ samples: [Float], channels: Int, sampleRate: Int, hop: Int)
+        throws -> (momentary: [Double], shortTerm: [Double]) {
+        try require()
+        let mode: Int32 = (1 << 0) | (1 << 1 | 1)   // EBUR128_MODE_M | EBUR128_MODE_S
+        var state = symbol("ebur128_init", as: Init.self)(UInt32(channels), UInt(sampleRate), mode)
+        defer { symbol("ebur128_destroy", as: Destroy.self)(&state) }
+        let add = symbol("ebur128_add_frames_float", as: AddFloat.self)
+        let momentary = symbol("ebur128_loudness_momentary", as: Figure.self)
+        let shortTerm = symbol("ebur128_loudness_shortterm", as: Figure.self)
+        var m = [Double](), s = [Double]()
+        samples.withUnsafeBufferPointer { all in
+            var frame = 0
+            let frames = all.count / channels
+            while frame + hop <= frames {
+                _ = add(state, all.baseAddress! + frame * channels, hop)
+                frame += hop
+                var v = 0.0
+                _ = momentary(state, &v)
+                m.append(v)
+                _ = shortTerm(state, &v)
+                s.append(v)
+            }
+        }
+        return (m, s)
     }
 }
 

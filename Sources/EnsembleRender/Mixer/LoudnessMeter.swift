@@ -71,6 +71,16 @@ package struct LoudnessMeterCore {
     private let ring: UnsafeMutablePointer<Double>
     private var subBlocks = 0
 
+    /// The last 300 ticks of 10 ms (tick k ends on frame round(k · rate / 100)): summed weighted squares and
+    /// frames. Momentary and short-term loudness are taken on every tick (100 Hz), so their maxima do not depend on
+    /// where a burst falls against the 100 ms gating grid (a 400 ms burst reads at most 0.06 dB low, not 0.6).
+    private let tickSums: UnsafeMutablePointer<Double>
+    private let tickFrames: UnsafeMutablePointer<Int>
+    private var ticks = 0
+    private var tickSum = 0.0
+    private var tickFill = 0
+    private var tickLength: Int
+
     /// Histograms of momentary blocks (integrated loudness) and short-term blocks (loudness range): count and
     /// summed mean square per 0.01 LU bin.
     private let momentaryCounts: UnsafeMutablePointer<Int>
@@ -118,6 +128,11 @@ package struct LoudnessMeterCore {
         subBlockFrames = max(1, Int((sampleRate / 10).rounded()))
         ring = .allocate(capacity: 30)
         ring.initialize(repeating: 0, count: 30)
+        tickSums = .allocate(capacity: 300)
+        tickSums.initialize(repeating: 0, count: 300)
+        tickFrames = .allocate(capacity: 300)
+        tickFrames.initialize(repeating: 0, count: 300)
+        tickLength = max(1, Int(sampleRate / 100 + 0.5))
         momentaryCounts = .allocate(capacity: loudnessBinCount)
         momentaryCounts.initialize(repeating: 0, count: loudnessBinCount)
         momentaryEnergy = .allocate(capacity: loudnessBinCount)
@@ -141,6 +156,8 @@ package struct LoudnessMeterCore {
         weights.deallocate()
         state.deallocate()
         ring.deallocate()
+        tickSums.deallocate()
+        tickFrames.deallocate()
         momentaryCounts.deallocate()
         momentaryEnergy.deallocate()
         shortCounts.deallocate()
@@ -172,6 +189,12 @@ package struct LoudnessMeterCore {
         subBlockFill = 0
         subBlockSum = 0
         subBlocks = 0
+        for k in 0..<300 { tickSums[k] = 0 }
+        for k in 0..<300 { tickFrames[k] = 0 }
+        ticks = 0
+        tickSum = 0
+        tickFill = 0
+        tickLength = Self.tickEnd(1, sampleRate)
         momentaryMaxEnergy = -1
         shortTermMaxEnergy = -1
         lastMomentary = -1
@@ -227,6 +250,9 @@ package struct LoudnessMeterCore {
         }
         let tp = peaks.add(frame: frame, stride: 1)
         if tp > truePeakValue { truePeakValue = tp }
+        tickSum += sum
+        tickFill += 1
+        if tickFill == tickLength { closeTick() }
         subBlockSum += sum
         subBlockFill += 1
         if subBlockFill == subBlockFrames {
@@ -235,8 +261,44 @@ package struct LoudnessMeterCore {
         }
     }
 
+    /// The frame tick k ends on: round(k · rate / 100) (k ≥ 0: truncating x + ½ rounds).
+    @_noLocks
+    private static func tickEnd(_ k: Int, _ sampleRate: Double) -> Int {
+        Int(Double(k) * sampleRate / 100 + 0.5)
+    }
+
+    /// Ends a 10 ms tick: the momentary (last 40 ticks) and short-term (last 300) loudness ending here, and their
+    /// maxima, once the window is full.
+    @_noLocks
+    private mutating func closeTick() {
+        tickSums[ticks % 300] = tickSum
+        tickFrames[ticks % 300] = tickFill
+        ticks += 1
+        tickSum = 0
+        tickFill = 0
+        tickLength = max(1, Self.tickEnd(ticks + 1, sampleRate) - Self.tickEnd(ticks, sampleRate))
+        if ticks >= 40 {
+            var e = 0.0, n = 0
+            for j in 1...40 {
+                e += tickSums[(ticks - j) % 300]
+                n += tickFrames[(ticks - j) % 300]
+            }
+            lastMomentary = e / Double(n)
+            if lastMomentary > momentaryMaxEnergy { momentaryMaxEnergy = lastMomentary }
+        }
+        if ticks >= 300 {
+            var e = 0.0, n = 0
+            for j in 0..<300 {
+                e += tickSums[j]
+                n += tickFrames[j]
+            }
+            lastShortTerm = e / Double(n)
+            if lastShortTerm > shortTermMaxEnergy { shortTermMaxEnergy = lastShortTerm }
+        }
+    }
+
     /// Ends a 100 ms sub-block: the momentary block (the last 4) and short-term block (the last 30) ending here
-    /// go into their histograms once the window is full.
+    /// go into the histograms of the integrated loudness and the loudness range once the window is full.
     @_noLocks
     private mutating func closeSubBlock() {
         ring[subBlocks % 30] = subBlockSum / Double(subBlockFrames)
@@ -246,18 +308,12 @@ package struct LoudnessMeterCore {
         if subBlocks >= 4 {
             var e = 0.0
             for j in 1...4 { e += ring[(subBlocks - j) % 30] }
-            e /= 4
-            lastMomentary = e
-            if e > momentaryMaxEnergy { momentaryMaxEnergy = e }
-            recordLoudnessBlock(e, counts: momentaryCounts, energy: momentaryEnergy)
+            recordLoudnessBlock(e / 4, counts: momentaryCounts, energy: momentaryEnergy)
         }
         if subBlocks >= 30 {
             var e = 0.0
             for j in 0..<30 { e += ring[j] }
-            e /= 30
-            lastShortTerm = e
-            if e > shortTermMaxEnergy { shortTermMaxEnergy = e }
-            recordLoudnessBlock(e, counts: shortCounts, energy: shortEnergy)
+            recordLoudnessBlock(e / 30, counts: shortCounts, energy: shortEnergy)
         }
     }
 
@@ -281,6 +337,13 @@ package struct LoudnessMeterCore {
             momentaryMax: some(lufsOrNaN(momentaryMaxEnergy)), shortTermMax: some(lufsOrNaN(shortTermMaxEnergy)),
             momentary: some(lufsOrNaN(lastMomentary)), shortTerm: some(lufsOrNaN(lastShortTerm)),
             truePeak: some(decibelsOrNaN(truePeakValue)), samplePeak: some(decibelsOrNaN(samplePeakValue)))
+    }
+
+    /// The momentary and short-term loudness (LUFS) of the windows ending on the last complete 10 ms tick, nil
+    /// before the window is full or for silence: cheap, unlike `measurement`.
+    package var current: (momentary: Double?, shortTerm: Double?) {
+        let m = lufsOrNaN(lastMomentary), s = lufsOrNaN(lastShortTerm)
+        return (m.isNaN ? nil : m, s.isNaN ? nil : s)
     }
 
     /// The other threads' view of the published figures.
@@ -423,6 +486,13 @@ public final class LoudnessMeter {
 
     /// The figures so far: call it on the feeding thread, or once feeding has stopped.
     public var measurement: LoudnessMeasurement { core.measurement }
+
+    /// The momentary loudness (400 ms) in LUFS as of the last complete 10 ms of signal: nil before 400 ms or for
+    /// silence. Cheap (no histogram walk, unlike `measurement`): a display can read it after every `add`.
+    public var momentary: Double? { core.current.momentary }
+
+    /// The short-term loudness (3 s) in LUFS as of the last complete 10 ms of signal: nil before 3 s or for silence.
+    public var shortTerm: Double? { core.current.shortTerm }
 }
 
 /// What a `LoudnessMeterCore` publishes, read from any thread: the figures as of the feeder's last complete 100 ms
