@@ -74,6 +74,8 @@ public struct SoakReport: Sendable, CustomStringConvertible {
     public var heapGrowth = 0
     /// Peak absolute sample of the live mix (the soak made sound; in real time, of the replay).
     public var peak: Float = 0
+    /// Custom effects installed in chains (each replayed by a twin), and their parameter changes made.
+    public var customEffects = 0, parameterChanges = 0
     /// Device reopens made under traffic (real time), and the device changes the output reported.
     public var reopens = 0, deviceChanges = 0
     /// Every check that did not hold, described (with the history of a track whose voice was never ended).
@@ -93,6 +95,7 @@ public struct SoakReport: Sendable, CustomStringConvertible {
           track voices \(c.voices): \(c.trackStarts) starts, \(c.trackEnds) ends; effects fired \(c.fired), completions \(c.completions)
           ends by reason: \(reasons); refused for a full voice pool: \(poolExhausted)
           timed commands \(c.scheduled): applied \(c.applied), cancelled \(c.cancelled)
+          custom effects \(customEffects), parameter changes \(parameterChanges)
           device reopens \(reopens), device changes reported \(deviceChanges)
           replay events: \(replayStarted) started, \(replayEnded) ended, \(replayApplied) timed applied; peak \(peak)
           live heap MB by round\(which): \(sample(heapBytes)); growth after warm-up \(heapGrowth / 1024) KB
@@ -203,6 +206,8 @@ public enum Soak {
                               _ report: inout SoakReport) {
         let ledger = world.ledger, totals = ledger.totals
         report.counts = totals.counts
+        report.customEffects = world.customEffectCount
+        report.parameterChanges = world.parameterChanges.load(ordering: .relaxed)
         report.replayStarted = loop.replay.started
         report.replayEnded = loop.replay.ended
         report.replayApplied = loop.replay.applied

@@ -52,7 +52,8 @@ struct RenderLoop {
         }
         report.loggedCommands += log.count
         let fits = replayed.withUnsafeMutableBufferPointer { out in
-            replay.render(log[...], frames: frames, blockFrames: block, into: out.baseAddress!) {
+            replay.render(log[...], frames: frames, blockFrames: block, into: out.baseAddress!,
+                          parameterTarget: { world.replayTarget($0) }) {
                 world.nextChain(onBus: $0)
             }
         }
@@ -91,7 +92,8 @@ struct RenderLoop {
             let n = Int(min(Int64(chunk), rendered - replay.renderedFrame)), upto = replay.renderedFrame + Int64(n)
             let due = log.firstIndex { $0.frame >= upto } ?? log.endIndex
             let fits = replayed.withUnsafeMutableBufferPointer { out in
-                replay.render(log[..<due], frames: n, blockFrames: block, into: out.baseAddress!) {
+                replay.render(log[..<due], frames: n, blockFrames: block, into: out.baseAddress!,
+                              parameterTarget: { world.replayTarget($0) }) {
                     world.nextChain(onBus: $0)
                 }
             }

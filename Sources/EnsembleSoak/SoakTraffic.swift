@@ -12,7 +12,7 @@ import Foundation
 /// One control thread's random calls on the engine: its own tracks (start, pause, resume, stop, seek, rate,
 /// loops, loop regions, fades, buses, timed changes and cancellations, timed starts, group starts, release and
 /// replacement) and the shared effects and buses (fire, stop, dispose and re-register, bus settings, effect
-/// chains, timed bus volumes).
+/// chains with custom effects among the built-in ones, their parameters at once and timed, timed bus volumes).
 ///
 /// Voices are counted exactly (`SoakLedger.startingVoices`), within the engine's documented rules: `play(at:)`
 /// and group starts, which cut a voice still sounding without reporting its end, are used only on tracks whose
@@ -88,6 +88,7 @@ struct SoakTraffic: Sendable {
         case 91..<94: scheduleBusVolume()
         case 94..<97: replaceTrack()
         case 97..<99: pauseOrResumeBus()
+        case 99: changeEffectParameter()
         default: break
         // DEVICE REOPEN (branch `device`, not merged yet): once the soak can render through an `OpenALOutput`
         // (wave backend) instead of `RenderLoop`'s offline pulls, add a case here that calls the output's reopen
@@ -401,8 +402,23 @@ struct SoakTraffic: Sendable {
     }
 
     private mutating func setChain() {
-        var specs: [EffectSpec] = []
+        var specs: [EffectSpec] = [], replay: [EffectSpec] = []
+        var made: [(live: CustomEffect, twin: CustomEffect)] = []
         for _ in 0..<rng.below(3) {
+            if rng.chance(25) {
+                // A custom effect, and its twin for the replay.
+                let parameters = [rng.float(0.5...20), rng.float(0...1)]
+                guard let live = try? CustomEffect(SoakTremolo(), parameters: parameters),
+                      let twin = try? CustomEffect(SoakTremolo(), parameters: parameters) else {
+                    return ledger.violation("CustomEffect refused valid parameters \(parameters)")
+                }
+                specs.append(.custom(live))
+                replay.append(.custom(twin))
+                made.append((live, twin))
+                continue
+            }
+            let before = specs.count
+            defer { replay += specs[before...] }
             switch rng.below(3) {
             case 0:
                 let shape = BiquadShape.allCases[rng.below(BiquadShape.allCases.count)]
@@ -414,7 +430,34 @@ struct SoakTraffic: Sendable {
                 specs.append(.limiter(ceilingDB: -rng.unit() * 6, lookahead: 0.001 + rng.unit() * 0.004, release: 0.05))
             }
         }
-        world.setEffects(specs, on: bus(rng.below(5)))
+        // Remembered first: a parameter change may reach the log as soon as another thread can pick the effect.
+        for pair in made { world.addCustomEffect(pair.live, twin: pair.twin) }
+        world.setEffects(specs, replay: replay, on: bus(rng.below(5)))
+    }
+
+    /// Changes a parameter of one of the custom effects the soak installed: at once, or on a frame ahead.
+    private mutating func changeEffectParameter() {
+        var rng = self.rng
+        defer { self.rng = rng }
+        guard let effect = world.customEffect({ rng.below($0) }) else { return }
+        let index = rng.below(2)
+        let value = index == 0 ? rng.float(0.5...20) : rng.float(0...1)
+        world.parameterChanges.add(1, ordering: .relaxed)
+        if rng.chance(50) {
+            accept(ledger, try engine.setParameter(index, to: value, of: effect))
+            return
+        }
+        let frame = now + ahead()
+        let token = ledger.open(.command), ledger = self.ledger
+        do {
+            let id = try engine.scheduleParameter(index, to: value, of: effect, at: engine.time(frame: frame),
+                                                  onApplied: { _ in ledger.applied(command: token) },
+                                                  onDropped: { _, _ in ledger.applied(command: token) })
+            remember(id, token)
+        } catch {
+            ledger.violation("scheduleParameter(\(index), to: \(value)) refused: \(error)")
+            ledger.withdraw(.command, token)
+        }
     }
 
     private mutating func scheduleBusVolume() {

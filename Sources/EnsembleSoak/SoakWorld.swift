@@ -84,16 +84,53 @@ final class SoakWorld: Sendable {
         return (id, track)
     }
 
-    /// `setEffects`, remembering the list for the replay when the engine takes it.
-    func setEffects(_ specs: [EffectSpec], on bus: Bus) {
+    /// Each custom effect given to the live engine, with the twin the replay runs in its place (same effect, same
+    /// initial parameters): kept for the whole run, as the engines keep them.
+    private let customEffects = Mutex<[(live: CustomEffect, twin: CustomEffect)]>([])
+
+    /// `setEffects`, remembering the list for the replay when the engine takes it: `replay` (the same list with
+    /// each custom effect's twin in its place) when given.
+    func setEffects(_ specs: [EffectSpec], replay: [EffectSpec]? = nil, on bus: Bus) {
         chains.withLock { chains in
             do {
                 try engine.setEffects(specs, on: bus)
-                chains[bus.index].append(specs)
+                chains[bus.index].append(replay ?? specs)
             } catch {
                 ledger.violation("setEffects(\(specs), on: \(bus)) refused: \(error)")
             }
         }
+    }
+
+    /// Remembers a custom effect the live engine has installed and its twin for the replay.
+    func addCustomEffect(_ live: CustomEffect, twin: CustomEffect) {
+        customEffects.withLock { $0.append((live, twin)) }
+    }
+
+    /// Parameter changes of custom effects the traffic made (at once or timed).
+    let parameterChanges = Atomic<Int>(0)
+
+    /// How many custom effects the traffic installed.
+    var customEffectCount: Int { customEffects.withLock { $0.count } }
+
+    /// One of the live custom effects (nil before the first).
+    func customEffect(_ pick: (Int) -> Int) -> CustomEffect? {
+        customEffects.withLock { $0.isEmpty ? nil : $0[pick($0.count)].live }
+    }
+
+    /// Where the replay writes a logged parameter change: the same parameter of the twin of the live effect whose
+    /// array `target` points into.
+    func replayTarget(_ target: UnsafeMutablePointer<Float>) -> UnsafeMutablePointer<Float> {
+        let twin: UnsafeMutablePointer<Float>? = customEffects.withLock { pairs in
+            for pair in pairs where target >= pair.live.parameters && target < pair.live.parameters + pair.live.parameterCount {
+                return pair.twin.parameters + (target - pair.live.parameters)
+            }
+            return nil
+        }
+        guard let twin else {
+            ledger.violation("the log has a parameter change for an effect the soak never installed")
+            return target
+        }
+        return twin
     }
 
     /// The replay's next chain for `bus`.

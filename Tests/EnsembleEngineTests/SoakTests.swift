@@ -36,6 +36,8 @@ final class SoakTests: XCTestCase {
         XCTAssertGreaterThan(report.counts.endReasons[.stopped] ?? 0, 0, "\(report)")
         XCTAssertGreaterThan(report.counts.endReasons[.refused] ?? 0, 0, "the per-effect limits must bite")
         XCTAssertGreaterThan(report.loggedCommands, 600, "\(report)")
+        XCTAssertGreaterThan(report.customEffects, 0, "custom effects in chains, replayed by twins")
+        XCTAssertGreaterThan(report.parameterChanges, 0, "\(report)")
     }
 
     /// The same traffic in real time through OpenAL Soft's wave writer while another thread reopens the device at

@@ -7,14 +7,17 @@ import EnsembleFormats
 /// of the command log and the block size alone, whatever the threads, timing and event delivery did.
 ///
 /// It replays `MixerCommand`s, not `Engine` calls: the control side's bookkeeping (slots, generations, sequences)
-/// is already in the commands. Two things cannot be copied from the log: an effect chain (the live render side
-/// owns and later frees it), which the replay builds afresh from the same `EffectSpec`s, and the sounds, which
-/// the caller keeps alive for as long as the replay may play them. Streamed sounds are not supported (their
-/// rings belong to the live engine's loader).
+/// is already in the commands. Three things cannot be copied from the log: an effect chain (the live render side
+/// owns and later frees it), which the replay builds afresh from the `EffectSpec`s the caller gives; a custom
+/// effect, whose state belongs to the live engine, so the caller gives a twin in those specs (the replay prepares
+/// it) and maps each logged parameter change onto the twin's parameters; and the sounds, which the caller keeps
+/// alive for as long as the replay may play them. Streamed sounds and generated sources are not supported (their
+/// rings and generators belong to the live engine).
 @_spi(Testing)
 public final class CommandReplay {
     private let mixer: Mixer
     private let sampleRate: Double
+    private let maxBlockFrames: Int
     /// Events the replayed render side produced, by kind, over its whole life.
     public private(set) var started = 0, ended = 0, paused = 0, applied = 0, dropped = 0
 
@@ -24,6 +27,7 @@ public final class CommandReplay {
         c.commandLogCapacity = 0
         mixer = Engine.makeMixer(c)
         sampleRate = c.sampleRate
+        maxBlockFrames = c.maxBlockFrames
     }
 
     /// Output frames rendered so far.
@@ -35,10 +39,13 @@ public final class CommandReplay {
     /// Renders the next `frames` frames interleaved (the configuration's channels a frame) into `output`, in blocks of `blockFrames`, giving each
     /// entry of `log` to the mixer just before the block that starts on its frame, in log order. `chainSpecs`
     /// is asked, once per chain change in the log and in log order, for the effects of the new chain on that
-    /// bus (what `setEffects` was given). Returns false, rendering nothing, unless every entry's frame lies in
-    /// the span on the grid of `blockFrames`-frame blocks from the current frame, in order.
+    /// bus (what `setEffects` was given, with twins for its custom effects). `parameterTarget` maps the live
+    /// parameter a logged change writes to the twin's. Returns false, rendering nothing, unless every entry's
+    /// frame lies in the span on the grid of `blockFrames`-frame blocks from the current frame, in order.
     public func render(_ log: ArraySlice<LoggedCommand>, frames: Int, blockFrames: Int,
-                       into output: UnsafeMutablePointer<Float>, chainSpecs: (Int) -> [EffectSpec]) -> Bool {
+                       into output: UnsafeMutablePointer<Float>,
+                       parameterTarget: (UnsafeMutablePointer<Float>) -> UnsafeMutablePointer<Float> = { $0 },
+                       chainSpecs: (Int) -> [EffectSpec]) -> Bool {
         let start = renderedFrame, end = start + Int64(frames)
         var previous = start
         for entry in log {
@@ -52,7 +59,12 @@ public final class CommandReplay {
         while done < frames {
             let now = renderedFrame
             while next < log.endIndex, log[next].frame == now {
-                mixer.receive(freshChain(log[next].command, chainSpecs))
+                var command = freshChain(log[next].command, chainSpecs)
+                if case var .bus(.parameter(write)) = command {
+                    write.target = parameterTarget(write.target)
+                    command = .bus(.parameter(write))
+                }
+                mixer.receive(command)
                 next += 1
             }
             let n = min(blockFrames, frames - done)
@@ -69,7 +81,11 @@ public final class CommandReplay {
     private func freshChain(_ command: MixerCommand, _ chainSpecs: (Int) -> [EffectSpec]) -> MixerCommand {
         if case let .bus(.configure(bus)) = command { mixer.prepareBus(Int(bus)) }
         guard case let .bus(.chain(bus, _, fadeFrames)) = command else { return command }
-        let chain = EffectChain.make(chainSpecs(Int(bus)), sampleRate: sampleRate, pairs: mixer.channelCount / 2)
+        let specs = chainSpecs(Int(bus))
+        let format = EffectFormat(sampleRate: sampleRate, maxFrames: maxBlockFrames,
+                                  channelPairs: max(mixer.channelCount / 2, 1))
+        for case let .custom(twin) in specs where !twin.isInstalled { try? twin.install(format, name: "twin") }
+        let chain = EffectChain.make(specs, sampleRate: sampleRate, pairs: mixer.channelCount / 2)
         return .bus(.chain(bus: bus, chain: ChainHandle(pointer: chain), fadeFrames: fadeFrames))
     }
 
