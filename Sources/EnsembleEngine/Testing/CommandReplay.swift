@@ -68,6 +68,8 @@ public final class CommandReplay {
     /// to the live engine); a bus's configuration gets this mixer's lane accumulators made first.
     private func freshChain(_ command: MixerCommand, _ chainSpecs: (Int) -> [EffectSpec]) -> MixerCommand {
         if case let .bus(.configure(bus)) = command { mixer.prepareBus(Int(bus)) }
+        // A track's insert runs an application's effect instance the live engine owns: not replayed (none here).
+        if case let .insert(slot, _) = command { return .insert(slot: slot, chain: ChainHandle(pointer: nil)) }
         guard case let .bus(.chain(bus, _, fadeFrames)) = command else { return command }
         let chain = EffectChain.make(chainSpecs(Int(bus)), sampleRate: sampleRate, pairs: mixer.channelCount / 2)
         return .bus(.chain(bus: bus, chain: ChainHandle(pointer: chain), fadeFrames: fadeFrames))
