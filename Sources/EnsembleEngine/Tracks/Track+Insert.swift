@@ -22,7 +22,8 @@ extension Track {
     ///
     /// Each new voice of the track (`play` after a stop or an end, `play(at:)`) calls the effect's `reset()`
     /// before its first block; loops and `pause`/`play` continue the same voice and do not. A track has one voice at
-    /// a time (a restart cuts the old voice where the new one starts), so the instance is never run by two voices.
+    /// a time (a new voice cuts the old one: on its frame with `schedulePlay(at:)`, in the block the command reaches
+    /// with `play(at:)`), so the instance is never run by two voices.
     /// Changing the insert while playing takes effect from the next block: the new effect starts from its prepared
     /// state (no crossfade). The render thread never calls an effect that has been freed, and never frees one: the
     /// replaced insert goes back to the control side to be released, as a replaced bus chain does.

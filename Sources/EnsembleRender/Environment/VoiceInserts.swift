@@ -6,8 +6,8 @@
 ///
 /// An entry is a one-unit `EffectChain` (an application's `CustomEffect`, one channel pair) or nil. It belongs to
 /// the slot, not to one voice: a track owns its slot for its life, and every voice it plays there runs through the
-/// same instance, `reset()` when the voice starts (`resetForNewVoice`). A slot holds one voice at a time (a restart
-/// cuts the old voice where the new one starts), so one instance is never run by two voices.
+/// same instance, `reset()` when the voice starts (`resetForNewVoice`). A slot holds one voice at a time (a start
+/// in a live slot cuts the old voice, `VoiceUpdate.start`), so one instance is never run by two voices.
 ///
 /// Ownership: the table owns the chains it holds. A replaced chain is handed to `RetiredChains`, which the control
 /// side drains and frees (releasing the effect there, never on the render thread), as for a bus's chain; the
