@@ -35,6 +35,8 @@ package struct ControlState {
         var generation: UInt32 = 0
         var sound: Sound?
         var owner = Owner.none
+        /// The render side holds an insert for the slot (`Track.setInsert`): `release` clears it first.
+        var hasInsert = false
     }
 
     var records: [Record]
@@ -116,7 +118,14 @@ package struct ControlState {
         return records[Int(slot)].generation
     }
 
-    package mutating func release(_ slot: Int32) {
+    /// Returns `slot` to the free slots. A slot whose track had an insert has it cleared first (`MixerCommand.insert`
+    /// nil, sent through `queue` before any command of the slot's next owner can be), so the next owner's voices
+    /// never run it.
+    package mutating func release(_ slot: Int32, queue: CommandQueue) {
+        if records[Int(slot)].hasInsert {
+            records[Int(slot)].hasInsert = false
+            send(.insert(slot: slot, chain: ChainHandle(pointer: nil)), to: queue)
+        }
         records[Int(slot)].sound = nil
         records[Int(slot)].owner = .none
         free.append(slot)

@@ -129,7 +129,8 @@ extension Engine {
     /// more, is stopped. `live`: the generations whose end has not been reported (the current one first).
     func releaseTrackSlot(_ slot: Int32, live: [UInt32], paused: Bool, onFinish: (@Sendable (TrackEnd) -> Void)?) {
         guard let current = live.first else {
-            control.withLock { state in state.release(slot) }
+            let queue = mixer.commands
+            control.withLock { state in state.release(slot, queue: queue) }
             return
         }
         control.withLock { state in

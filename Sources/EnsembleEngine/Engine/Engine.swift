@@ -534,7 +534,7 @@ public final class Engine: @unchecked Sendable {
                 case .ended:
                     released.generations.remove(at: i)
                     if released.generations.isEmpty {
-                        state.release(slot)
+                        state.release(slot, queue: mixer.commands)
                     } else {
                         state.records[Int(slot)].owner = .released(released)
                     }
@@ -553,7 +553,7 @@ public final class Engine: @unchecked Sendable {
             case .track, .released:
                 return .none
             case let .effect(fired):
-                if event.kind == .ended { state.release(slot) }
+                if event.kind == .ended { state.release(slot, queue: mixer.commands) }
                 return .effect(fired)
             }
         }

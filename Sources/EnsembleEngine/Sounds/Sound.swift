@@ -250,7 +250,8 @@ public final class Sound: @unchecked Sendable {
     }
 
     /// A sound whose samples an application's generator computes on the render thread as its track plays (one
-    /// track; it plays from its start, at rate 1, without loops or seeks, and ends when the generator says so).
+    /// track; it plays from its start, at rate 1, without loops, seeks or a fade-out, and ends when the generator
+    /// says so).
     /// `sampleRate` must be the engine's (`Engine.makeTrack` throws `sampleRateMismatch` otherwise): the generator
     /// writes output frames. Throws `.invalidParameter` for a rate outside 1000…768000 Hz.
     public convenience init(generator: GeneratedSource, sampleRate: Double, name: String = "generated") throws(EngineError) {

@@ -11,7 +11,7 @@ import EnsembleFormats
 /// owns and later frees it), which the replay builds afresh from the `EffectSpec`s the caller gives; a custom
 /// effect, whose state belongs to the live engine, so the caller gives a twin in those specs (the replay prepares
 /// it) and maps each logged parameter change onto the twin's parameters; and the sounds, which the caller keeps
-/// alive for as long as the replay may play them. Streamed sounds and generated sources are not supported (their
+/// alive for as long as the replay may play them. Streamed sounds, generated sources and track inserts (replayed as none) are not supported (their
 /// rings and generators belong to the live engine).
 @_spi(Testing)
 public final class CommandReplay {
@@ -80,6 +80,8 @@ public final class CommandReplay {
     /// to the live engine); a bus's configuration gets this mixer's lane accumulators made first.
     private func freshChain(_ command: MixerCommand, _ chainSpecs: (Int) -> [EffectSpec]) -> MixerCommand {
         if case let .bus(.configure(bus)) = command { mixer.prepareBus(Int(bus)) }
+        // A track's insert runs an application's effect instance the live engine owns: not replayed (none here).
+        if case let .insert(slot, _) = command { return .insert(slot: slot, chain: ChainHandle(pointer: nil)) }
         guard case let .bus(.chain(bus, _, fadeFrames)) = command else { return command }
         let specs = chainSpecs(Int(bus))
         let format = EffectFormat(sampleRate: sampleRate, maxFrames: maxBlockFrames,

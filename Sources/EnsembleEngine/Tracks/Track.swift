@@ -44,6 +44,8 @@ public final class Track: @unchecked Sendable {
         /// Auxiliary sends (at most `AuxSend.maxCount`) and the direct-path filter.
         package var sends: [AuxSend] = []
         package var filter: VoiceFilter?
+        /// The insert effect (`setInsert`), held by the render side's slot as well.
+        package var insert: CustomEffect?
         /// Loop region in source frames (start, end), nil for none.
         package var loopRegion: (start: Int, end: Int)?
         /// File frame the next start begins at (`currentTime` set while stopped, or the `offset`).
@@ -174,7 +176,15 @@ public final class Track: @unchecked Sendable {
     /// (the end of its last pass) or at the time given to `stop(at:)`. A rate, loop or seek change once the fade
     /// has begun continues it from the gain reached, down to the new end (the "Mixing rules" article,
     /// Ensemble.docc/MixingRules.md, "Fades, stops and pauses").
+    ///
+    /// A generated sound (`Sound(generator:sampleRate:name:)`) has no natural end to fade towards (it ends when its
+    /// generator says so, on that frame): anything but 0 throws `EngineError.invalidParameter` named `fadeOut`; fade
+    /// it out with `stop(fade:)`, or in the generator itself.
     public func setFadeOut(_ seconds: Double) throws(EngineError) {
+        if sound.generator != nil && seconds != 0 {
+            throw .invalidParameter(name: "fadeOut", value: seconds,
+                                    expected: "0 for generated \(sound.name) (no natural end to fade to; use stop(fade:))")
+        }
         _ = try Engine.frames(ofDuration: seconds, "fadeOut", sampleRate: engine.sampleRate)
         update { s in
             s.fadeOut = seconds

@@ -90,6 +90,10 @@ package enum MixerCommand: BitwiseCopyable, Sendable {
     case schedule(frame: Int64, id: UInt64)
     /// Removes the waiting timed command `id` (nothing if it has already been applied).
     case cancelScheduled(id: UInt64)
+    /// Slot `slot`'s insert effect becomes `chain` (nil: none), for every voice of the slot from now on
+    /// (`VoiceInserts`; `Track.setInsert`). Not tied to a generation: the insert belongs to the slot's owner, and
+    /// the control side clears it before the slot changes owner. The render side owns the chain from here on.
+    case insert(slot: Int32, chain: ChainHandle)
 }
 
 extension MixerCommand {

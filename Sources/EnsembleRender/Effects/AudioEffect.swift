@@ -7,8 +7,9 @@ public struct EffectFormat: Sendable, Equatable {
     public var sampleRate: Double
     /// The largest `EffectBlock.frames` `process` will ever be given (the engine's block size).
     public var maxFrames: Int
-    /// Channel pairs the chain runs on: 1 for stereo, 3 for 5.1, 4 for 7.1. `process` is called once per pair
-    /// and span, pair 0 first (`EffectBlock.pair`); an effect keeps state of its own for each pair.
+    /// Channel pairs the chain runs on: 1 for stereo, 3 for 5.1, 4 for 7.1 (always 1 on a track's insert, which
+    /// processes the voice's own signal). `process` is called once per pair and span, pair 0 first
+    /// (`EffectBlock.pair`); an effect keeps state of its own for each pair.
     public var channelPairs: Int
 
     /// A format with these values.
@@ -57,10 +58,11 @@ public struct EffectBlock {
 
 /// A processor in a bus's effect chain: the built-in effects (`BiquadSection`, `DelayLine`, `Limiter`, `Reverb`,
 /// `Compressor`) and an application's own
-/// (wrapped in a `CustomEffect` and installed with `EffectSpec.custom`).
+/// (wrapped in a `CustomEffect` and installed with `EffectSpec.custom`, or on a track's insert with
+/// `Track.setInsert`, where it processes each of the track's voices before its gains, pan and sends).
 ///
-/// **`prepare(_:)`** runs once, on the control side (the thread calling `Engine.setEffects`), before the effect is
-/// installed: allocate every buffer here, for `EffectFormat.maxFrames` and `channelPairs`.
+/// **`prepare(_:)`** runs once, on the control side (the thread calling `Engine.setEffects` or `Track.setInsert`),
+/// before the effect is installed: allocate every buffer here, for `EffectFormat.maxFrames` and `channelPairs`.
 ///
 /// **`process(_:)` and `reset()`** run on the render thread, which is real time: the whole mix waits for them.
 /// In them an effect may read and write its own stored state and the block's memory, read `block.parameters`,
@@ -75,13 +77,14 @@ public struct EffectBlock {
 /// the process links the allocation counter (the engine's tests do; see the "Custom effects and generated sources" article).
 ///
 /// A processor whose output goes non-finite or runs away (beyond 10⁹) is `reset()` and the block silenced, as
-/// for the built-ins.
+/// for the built-ins. On an insert, `reset()` also runs when a new voice of the track starts, before its first block.
 public protocol AudioEffect {
     /// Control side, once, before the effect is installed: allocates for `format`. Throws `EngineError` (for
     /// instance `.invalidParameter`) to refuse a format; `Engine.setEffects` then throws it, changing nothing.
     mutating func prepare(_ format: EffectFormat) throws(EngineError)
     /// Render thread: replaces `block`'s samples by the effect's output (see the protocol's rules).
     mutating func process(_ block: EffectBlock)
-    /// Render thread: back to the state `prepare` left (silent history), without allocating.
+    /// Render thread: back to the state `prepare` left (silent history), without allocating (after a runaway
+    /// block, and on an insert before each new voice of the track).
     mutating func reset()
 }

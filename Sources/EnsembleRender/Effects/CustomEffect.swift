@@ -3,17 +3,17 @@
 import Synchronization
 import CRenderMath
 
-/// An application's `AudioEffect`, handed to the engine with its parameters: put it in a chain with
-/// `EffectSpec.custom(_:)` and change its parameters with `Engine.setParameter(_:to:of:)` or
-/// `Engine.scheduleParameter(_:to:of:at:)`.
+/// An application's `AudioEffect`, handed to the engine with its parameters: put it in a bus's chain with
+/// `EffectSpec.custom(_:)` or on a track's insert with `Track.setInsert(_:)`, and change its parameters with
+/// `Engine.setParameter(_:to:of:)` or `Engine.scheduleParameter(_:to:of:at:)`.
 ///
 /// The effect is taken with `sending`: from then on it belongs to the engine and only the render thread calls it,
 /// so it need not be `Sendable` and must not be reached through another reference the application kept (a class
 /// instance shared elsewhere would race). The handle itself is `Sendable` and may be used from any thread.
-/// A handle can be installed once (one chain on one bus, for its whole life): a chain change fades the old chain
-/// while the new one starts, and one effect's state cannot be in both; make a new `CustomEffect` for a new chain.
-/// The effect and its parameters live as long as the handle and any chain holding it (the engine keeps a
-/// reference until the chain is freed).
+/// A handle can be installed once (one chain on one bus, or one track's insert, for its whole life): a chain
+/// change fades the old chain while the new one starts, and one effect's state cannot be in both; make a new
+/// `CustomEffect` for a new chain or insert. The effect and its parameters live as long as the handle and any
+/// chain or insert holding it (the engine keeps a reference until it is freed, on the control side).
 public final class CustomEffect: @unchecked Sendable {
     // @unchecked: `box` is used by one thread at a time (the control side until `install`, then only the render
     // thread); `parameters` is written at `init` and afterwards only by the render thread applying commands.
@@ -56,7 +56,8 @@ public final class CustomEffect: @unchecked Sendable {
     /// or `invalidParameter` for a handle installed before (nothing is changed then).
     package func install(_ format: EffectFormat, name: String) throws(EngineError) {
         guard installed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
-            throw .invalidParameter(name: name, value: 0, expected: "a CustomEffect not installed before (one chain each)")
+            throw .invalidParameter(name: name, value: 0,
+                                    expected: "a CustomEffect not installed before (one bus chain or track insert each)")
         }
         do throws(EngineError) {
             try box.prepare(format)

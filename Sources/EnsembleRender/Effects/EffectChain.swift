@@ -17,7 +17,7 @@ public enum EffectSpec: Sendable, Equatable {
     /// Compressor (`Compressor`), optionally keyed by another bus (`CompressorSettings.sidechain`).
     case compressor(CompressorSettings)
     /// An application's effect (`AudioEffect`, wrapped in a `CustomEffect` with its parameters). Prepared by
-    /// `Engine.setEffects` for the engine's format; a handle goes in one chain only, once.
+    /// `Engine.setEffects` for the engine's format; a handle goes in one chain (or one track's insert) only, once.
     case custom(CustomEffect)
 
     /// The reverb set to a named preset (see `ReverbSettings.presetNames`); throws `EngineError.unknownPreset`

@@ -8,7 +8,8 @@ import EnsembleFormats
 /// A post-fader send (the default) carries the voice as it reaches its main bus: volume, fades, pan (or 3D gains)
 /// and filter, times `level`. A pre-fader send leaves out the voice's volume (the fader), keeping its fades, stops
 /// and 3D gains, so a sound can be faded out of the dry mix while its reverb stays. The send carries the voice's
-/// direct-path filter unless it sets a `filter` of its own (then that one, on the unfiltered voice).
+/// direct-path filter and its insert effect (`Track.setInsert`) unless it sets a `filter` of its own (then that one,
+/// on the voice before its direct filter and its insert).
 ///
 /// Levels are automatable on exact frames (`Track.setSendLevel(_:send:at:ramp:)`, `TrackChange.sendLevel`). A
 /// send whose bus changes fades in on the new bus over the smoothing time and is cut from the old one: ramp its

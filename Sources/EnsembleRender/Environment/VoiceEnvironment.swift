@@ -35,6 +35,8 @@ struct VoiceEnvironments: @unchecked Sendable {
     let filters: UnsafeMutablePointer<VoiceFilterState>
     /// `SendsSetup.count` sends per slot, slot by slot.
     let sends: UnsafeMutablePointer<SendState>
+    /// Each slot's insert effect (`VoiceInserts`): kept across the voices of the slot, not reset by `reset`.
+    let inserts: VoiceInserts
     /// What an entry is reset to: a pass-through filter for this sample rate (its prewarped shelves), no sends.
     /// Behind a pointer, which keeps this table (and the render paths that hold it) a few words long: the render
     /// side passes it around by value.
@@ -46,11 +48,13 @@ struct VoiceEnvironments: @unchecked Sendable {
         blankFilter.initialize(to: VoiceFilterState(sampleRate: sampleRate))
         filters = .allocate(capacity: max(capacity, 1))
         sends = .allocate(capacity: max(capacity, 1) * SendsSetup.count)
+        inserts = VoiceInserts(capacity: capacity)
     }
 
     func deallocate() {
         filters.deallocate()
         sends.deallocate()
+        inserts.deallocate()
         blankFilter.deallocate()
     }
 
@@ -64,7 +68,7 @@ struct VoiceEnvironments: @unchecked Sendable {
     @_noLocks
     func send(_ slot: Int, _ index: Int) -> UnsafeMutablePointer<SendState> { sends + slot * SendsSetup.count + index }
 
-    /// Forgets the slot's filter and sends (a voice starts in it). Initializes rather than assigns: the entry may
+    /// Forgets the slot's filter and sends (a voice starts in it); its insert stays (`VoiceInserts`). Initializes rather than assigns: the entry may
     /// never have been written (the types are trivial, so this is also a plain store over an old entry).
     @_noLocks
     func reset(_ slot: Int) {
@@ -72,14 +76,15 @@ struct VoiceEnvironments: @unchecked Sendable {
         for i in 0..<SendsSetup.count { send(slot, i).initialize(to: SendState(filter: blankFilter.pointee)) }
     }
 
-    /// True when the voice in `slot` has no send and its filter passes every frame from `frame` on untouched:
-    /// it takes the plain path (fused kernels included), bit for bit what it would be without this table. A voice
-    /// that no send or filter command has reached (`Voice.usesEnvironment` false) still has the blank entries its
-    /// start left here, so the table is not read for it (cache misses on every run of every voice).
+    /// True when the voice in `slot` has no send and no insert and its filter passes every frame from `frame` on
+    /// untouched: it takes the plain path (fused kernels included), bit for bit what it would be without this table. A voice
+    /// that no send, filter or insert command has reached (`Voice.usesEnvironment` false) still has the blank
+    /// entries its start left here and no insert, so the table is not read for it (cache misses on every run of
+    /// every voice).
     @inline(__always)
     @_noLocks
     func isPlain(_ slot: Int, usesEnvironment: Bool, from frame: Int64) -> Bool {
-        !usesEnvironment || (filters[slot].isIdentity(from: frame) && !hasSends(slot))
+        !usesEnvironment || (filters[slot].isIdentity(from: frame) && !hasSends(slot) && !inserts.has(slot))
     }
 
     /// True when some send of `slot` is in use.

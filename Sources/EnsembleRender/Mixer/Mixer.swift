@@ -401,6 +401,12 @@ package final class Mixer: @unchecked Sendable {
         case let .spatialSettings(settings):
             scene.pointee.apply(settings)
             spatialSceneChanged()
+        case let .insert(slot, chain):
+            // The replaced chain goes back to the control side to be freed (`RetiredChains`), as a bus's does.
+            voices.environments.inserts.replace(Int(slot), with: chain.pointer, retired: buses.retired)
+            if chain.pointer != nil, Int(slot) >= 0, Int(slot) < voices.capacity, !voices[Int(slot)].isFree {
+                voices[Int(slot)].routing.usesEnvironment = true
+            }
         default:
             update.apply(command, now: now, starts: &starts, timed: &timed)
         }

@@ -1,4 +1,5 @@
 // Render thread (or an offline render worker running one lane): a positioned voice's path through one span.
+import Synchronization
 import EnsembleFormats
 
 /// A positioned voice through one span, after OpenAL Soft's `core/voice.cpp`: in runs that end on the voice's
@@ -265,12 +266,16 @@ struct SpatialRender {
             voice.pointee.spatial.shelf = shelf
         }
         // The voice's own filter acts on the mono signal before the distance gains, after the 3D shelf (cone and
-        // air absorption belong to the 3D gains, which sends carry too). A send with a filter of its own takes
-        // the signal from before it (`dry`).
+        // air absorption belong to the 3D gains, which sends carry too), and its insert after the filter (on the
+        // mono signal, `VoiceInserts.run`). A send with a filter of its own takes the signal from before both (`dry`).
         let keepDry = !plain && flat.environments.needsDry(slot, from: a)
         if !plain {
             if keepDry { MixLane.copy(mono, to: lane.pointee.dryLeft, n) }
             flat.environments.filter(slot).pointee.process(mono, mono, channels: 1, frame: a, count: n)
+            if let insert = flat.environments.inserts.chain(slot) {
+                let resets = VoiceInserts.run(insert, mono, right, channels: 1, frame: a, count: n)
+                if resets > 0 { rack.effectResets.pointee.add(resets, ordering: .relaxed) }
+            }
         }
         let gains = lane.pointee.scratchGain, fractions = right
         if let binaural {

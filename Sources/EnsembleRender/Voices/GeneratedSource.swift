@@ -39,11 +39,19 @@ public struct GeneratorBlock {
     public let parameters: UnsafePointer<Float>
     /// How many parameters there are (`GeneratedSource.parameterCount`).
     public let parameterCount: Int
+    /// The pitch factor the voice's doppler asks for over this block: the factor by which a sound in memory placed
+    /// and moving as this voice is would have its playback rate multiplied (OpenAL 1.1 §3.5.2, gliding towards
+    /// a new value update by update as that sound's pitch does, within 1/16…4). 1 for a 2D voice, with doppler
+    /// off (`SpatialSettings.dopplerFactor` 0) and without motion along the source–listener axis. The engine does
+    /// not apply it to generated samples (they are output frames): a generator that wants doppler multiplies its
+    /// own frequencies by it. Constant over a block: positioned voices are rendered in runs that end on their
+    /// spatial updates, where it may change.
+    public let dopplerFactor: Float
 
     /// A block over the given memory (the engine makes them; tests may too).
     @_noLocks
     public init(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int, frame: Int64,
-                position: Int64, parameters: UnsafePointer<Float>, parameterCount: Int) {
+                position: Int64, parameters: UnsafePointer<Float>, parameterCount: Int, dopplerFactor: Float = 1) {
         self.left = left
         self.right = right
         self.frames = frames
@@ -51,6 +59,7 @@ public struct GeneratorBlock {
         self.position = position
         self.parameters = parameters
         self.parameterCount = parameterCount
+        self.dopplerFactor = dopplerFactor
     }
 }
 
@@ -176,13 +185,15 @@ public final class GeneratedSource: @unchecked Sendable {
                            frameCount: LiveReader.unboundedLength, sampleRate: sampleRate, stream: view)
     }
 
-    /// Render thread: fills `count` frames for output frame `frame`, voice position `position`; zeros after the
-    /// frames the generator wrote. Returns how many it wrote (clamped to 0…count).
+    /// Render thread: fills `count` frames for output frame `frame`, voice position `position` and doppler pitch
+    /// `doppler` (`GeneratorBlock.dopplerFactor`); zeros after the frames the generator wrote. Returns how many it
+    /// wrote (clamped to 0…count).
     @inline(never)
     package func run(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ count: Int, frame: Int64,
-                     position: Int64) -> Int {
+                     position: Int64, doppler: Float = 1) -> Int {
         let block = GeneratorBlock(left: l, right: r, frames: count, frame: frame, position: position,
-                                   parameters: UnsafePointer(parameters), parameterCount: parameterCount)
+                                   parameters: UnsafePointer(parameters), parameterCount: parameterCount,
+                                   dopplerFactor: doppler)
         #if DEBUG
         let before = ensemble_thread_allocations()
         let produced = box.generate(block)
@@ -240,10 +251,13 @@ enum GeneratorCall {
     static func fill(_ voice: inout Voice, _ view: StreamView, frame: Int64, _ left: UnsafeMutablePointer<Float>,
                      _ right: UnsafeMutablePointer<Float>, count: Int) {
         let position = Int64(voice.cursor.position)
+        // The doppler pitch the voice's spatial update applied (what a sound in memory's step is multiplied by;
+        // a generated voice is never pitch-preserving, so doppler applies), 1 for a 2D voice.
+        let doppler = voice.spatial.isOn ? voice.spatial.pitch : 1
         let handle = UnsafeMutableRawPointer(view.samples)
         let written = _unsafePerformance {
             Unmanaged<GeneratedSource>.fromOpaque(handle)._withUnsafeGuaranteedRef {
-                $0.run(left, right, count, frame: frame, position: position)
+                $0.run(left, right, count, frame: frame, position: position, doppler: doppler)
             }
         }
         voice.cursor.position += count

@@ -53,8 +53,9 @@ package struct Voice: BitwiseCopyable {
         /// (`audibility(at:)`), and a voice turned down to 0 keeps feeding its reverb instead of going virtual.
         var preFaderSendLevel: Float = 0
         package var metering = false
-        /// Set once a send or filter command has reached the voice: until then its entries in `VoiceEnvironments`
-        /// are the blank ones its start left there (`VoiceEnvironments.isPlain` then reads nothing).
+        /// Set once a send, filter or insert command has reached the voice, or when it starts in a slot with an
+        /// insert (`VoiceInserts`): until then its entries in `VoiceEnvironments` are the blank ones its start left
+        /// there and it has no insert (`VoiceEnvironments.isPlain` then reads nothing).
         var usesEnvironment = false
     }
 

@@ -1,11 +1,13 @@
 // Render thread (or an offline render worker running one lane): the per-voice path of one span.
+import Synchronization
 import EnsembleFormats
 
 /// One voice through one span, after OpenAL Soft's `core/voice.cpp`: read the cursor (the sound in memory, the
 /// stream's ring, or WSOLA grains), apply the gains and pan (`GainStage`, or fused into the resampler when they are
 /// constant and nobody meters the voice), and add the result into the span's destination. A virtual voice is mixed
-/// only up to `VirtualState.silentFrom`. A voice with a filter or sends is filtered in the scratch and mixed into its
-/// main bus and each send's bus; a voice with neither takes the plain path, fused kernels included.
+/// only up to `VirtualState.silentFrom`. A voice with a filter, sends or an insert is filtered and run through its
+/// insert (`VoiceInserts`) in the scratch and mixed into its main bus and each send's bus; a voice with none of
+/// them takes the plain path, fused kernels included.
 ///
 /// Thread: one lane. Invariant: writes only the voice itself, its filter and sends' state, its meter, its stream's
 /// cells and its lane's buffers, so voices of different lanes can run at once; ending the voice is left to the
@@ -93,10 +95,12 @@ struct VoiceRender {
         return stop > t1 && voice.pointee.stopFrame > t1
     }
 
-    /// The path of a voice with a filter or sends, after its source signal is in the lane's scratch (`count`
-    /// frames from output frame `frame`): the direct filter on the scratch (a copy kept first if a send filters
-    /// the unfiltered signal its own way), the gain stage into `outL`/`outR` (the main bus, or the route buffers
-    /// while it moves), metered as ever; then each send, in order, into its bus's lane destination.
+    /// The path of a voice with a filter, sends or an insert, after its source signal is in the lane's scratch
+    /// (`count` frames from output frame `frame`): the direct filter on the scratch (a copy kept first if a send
+    /// filters the unfiltered signal its own way), the insert in place (`VoiceInserts.run`), the gain stage into
+    /// `outL`/`outR` (the main bus, or the route buffers while it moves), metered as ever; then each send, in
+    /// order, into its bus's lane destination: a send that follows the direct path carries the insert's output, one
+    /// with a filter of its own the copy taken before the direct filter (and so before the insert).
     @_noLocks
     private func mixWithEnvironment(_ voice: UnsafeMutablePointer<Voice>, slot: Int, frame: Int64, count: Int,
                                     into outL: UnsafeMutablePointer<Float>, _ outR: UnsafeMutablePointer<Float>,
@@ -110,6 +114,10 @@ struct VoiceRender {
             if channels == 2 { MixLane.copy(right, to: lane.pointee.dryRight, count) }
         }
         environments.filter(slot).pointee.process(left, right, channels: channels, frame: frame, count: count)
+        if let insert = environments.inserts.chain(slot) {
+            let resets = VoiceInserts.run(insert, left, right, channels: channels, frame: frame, count: count)
+            if resets > 0 { rack.effectResets.pointee.add(resets, ordering: .relaxed) }
+        }
         GainStage.mix(voice, frame: frame, count: count, source: left, right, gainScratch: lane.pointee.scratchGain,
                       into: outL, outR, meter: &meter)
         guard environments.hasSends(slot) else { return }

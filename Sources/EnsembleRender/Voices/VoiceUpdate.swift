@@ -26,7 +26,7 @@ struct VoiceUpdate {
             start(Int(slot), generation, setup, now: now, starts: &starts)
         case let .voice(slot, generation, change):
             if let s = pool.live(slot, generation) { apply(change, to: s, now: now, starts: &starts, timed: &timed) }
-        case .bus, .schedule, .cancelScheduled, .listener, .spatialSettings:
+        case .bus, .schedule, .cancelScheduled, .listener, .spatialSettings, .insert:
             break // not voice commands: the mixer handles them
         }
     }
@@ -173,6 +173,12 @@ struct VoiceUpdate {
         pool.busHolds.set(slot, .none)
         // No sends, no filter: the start's own `.sends`/`.filter` changes follow it when the track or effect has them.
         pool.environments.reset(slot)
+        if pool.environments.inserts.has(slot) {
+            // The slot's insert (its track's) serves this voice from its first block, reset: the old voice, if
+            // any, was cut above, so one voice at a time runs the instance.
+            pool[slot].routing.usesEnvironment = true
+            pool.environments.inserts.resetForNewVoice(slot)
+        }
         pool[slot].updateNaturalEnd(now: startFrame)
         reports.telemetry.publish(slot: slot, generation: generation, phase: .scheduled, position: v.cursor.position)
         if !starts.enqueue(slot, in: pool) {
