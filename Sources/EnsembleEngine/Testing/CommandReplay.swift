@@ -11,8 +11,8 @@ import EnsembleFormats
 /// owns and later frees it), which the replay builds afresh from the `EffectSpec`s the caller gives; a custom
 /// effect, whose state belongs to the live engine, so the caller gives a twin in those specs (the replay prepares
 /// it) and maps each logged parameter change onto the twin's parameters; and the sounds, which the caller keeps
-/// alive for as long as the replay may play them. Streamed sounds, generated sources and track inserts (replayed as none) are not supported (their
-/// rings and generators belong to the live engine).
+/// alive for as long as the replay may play them. Streamed sounds, generated sources and track inserts (replayed
+/// as none) are not supported (their rings, generators and effects belong to the live engine).
 @_spi(Testing)
 public final class CommandReplay {
     private let mixer: Mixer
