@@ -152,8 +152,8 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
     }
 
     /// One output sample: Σ (row[j] + t·(next[j] − row[j])) · x[j] over the table's taps, `x` pointing at the first tap,
-    /// computed by `ensemble_sinc_mono` (CSincKernel: fused multiply-adds in a fixed order, eight-lane on CPUs
-    /// with AVX2, the same bits elsewhere). Every path that computes a sample (fast loop, edge loop through
+    /// computed by `ensemble_sinc_mono` (CSincKernel: fused multiply-adds in a fixed order, sixteen-lane on CPUs
+    /// with AVX-512, eight-lane with AVX2, the same bits elsewhere). Every path that computes a sample (fast loop, edge loop through
     /// gathered taps, streamed window) calls this, so they give the same bits.
     @inline(__always)
     @_noLocks
