@@ -31,9 +31,9 @@ extension OpenALPeer {
         } ?? []
     }
 
-    /// `frames` output frames (left channel) of `samples` at `rate` Hz played once by one centred source with
-    /// resampler `resamplerIndex`, or nil when OpenAL is unusable.
-    static func renderMono(_ samples: [Float], rate: Int, resamplerIndex: Int, frames: Int) -> [Float]? {
+    /// `frames` output frames (left channel) of `samples` at `rate` Hz played once at `pitch` by one centred source
+    /// with resampler `resamplerIndex`, or nil when OpenAL is unusable.
+    static func renderMono(_ samples: [Float], rate: Int, resamplerIndex: Int, frames: Int, pitch: Float = 1) -> [Float]? {
         withContext(sources: 1) { fn, device -> [Float]? in
             var buffer: ALuint = 0
             alGenBuffers(1, &buffer)
@@ -48,6 +48,7 @@ extension OpenALPeer {
             alSourcei(source, AL_SOURCE_RELATIVE, AL_TRUE)
             alSource3f(source, AL_POSITION, 0, 0, -1)
             alSourcei(source, AL_SOURCE_RESAMPLER_SOFT, ALint(resamplerIndex))
+            alSourcef(source, AL_PITCH, pitch)
             guard alGetError() == AL_NO_ERROR else { return nil }
             alSourcePlay(source)
             var out = [Float](repeating: 0, count: 2 * frames)

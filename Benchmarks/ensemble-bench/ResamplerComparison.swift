@@ -2,13 +2,23 @@ import Ensemble
 import Foundation
 
 /// Section "Resamplers": every Ensemble resampler beside every OpenAL Soft resampler, measured in the same run:
-/// throughput at N voices with rates spread over 0.5…2, and THD+N of one sine voice at 44.1 → 48 kHz.
+/// throughput at N voices with rates spread over 0.5…2 (best and median of the repeats), THD+N of one sine voice
+/// at 44.1 → 48 kHz, and the worst image of noise played at rate 0.5 (`ResamplerImages`).
 enum ResamplerComparison {
     struct Row {
         var engine: String
         var name: String
         var voiceX: Double?
+        var medianVoiceX: Double?
         var thd: [Double?]
+        var image: Double?
+    }
+
+    /// The median of `walls` as voice_x (the mean of the middle two for an even count).
+    static func medianVoiceX(_ walls: [Double], voices n: Int, seconds: Double) -> Double? {
+        guard !walls.isEmpty else { return nil }
+        let s = walls.sorted(), m = s.count / 2
+        return Double(n) * seconds / (s.count % 2 == 1 ? s[m] : (s[m - 1] + s[m]) / 2)
     }
 
     static let tones: [Double] = [1000, 10000, 15000]
@@ -94,26 +104,31 @@ enum ResamplerComparison {
     static func run(inputs: InputSet, sounds: [Sound], voices n: Int, seconds: Double, repeats: Int,
                     openAL: Bool) throws -> [Row] {
         var rows: [Row] = []
-        for quality in ResamplerQuality.allCases {
-            var best = Double.infinity
-            for _ in 0..<repeats {
-                let r = try EnsembleRuns.throughput(sounds: sounds, voices: n, pitch: true, seconds: seconds,
-                                                    resampler: quality)
-                best = min(best, r.wall)
+        // The repeats take turns between the resamplers, so a slow minute of the shared machine hits them alike.
+        let names = openAL ? OpenALPeer.resamplerNames() : []
+        var ensembleWalls = [[Double]](repeating: [], count: ResamplerQuality.allCases.count)
+        var openALWalls = [[Double]](repeating: [], count: names.count)
+        for _ in 0..<repeats {
+            for (q, quality) in ResamplerQuality.allCases.enumerated() {
+                ensembleWalls[q].append(try EnsembleRuns.throughput(sounds: sounds, voices: n, pitch: true, seconds: seconds,
+                                                                    resampler: quality).wall)
             }
-            rows.append(Row(engine: "Ensemble", name: quality.rawValue, voiceX: Double(n) * seconds / best,
-                            thd: try tones.map { try ensembleTHD(quality, $0) }))
-        }
-        guard openAL else { return rows }
-        for (index, name) in OpenALPeer.resamplerNames().enumerated() {
-            var best = Double.infinity
-            for _ in 0..<repeats {
+            for index in names.indices {
                 if let w = OpenALPeer.run(inputs: inputs, voices: n, pitch: true, resamplerIndex: index, seconds: seconds) {
-                    best = min(best, w)
+                    openALWalls[index].append(w)
                 }
             }
-            rows.append(Row(engine: "OpenAL Soft", name: name, voiceX: best.isFinite ? Double(n) * seconds / best : nil,
-                            thd: tones.map { openALTHD(index, $0) }))
+        }
+        for (q, quality) in ResamplerQuality.allCases.enumerated() {
+            rows.append(Row(engine: "Ensemble", name: quality.rawValue,
+                            voiceX: ensembleWalls[q].min().map { Double(n) * seconds / $0 },
+                            medianVoiceX: medianVoiceX(ensembleWalls[q], voices: n, seconds: seconds),
+                            thd: try tones.map { try ensembleTHD(quality, $0) }, image: try ResamplerImages.ensemble(quality)))
+        }
+        for (index, name) in names.enumerated() {
+            rows.append(Row(engine: "OpenAL Soft", name: name, voiceX: openALWalls[index].min().map { Double(n) * seconds / $0 },
+                            medianVoiceX: medianVoiceX(openALWalls[index], voices: n, seconds: seconds),
+                            thd: tones.map { openALTHD(index, $0) }, image: ResamplerImages.openAL(index)))
         }
         return rows
     }

@@ -19,6 +19,10 @@ func runSectionAlone(_ arguments: inout [String]) {
             exit(1)
         }
     }
+    if arguments.first == "--sinc-kernel" {
+        SincKernelBench.run(seconds: arguments.count > 1 ? Double(arguments[1]) ?? 0.3 : 0.3)
+        exit(0)
+    }
     if arguments.first == "--compact" {
         let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 5 : 5
         let repeats = arguments.count > 2 ? Int(arguments[2]) ?? 3 : 3
@@ -93,6 +97,21 @@ func runSectionAlone(_ arguments: inout [String]) {
             exit(0)
         } catch {
             FileHandle.standardError.write(Data("tail-and-burst: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    if arguments.first == "--profile-resampler", arguments.count >= 2, let quality = ResamplerQuality(rawValue: arguments[1]) {
+        // Section 1b's spread-rate scene with one resampler, nothing else, for `perf record`:
+        // `ensemble-bench --profile-resampler sinc|fastSinc|cubic|linear [SECONDS]`.
+        let seconds = arguments.count > 2 ? Double(arguments[2]) ?? 10 : 10
+        do {
+            let sounds = try InputSet(sampleRate: 48000, seconds: 10).sounds(prefix: "pr-")
+            let r = try EnsembleRuns.throughput(sounds: sounds, voices: 256, pitch: true, seconds: seconds, resampler: quality)
+            print(String(format: "%@: voice_x %.0f", quality.rawValue, 256 * seconds / r.wall))
+            exit(0)
+        } catch {
+            FileHandle.standardError.write(Data("profile-resampler: \(error)\n".utf8))
             exit(1)
         }
     }

@@ -243,18 +243,22 @@ if threadsOnly {
 // MARK: 1b. Resamplers
 
 let resamplerVoices = quick ? 16 : 256
-print("\n## 1b. Resamplers (voice_x at \(resamplerVoices) voices, rates spread over 0.5…2; THD+N of one 0.5-amplitude sine "
-      + "voice, float32 source at 44.1 kHz rendered at 48 kHz, least-squares fit residual over 16384 frames)\n")
-print("| engine | resampler | voice_x | THD+N 1 kHz | THD+N 10 kHz | THD+N 15 kHz |")
-print("|---|---|---|---|---|---|")
+print("\n## 1b. Resamplers (voice_x at \(resamplerVoices) voices, rates spread over 0.5…2, best / median of the repeats; "
+      + "THD+N of one 0.5-amplitude sine voice, float32 source at 44.1 kHz rendered at 48 kHz, least-squares fit residual "
+      + "over 16384 frames; worst image below 20 kHz of 48 kHz noise at rate 0.5)\n")
+print("| engine | resampler | voice_x best | voice_x median | THD+N 1 kHz | THD+N 10 kHz | THD+N 15 kHz | image, noise at 0.5 |")
+print("|---|---|---|---|---|---|---|---|")
 let resamplerRows = try ResamplerComparison.run(inputs: pcm48, sounds: sounds48, voices: resamplerVoices, seconds: secs,
                                                 repeats: reps, openAL: openALAvailable)
 for r in resamplerRows {
-    print("| \(r.engine) | \(r.name) | \(fmt(r.voiceX)) | " + r.thd.map { fmt($0, 1) + ($0 == nil ? "" : " dB") }.joined(separator: " | ") + " |")
+    print("| \(r.engine) | \(r.name) | \(fmt(r.voiceX)) | \(fmt(r.medianVoiceX)) | "
+          + (r.thd + [r.image]).map { fmt($0, 1) + ($0 == nil ? "" : " dB") }.joined(separator: " | ") + " |")
 }
 json["resamplers"] = resamplerRows.map { r -> [String: Any] in
     var d: [String: Any] = ["engine": r.engine, "resampler": r.name, "voices": resamplerVoices]
     if let v = r.voiceX { d["voice_x"] = v }
+    if let v = r.medianVoiceX { d["voice_x_median"] = v }
+    if let v = r.image { d["image_db_noise_rate_0_5"] = v }
     for (f, t) in zip(ResamplerComparison.tones, r.thd) { if let t { d["thd_n_db_\(Int(f))"] = t } }
     return d
 }

@@ -1,25 +1,66 @@
 // Render thread: the band-limited resampler's inner products, in C so that x86-64 machines with AVX2 and FMA
-// (nearly all since 2013) get eight-lane fused multiply-adds while the package still builds for baseline
-// x86-64. Both builds run the same lane-wise fused operations in the same order (the portable one through
-// correctly rounded fmaf), so a sample has the same bits on every machine.
+// (nearly all since 2013) get eight-lane fused multiply-adds, and those with AVX-512 sixteen-lane ones, while the
+// package still builds for baseline x86-64. Every build runs the same lane-wise fused operations in the same order
+// (the portable one through correctly rounded fmaf), so a sample has the same bits on every machine. The kernels
+// are chosen once at load time by CPUID; ENSEMBLE_NO_AVX512=1 in the environment keeps the AVX2 ones (to compare).
 #include "SincKernel.h"
 #include <stdint.h>
 #include <string.h>
+#include <stdlib.h>
 
 typedef float v8 __attribute__((vector_size(32)));
 typedef float v4 __attribute__((vector_size(16)));
+typedef float v16 __attribute__((vector_size(64)));
 
 // Unaligned loads as macros, so each kernel inlines them in its own target.
 #define load8(p) ({ v8 v_; memcpy(&v_, (p), sizeof v_); v_; })
 #define load4(p) ({ v4 v_; memcpy(&v_, (p), sizeof v_); v_; })
+#define load16(p) ({ v16 v_; memcpy(&v_, (p), sizeof v_); v_; })
 #define reduce(h) (((h)[0] + (h)[2]) + ((h)[1] + (h)[3]))
+
+// The blocks of sixteen taps, eight lanes wide: block 2m's products into a0, block 2m + 1's into a1.
+#define MAIN8(n, c)                                                                                          \
+    for (; j + 16 <= whole; j += 16) {                                                                       \
+        for (int f = 0; f < n; f++) {                                                                        \
+            const float *rw = row[f], *nx = row[f] + taps;                                                   \
+            v8 w0 = __builtin_elementwise_fma(t8[f], load8(nx + j) - load8(rw + j), load8(rw + j));          \
+            v8 w1 = __builtin_elementwise_fma(t8[f], load8(nx + j + 8) - load8(rw + j + 8), load8(rw + j + 8)); \
+            for (int k = 0; k < c; k++) {                                                                    \
+                a0[f][k] = __builtin_elementwise_fma(w0, load8(x[f * c + k] + j), a0[f][k]);                 \
+                a1[f][k] = __builtin_elementwise_fma(w1, load8(x[f * c + k] + j + 8), a1[f][k]);             \
+            }                                                                                                \
+        }                                                                                                    \
+    }
+
+// The same blocks sixteen lanes wide (AVX-512): lanes 0…7 of one accumulator are a0's, lanes 8…15 a1's, every
+// lane the same fused operations in the same order as MAIN8, so the same bits.
+#define MAIN16(n, c)                                                                                         \
+    if (whole >= 16) {                                                                                       \
+        v16 a[n][c];                                                                                         \
+        for (int f = 0; f < n; f++)                                                                          \
+            for (int k = 0; k < c; k++) a[f][k] = (v16){0};                                                  \
+        for (; j + 16 <= whole; j += 16) {                                                                   \
+            for (int f = 0; f < n; f++) {                                                                    \
+                const float *rw = row[f], *nx = row[f] + taps;                                               \
+                v16 t16 = __builtin_shufflevector(t8[f], t8[f], 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7); \
+                v16 w = __builtin_elementwise_fma(t16, load16(nx + j) - load16(rw + j), load16(rw + j));     \
+                for (int k = 0; k < c; k++)                                                                  \
+                    a[f][k] = __builtin_elementwise_fma(w, load16(x[f * c + k] + j), a[f][k]);               \
+            }                                                                                                \
+        }                                                                                                    \
+        for (int f = 0; f < n; f++)                                                                          \
+            for (int k = 0; k < c; k++) {                                                                    \
+                a0[f][k] = __builtin_shufflevector(a[f][k], a[f][k], 0, 1, 2, 3, 4, 5, 6, 7);                \
+                a1[f][k] = __builtin_shufflevector(a[f][k], a[f][k], 8, 9, 10, 11, 12, 13, 14, 15);          \
+            }                                                                                                \
+    }
 
 // GROUP(n, c): `n` frames of `c` channels at once, frame f's channel k read from x[f·c + k] and written to
 // out[k][f]. Per frame: the weights of eight taps are row + t·(next − row) (one fused multiply-add, shared by
 // the channels); each channel's products accumulate (fused) into two accumulators, blocks of eight alternating,
 // a last four taps (taps = 8m + 4) into the sum of both halves, then a fixed pairwise sum. With n > 1 the
 // frames' independent chains overlap; every n computes each frame with the same operations in the same order.
-#define GROUP(suffix, attributes, n, c)                                                                      \
+#define GROUP(suffix, attributes, MAIN, n, c)                                                                \
     attributes static inline void group##n##x##c##_##suffix(const float *const *x, const float *const *row, \
                                                             const float *t, long taps, float *const *out) {  \
         v8 t8[n], a0[n][c], a1[n][c];                                                                        \
@@ -28,18 +69,9 @@ typedef float v4 __attribute__((vector_size(16)));
             for (int k = 0; k < c; k++) a0[f][k] = a1[f][k] = (v8){0};                                       \
         }                                                                                                    \
         long whole = taps & ~7L, j = 0;                                                                      \
-        for (; j + 16 <= whole; j += 16) {                                                                   \
-            for (int f = 0; f < n; f++) {                                                                    \
-                const float *rw = row[f], *nx = row[f] + taps;                                               \
-                v8 w0 = __builtin_elementwise_fma(t8[f], load8(nx + j) - load8(rw + j), load8(rw + j));      \
-                v8 w1 = __builtin_elementwise_fma(t8[f], load8(nx + j + 8) - load8(rw + j + 8), load8(rw + j + 8)); \
-                for (int k = 0; k < c; k++) {                                                               \
-                    a0[f][k] = __builtin_elementwise_fma(w0, load8(x[f * c + k] + j), a0[f][k]);             \
-                    a1[f][k] = __builtin_elementwise_fma(w1, load8(x[f * c + k] + j + 8), a1[f][k]);         \
-                }                                                                                            \
-            }                                                                                                \
-        }                                                                                                    \
+        MAIN(n, c)                                                                                           \
         int odd = j < whole;                                                                                 \
+        v4 sums[n][c];                                                                                       \
         for (int f = 0; f < n; f++) {                                                                        \
             const float *rw = row[f], *nx = row[f] + taps;                                                   \
             long i = j;                                                                                      \
@@ -56,17 +88,30 @@ typedef float v4 __attribute__((vector_size(16)));
                 v8 acc = a0[f][k] + a1[f][k];                                                                \
                 v4 sum = __builtin_shufflevector(acc, acc, 0, 1, 2, 3) + __builtin_shufflevector(acc, acc, 4, 5, 6, 7); \
                 if (i < taps) sum = __builtin_elementwise_fma(w, load4(x[f * c + k] + i), sum);              \
-                out[k][f] = reduce(sum);                                                                     \
+                sums[f][k] = sum;                                                                            \
             }                                                                                                \
+        }                                                                                                    \
+        if (n * c == 4) {                                                                                    \
+            /* Four sums at once, transposed: lane q of the result is (s_q[0] + s_q[2]) + (s_q[1] + s_q[3]),   \
+               `reduce` of sum q, the same additions in the same order. */                                   \
+            v4 *q = &sums[0][0];                                                                             \
+            v4 u = __builtin_shufflevector(q[0], q[1], 0, 4, 1, 5) + __builtin_shufflevector(q[0], q[1], 2, 6, 3, 7); \
+            v4 v = __builtin_shufflevector(q[2], q[3], 0, 4, 1, 5) + __builtin_shufflevector(q[2], q[3], 2, 6, 3, 7); \
+            v4 r = __builtin_shufflevector(u, v, 0, 1, 4, 5) + __builtin_shufflevector(u, v, 2, 3, 6, 7);   \
+            for (int f = 0; f < n; f++)                                                                      \
+                for (int k = 0; k < c; k++) out[k][f] = r[f * c + k];                                        \
+        } else {                                                                                             \
+            for (int f = 0; f < n; f++)                                                                      \
+                for (int k = 0; k < c; k++) out[k][f] = reduce(sums[f][k]);                                  \
         }                                                                                                    \
     }
 
 // The single-frame kernels and RUN: `count` frames from fixed-point `start`, mono four at a time, stereo two.
-#define SINC_KERNELS(suffix, attributes)                                                                     \
-    GROUP(suffix, attributes, 1, 1)                                                                          \
-    GROUP(suffix, attributes, 4, 1)                                                                          \
-    GROUP(suffix, attributes, 1, 2)                                                                          \
-    GROUP(suffix, attributes, 2, 2)                                                                          \
+#define SINC_KERNELS(suffix, attributes, MAIN)                                                               \
+    GROUP(suffix, attributes, MAIN, 1, 1)                                                                    \
+    GROUP(suffix, attributes, MAIN, 4, 1)                                                                    \
+    GROUP(suffix, attributes, MAIN, 1, 2)                                                                    \
+    GROUP(suffix, attributes, MAIN, 2, 2)                                                                    \
     attributes static inline float mono_##suffix(const float *x, const float *row, long taps, float t) {     \
         float value;                                                                                         \
         float *out[1] = {&value};                                                                            \
@@ -128,7 +173,7 @@ typedef float v4 __attribute__((vector_size(16)));
         }                                                                                                    \
     }
 
-SINC_KERNELS(portable, )
+SINC_KERNELS(portable, , MAIN8)
 
 // The portable kernels whatever the CPU, so a test can compare them with the ones chosen.
 float ensemble_sinc_mono_portable(const float *x, const float *row, long taps, float t) {
@@ -145,7 +190,8 @@ static void (*run_kernel)(const float *, const float *, int, const float *, long
                           float *) = run_portable;
 
 #if defined(__x86_64__)
-SINC_KERNELS(avx2, __attribute__((target("avx2,fma"))))
+SINC_KERNELS(avx2, __attribute__((target("avx2,fma"))), MAIN8)
+SINC_KERNELS(avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), MAIN16)
 
 // Chosen once at load time, before any thread renders.
 __attribute__((constructor)) static void choose_kernels(void) {
@@ -155,11 +201,36 @@ __attribute__((constructor)) static void choose_kernels(void) {
         stereo_kernel = stereo_avx2;
         run_kernel = run_avx2;
     }
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && !getenv("ENSEMBLE_NO_AVX512")) {
+        mono_kernel = mono_avx512;
+        stereo_kernel = stereo_avx512;
+        run_kernel = run_avx512;
+    }
 }
 #endif
 
 float ensemble_sinc_mono(const float *x, const float *row, long taps, float t) {
     return mono_kernel(x, row, taps, t);
+}
+
+int ensemble_sinc_run_path(int path, const float *l, const float *r, int stereo, const float *data, long taps,
+                           uint64_t start, uint64_t step, long count, float *outL, float *outR) {
+    if (path == 0) {
+        run_portable(l, r, stereo, data, taps, start, step, count, outL, outR);
+        return 1;
+    }
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (path == 1 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        run_avx2(l, r, stereo, data, taps, start, step, count, outL, outR);
+        return 1;
+    }
+    if (path == 2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) {
+        run_avx512(l, r, stereo, data, taps, start, step, count, outL, outR);
+        return 1;
+    }
+#endif
+    return 0;
 }
 
 void ensemble_sinc_stereo(const float *l, const float *r, const float *row, long taps, float t, float *out) {
@@ -169,4 +240,13 @@ void ensemble_sinc_stereo(const float *l, const float *r, const float *row, long
 void ensemble_sinc_run(const float *l, const float *r, int stereo, const float *data, long taps, uint64_t start,
                        uint64_t step, long count, float *outL, float *outR) {
     run_kernel(l, r, stereo, data, taps, start, step, count, outL, outR);
+}
+
+long ensemble_sinc_clock_chain(long n) {
+    long x = 0;
+#if defined(__x86_64__)
+    // Four dependent one-cycle adds per iteration (and the loop's own, independent), so the chain sets the pace.
+    for (long i = 0; i < n; i++) __asm__ volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0" : "+r"(x));
+#endif
+    return x;
 }

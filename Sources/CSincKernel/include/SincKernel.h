@@ -7,7 +7,8 @@
 /// One output sample: sum over j < taps of (row[j] + t * (next[j] − row[j])) * x[j], next = row + taps (the
 /// following phase), each weight and each product's accumulation a fused multiply-add, eight taps per lane
 /// group into two accumulators (blocks alternating, so the additions overlap), a last four when taps = 8m + 4,
-/// summed in a fixed order. `taps` is a multiple of 4. The same bits on every CPU: the AVX2/FMA build and the portable one do the same operations.
+/// summed in a fixed order. `taps` is a multiple of 4. The same bits on every CPU: the AVX-512, AVX2/FMA and portable
+/// builds do the same operations.
 float ensemble_sinc_mono(const float *x, const float *row, long taps, float t);
 
 /// Both channels with the weights computed once; each channel has the same bits as `ensemble_sinc_mono`.
@@ -18,6 +19,15 @@ void ensemble_sinc_stereo(const float *l, const float *r, const float *row, long
 /// its low 24 bits: each frame has the same bits as `ensemble_sinc_mono` / `ensemble_sinc_stereo`.
 void ensemble_sinc_run(const float *l, const float *r, int stereo, const float *data, long taps, uint64_t start,
                        uint64_t step, long count, float *outL, float *outR);
+
+/// `ensemble_sinc_run` through one build whatever the CPU chose: `path` 0 portable, 1 AVX2/FMA, 2 AVX-512; returns 0
+/// (and computes nothing) when this CPU lacks the path. For tests (the same bits on every path) and benchmarks.
+int ensemble_sinc_run_path(int path, const float *l, const float *r, int stereo, const float *data, long taps,
+                           uint64_t start, uint64_t step, long count, float *outL, float *outR);
+
+/// For benchmarks: 4·n dependent one-cycle integer additions (x86-64; nothing elsewhere), whose wall time gives the
+/// core's clock at that moment, to turn a kernel's ns per frame into cycles. Returns 4·n.
+long ensemble_sinc_clock_chain(long n);
 
 /// `ensemble_sinc_mono` / `ensemble_sinc_stereo` through the portable build whatever the CPU (for tests: the
 /// kernels chosen for this CPU must give the same bits).

@@ -111,6 +111,7 @@ extension Engine {
         setup.bus = Int32(bus.index)
         setup.priority = UInt8(priority)
         setup.resampler = resampler ?? configuration.resampler
+        if setup.resampler == .fastSinc { FastSincBank.prepare(outputRate: sampleRate) }
         setup.spatial = spatial
         setup.limits = claimed.limits
         send([.start(slot: claimed.slot, generation: claimed.generation, setup)]

@@ -72,7 +72,7 @@ public final class Engine: @unchecked Sendable {
         /// Test hook: room for this many received commands in the render side's `CommandLog` (0: no log).
         @_spi(Testing) public var commandLogCapacity = 0
         /// How tracks and effects are resampled unless they choose otherwise (`Track.resampler`,
-        /// `fire(_:resampler:)`): band-limited `sinc` by default.
+        /// `fire(_:resampler:)`): band-limited `sinc` by default; `fastSinc` for games that want the speed.
         public var resampler = ResamplerQuality.sinc
         /// What the volume, pan and rate setters (and `fire`'s volume and pan) do with a finite value out of
         /// range: `.clamp` it (the default) or throw (`.strict`). NaN and infinity throw under both.
@@ -204,6 +204,8 @@ public final class Engine: @unchecked Sendable {
 
     /// The render side for a (validated) configuration; `CommandReplay` makes its twin the same way.
     static func makeMixer(_ c: Configuration) -> Mixer {
+        // The fastSinc tables are built only for engines (tracks, effects) that choose them.
+        if c.resampler == .fastSinc { FastSincBank.prepare(outputRate: c.sampleRate) }
         let mixer = Mixer(sampleRate: c.sampleRate, maxBlockFrames: c.maxBlockFrames, capacity: c.maxVoices,
                           effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames(c),
                           commandCapacity: c.commandCapacity, eventCapacity: c.eventCapacity,

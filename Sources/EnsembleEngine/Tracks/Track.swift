@@ -226,7 +226,11 @@ public final class Track: @unchecked Sendable {
     /// afresh. (Settable: every value is valid.)
     public var resampler: ResamplerQuality {
         get { state.withLock { $0.resampler } }
-        set { state.withLock { $0.resampler = newValue } }
+        set {
+            // The fastSinc tables exist before the track can start a voice with them (built once per process).
+            if newValue == .fastSinc { FastSincBank.prepare(outputRate: engine.sampleRate) }
+            state.withLock { $0.resampler = newValue }
+        }
     }
 
     /// Whether the render side measures this track's output for `averagePower`/`peakPower` (costs a little).

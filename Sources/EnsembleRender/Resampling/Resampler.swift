@@ -445,7 +445,10 @@ package enum Resampler {
             if fast > 0 {
                 let base = cursor.position - before
                 var isSinc = false
-                if case .sinc = kernel.quality { isSinc = true }
+                switch kernel.quality {
+                case .sinc, .fastSinc: isSinc = true
+                case .cubic, .linear: break
+                }
                 let f = isSinc
                     ? sincRun(l + base, r + base, UInt64(cursor.fraction), step, kernel.table, tables, sink, at: done,
                               count: fast, stereo: stereo)

@@ -78,16 +78,21 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
     /// halfway, with the length that keeps β's attenuation over that band: 4·⌈6.4 / (stop − pass) / 4⌉ taps, at
     /// most `maxTaps`; a longer one keeps its stopband and passes only to stop − 6.4 / `maxTaps` instead.
     private static func makeTable(passEdge: Double, stopEdge: Double) -> Table {
-        let phases = 1 << Self.phaseBits
         var taps = 4 * Int((6.4 / (stopEdge - passEdge) / 4).rounded(.up)), passEdge = passEdge
         if taps > Self.maxTaps {
             taps = Self.maxTaps
             passEdge = stopEdge - 6.4 / Double(taps)
         }
-        let cutoff = (passEdge + stopEdge) / 2
+        return kaiserTable(taps: taps, cutoff: (passEdge + stopEdge) / 2, beta: Self.beta)
+    }
+
+    /// A Kaiser-windowed sinc of `taps` taps (a multiple of 4), cutoff `cutoff` (cycles per source frame) and
+    /// window `beta`, at the 257 phases 0…256 (`Table`); shared by this bank and `FastSincBank`.
+    static func kaiserTable(taps: Int, cutoff: Double, beta: Double) -> Table {
+        let phases = 1 << Self.phaseBits
         let raw = UnsafeMutableRawPointer.allocate(byteCount: 4 * taps * (phases + 1), alignment: 32)
         let data = raw.bindMemory(to: Float.self, capacity: taps * (phases + 1))
-        let half = Double(taps / 2), norm = 1 / Self.besselI0(Self.beta)
+        let half = Double(taps / 2), norm = 1 / Self.besselI0(beta)
         // The kernel at every phase 0…phases (phase `phases` is the next frame's 0). It is even, so phase
         // `phases` − p, tap `taps` − 1 − j mirrors phase p, tap j: half the evaluations.
         for p in 0...phases / 2 {
@@ -95,7 +100,7 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
             for j in 0..<taps {
                 // Tap j is frame i − (taps/2 − 1) + j; the output lies at i + t.
                 let x = Double(j - (taps / 2 - 1)) - t
-                let v = Float(Self.kaiserSinc(x, cutoff: cutoff, half: half, beta: Self.beta) * norm)
+                let v = Float(Self.kaiserSinc(x, cutoff: cutoff, half: half, beta: beta) * norm)
                 data[taps * p + j] = v
                 data[taps * (phases - p) + taps - 1 - j] = v
             }
@@ -147,8 +152,8 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
     }
 
     /// One output sample: Σ (row[j] + t·(next[j] − row[j])) · x[j] over the table's taps, `x` pointing at the first tap,
-    /// computed by `ensemble_sinc_mono` (CSincKernel: fused multiply-adds in a fixed order, eight-lane on CPUs
-    /// with AVX2, the same bits elsewhere). Every path that computes a sample (fast loop, edge loop through
+    /// computed by `ensemble_sinc_mono` (CSincKernel: fused multiply-adds in a fixed order, sixteen-lane on CPUs
+    /// with AVX-512, eight-lane with AVX2, the same bits elsewhere). Every path that computes a sample (fast loop, edge loop through
     /// gathered taps, streamed window) calls this, so they give the same bits.
     @inline(__always)
     @_noLocks

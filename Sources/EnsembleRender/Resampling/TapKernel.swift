@@ -7,6 +7,9 @@ package struct ResamplerTables: BitwiseCopyable {
     /// The Catmull-Rom weights (`Resampler.makeWeightTable`).
     package var cubic: UnsafePointer<Float>
     package var sinc: SincBank
+    /// The `fastSinc` bank of this engine's output rate (`FastSincBank.slot(outputRate:)`): nil until a control
+    /// thread prepares it, which it does before any voice that uses it starts.
+    package var fastSinc: UnsafePointer<FastSincBank?>
     /// Taps gathered for frames whose taps cross a file's edges or loop seams (`SincBank.maxTaps` per channel).
     package var edgeLeft: UnsafeMutablePointer<Float>
     package var edgeRight: UnsafeMutablePointer<Float>
@@ -42,6 +45,7 @@ package struct ResamplerTables: BitwiseCopyable {
         self.packetScratch = packetScratch
         self.ima4 = ima4
         self.windowSlack = windowSlack
+        fastSinc = FastSincBank.slot(outputRate: outputRate)
         (shortLow, shortHigh) = sinc.shortTableSteps(outputRate: outputRate)
     }
 
@@ -53,10 +57,21 @@ package struct ResamplerTables: BitwiseCopyable {
         if step < 1 << 32, step < shortLow || step > shortHigh { return sinc.antiImage }
         return sinc.table(step: step)
     }
+
+    /// The `fastSinc` table for a step (32.32) on this engine, chosen as `sincTable(step:)` chooses (the banks share
+    /// their short table's band and steps). An unprepared bank (a voice started without
+    /// `FastSincBank.prepare(outputRate:)`, which the engine never does) plays with the `sinc` tables.
+    @inline(__always)
+    @_noLocks
+    package func fastSincTable(step: UInt64) -> SincBank.Table {
+        guard let bank = fastSinc.pointee else { return sincTable(step: step) }
+        if step < 1 << 32, step < shortLow || step > shortHigh { return bank.antiImage }
+        return bank.table(step: step)
+    }
 }
 
 /// One output frame from `taps` contiguous source frames (`before` of them before the cursor's frame), for a
-/// resampler and step: the sinc table chosen for the step, the cubic, or linear interpolation. Every path that
+/// resampler and step: the sinc or fastSinc table chosen for the step, the cubic, or linear interpolation. Every path that
 /// computes a frame (the in-memory fast and edge loops, the streamed window, the WSOLA grains) goes through
 /// `frame`, so a sample has the same bits whichever path made it.
 struct TapKernel: BitwiseCopyable {
@@ -78,6 +93,10 @@ struct TapKernel: BitwiseCopyable {
         switch quality {
         case .sinc:
             table = tables.sincTable(step: step)
+            taps = table.taps
+            before = table.before
+        case .fastSinc:
+            table = tables.fastSincTable(step: step)
             taps = table.taps
             before = table.before
         case .cubic:
@@ -114,7 +133,7 @@ struct TapKernel: BitwiseCopyable {
     @_noLocks
     func frame(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, stereo: Bool, _ fraction: UInt32) -> (Float, Float) {
         switch quality {
-        case .sinc:
+        case .sinc, .fastSinc:
             return stereo ? SincBank.stereo(l, r, table, fraction) : (SincBank.sample(l, table, fraction), 0)
         case .cubic:
             let w = Resampler.row(cubic, fraction)

@@ -125,7 +125,7 @@ extension SceneField {
     }
 
     func resampler() throws(SceneError) -> ResamplerQuality {
-        try choice(ResamplerQuality.self, "sinc, cubic or linear")
+        try choice(ResamplerQuality.self, "sinc, fastSinc, cubic or linear")
     }
 
     /// A `file` key: resolved against the scene's folder (`"-"`, standard input, stays as it is).

@@ -86,7 +86,7 @@ struct SceneField {
     /// A stereo position, −1…1.
     func pan() throws(SceneError) -> Float { try float(in: -1...1, "−1…1") }
 
-    /// One of `Choice`'s raw values; `described` lists them in the error (`sinc, cubic or linear`).
+    /// One of `Choice`'s raw values; `described` lists them in the error (`sinc, fastSinc, cubic or linear`).
     func choice<Choice: RawRepresentable<String>>(_ type: Choice.Type, _ described: String) throws(SceneError) -> Choice {
         let name = try string()
         guard let value = Choice(rawValue: name) else { throw fail("\"\(name)\" is not \(described)") }
