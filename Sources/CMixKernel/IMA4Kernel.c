@@ -197,10 +197,10 @@ static void decode_sse41(const uint8_t *blocks, const int8_t *deltas, long count
 
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
 
-// Up to 32 blocks at once, block q in 16-bit lane q of a zmm, with the SSE4.1 path's integers (same bits). The step
+// Up to 32 blocks at once (block q at blocks[q], its samples to outs[q]), block q in 16-bit lane q of a zmm, with the SSE4.1 path's integers (same bits). The step
 // index is held twice in each lane (both bytes), so one `vpermi2b` over the 128-byte low-byte plane and one over the
 // high-byte plane give each lane's step size whole after a byte blend; the code's bits become mask registers.
-AVX512 static void decode32(const uint8_t *blocks, const int8_t *deltas, int count, float *out,
+AVX512 static void decode32(const uint8_t *const *blocks, const int8_t *deltas, float *const *outs, int count,
                             const ensemble_ima4_tables *tables) {
     __m128i first[2][16], second[2][16];
     int16_t p0[32];
@@ -208,7 +208,7 @@ AVX512 static void decode32(const uint8_t *blocks, const int8_t *deltas, int cou
     for (int q = 0; q < 32; q++) {
         __m128i *f = &first[q >> 4][q & 15], *s = &second[q >> 4][q & 15];
         if (q < count) {
-            const uint8_t *b = blocks + BLOCK_BYTES * q;
+            const uint8_t *b = blocks[q];
             p0[q] = (int16_t)start_predictor(b, deltas[q]);
             i0[q] = (uint16_t)(start_index(b) * 0x0101);
             *f = _mm_loadu_si128((const __m128i *)(b + 2));
@@ -285,30 +285,48 @@ AVX512 static void decode32(const uint8_t *blocks, const int8_t *deltas, int cou
             for (int h = 0; h < 2 && 16 * h + j < count; h++) {
                 __m256i half = h ? _mm512_extracti64x4_epi64(rows[j], 1) : _mm512_castsi512_si256(rows[j]);
                 __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(half)), scale);
-                _mm256_storeu_ps(out + BLOCK_SAMPLES * (16 * h + j) + s, _mm512_castps512_ps256(f));
+                _mm256_storeu_ps(outs[16 * h + j] + s, _mm512_castps512_ps256(f));
                 if (16 * h + 8 + j < count)
-                    _mm256_storeu_ps(out + BLOCK_SAMPLES * (16 * h + 8 + j) + s,
+                    _mm256_storeu_ps(outs[16 * h + 8 + j] + s,
                                      _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1)));
             }
         }
     }
 }
 
-// Groups of 32 (one pass costs the same however many lanes are live, so a window's 17 packets take one); a group
-// of one or two blocks goes one at a time, which is cheaper than a pass.
-static void decode_avx512(const uint8_t *blocks, const int8_t *deltas, long count, float *out,
-                          const ensemble_ima4_tables *tables) {
-    long i = 0;
-    while (count - i >= 3) {
-        int n = count - i < 32 ? (int)(count - i) : 32;
-        if (starts_in_range(blocks + BLOCK_BYTES * i, deltas + i, n)) {
-            decode32(blocks + BLOCK_BYTES * i, deltas + i, n, out + BLOCK_SAMPLES * i, tables);
+// The blocks of one or two planes (channels) as one list, `count` of each, in groups of 32 (one pass costs the same
+// however many lanes are live: a mono window's 17 packets take one, a stereo window's 2 × 9 too); a group of one or
+// two blocks goes one at a time, which is cheaper than a pass.
+static void decode_avx512_planes(const uint8_t *b0, const int8_t *d0, float *o0, const uint8_t *b1, const int8_t *d1,
+                                 float *o1, long count, int planes, const ensemble_ima4_tables *tables) {
+    long total = planes * count, i = 0;
+    const uint8_t *blocks[32];
+    int8_t deltas[32];
+    float *outs[32];
+    while (i < total) {
+        int n = total - i < 32 ? (int)(total - i) : 32, inRange = n >= 3;
+        for (int q = 0; q < n; q++) {
+            long k = i + q;
+            int second = k >= count;
+            long j = second ? k - count : k;
+            blocks[q] = (second ? b1 : b0) + BLOCK_BYTES * j;
+            deltas[q] = (second ? d1 : d0)[j];
+            outs[q] = (second ? o1 : o0) + BLOCK_SAMPLES * j;
+            int32_t p = start_predictor(blocks[q], deltas[q]);
+            if (p < -32768 || p > 32767) inRange = 0;
+        }
+        if (inRange) {
+            decode32(blocks, deltas, outs, n, tables);
         } else {
-            decode_portable(blocks + BLOCK_BYTES * i, deltas + i, n, out + BLOCK_SAMPLES * i, tables);
+            for (int q = 0; q < n; q++) decode_one(blocks[q], deltas[q], outs[q], tables->expand);
         }
         i += n;
     }
-    decode_portable(blocks + BLOCK_BYTES * i, deltas + i, count - i, out + BLOCK_SAMPLES * i, tables);
+}
+
+static void decode_avx512(const uint8_t *blocks, const int8_t *deltas, long count, float *out,
+                          const ensemble_ima4_tables *tables) {
+    decode_avx512_planes(blocks, deltas, out, blocks, deltas, out, count, 1, tables);
 }
 
 static int has_avx512vbmi(void) {
@@ -341,6 +359,26 @@ void ensemble_ima4_decode_portable(const uint8_t *blocks, const int8_t *deltas, 
 
 int ensemble_ima4_path(void) { return ima4_path; }
 
+// Two planes with one call: the AVX-512 path fills its lanes from both; the others take a plane at a time.
+static void decode2_with(int path, ima4_fn fn, const uint8_t *blocks0, const int8_t *deltas0, float *out0,
+                         const uint8_t *blocks1, const int8_t *deltas1, float *out1, long count,
+                         const ensemble_ima4_tables *tables) {
+#if defined(__x86_64__)
+    if (path == ENSEMBLE_IMA4_AVX512VBMI) {
+        decode_avx512_planes(blocks0, deltas0, out0, blocks1, deltas1, out1, count, 2, tables);
+        return;
+    }
+#endif
+    (void)path;
+    fn(blocks0, deltas0, count, out0, tables);
+    fn(blocks1, deltas1, count, out1, tables);
+}
+
+void ensemble_ima4_decode2(const uint8_t *blocks0, const int8_t *deltas0, float *out0, const uint8_t *blocks1,
+                           const int8_t *deltas1, float *out1, long count, const ensemble_ima4_tables *tables) {
+    decode2_with(ima4_path, ima4, blocks0, deltas0, out0, blocks1, deltas1, out1, count, tables);
+}
+
 int ensemble_ima4_force_path(int path) {
     switch (path) {
     case ENSEMBLE_IMA4_SCALAR: ima4 = decode_portable; break;
@@ -357,6 +395,27 @@ int ensemble_ima4_force_path(int path) {
     default: return 0;
     }
     ima4_path = path;
+    return 1;
+}
+
+int ensemble_ima4_decode2_path(int path, const uint8_t *blocks0, const int8_t *deltas0, float *out0,
+                               const uint8_t *blocks1, const int8_t *deltas1, float *out1, long count,
+                               const ensemble_ima4_tables *tables) {
+    ima4_fn fn = decode_portable;
+    switch (path) {
+    case ENSEMBLE_IMA4_SCALAR: break;
+#if defined(__x86_64__)
+    case ENSEMBLE_IMA4_SSE41:
+        if (!__builtin_cpu_supports("sse4.1")) return 0;
+        fn = decode_sse41;
+        break;
+    case ENSEMBLE_IMA4_AVX512VBMI:
+        if (!has_avx512vbmi()) return 0;
+        break;
+#endif
+    default: return 0;
+    }
+    decode2_with(path, fn, blocks0, deltas0, out0, blocks1, deltas1, out1, count, tables);
     return 1;
 }
 

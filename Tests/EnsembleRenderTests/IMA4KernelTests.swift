@@ -186,4 +186,36 @@ final class IMA4KernelTests: XCTestCase {
         // The chosen path is the widest this CPU has.
         XCTAssertEqual(IMA4Packets.decoderPath, tested.max())
     }
+
+    /// Two planes in one call (`ensemble_ima4_decode2`, a stereo window: the AVX-512 path fills its lanes from
+    /// both) give each plane's spec samples on every path, for counts whose sum crosses the 32-lane passes.
+    func testTwoPlanesGiveEachPlanesSpecSamples() {
+        var rng = SplitMix(seed: 0x2C4)
+        let paths = [Int(ENSEMBLE_IMA4_SCALAR), Int(ENSEMBLE_IMA4_SSE41), Int(ENSEMBLE_IMA4_AVX512VBMI)]
+        for count in [1, 2, 8, 9, 15, 16, 17, 18, 31, 33, 40] {
+            let (bytes0, deltas0) = extremeBlocks(count, &rng), (bytes1, deltas1) = extremeBlocks(count, &rng)
+            var expected0: [Float] = [], expected1: [Float] = []
+            for i in 0..<count {
+                expected0 += spec(bytes0[(34 * i)..<(34 * i + 34)], delta: deltas0[i])
+                expected1 += spec(bytes1[(34 * i)..<(34 * i + 34)], delta: deltas1[i])
+            }
+            for path in paths + [-1] {   // -1: the path chosen for this CPU
+                var out0 = [Float](repeating: .nan, count: 64 * count), out1 = out0
+                let ran = out0.withUnsafeMutableBufferPointer { o0 in
+                    out1.withUnsafeMutableBufferPointer { o1 -> Int32 in
+                        guard path >= 0 else {
+                            ensemble_ima4_decode2(bytes0, deltas0, o0.baseAddress!, bytes1, deltas1, o1.baseAddress!,
+                                                  count, IMA4Packets.table)
+                            return 1
+                        }
+                        return ensemble_ima4_decode2_path(Int32(path), bytes0, deltas0, o0.baseAddress!, bytes1,
+                                                          deltas1, o1.baseAddress!, count, IMA4Packets.table)
+                    }
+                }
+                guard ran != 0 else { continue }
+                XCTAssertTrue(out0.map(\.bitPattern) == expected0.map(\.bitPattern), "path \(path), \(count), plane 0")
+                XCTAssertTrue(out1.map(\.bitPattern) == expected1.map(\.bitPattern), "path \(path), \(count), plane 1")
+            }
+        }
+    }
 }

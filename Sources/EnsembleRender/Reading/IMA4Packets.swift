@@ -56,11 +56,14 @@ package enum IMA4Packets {
     package static func decode(_ packed: PackedSamples, stereo: Bool, packet: Int, count: Int,
                        left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                        _ table: UnsafePointer<ensemble_ima4_tables>) {
-        for channel in 0..<(stereo ? 2 : 1) {
-            let (bytes, deltas) = packed.blocks(channel: channel, from: packet)
-            let out = channel == 0 ? left : right
+        let (bytes, deltas) = packed.blocks(channel: 0, from: packet)
+        if stereo {
+            // Both channels in one call: the widest decoder fills its lanes from both.
+            let (bytes1, deltas1) = packed.blocks(channel: 1, from: packet)
             // A C function is opaque to the performance checker; the kernel only reads and computes.
-            _unsafePerformance { ensemble_ima4_decode(bytes, deltas, count, out, table) }
+            _unsafePerformance { ensemble_ima4_decode2(bytes, deltas, left, bytes1, deltas1, right, count, table) }
+        } else {
+            _unsafePerformance { ensemble_ima4_decode(bytes, deltas, count, left, table) }
         }
     }
 
