@@ -197,6 +197,13 @@ static void decode_sse41(const uint8_t *blocks, const int8_t *deltas, long count
 
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
 
+// Byte i of a 32-byte row to bytes 2i and 2i + 1 (`vpermb` indices).
+static const uint8_t byte_pairs[64] = {
+    0,  0,  1,  1,  2,  2,  3,  3,  4,  4,  5,  5,  6,  6,  7,  7,  8,  8,  9,  9,  10, 10,
+    11, 11, 12, 12, 13, 13, 14, 14, 15, 15, 16, 16, 17, 17, 18, 18, 19, 19, 20, 20, 21, 21,
+    22, 22, 23, 23, 24, 24, 25, 25, 26, 26, 27, 27, 28, 28, 29, 29, 30, 30, 31, 31,
+};
+
 // Up to 32 blocks at once (block q at blocks[q], its samples to outs[q]), block q in 16-bit lane q of a zmm, with the SSE4.1 path's integers (same bits). The step
 // index is held twice in each lane (both bytes), so one `vpermi2b` over the 128-byte low-byte plane and one over the
 // high-byte plane give each lane's step size whole after a byte blend; the code's bits become mask registers.
@@ -224,18 +231,11 @@ AVX512 static void decode32(const uint8_t *const *blocks, const int8_t *deltas, 
         transpose16(first[h]);
         transpose16(second[h]);
     }
-    // The step table's planes padded to 128 entries (indices above 88 never occur after the clamp).
-    uint8_t low[128], high[128];
-    for (int i = 0; i < 128; i++) {
-        low[i] = i < 96 ? tables->stepLow[i] : 0xFF;
-        high[i] = i < 96 ? tables->stepHigh[i] : 0x7F;
-    }
-    const __m512i lowA = _mm512_loadu_si512(low), lowB = _mm512_loadu_si512(low + 64);
-    const __m512i highA = _mm512_loadu_si512(high), highB = _mm512_loadu_si512(high + 64);
+    // The step table's planes, 128 entries each (indices above 88 never occur after the clamp).
+    const __m512i lowA = _mm512_loadu_si512(tables->stepLow), lowB = _mm512_loadu_si512(tables->stepLow + 64);
+    const __m512i highA = _mm512_loadu_si512(tables->stepHigh), highB = _mm512_loadu_si512(tables->stepHigh + 64);
     const __m512i indexStep = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)tables->indexStep));
-    uint8_t pairs[64];
-    for (int i = 0; i < 64; i++) pairs[i] = (uint8_t)(i >> 1);
-    const __m512i duplicate = _mm512_loadu_si512(pairs);
+    const __m512i duplicate = _mm512_loadu_si512(byte_pairs);
     const __m512i nibbles = _mm512_set1_epi16(0x0F0F), zero = _mm512_setzero_si512(), top = _mm512_set1_epi8(88);
     const __m512i bit1 = _mm512_set1_epi16(1), bit2 = _mm512_set1_epi16(2), bit4 = _mm512_set1_epi16(4),
                   bit8 = _mm512_set1_epi16(8);

@@ -7,12 +7,12 @@
 /// The decoder's tables, made once by `IMA4Packets` from `IMA4`'s step and index tables:
 /// - `expand[index · 16 + code]`: the signed difference the code adds at that step index, shifted left by 8, ORed
 ///   with the next step index (the scalar decoder's one lookup a code);
-/// - `stepLow[i]` / `stepHigh[i]`: the low and high bytes of step size i for i < 89, of 32767 above (the vector
-///   decoder looks them up sixteen entries at a time);
+/// - `stepLow[i]` / `stepHigh[i]`: the low and high bytes of step size i for i < 89, of 32767 above (the SSE4.1
+///   decoder looks them up sixteen entries at a time, the AVX-512 one all 128 at once);
 /// - `indexStep[code]`: what a code adds to the step index (before the clamp to 0…88).
 typedef struct {
     const int32_t *expand;
-    uint8_t stepLow[96], stepHigh[96];
+    uint8_t stepLow[128], stepHigh[128];
     int8_t indexStep[16];
 } ensemble_ima4_tables;
 
