@@ -204,9 +204,10 @@ static const uint8_t byte_pairs[64] = {
     22, 22, 23, 23, 24, 24, 25, 25, 26, 26, 27, 27, 28, 28, 29, 29, 30, 30, 31, 31,
 };
 
-// Up to 32 blocks at once (block q at blocks[q], its samples to outs[q]), block q in 16-bit lane q of a zmm, with the SSE4.1 path's integers (same bits). The step
-// index is held twice in each lane (both bytes), so one `vpermi2b` over the 128-byte low-byte plane and one over the
-// high-byte plane give each lane's step size whole after a byte blend; the code's bits become mask registers.
+// Up to 32 blocks at once (block q at blocks[q], its samples to outs[q]) in the 16-bit lanes of a zmm, with the SSE4.1
+// path's integers (same bits). The step index is held twice in each lane (both bytes), so one `vpermi2b` over the
+// 128-byte low-byte plane and one over the high-byte plane give each lane's step size whole after a byte blend; the
+// code's bits become mask registers.
 AVX512 static void decode32(const uint8_t *const *blocks, const int8_t *deltas, float *const *outs, int count,
                             const ensemble_ima4_tables *tables) {
     __m128i first[2][16], second[2][16];
