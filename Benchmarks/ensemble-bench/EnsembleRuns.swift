@@ -82,8 +82,9 @@ enum EnsembleRuns {
     /// N looping voices (half mono, half stereo) with their own volume, pan and (with `pitch`) rate.
     static func throughput(sounds: [Sound], voices n: Int, pitch: Bool, seconds: Double,
                            resampler: ResamplerQuality = .sinc, threads: Int = 1,
-                           blockFrames: Int = 1024) throws -> RenderResult {
+                           blockFrames: Int = 1024, configure: (Engine) -> Void = { _ in }) throws -> RenderResult {
         let engine = try engine(voices: n, resampler: resampler, threads: threads, blockFrames: blockFrames)
+        configure(engine)
         var tracks: [Track] = []
         tracks.reserveCapacity(n)
         for i in 0..<n {

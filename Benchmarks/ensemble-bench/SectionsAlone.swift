@@ -26,7 +26,8 @@ func runSectionAlone(_ arguments: inout [String]) {
     if arguments.first == "--compact" {
         let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 5 : 5
         let repeats = arguments.count > 2 ? Int(arguments[2]) ?? 3 : 3
-        do { exit(try CompactBench.run(seconds: seconds, repeats: repeats) ? 0 : 1) } catch {
+        let only = arguments.count > 3 ? arguments[3] : nil
+        do { exit(try CompactBench.run(seconds: seconds, repeats: repeats, only: only) ? 0 : 1) } catch {
             FileHandle.standardError.write(Data("compact: \(error)\n".utf8))
             exit(1)
         }

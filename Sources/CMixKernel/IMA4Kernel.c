@@ -39,6 +39,7 @@ static void decode_portable(const uint8_t *blocks, const int8_t *deltas, long co
 }
 
 static ima4_fn ima4 = decode_portable;
+static int ima4_path = ENSEMBLE_IMA4_SCALAR;
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -194,10 +195,156 @@ static void decode_sse41(const uint8_t *blocks, const int8_t *deltas, long count
     decode_portable(blocks + BLOCK_BYTES * i, deltas + i, count - i, out + BLOCK_SAMPLES * i, tables);
 }
 
-// Chosen once at load time, before any thread renders.
+#define AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
+
+// Byte i of a 32-byte row to bytes 2i and 2i + 1 (`vpermb` indices).
+static const uint8_t byte_pairs[64] = {
+    0,  0,  1,  1,  2,  2,  3,  3,  4,  4,  5,  5,  6,  6,  7,  7,  8,  8,  9,  9,  10, 10,
+    11, 11, 12, 12, 13, 13, 14, 14, 15, 15, 16, 16, 17, 17, 18, 18, 19, 19, 20, 20, 21, 21,
+    22, 22, 23, 23, 24, 24, 25, 25, 26, 26, 27, 27, 28, 28, 29, 29, 30, 30, 31, 31,
+};
+
+// Up to 32 blocks at once (block q at blocks[q], its samples to outs[q]) in the 16-bit lanes of a zmm, with the SSE4.1
+// path's integers (same bits). The step index is held twice in each lane (both bytes), so one `vpermi2b` over the
+// 128-byte low-byte plane and one over the high-byte plane give each lane's step size whole after a byte blend; the
+// code's bits become mask registers.
+AVX512 static void decode32(const uint8_t *const *blocks, const int8_t *deltas, float *const *outs, int count,
+                            const ensemble_ima4_tables *tables) {
+    __m128i first[2][16], second[2][16];
+    int16_t p0[32];
+    uint16_t i0[32];
+    for (int q = 0; q < 32; q++) {
+        __m128i *f = &first[q >> 4][q & 15], *s = &second[q >> 4][q & 15];
+        if (q < count) {
+            const uint8_t *b = blocks[q];
+            p0[q] = (int16_t)start_predictor(b, deltas[q]);
+            i0[q] = (uint16_t)(start_index(b) * 0x0101);
+            *f = _mm_loadu_si128((const __m128i *)(b + 2));
+            *s = _mm_loadu_si128((const __m128i *)(b + 18));
+        } else {
+            p0[q] = 0;
+            i0[q] = 0;
+            *f = *s = _mm_setzero_si128();
+        }
+    }
+    int halves = count > 16 ? 2 : 1;
+    for (int h = 0; h < halves; h++) {
+        transpose16(first[h]);
+        transpose16(second[h]);
+    }
+    // The step table's planes, 128 entries each (indices above 88 never occur after the clamp).
+    const __m512i lowA = _mm512_loadu_si512(tables->stepLow), lowB = _mm512_loadu_si512(tables->stepLow + 64);
+    const __m512i highA = _mm512_loadu_si512(tables->stepHigh), highB = _mm512_loadu_si512(tables->stepHigh + 64);
+    const __m512i indexStep = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)tables->indexStep));
+    const __m512i duplicate = _mm512_loadu_si512(byte_pairs);
+    const __m512i nibbles = _mm512_set1_epi16(0x0F0F), zero = _mm512_setzero_si512(), top = _mm512_set1_epi8(88);
+    const __m512i bit1 = _mm512_set1_epi16(1), bit2 = _mm512_set1_epi16(2), bit4 = _mm512_set1_epi16(4),
+                  bit8 = _mm512_set1_epi16(8);
+    const __mmask64 odd = 0xAAAAAAAAAAAAAAAAull;
+    __m512i index = _mm512_loadu_si512(i0), p = _mm512_loadu_si512(p0);
+    __m512i samples[BLOCK_SAMPLES];
+    for (int k = 0; k < 32; k++) {
+        __m128i a = k < 16 ? first[0][k] : second[0][k - 16], b = k < 16 ? first[1][k] : second[1][k - 16];
+        // Byte k of block q in both bytes of lane q.
+        __m512i bytes = _mm512_permutexvar_epi8(duplicate, _mm512_castsi256_si512(_mm256_set_m128i(b, a)));
+        for (int half = 0; half < 2; half++) {
+            __m512i code = _mm512_and_si512(half ? _mm512_srli_epi16(bytes, 4) : bytes, nibbles);
+            __m512i step = _mm512_mask_blend_epi8(odd, _mm512_permutex2var_epi8(lowA, index, lowB),
+                                                  _mm512_permutex2var_epi8(highA, index, highB));
+            index = _mm512_min_epi8(_mm512_max_epi8(_mm512_add_epi8(index, _mm512_shuffle_epi8(indexStep, code)), zero),
+                                    top);
+            __mmask32 k1 = _mm512_test_epi16_mask(code, bit1), k2 = _mm512_test_epi16_mask(code, bit2);
+            __mmask32 k4 = _mm512_test_epi16_mask(code, bit4), k8 = _mm512_test_epi16_mask(code, bit8);
+            __m512i da = _mm512_maskz_mov_epi16(k4, step);
+            __m512i db = _mm512_srli_epi16(step, 3);
+            db = _mm512_mask_add_epi16(db, k2, db, _mm512_srli_epi16(step, 1));
+            db = _mm512_mask_add_epi16(db, k1, db, _mm512_srli_epi16(step, 2));
+            da = _mm512_mask_sub_epi16(da, k8, zero, da);
+            db = _mm512_mask_sub_epi16(db, k8, zero, db);
+            p = _mm512_adds_epi16(_mm512_adds_epi16(p, da), db);
+            samples[2 * k + half] = p;
+        }
+    }
+    // Back to block order: an 8×8 transpose of 16-bit lanes within each 128-bit quarter (blocks 8c…8c+7) of eight
+    // samples, all four quarters at once; row j then holds samples s…s+7 of blocks j, 8+j, 16+j and 24+j.
+    const __m512 scale = _mm512_set1_ps(0x1p-15f);
+    for (int s = 0; s < BLOCK_SAMPLES; s += 8) {
+        const __m512i *r = samples + s;
+        __m512i a0 = _mm512_unpacklo_epi16(r[0], r[1]), a1 = _mm512_unpackhi_epi16(r[0], r[1]);
+        __m512i a2 = _mm512_unpacklo_epi16(r[2], r[3]), a3 = _mm512_unpackhi_epi16(r[2], r[3]);
+        __m512i a4 = _mm512_unpacklo_epi16(r[4], r[5]), a5 = _mm512_unpackhi_epi16(r[4], r[5]);
+        __m512i a6 = _mm512_unpacklo_epi16(r[6], r[7]), a7 = _mm512_unpackhi_epi16(r[6], r[7]);
+        __m512i b0 = _mm512_unpacklo_epi32(a0, a2), b1 = _mm512_unpackhi_epi32(a0, a2);
+        __m512i b2 = _mm512_unpacklo_epi32(a1, a3), b3 = _mm512_unpackhi_epi32(a1, a3);
+        __m512i b4 = _mm512_unpacklo_epi32(a4, a6), b5 = _mm512_unpackhi_epi32(a4, a6);
+        __m512i b6 = _mm512_unpacklo_epi32(a5, a7), b7 = _mm512_unpackhi_epi32(a5, a7);
+        __m512i rows[8] = {_mm512_unpacklo_epi64(b0, b4), _mm512_unpackhi_epi64(b0, b4),
+                           _mm512_unpacklo_epi64(b1, b5), _mm512_unpackhi_epi64(b1, b5),
+                           _mm512_unpacklo_epi64(b2, b6), _mm512_unpackhi_epi64(b2, b6),
+                           _mm512_unpacklo_epi64(b3, b7), _mm512_unpackhi_epi64(b3, b7)};
+        for (int j = 0; j < 8 && j < count; j++) {
+            for (int h = 0; h < 2 && 16 * h + j < count; h++) {
+                __m256i half = h ? _mm512_extracti64x4_epi64(rows[j], 1) : _mm512_castsi512_si256(rows[j]);
+                __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(half)), scale);
+                _mm256_storeu_ps(outs[16 * h + j] + s, _mm512_castps512_ps256(f));
+                if (16 * h + 8 + j < count)
+                    _mm256_storeu_ps(outs[16 * h + 8 + j] + s,
+                                     _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1)));
+            }
+        }
+    }
+}
+
+// The blocks of one or two planes (channels) as one list, `count` of each, in groups of 32 (one pass costs the same
+// however many lanes are live: a mono window's 17 packets take one, a stereo window's 2 × 9 too); a group of one or
+// two blocks goes one at a time, which is cheaper than a pass.
+static void decode_avx512_planes(const uint8_t *b0, const int8_t *d0, float *o0, const uint8_t *b1, const int8_t *d1,
+                                 float *o1, long count, int planes, const ensemble_ima4_tables *tables) {
+    long total = planes * count, i = 0;
+    const uint8_t *blocks[32];
+    int8_t deltas[32];
+    float *outs[32];
+    while (i < total) {
+        int n = total - i < 32 ? (int)(total - i) : 32, inRange = n >= 3;
+        for (int q = 0; q < n; q++) {
+            long k = i + q;
+            int second = k >= count;
+            long j = second ? k - count : k;
+            blocks[q] = (second ? b1 : b0) + BLOCK_BYTES * j;
+            deltas[q] = (second ? d1 : d0)[j];
+            outs[q] = (second ? o1 : o0) + BLOCK_SAMPLES * j;
+            int32_t p = start_predictor(blocks[q], deltas[q]);
+            if (p < -32768 || p > 32767) inRange = 0;
+        }
+        if (inRange) {
+            decode32(blocks, deltas, outs, n, tables);
+        } else {
+            for (int q = 0; q < n; q++) decode_one(blocks[q], deltas[q], outs[q], tables->expand);
+        }
+        i += n;
+    }
+}
+
+static void decode_avx512(const uint8_t *blocks, const int8_t *deltas, long count, float *out,
+                          const ensemble_ima4_tables *tables) {
+    decode_avx512_planes(blocks, deltas, out, blocks, deltas, out, count, 1, tables);
+}
+
+static int has_avx512vbmi(void) {
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+        && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
+}
+
+// Chosen once at load time, before any thread renders: AVX-512 VBMI, else SSE4.1, else one block at a time.
 __attribute__((constructor)) static void choose_ima4_kernel(void) {
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("sse4.1")) ima4 = decode_sse41;
+    if (has_avx512vbmi()) {
+        ima4 = decode_avx512;
+        ima4_path = ENSEMBLE_IMA4_AVX512VBMI;
+    } else if (__builtin_cpu_supports("sse4.1")) {
+        ima4 = decode_sse41;
+        ima4_path = ENSEMBLE_IMA4_SSE41;
+    }
 }
 #endif
 
@@ -209,4 +356,84 @@ void ensemble_ima4_decode(const uint8_t *blocks, const int8_t *deltas, long coun
 void ensemble_ima4_decode_portable(const uint8_t *blocks, const int8_t *deltas, long count, float *out,
                                    const ensemble_ima4_tables *tables) {
     decode_portable(blocks, deltas, count, out, tables);
+}
+
+int ensemble_ima4_path(void) { return ima4_path; }
+
+// Two planes with one call: the AVX-512 path fills its lanes from both; the others take a plane at a time.
+static void decode2_with(int path, ima4_fn fn, const uint8_t *blocks0, const int8_t *deltas0, float *out0,
+                         const uint8_t *blocks1, const int8_t *deltas1, float *out1, long count,
+                         const ensemble_ima4_tables *tables) {
+#if defined(__x86_64__)
+    if (path == ENSEMBLE_IMA4_AVX512VBMI) {
+        decode_avx512_planes(blocks0, deltas0, out0, blocks1, deltas1, out1, count, 2, tables);
+        return;
+    }
+#endif
+    (void)path;
+    fn(blocks0, deltas0, count, out0, tables);
+    fn(blocks1, deltas1, count, out1, tables);
+}
+
+void ensemble_ima4_decode2(const uint8_t *blocks0, const int8_t *deltas0, float *out0, const uint8_t *blocks1,
+                           const int8_t *deltas1, float *out1, long count, const ensemble_ima4_tables *tables) {
+    decode2_with(ima4_path, ima4, blocks0, deltas0, out0, blocks1, deltas1, out1, count, tables);
+}
+
+int ensemble_ima4_force_path(int path) {
+    switch (path) {
+    case ENSEMBLE_IMA4_SCALAR: ima4 = decode_portable; break;
+#if defined(__x86_64__)
+    case ENSEMBLE_IMA4_SSE41:
+        if (!__builtin_cpu_supports("sse4.1")) return 0;
+        ima4 = decode_sse41;
+        break;
+    case ENSEMBLE_IMA4_AVX512VBMI:
+        if (!has_avx512vbmi()) return 0;
+        ima4 = decode_avx512;
+        break;
+#endif
+    default: return 0;
+    }
+    ima4_path = path;
+    return 1;
+}
+
+int ensemble_ima4_decode2_path(int path, const uint8_t *blocks0, const int8_t *deltas0, float *out0,
+                               const uint8_t *blocks1, const int8_t *deltas1, float *out1, long count,
+                               const ensemble_ima4_tables *tables) {
+    ima4_fn fn = decode_portable;
+    switch (path) {
+    case ENSEMBLE_IMA4_SCALAR: break;
+#if defined(__x86_64__)
+    case ENSEMBLE_IMA4_SSE41:
+        if (!__builtin_cpu_supports("sse4.1")) return 0;
+        fn = decode_sse41;
+        break;
+    case ENSEMBLE_IMA4_AVX512VBMI:
+        if (!has_avx512vbmi()) return 0;
+        break;
+#endif
+    default: return 0;
+    }
+    decode2_with(path, fn, blocks0, deltas0, out0, blocks1, deltas1, out1, count, tables);
+    return 1;
+}
+
+int ensemble_ima4_decode_path(int path, const uint8_t *blocks, const int8_t *deltas, long count, float *out,
+                              const ensemble_ima4_tables *tables) {
+    switch (path) {
+    case ENSEMBLE_IMA4_SCALAR: decode_portable(blocks, deltas, count, out, tables); return 1;
+#if defined(__x86_64__)
+    case ENSEMBLE_IMA4_SSE41:
+        if (!__builtin_cpu_supports("sse4.1")) return 0;
+        decode_sse41(blocks, deltas, count, out, tables);
+        return 1;
+    case ENSEMBLE_IMA4_AVX512VBMI:
+        if (!has_avx512vbmi()) return 0;
+        decode_avx512(blocks, deltas, count, out, tables);
+        return 1;
+#endif
+    default: return 0;
+    }
 }

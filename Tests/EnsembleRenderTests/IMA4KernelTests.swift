@@ -116,4 +116,106 @@ final class IMA4KernelTests: XCTestCase {
         }
         XCTAssertEqual(decode(bytes, deltas, portable: false).map(\.bitPattern), expected.map(\.bitPattern))
     }
+
+    /// One block decoded as the IMA4 spec reads it (`ReferenceIMA4Decoder`'s tables, written apart from the
+    /// production ones): predictor = header's top 9 bits + delta, step index = the header's low 7 bits (above 88,
+    /// 88); each code adds step/8 + step (bit 2) + step/2 (bit 1) + step/4 (bit 0), negated for bit 3, clamped.
+    private func spec(_ block: ArraySlice<UInt8>, delta: Int8) -> [Float] {
+        let b = Array(block)
+        let header = Int(b[0]) << 8 | Int(b[1])
+        var predictor = Int(Int16(bitPattern: UInt16(header & 0xFF80))) + Int(delta)
+        var index = min(header & 0x7F, 88)
+        var out: [Float] = []
+        for n in 0..<64 {
+            let code = n % 2 == 0 ? Int(b[2 + n / 2]) & 0xF : Int(b[2 + n / 2]) >> 4
+            let step = ReferenceIMA4Decoder.steps[index]
+            let magnitude = step / 8 + (code & 4 != 0 ? step : 0) + (code & 2 != 0 ? step / 2 : 0)
+                + (code & 1 != 0 ? step / 4 : 0)
+            predictor = max(-32768, min(32767, predictor + (code & 8 != 0 ? -magnitude : magnitude)))
+            index = max(0, min(88, index + ReferenceIMA4Decoder.indexDelta[code & 7]))
+            out.append(Float(predictor) * 0x1p-15)
+        }
+        return out
+    }
+
+    /// Random blocks with the extremes mixed in: step indices 0, 88 and above the table, predictors at both
+    /// clamps, codes all 0x0, 0x7, 0x8 or 0xF (the largest steps of each sign and the smallest).
+    private func extremeBlocks(_ count: Int, _ rng: inout SplitMix) -> ([UInt8], [Int8]) {
+        var (bytes, deltas) = blocks(count, &rng)
+        for i in 0..<count where i % 4 != 0 {
+            let index = [0, 88, 100, 127, Int(rng.next() % 89)][i % 5]
+            let top: Int16 = [32640, -32768, 0, -128][i % 4]
+            let header = UInt16(bitPattern: top) | UInt16(index)
+            bytes[34 * i] = UInt8(header >> 8)
+            bytes[34 * i + 1] = UInt8(header & 0xFF)
+            deltas[i] = top == 32640 ? 127 : top == -32768 ? 0 : Int8(truncatingIfNeeded: rng.next())
+            let fill: [UInt8] = [0x00, 0x77, 0x88, 0xFF, 0x7F, 0xF7]
+            for k in 0..<32 where i % 3 != 1 { bytes[34 * i + 2 + k] = fill[(i + k / 8) % fill.count] }
+        }
+        return (bytes, deltas)
+    }
+
+    /// Every decoder path this CPU has (scalar, SSE4.1, AVX-512 VBMI: `ensemble_ima4_decode_path`), forced one
+    /// by one, gives the spec's samples for every count around its groups (16 and 32 blocks a pass; short
+    /// remainders one at a time), and so does the path chosen for this CPU.
+    func testEveryPathGivesTheSpecsSamples() {
+        var rng = SplitMix(seed: 0x5EC)
+        let paths = [Int(ENSEMBLE_IMA4_SCALAR), Int(ENSEMBLE_IMA4_SSE41), Int(ENSEMBLE_IMA4_AVX512VBMI)]
+        var tested = Set<Int>()
+        for count in [1, 2, 3, 4, 15, 16, 17, 18, 31, 32, 33, 34, 35, 48, 63, 64, 65, 67, 100] {
+            let (bytes, deltas) = extremeBlocks(count, &rng)
+            var expected: [Float] = []
+            for i in 0..<count { expected += spec(bytes[(34 * i)..<(34 * i + 34)], delta: deltas[i]) }
+            for path in paths {
+                var out = [Float](repeating: .nan, count: 64 * count)
+                let ran = out.withUnsafeMutableBufferPointer { o in
+                    ensemble_ima4_decode_path(Int32(path), bytes, deltas, count, o.baseAddress!, IMA4Packets.table)
+                }
+                guard ran != 0 else { continue }
+                tested.insert(path)
+                XCTAssertTrue(out.map(\.bitPattern) == expected.map(\.bitPattern),
+                              "path \(IMA4Packets.decoderPathNames[path]), \(count) blocks")
+            }
+            XCTAssertTrue(decode(bytes, deltas, portable: false).map(\.bitPattern) == expected.map(\.bitPattern),
+                          "chosen path, \(count) blocks")
+        }
+        XCTAssertTrue(tested.contains(Int(ENSEMBLE_IMA4_SCALAR)))
+        #if arch(x86_64)
+        XCTAssertTrue(tested.contains(Int(ENSEMBLE_IMA4_SSE41)), "every x86-64 CPU this runs on has SSE4.1")
+        #endif
+        // The chosen path is the widest this CPU has.
+        XCTAssertEqual(IMA4Packets.decoderPath, tested.max())
+    }
+
+    /// Two planes in one call (`ensemble_ima4_decode2`, a stereo window: the AVX-512 path fills its lanes from
+    /// both) give each plane's spec samples on every path, for counts whose sum crosses the 32-lane passes.
+    func testTwoPlanesGiveEachPlanesSpecSamples() {
+        var rng = SplitMix(seed: 0x2C4)
+        let paths = [Int(ENSEMBLE_IMA4_SCALAR), Int(ENSEMBLE_IMA4_SSE41), Int(ENSEMBLE_IMA4_AVX512VBMI)]
+        for count in [1, 2, 8, 9, 15, 16, 17, 18, 31, 33, 40] {
+            let (bytes0, deltas0) = extremeBlocks(count, &rng), (bytes1, deltas1) = extremeBlocks(count, &rng)
+            var expected0: [Float] = [], expected1: [Float] = []
+            for i in 0..<count {
+                expected0 += spec(bytes0[(34 * i)..<(34 * i + 34)], delta: deltas0[i])
+                expected1 += spec(bytes1[(34 * i)..<(34 * i + 34)], delta: deltas1[i])
+            }
+            for path in paths + [-1] {   // -1: the path chosen for this CPU
+                var out0 = [Float](repeating: .nan, count: 64 * count), out1 = out0
+                let ran = out0.withUnsafeMutableBufferPointer { o0 in
+                    out1.withUnsafeMutableBufferPointer { o1 -> Int32 in
+                        guard path >= 0 else {
+                            ensemble_ima4_decode2(bytes0, deltas0, o0.baseAddress!, bytes1, deltas1, o1.baseAddress!,
+                                                  count, IMA4Packets.table)
+                            return 1
+                        }
+                        return ensemble_ima4_decode2_path(Int32(path), bytes0, deltas0, o0.baseAddress!, bytes1,
+                                                          deltas1, o1.baseAddress!, count, IMA4Packets.table)
+                    }
+                }
+                guard ran != 0 else { continue }
+                XCTAssertTrue(out0.map(\.bitPattern) == expected0.map(\.bitPattern), "path \(path), \(count), plane 0")
+                XCTAssertTrue(out1.map(\.bitPattern) == expected1.map(\.bitPattern), "path \(path), \(count), plane 1")
+            }
+        }
+    }
 }

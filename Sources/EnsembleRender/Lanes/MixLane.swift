@@ -109,7 +109,8 @@ package struct MixLane {
                                  edgeRight: .allocate(capacity: SincBank.maxTaps),
                                  windowLeft: Self.allocateWindow(), windowRight: Self.allocateWindow(),
                                  packetScratch: .allocate(capacity: 2 * IMA4Packets.framesPerPacket),
-                                 ima4: IMA4Packets.table, windowSlack: Self.windowSlack, outputRate: outputRate)
+                                 ima4: IMA4Packets.table, windowSlack: Self.windowSlack, outputRate: outputRate,
+                                 ima4Cache: IMA4WindowCache.make())
         busCount = BusRack.count
         touched = .allocate(capacity: busCount)
         touched.initialize(repeating: Self.untouched, count: busCount)
@@ -131,6 +132,7 @@ package struct MixLane {
                   tables.edgeLeft, tables.edgeRight, tables.packetScratch] { p.deallocate() }
         (tables.windowLeft - Self.windowSlack).deallocate()
         (tables.windowRight - Self.windowSlack).deallocate()
+        if let cache = tables.ima4Cache { IMA4WindowCache.free(cache) }
         touched.deallocate()
         routeOthers?.deallocate()
         voices.deallocate()
@@ -142,7 +144,7 @@ package struct MixLane {
     /// (`BusRack.destination`), for the others the lane's own accumulator of the same bus, cleared on first use
     /// in the span. (`mutating`, like `planes`, though it changes nothing in the struct: called through the
     /// lane's pointer, a mutating method gets the lane's address where a non-mutating one was handed a copy of
-    /// all its 248 bytes, at every voice of every span.)
+    /// all its few hundred bytes, at every voice of every span.)
     @inline(__always)
     @_noLocks
     package mutating func destination(_ bus: Int32, _ span: MixSpan, _ rack: BusRack, _ accumulators: LaneAccumulators)
@@ -290,6 +292,7 @@ package struct MixLane {
         touchedBuses = 0
         voiceCount = 0
         endCount = 0
+        tables.ima4Cache?.pointee.clear()
     }
 
     /// Serial phase: appends the voice in `slot` to this span's list.

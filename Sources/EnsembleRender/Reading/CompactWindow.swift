@@ -28,10 +28,10 @@ enum CompactWindow {
             let moved = UInt64(cursor.fraction) + UInt64(n) * cursor.step
             let width = before + Int(moved >> 32) + after + 2
             let first = cursor.position - before
-            convert(packed, stereo: stereo, from: first, width: width, cursor, tables)
+            let (wl, wr) = convert(packed, stereo: stereo, from: first, width: width, cursor, tables)
             var local = SourceCursor(position: before, fraction: cursor.fraction, pass: 0, loops: 0, step: cursor.step,
                                      length: width, quality: cursor.quality)
-            let window = VoiceSource(left: tables.windowLeft, right: stereo ? tables.windowRight : tables.windowLeft,
+            let window = VoiceSource(left: wl, right: stereo ? wr : wl,
                                      channelCount: source.channelCount, frameCount: width, sampleRate: source.sampleRate)
             Resampler.resample(&local, window, tables, sink.advanced(by: done), count: n)
             cursor.position += Int(truncatingIfNeeded: moved >> 32)
@@ -125,19 +125,25 @@ enum CompactWindow {
         }
     }
 
-    /// Frames [first, first + width) of the cursor's pass as Float into the tables' windows: straight from the
-    /// samples when they lie in the pass's own frames, else through `SourceCursor.tapIndex` (seams, silence).
+    /// Frames [first, first + width) of the cursor's pass as Float, and where they are: in the tables' windows,
+    /// straight from the samples when they lie in the pass's own frames, else through `SourceCursor.tapIndex`
+    /// (seams, silence); IMA4 frames inside the pass in the lane's `IMA4WindowCache` when it has one.
     @_noLocks
     static func convert(_ packed: PackedSamples, stereo: Bool, from first: Int, width: Int, _ cursor: SourceCursor,
-                        _ tables: ResamplerTables) {
+                        _ tables: ResamplerTables) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
         let lo = cursor.pass > 0 ? cursor.loopStart : 0
         let wl = tables.windowLeft, wr = tables.windowRight
         let inside = first >= lo && first + width <= cursor.length
         if case .ima4 = packed.format {
             if inside {
+                if let cache = tables.ima4Cache,
+                   let kept = cache.pointee.window(packed, stereo: stereo, from: first, width: width,
+                                                   scratch: tables.packetScratch, table: tables.ima4) {
+                    return kept
+                }
                 IMA4Packets.convert(packed, stereo: stereo, from: first, width: width, left: wl, right: wr,
                                     scratch: tables.packetScratch, table: tables.ima4, slack: tables.windowSlack)
-                return
+                return (wl, wr)
             }
             var cached = -1
             for k in 0..<width {
@@ -152,10 +158,11 @@ enum CompactWindow {
                     wr[k] = r
                 }
             }
-            return
+            return (wl, wr)
         }
         convert(packed, channel: 0, into: wl, from: first, width: width, inside: inside, cursor)
         if stereo { convert(packed, channel: 1, into: wr, from: first, width: width, inside: inside, cursor) }
+        return (wl, wr)
     }
 
     @inline(__always)

@@ -7,10 +7,9 @@ import EnsembleFormats
 /// `IMA4Decoder` gives for the same file, one packet at a time from its stored state, so any packet can be
 /// decoded on its own: random access, loop seams and seeks read exactly what a decode from the start would.
 /// The decoding is `ensemble_ima4_decode` (CMixKernel): a packet's codes form a chain (each code's step index
-/// comes from the one before it), so one packet cannot go faster than that chain; sixteen packets of a channel go
-/// at once instead, one per byte lane, with the step sizes looked up sixteen at a time (SSE4.1): several times
-/// the speed of one chain at a time, with the same integers, so the same bits.
-/// the speed of the scalar chain, and the same integers, so the same bits.
+/// comes from the one before it), so one packet cannot go faster than that chain; many packets of a channel go
+/// at once instead, one per vector lane: 32 with AVX-512 VBMI (step sizes by `vpermi2b`), else sixteen with
+/// SSE4.1, several times the speed of the scalar chain, with the same integers, so the same bits.
 package enum IMA4Packets {
     package static var framesPerPacket: Int { @_noLocks get { 64 } }
     package static var blockBytes: Int { @_noLocks get { 34 } }
@@ -44,6 +43,12 @@ package enum IMA4Packets {
         return UnsafePointer(t)
     }()
 
+    /// Benchmarks, while nothing renders: makes the decoder take path `path` (`ENSEMBLE_IMA4_SCALAR`, `_SSE41`,
+    /// `_AVX512VBMI`) from now on; false when this CPU lacks it. `decoderPath`: the path taken now.
+    package static func forceDecoderPath(_ path: Int) -> Bool { ensemble_ima4_force_path(Int32(path)) != 0 }
+    package static var decoderPath: Int { Int(ensemble_ima4_path()) }
+    package static var decoderPathNames: [String] { ["scalar", "SSE4.1", "AVX-512 VBMI"] }
+
     /// `count` consecutive packets from packet `packet`, 64 floats each: channel 0's into `left` and, when
     /// `stereo`, channel 1's into `right`.
     @inline(__always)
@@ -51,11 +56,14 @@ package enum IMA4Packets {
     package static func decode(_ packed: PackedSamples, stereo: Bool, packet: Int, count: Int,
                        left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                        _ table: UnsafePointer<ensemble_ima4_tables>) {
-        for channel in 0..<(stereo ? 2 : 1) {
-            let (bytes, deltas) = packed.blocks(channel: channel, from: packet)
-            let out = channel == 0 ? left : right
+        let (bytes, deltas) = packed.blocks(channel: 0, from: packet)
+        if stereo {
+            // Both channels in one call: the widest decoder fills its lanes from both.
+            let (bytes1, deltas1) = packed.blocks(channel: 1, from: packet)
             // A C function is opaque to the performance checker; the kernel only reads and computes.
-            _unsafePerformance { ensemble_ima4_decode(bytes, deltas, count, out, table) }
+            _unsafePerformance { ensemble_ima4_decode2(bytes, deltas, left, bytes1, deltas1, right, count, table) }
+        } else {
+            _unsafePerformance { ensemble_ima4_decode(bytes, deltas, count, left, table) }
         }
     }
 

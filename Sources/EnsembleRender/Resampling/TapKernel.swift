@@ -28,6 +28,8 @@ package struct ResamplerTables: BitwiseCopyable {
     /// with `IMA4Packets.framesPerPacket` of them, IMA4 packets that a window wants only part of are decoded whole
     /// in place, with the rest of their run (`IMA4Packets.convert`).
     var windowSlack = 0
+    /// The lane's decoded IMA4 windows (`IMA4WindowCache`), nil for tables of no lane.
+    package var ima4Cache: UnsafeMutablePointer<IMA4WindowCache>? = nil
 
     /// Frames each window holds.
     package static var windowFrames: Int { @_noLocks get { 4096 } }
@@ -35,7 +37,8 @@ package struct ResamplerTables: BitwiseCopyable {
     package init(cubic: UnsafePointer<Float>, sinc: SincBank, edgeLeft: UnsafeMutablePointer<Float>,
                  edgeRight: UnsafeMutablePointer<Float>, windowLeft: UnsafeMutablePointer<Float>,
                  windowRight: UnsafeMutablePointer<Float>, packetScratch: UnsafeMutablePointer<Float>,
-                 ima4: UnsafePointer<ensemble_ima4_tables>, windowSlack: Int = 0, outputRate: Double = 0) {
+                 ima4: UnsafePointer<ensemble_ima4_tables>, windowSlack: Int = 0, outputRate: Double = 0,
+                 ima4Cache: UnsafeMutablePointer<IMA4WindowCache>? = nil) {
         self.cubic = cubic
         self.sinc = sinc
         self.edgeLeft = edgeLeft
@@ -46,6 +49,7 @@ package struct ResamplerTables: BitwiseCopyable {
         self.ima4 = ima4
         self.windowSlack = windowSlack
         fastSinc = FastSincBank.slot(outputRate: outputRate)
+        self.ima4Cache = ima4Cache
         (shortLow, shortHigh) = sinc.shortTableSteps(outputRate: outputRate)
     }
 
