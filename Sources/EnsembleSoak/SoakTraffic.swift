@@ -430,9 +430,11 @@ struct SoakTraffic: Sendable {
                 specs.append(.limiter(ceilingDB: -rng.unit() * 6, lookahead: 0.001 + rng.unit() * 0.004, release: 0.05))
             }
         }
-        // Remembered first: a parameter change may reach the log as soon as another thread can pick the effect.
-        for pair in made { world.addCustomEffect(pair.live, twin: pair.twin) }
-        world.setEffects(specs, replay: replay, on: bus(rng.below(5)))
+        // Offered to the other threads only once installed (a parameter change for it is refused before), so every
+        // parameter change in the log comes after the twin is known.
+        if world.setEffects(specs, replay: replay, on: bus(rng.below(5))) {
+            for pair in made { world.addCustomEffect(pair.live, twin: pair.twin) }
+        }
     }
 
     /// Changes a parameter of one of the custom effects the soak installed: at once, or on a frame ahead.

@@ -89,14 +89,17 @@ final class SoakWorld: Sendable {
     private let customEffects = Mutex<[(live: CustomEffect, twin: CustomEffect)]>([])
 
     /// `setEffects`, remembering the list for the replay when the engine takes it: `replay` (the same list with
-    /// each custom effect's twin in its place) when given.
-    func setEffects(_ specs: [EffectSpec], replay: [EffectSpec]? = nil, on bus: Bus) {
+    /// each custom effect's twin in its place) when given. Returns whether the engine took it.
+    @discardableResult
+    func setEffects(_ specs: [EffectSpec], replay: [EffectSpec]? = nil, on bus: Bus) -> Bool {
         chains.withLock { chains in
             do {
                 try engine.setEffects(specs, on: bus)
                 chains[bus.index].append(replay ?? specs)
+                return true
             } catch {
                 ledger.violation("setEffects(\(specs), on: \(bus)) refused: \(error)")
+                return false
             }
         }
     }
