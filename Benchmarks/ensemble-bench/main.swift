@@ -392,6 +392,14 @@ if useMixdown {
         if let w = r.wall { d["wall"] = w; d["voice_x"] = Double(r.voices) * r.seconds / w }
         return d
     }
+    if useOpenAL {
+        // The same job done by OpenAL Soft on one thread (load, alBufferData, mix, write), alternating processes.
+        let peerVoices = quick ? 8 : 256
+        print("\n5b. Against OpenAL Soft, whole process on one thread (\(machine()))\n")
+        let peer = try Mixdown.againstOpenAL(inputs: pcm48, voices: peerVoices, seconds: mixSeconds, repeats: quick ? 1 : 5, dir: dir)
+        Mixdown.printAgainstOpenAL(peer, voices: peerVoices)
+        json["mixdown_openal"] = peer.map { ["scene": $0.scene, "ensemble": $0.ensemble, "openal": $0.openAL] as [String: Any] }
+    }
 }
 
 // MARK: 6. Cost of an effect chain per bus

@@ -190,7 +190,7 @@ public final class Engine: @unchecked Sendable {
         }
         self.configuration = c
         smoothingFrames = Self.smoothingFrames(c)
-        mixer = Self.makeMixer(c)
+        mixer = Self.makeMixer(c, lazySinc: true)
         renderer = Unmanaged.passUnretained(mixer)
         control = Mutex(ControlState(capacity: c.maxVoices, limitedEffects: c.maxLimitedEffects,
                                      variationSeed: c.variationSeed))
@@ -202,15 +202,16 @@ public final class Engine: @unchecked Sendable {
 
     package static func smoothingFrames(_ c: Configuration) -> Int { Int((c.smoothingTime * c.sampleRate).rounded()) }
 
-    /// The render side for a (validated) configuration; `CommandReplay` makes its twin the same way.
-    static func makeMixer(_ c: Configuration) -> Mixer {
+    /// The render side for a (validated) configuration; `CommandReplay` makes its twin the same way (with the sinc
+    /// bank from the start: it pushes commands straight to the queue; an engine builds it lazily in `send`).
+    static func makeMixer(_ c: Configuration, lazySinc: Bool = false) -> Mixer {
         let mixer = Mixer(sampleRate: c.sampleRate, maxBlockFrames: c.maxBlockFrames, capacity: c.maxVoices,
                           effectPolyphony: c.effectPolyphony, stealRampFrames: smoothingFrames(c),
                           commandCapacity: c.commandCapacity, eventCapacity: c.eventCapacity,
                           soundingCap: c.maxSoundingVoices, virtualThreshold: c.virtualThreshold,
                           commandLogCapacity: c.commandLogCapacity, speakerLayout: c.speakerLayout,
                           limitedEffects: c.maxLimitedEffects, hrtf: c.rendering.hrtf,
-                          loudnessMetering: c.loudnessMetering)
+                          loudnessMetering: c.loudnessMetering, lazySinc: lazySinc)
         mixer.testSignal = c.planeTestSignal
         if c.renderThreads > 1 {
             mixer.parallelLanes = ParallelLanes(mixer: mixer, threads: c.renderThreads,
@@ -446,20 +447,30 @@ public final class Engine: @unchecked Sendable {
     /// Sends a batch of commands so that the render side sees all of them in the same block.
     package func send(_ batch: [MixerCommand]) {
         guard !batch.isEmpty else { return }
-        let queue = mixer.commands
-        control.withLock { state in state.send(batch, to: queue) }
+        let queue = mixer.commands, mixer = mixer
+        control.withLock { state in
+            // The sinc bank is built only when a voice may use it, before the command that lets it (`SincSlot`).
+            if !mixer.hasSinc, batch.contains(where: Mixer.mayNeedSinc) { mixer.prepareSinc() }
+            state.send(batch, to: queue)
+        }
     }
 
     /// `send` of one command, without an array.
     package func send(_ command: MixerCommand) {
-        let queue = mixer.commands
-        control.withLock { state in state.send(command, to: queue) }
+        let queue = mixer.commands, mixer = mixer
+        control.withLock { state in
+            if !mixer.hasSinc, Mixer.mayNeedSinc(command) { mixer.prepareSinc() }
+            state.send(command, to: queue)
+        }
     }
 
     /// `send` of a voice change, written to the ring's change field (`CommandCell`).
     package func send(_ change: VoiceChange, slot: Int32, generation: UInt32) {
-        let queue = mixer.commands
-        control.withLock { state in state.send(change, slot: slot, generation: generation, to: queue) }
+        let queue = mixer.commands, mixer = mixer
+        control.withLock { state in
+            if !mixer.hasSinc, Mixer.mayNeedSinc(change) { mixer.prepareSinc() }
+            state.send(change, slot: slot, generation: generation, to: queue)
+        }
     }
 
     /// Moves commands that found the command ring full into it, and frees the effect chains the render side

@@ -110,10 +110,12 @@ package final class Mixer: @unchecked Sendable {
     ///   - speakerLayout: the output channels positioned voices are panned onto (`SpatialMath`).
     ///   - limitedEffects: entries of the per-effect limit table (`EffectLimitTable`).
     ///   - hrtf: headphones: the data set positioned voices are heard through (at `sampleRate`), nil for speakers.
+    ///   - lazySinc: leave the sinc bank out until `prepareSinc` (an engine calls it before it sends the first
+    ///     start of a voice that resamples with sinc); else it is there from the start.
     package init(sampleRate: Double, maxBlockFrames: Int, capacity: Int, effectPolyphony: Int, stealRampFrames: Int,
          commandCapacity: Int, eventCapacity: Int, soundingCap: Int = 0, virtualThreshold: Float = 0,
          commandLogCapacity: Int = 0, laneCount: Int = MixLane.defaultCount, speakerLayout: SpeakerLayout = .stereo,
-         limitedEffects: Int = 64, hrtf: HRTF? = nil, loudnessMetering: Bool = false) {
+         limitedEffects: Int = 64, hrtf: HRTF? = nil, loudnessMetering: Bool = false, lazySinc: Bool = false) {
         let channelCount = speakerLayout.channelCount
         masterLoudness = loudnessMetering ? LoudnessMeterCore(sampleRate: sampleRate, channelCount: channelCount) : nil
         masterLoudnessReadout = masterLoudness?.readout
@@ -162,6 +164,7 @@ package final class Mixer: @unchecked Sendable {
         buses = BusRack(maxBlockFrames: maxBlockFrames, channelCount: channelCount,
                         loudnessRate: loudnessMetering ? sampleRate : nil)
         interruption = Interruption(ramp: stealRampFrames)
+        if !lazySinc { prepareSinc() }
     }
 
     deinit {

@@ -2,11 +2,15 @@
 import CMixKernel
 import EnsembleFormats
 
-/// The tables every resampler kernel reads, made once by the mixer (the sinc bank once per process).
+/// The tables every resampler kernel reads, made once by the mixer (the sinc bank once per process, when first
+/// needed: `SincSlot`).
 package struct ResamplerTables: BitwiseCopyable {
     /// The Catmull-Rom weights (`Resampler.makeWeightTable`).
     package var cubic: UnsafePointer<Float>
-    package var sinc: SincBank
+    /// The sinc bank, once something on the engine resamples with sinc (`SincSlot`).
+    package var sincSlot: SincSlot
+    /// The bank: read only for sinc voices, which start after the slot is filled.
+    package var sinc: SincBank { @_noLocks get { sincSlot.filled.bank } }
     /// Taps gathered for frames whose taps cross a file's edges or loop seams (`SincBank.maxTaps` per channel).
     package var edgeLeft: UnsafeMutablePointer<Float>
     package var edgeRight: UnsafeMutablePointer<Float>
@@ -19,8 +23,8 @@ package struct ResamplerTables: BitwiseCopyable {
     package var ima4: UnsafePointer<ensemble_ima4_tables>
     /// Steps below 1 that may take the 36-tap table on this engine (`SincBank.shortTableSteps(outputRate:)`); the
     /// others below 1 take the anti-image table.
-    var shortLow: UInt64
-    var shortHigh: UInt64
+    var shortLow: UInt64 { @_noLocks get { sincSlot.filled.shortLow } }
+    var shortHigh: UInt64 { @_noLocks get { sincSlot.filled.shortHigh } }
     /// Floats before `windowLeft`/`windowRight` and after their `windowFrames` that a conversion may overwrite:
     /// with `IMA4Packets.framesPerPacket` of them, IMA4 packets that a window wants only part of are decoded whole
     /// in place, with the rest of their run (`IMA4Packets.convert`).
@@ -29,12 +33,23 @@ package struct ResamplerTables: BitwiseCopyable {
     /// Frames each window holds.
     package static var windowFrames: Int { @_noLocks get { 4096 } }
 
+    /// Tables with `sinc` in their slot already (a new slot; the caller frees it with the buffers).
     package init(cubic: UnsafePointer<Float>, sinc: SincBank, edgeLeft: UnsafeMutablePointer<Float>,
                  edgeRight: UnsafeMutablePointer<Float>, windowLeft: UnsafeMutablePointer<Float>,
                  windowRight: UnsafeMutablePointer<Float>, packetScratch: UnsafeMutablePointer<Float>,
                  ima4: UnsafePointer<ensemble_ima4_tables>, windowSlack: Int = 0, outputRate: Double = 0) {
+        self.init(cubic: cubic, sincSlot: SincSlot(sinc, outputRate: outputRate), edgeLeft: edgeLeft,
+                  edgeRight: edgeRight, windowLeft: windowLeft, windowRight: windowRight, packetScratch: packetScratch,
+                  ima4: ima4, windowSlack: windowSlack)
+    }
+
+    /// Tables whose sinc bank is in `sincSlot`, filled or to be filled before a sinc voice starts.
+    package init(cubic: UnsafePointer<Float>, sincSlot: SincSlot, edgeLeft: UnsafeMutablePointer<Float>,
+                 edgeRight: UnsafeMutablePointer<Float>, windowLeft: UnsafeMutablePointer<Float>,
+                 windowRight: UnsafeMutablePointer<Float>, packetScratch: UnsafeMutablePointer<Float>,
+                 ima4: UnsafePointer<ensemble_ima4_tables>, windowSlack: Int = 0) {
         self.cubic = cubic
-        self.sinc = sinc
+        self.sincSlot = sincSlot
         self.edgeLeft = edgeLeft
         self.edgeRight = edgeRight
         self.windowLeft = windowLeft
@@ -42,7 +57,6 @@ package struct ResamplerTables: BitwiseCopyable {
         self.packetScratch = packetScratch
         self.ima4 = ima4
         self.windowSlack = windowSlack
-        (shortLow, shortHigh) = sinc.shortTableSteps(outputRate: outputRate)
     }
 
     /// The sinc table for a step (32.32) on this engine: below 1 the anti-image table unless the 36-tap table's
@@ -81,11 +95,11 @@ struct TapKernel: BitwiseCopyable {
             taps = table.taps
             before = table.before
         case .cubic:
-            table = tables.sinc.table(step: 0) // unused
+            table = SincBank.Table(data: tables.cubic, taps: 0) // unused (the sinc bank may not be built)
             taps = 4
             before = 1
         case .linear:
-            table = tables.sinc.table(step: 0) // unused
+            table = SincBank.Table(data: tables.cubic, taps: 0) // unused
             taps = 2
             before = 0
         }
