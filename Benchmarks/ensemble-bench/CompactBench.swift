@@ -3,15 +3,18 @@ import Foundation
 
 /// `ensemble-bench --compact [SECONDS] [REPEATS]`: voices over sounds held as 16-bit PCM and as Apple
 /// IMA4 packets against the same sounds held as Float, 256 voices, in one run: voice_x for rate 1.0, rates spread
-/// over 0.5…2, and 44.1 kHz sources resampled to 48 kHz (sinc), best of REPEATS; and the render allocations of every
-/// run. (The IMA4 sounds are the same signals encoded to IMA4, so their samples differ a little; the work does not.)
+/// over 0.5…2 (sinc, cubic and linear), and 44.1 kHz sources resampled to 48 kHz (sinc), best of REPEATS; and the
+/// render allocations of every run. (The IMA4 sounds are the same signals encoded to IMA4, so their samples differ a little; the work does not.)
 enum CompactBench {
     static func run(seconds: Double, repeats: Int) throws -> Bool {
         let voices = 256
-        let scenes: [(String, InputSet, Bool)] = [
-            ("rate 1.0", InputSet(sampleRate: 48000, seconds: 10), false),
-            ("rates 0.5…2", InputSet(sampleRate: 48000, seconds: 10), true),
-            ("44.1→48 kHz", InputSet(sampleRate: 44100, seconds: 10), false),
+        let at48 = InputSet(sampleRate: 48000, seconds: 10)
+        let scenes: [(String, InputSet, Bool, ResamplerQuality)] = [
+            ("rate 1.0", at48, false, .sinc),
+            ("rates 0.5…2", at48, true, .sinc),
+            ("rates 0.5…2, cubic", at48, true, .cubic),
+            ("rates 0.5…2, linear", at48, true, .linear),
+            ("44.1→48 kHz", InputSet(sampleRate: 44100, seconds: 10), false, .sinc),
         ]
         print("| scene (\(voices) voices) | Float voice_x | 16-bit voice_x | 16-bit / Float | IMA4 voice_x | IMA4 / Float | allocations |")
         print("|---|---|---|---|---|---|---|")
@@ -19,7 +22,7 @@ enum CompactBench {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         var ok = true
-        for (name, inputs, pitch) in scenes {
+        for (name, inputs, pitch, resampler) in scenes {
             let float = try inputs.audio.enumerated().map { try Sound($0.element, name: "f\($0.offset)") }
             let compact = try inputs.audio.enumerated().map {
                 try Sound($0.element, name: "c\($0.offset)", loopPoints: nil, storage: .compact)
@@ -37,9 +40,12 @@ enum CompactBench {
             var best = (f: Double.infinity, c: Double.infinity, i: Double.infinity)
             var allocations: UInt64 = 0
             for _ in 0..<repeats {
-                let a = try EnsembleRuns.throughput(sounds: float, voices: voices, pitch: pitch, seconds: seconds)
-                let b = try EnsembleRuns.throughput(sounds: compact, voices: voices, pitch: pitch, seconds: seconds)
-                let c = try EnsembleRuns.throughput(sounds: ima4, voices: voices, pitch: pitch, seconds: seconds)
+                let a = try EnsembleRuns.throughput(sounds: float, voices: voices, pitch: pitch, seconds: seconds,
+                                                    resampler: resampler)
+                let b = try EnsembleRuns.throughput(sounds: compact, voices: voices, pitch: pitch, seconds: seconds,
+                                                    resampler: resampler)
+                let c = try EnsembleRuns.throughput(sounds: ima4, voices: voices, pitch: pitch, seconds: seconds,
+                                                    resampler: resampler)
                 best = (min(best.f, a.wall), min(best.c, b.wall), min(best.i, c.wall))
                 allocations += a.allocations + b.allocations + c.allocations
             }

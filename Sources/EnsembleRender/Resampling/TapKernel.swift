@@ -11,6 +11,8 @@ package struct ResamplerTables: BitwiseCopyable {
     package var sincSlot: SincSlot
     /// The bank: read only for sinc voices, which start after the slot is filled.
     package var sinc: SincBank { @_noLocks get { sincSlot.filled.bank } }
+    /// What a cubic or linear `TapKernel` holds as its (unused) sinc table: no weights.
+    let noSinc: SincBank.Table
     /// Taps gathered for frames whose taps cross a file's edges or loop seams (`SincBank.maxTaps` per channel).
     package var edgeLeft: UnsafeMutablePointer<Float>
     package var edgeRight: UnsafeMutablePointer<Float>
@@ -50,6 +52,7 @@ package struct ResamplerTables: BitwiseCopyable {
                  ima4: UnsafePointer<ensemble_ima4_tables>, windowSlack: Int = 0) {
         self.cubic = cubic
         self.sincSlot = sincSlot
+        noSinc = SincBank.Table(data: cubic, taps: 0)
         self.edgeLeft = edgeLeft
         self.edgeRight = edgeRight
         self.windowLeft = windowLeft
@@ -95,11 +98,11 @@ struct TapKernel: BitwiseCopyable {
             taps = table.taps
             before = table.before
         case .cubic:
-            table = SincBank.Table(data: tables.cubic, taps: 0) // unused (the sinc bank may not be built)
+            table = tables.noSinc // unused (the sinc bank may not be built)
             taps = 4
             before = 1
         case .linear:
-            table = SincBank.Table(data: tables.cubic, taps: 0) // unused
+            table = tables.noSinc // unused
             taps = 2
             before = 0
         }
