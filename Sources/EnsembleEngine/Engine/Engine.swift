@@ -56,6 +56,10 @@ public final class Engine: @unchecked Sendable {
         /// Events the render side's event ring holds (64…2²⁰) before it counts them dropped; populated when the
         /// engine is made, like the command ring (about 64 bytes an event).
         public var eventCapacity = 16384
+        /// Whether the two rings' pages are populated when the engine is made (the default: no page faults on a
+        /// real-time thread's first pass). `ensemble render` turns it off: offline, faulting in the few cells a
+        /// render uses is cheaper than populating megabytes it does not (a few milliseconds of a short render).
+        package var prefaultRings = true
         /// Audio each streamed track keeps decoded ahead of playback, in seconds of its source (the ring holds
         /// at least 16 blocks of `maxBlockFrames` and twice the longest sinc kernel, whatever this says: two
         /// blocks' worth at the highest rate, 4).
@@ -211,7 +215,7 @@ public final class Engine: @unchecked Sendable {
                           soundingCap: c.maxSoundingVoices, virtualThreshold: c.virtualThreshold,
                           commandLogCapacity: c.commandLogCapacity, speakerLayout: c.speakerLayout,
                           limitedEffects: c.maxLimitedEffects, hrtf: c.rendering.hrtf,
-                          loudnessMetering: c.loudnessMetering, lazySinc: lazySinc)
+                          loudnessMetering: c.loudnessMetering, lazySinc: lazySinc, prefaultRings: c.prefaultRings)
         mixer.testSignal = c.planeTestSignal
         if c.renderThreads > 1 {
             mixer.parallelLanes = ParallelLanes(mixer: mixer, threads: c.renderThreads,
