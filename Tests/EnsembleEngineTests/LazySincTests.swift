@@ -50,6 +50,36 @@ final class LazySincTests: XCTestCase {
         XCTAssertFalse(engine.mixer.hasSinc)
     }
 
+    /// Compact sounds that go through the window at step 1 (IMA4, 24-bit) read no table there; a streamed sound
+    /// sizes its window by the kernel, so its start brings the bank.
+    func testCompactVoicesAtStepOneNeedNoBankAndStreamedOnesBringIt() throws {
+        let dir = try TemporaryDirectory()
+        let ima4 = try TestFiles.makeFile(dir, "i", container: "caf", codec: .ima4, seconds: 0.3, rate: 48000, channels: 2)
+        let pcm24 = try TestFiles.makeFile(dir, "p", container: "wav", codec: .pcm24, seconds: 0.3, rate: 48000, channels: 1)
+        let sounds = [try Sound(contentsOf: ima4), try Sound(contentsOf: pcm24)]
+        XCTAssertEqual(sounds.map(\.storage), [.ima4, .int24])
+        func start(_ engine: Engine) throws -> [Track] {
+            let tracks = try sounds.map { try engine.makeTrack($0) }
+            try engine.play(tracks, atFrame: 100)
+            return tracks
+        }
+        let lazy = try Engine(configuration: Engine.Configuration())
+        let eager = try Engine(configuration: Engine.Configuration())
+        eager.mixer.prepareSinc()
+        let a = try start(lazy), b = try start(eager)
+        let outA = render(lazy, frames: 8000), outB = render(eager, frames: 8000)
+        withExtendedLifetime((a, b)) {}
+        XCTAssertFalse(lazy.mixer.hasSinc)
+        XCTAssertGreaterThan(outA.map(abs).max() ?? 0, 0.01)
+        assertSameBits(outA, outB, "compact voices at step 1")
+
+        let streaming = try Engine(configuration: Engine.Configuration())
+        let streamed = try streaming.makeTrack(try Sound(streamingContentsOf: pcm24))
+        try streamed.play(at: streaming.time(frame: 0))
+        XCTAssertTrue(streaming.mixer.hasSinc)
+        _ = render(streaming, frames: 2048)
+    }
+
     func testTheBankIsThereBeforeTheFirstSincVoiceAndGivesTheEagerBits() throws {
         // Each way a voice comes to resample with sinc: started off step 1, a rate change, a sound at another
         // rate, pitch preservation, a position (doppler), a fired effect at another rate.

@@ -12,14 +12,16 @@ extension Mixer {
     package var hasSinc: Bool { lanes[0].tables.sincSlot.isFilled }
 
     /// Whether after `command` a voice may resample with sinc: a start of a sinc voice off step 1 (another rate
-    /// or sample rate), pitch-preserving or positioned (doppler moves its step); or, for any voice, a rate change
-    /// off step 1 or a change to positioned (the control side does not track each voice's resampler there).
-    /// A sinc voice at step 1 copies its frames and reads no table until one of those.
+    /// or sample rate), pitch-preserving, positioned (doppler moves its step) or streamed (`StreamReader` sizes its
+    /// window by the kernel's taps even at step 1); or, for any voice, a rate change off step 1 or a change to
+    /// positioned (the control side does not track each voice's resampler there). A sinc voice in memory at step 1
+    /// copies its frames and reads no table until one of those.
     package static func mayNeedSinc(_ command: MixerCommand) -> Bool {
         switch command {
         case let .start(_, _, setup):
             guard case .sinc = setup.resampler else { return false }
             return setup.step != SourceCursor.one || setup.preservePitch || setup.spatial != nil
+                || setup.source.stream != nil
         case let .voice(_, _, change):
             return mayNeedSinc(change)
         default:

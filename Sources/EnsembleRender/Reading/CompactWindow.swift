@@ -35,8 +35,13 @@ enum CompactWindow {
                          _ tables: ResamplerTables, _ sink: Resampler.Sink, count: Int) {
         let stereo = source.channelCount == 2
         let passthrough = cursor.isPassthrough
-        let kernel = TapKernel(cursor, tables)
-        let before = passthrough ? 0 : kernel.before, after = passthrough ? 0 : kernel.after
+        // At step 1 no kernel (nor its table: a sinc voice at step 1 may play before any sinc bank is built).
+        var before = 0, after = 0
+        if !passthrough {
+            let kernel = TapKernel(cursor, tables)
+            before = kernel.before
+            after = kernel.after
+        }
         let room = UInt64(ResamplerTables.windowFrames - before - after - 4)
         let perChunk = max(1, Int(min((room << 32) / max(cursor.step, 1), UInt64(1 << 30))))
         var done = 0
