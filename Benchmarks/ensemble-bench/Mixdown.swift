@@ -86,8 +86,11 @@ enum Mixdown {
     /// One scene of the whole-process comparison with OpenAL Soft.
     struct PeerRow {
         var scene: String
+        /// Wall seconds of each run, and CPU seconds (user + system).
         var ensemble: [Double]
         var openAL: [Double]
+        var ensembleCPU: [Double] = []
+        var openALCPU: [Double] = []
     }
 
     /// Whole process on one thread, `voices` looping tracks of the 16 files (16-bit 48 kHz WAV): `ensemble render
@@ -116,12 +119,12 @@ enum Mixdown {
             try JSONSerialization.data(withJSONObject: scene).write(to: URL(fileURLWithPath: scenePath))
             var row = PeerRow(scene: name, ensemble: [], openAL: [])
             for _ in 0..<repeats {
-                let (e, es) = runProcess(exe, ["render", scenePath, "-o", "\(dir)/peer-ensemble.wav", "--threads", "1"])
-                if es == 0 { row.ensemble.append(e) }
+                let e = runProcessTimed(exe, ["render", scenePath, "-o", "\(dir)/peer-ensemble.wav", "--threads", "1"])
+                if e.status == 0 { row.ensemble.append(e.wall); row.ensembleCPU.append(e.cpu) }
                 // The pitched OpenAL run is the same for both spread rows: its linear mixer is its default.
-                let (o, os) = runProcess(me, ["--openal-mixdown-child", "\(seconds)", pitch ? "1" : "0",
-                                              "\(dir)/peer-openal.wav", "\(voices)"] + paths)
-                if os == 0 { row.openAL.append(o) }
+                let o = runProcessTimed(me, ["--openal-mixdown-child", "\(seconds)", pitch ? "1" : "0",
+                                             "\(dir)/peer-openal.wav", "\(voices)"] + paths)
+                if o.status == 0 { row.openAL.append(o.wall); row.openALCPU.append(o.cpu) }
             }
             rows.append(row)
         }
@@ -135,17 +138,21 @@ enum Mixdown {
         return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
     }
 
-    /// Prints the comparison's table (medians and ranges; OpenAL's wall time over Ensemble's is the speed-up).
+    /// Prints the comparison's table (medians and ranges; OpenAL's time over Ensemble's is the speed-up, of wall
+    /// time and of CPU time, which a loaded machine disturbs less).
     static func printAgainstOpenAL(_ rows: [PeerRow], voices: Int) {
-        print("| scene (\(voices) voices, one thread) | ensemble render s (median, min–max) | OpenAL Soft s (median, min–max) | OpenAL / ensemble |")
-        print("|---|---|---|---|")
+        print("| scene (\(voices) voices, one thread) | ensemble render s (median, min–max) | OpenAL Soft s (median, min–max) | OpenAL / ensemble | CPU s: ensemble / OpenAL (medians) | OpenAL / ensemble, CPU |")
+        print("|---|---|---|---|---|---|")
         func range(_ xs: [Double]) -> String {
             guard let m = median(xs), let lo = xs.min(), let hi = xs.max() else { return "—" }
             return String(format: "%.3f (%.3f–%.3f)", m, lo, hi)
         }
         for r in rows {
             let ratio = median(r.ensemble).flatMap { e in median(r.openAL).map { String(format: "%.2f×", $0 / e) } } ?? "—"
-            print("| \(r.scene) | \(range(r.ensemble)) | \(range(r.openAL)) | \(ratio) |")
+            let (ec, oc) = (median(r.ensembleCPU), median(r.openALCPU))
+            let cpu = ec.flatMap { e in oc.map { String(format: "%.3f / %.3f", e, $0) } } ?? "—"
+            let cpuRatio = ec.flatMap { e in oc.map { String(format: "%.2f×", $0 / e) } } ?? "—"
+            print("| \(r.scene) | \(range(r.ensemble)) | \(range(r.openAL)) | \(ratio) | \(cpu) | \(cpuRatio) |")
         }
     }
 }

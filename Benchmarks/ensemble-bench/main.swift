@@ -398,7 +398,10 @@ if useMixdown {
         print("\n5b. Against OpenAL Soft, whole process on one thread (\(machine()))\n")
         let peer = try Mixdown.againstOpenAL(inputs: pcm48, voices: peerVoices, seconds: mixSeconds, repeats: quick ? 1 : 5, dir: dir)
         Mixdown.printAgainstOpenAL(peer, voices: peerVoices)
-        json["mixdown_openal"] = peer.map { ["scene": $0.scene, "ensemble": $0.ensemble, "openal": $0.openAL] as [String: Any] }
+        json["mixdown_openal"] = peer.map {
+            ["scene": $0.scene, "ensemble": $0.ensemble, "openal": $0.openAL, "ensemble_cpu": $0.ensembleCPU,
+             "openal_cpu": $0.openALCPU] as [String: Any]
+        }
     }
 }
 
