@@ -67,7 +67,7 @@ let package = Package(
         .executableTarget(name: "example-engine-tone", dependencies: ["Ensemble"], path: "Sources/Examples/EngineTone"),
         .executableTarget(
             name: "ensemble-bench",
-            dependencies: ["Ensemble", "EnsembleSoak", "COpenAL", "CAllocationCounter", "CSincKernel"],
+            dependencies: ["Ensemble", "EnsembleSoak", "COpenAL", "CSndfile", "CAllocationCounter", "CSincKernel"],
             path: "Benchmarks/ensemble-bench"
         ),
         // The soak driver (random multi-threaded traffic, checked), shared by SoakTests and `ensemble-bench --soak`.

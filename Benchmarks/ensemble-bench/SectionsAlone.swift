@@ -23,6 +23,28 @@ func runSectionAlone(_ arguments: inout [String]) {
         SincKernelBench.run(seconds: arguments.count > 1 ? Double(arguments[1]) ?? 0.3 : 0.3)
         exit(0)
     }
+    if arguments.first == "--openal-mixdown-child" { exit(OpenALMixdownChild.run(Array(arguments.dropFirst()))) }
+    if arguments.first == "--mixdown-openal" {
+        // Section 5's whole-process comparison with OpenAL Soft alone: [SECONDS] [REPEATS] [VOICES] [DIR].
+        let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 10 : 10
+        let repeats = arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5
+        let voices = arguments.count > 3 ? Int(arguments[3]) ?? 256 : 256
+        // A fifth argument keeps the inputs and scenes there (to profile `ensemble render` on them by hand).
+        let keep = arguments.count > 4 ? arguments[4] : nil
+        let dir = keep ?? NSTemporaryDirectory() + "ensemble-mixdown-\(getpid())"
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            defer { if keep == nil { try? FileManager.default.removeItem(atPath: dir) } }
+            let rows = try Mixdown.againstOpenAL(inputs: InputSet(sampleRate: 48000, seconds: 10), voices: voices,
+                                                 seconds: seconds, repeats: repeats, dir: dir)
+            print("\(machine()); \(Int(seconds)) s, \(repeats) runs of each process, alternating")
+            Mixdown.printAgainstOpenAL(rows, voices: voices)
+            exit(0)
+        } catch {
+            FileHandle.standardError.write(Data("mixdown-openal: \(error)\n".utf8))
+            exit(1)
+        }
+    }
     if arguments.first == "--compact" {
         let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 5 : 5
         let repeats = arguments.count > 2 ? Int(arguments[2]) ?? 3 : 3

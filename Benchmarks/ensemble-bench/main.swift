@@ -63,10 +63,22 @@ func fmt(_ x: Double?, _ digits: Int = 0) -> String {
 }
 
 func machine() -> String {
-    let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
-        .split(separator: "\n").first { $0.hasPrefix("model name") }?
-        .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
-    return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores"
+    let lines = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.split(separator: "\n") ?? []
+    // "model name", "cpu family" and "model" of the first CPU (machines of one name differ by family and model).
+    func field(_ name: String) -> String? {
+        for line in lines {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
+                return parts[1].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return nil
+    }
+    let cpu = field("model name") ?? "unknown CPU"
+    let kind = field("cpu family").flatMap { f in field("model").map { " (family \(f) model \($0))" } } ?? ""
+    let flags = Set(field("flags")?.split(separator: " ").map(String.init) ?? [])
+    let simd = flags.contains("avx512f") ? ", AVX-512" : flags.contains("avx2") ? ", AVX2" : ""
+    return "\(cpu)\(kind)\(simd), \(ProcessInfo.processInfo.activeProcessorCount) cores"
 }
 
 let dir = NSTemporaryDirectory() + "ensemble-bench-\(getpid())"
@@ -395,6 +407,17 @@ if useMixdown {
         var d: [String: Any] = ["voices": r.voices, "tool": r.tool, "seconds": r.seconds, "note": r.note]
         if let w = r.wall { d["wall"] = w; d["voice_x"] = Double(r.voices) * r.seconds / w }
         return d
+    }
+    if useOpenAL {
+        // The same job done by OpenAL Soft on one thread (load, alBufferData, mix, write), alternating processes.
+        let peerVoices = quick ? 8 : 256
+        print("\n5b. Against OpenAL Soft, whole process on one thread (\(machine()))\n")
+        let peer = try Mixdown.againstOpenAL(inputs: pcm48, voices: peerVoices, seconds: mixSeconds, repeats: quick ? 1 : 5, dir: dir)
+        Mixdown.printAgainstOpenAL(peer, voices: peerVoices)
+        json["mixdown_openal"] = peer.map {
+            ["scene": $0.scene, "ensemble": $0.ensemble, "openal": $0.openAL, "ensemble_cpu": $0.ensembleCPU,
+             "openal_cpu": $0.openALCPU] as [String: Any]
+        }
     }
 }
 

@@ -84,7 +84,7 @@ struct RenderCommand: ParsableCommand {
             }
             let loudnessTarget = try Self.loudnessOptions(loudness, truePeak)
             let prepared = try PreparedScene(path: scene, sampleRate: sampleRate, channels: channels, renderThreads: threads,
-                                             maxBlockFrames: blockSize, hrtf: hrtf)
+                                             maxBlockFrames: blockSize, hrtf: hrtf, offline: true)
             let description = prepared.scene, engine = prepared.engine, playback = prepared.playback
             try playback.schedule()
             for warning in playback.warnings { printError("warning: \(warning)") }

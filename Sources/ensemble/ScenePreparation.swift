@@ -14,9 +14,10 @@ struct PreparedScene {
     /// (2, 6 or 8, from `--channels`) overrides the scene's `channels`. `maxBlockFrames` raises the engine's
     /// largest block for an offline render in longer blocks (never lowers it below the default).
     /// `hrtf` (from `--hrtf`: `HRTFArgument.installedDefault`, else a file) renders for headphones whatever the
-    /// scene says.
+    /// scene says. `offline` (`render`) leaves the engine's command and event rings unpopulated
+    /// (`Engine.Configuration.prefaultRings`).
     init(path argument: String, sampleRate: Int? = nil, channels: Int? = nil, renderThreads: Int = 1,
-         maxBlockFrames: Int? = nil, hrtf: String? = nil) throws {
+         maxBlockFrames: Int? = nil, hrtf: String? = nil, offline: Bool = false) throws {
         // A name that is not UTF-8 is opened by its bytes (`InputPath`); errors still name it as typed.
         let input = argument == Scene.standardInput ? nil : try InputPath(argument)
         let path = input?.path ?? argument
@@ -62,6 +63,7 @@ struct PreparedScene {
         let limitedNames = Set(description.effects.filter { !$0.limits.isUnlimited }.map(\.name))
         configuration.maxLimitedEffects = min(1 << 16, max(configuration.maxLimitedEffects, limitedNames.count))
         configuration.renderThreads = renderThreads
+        configuration.prefaultRings = !offline
         if let maxBlockFrames {
             configuration.maxBlockFrames = max(configuration.maxBlockFrames, maxBlockFrames)
             // An offline render delivers events between blocks: room for as many per frame as 1024-frame blocks

@@ -56,6 +56,10 @@ public final class Engine: @unchecked Sendable {
         /// Events the render side's event ring holds (64…2²⁰) before it counts them dropped; populated when the
         /// engine is made, like the command ring (about 64 bytes an event).
         public var eventCapacity = 16384
+        /// Whether the two rings' pages are populated when the engine is made (the default: no page faults on a
+        /// real-time thread's first pass). `ensemble render` turns it off: offline, faulting in the few cells a
+        /// render uses is cheaper than populating megabytes it does not (a few milliseconds of a short render).
+        package var prefaultRings = true
         /// Audio each streamed track keeps decoded ahead of playback, in seconds of its source (the ring holds
         /// at least 16 blocks of `maxBlockFrames` and twice the longest sinc kernel, whatever this says: two
         /// blocks' worth at the highest rate, 4).
@@ -190,7 +194,7 @@ public final class Engine: @unchecked Sendable {
         }
         self.configuration = c
         smoothingFrames = Self.smoothingFrames(c)
-        mixer = Self.makeMixer(c)
+        mixer = Self.makeMixer(c, lazySinc: true)
         renderer = Unmanaged.passUnretained(mixer)
         control = Mutex(ControlState(capacity: c.maxVoices, limitedEffects: c.maxLimitedEffects,
                                      variationSeed: c.variationSeed))
@@ -202,8 +206,9 @@ public final class Engine: @unchecked Sendable {
 
     package static func smoothingFrames(_ c: Configuration) -> Int { Int((c.smoothingTime * c.sampleRate).rounded()) }
 
-    /// The render side for a (validated) configuration; `CommandReplay` makes its twin the same way.
-    static func makeMixer(_ c: Configuration) -> Mixer {
+    /// The render side for a (validated) configuration; `CommandReplay` makes its twin the same way (with the sinc
+    /// bank from the start: it pushes commands straight to the queue; an engine builds it lazily in `send`).
+    static func makeMixer(_ c: Configuration, lazySinc: Bool = false) -> Mixer {
         // The fastSinc tables are built only for engines (tracks, effects) that choose them.
         if c.resampler == .fastSinc { FastSincBank.prepare(outputRate: c.sampleRate) }
         let mixer = Mixer(sampleRate: c.sampleRate, maxBlockFrames: c.maxBlockFrames, capacity: c.maxVoices,
@@ -212,7 +217,7 @@ public final class Engine: @unchecked Sendable {
                           soundingCap: c.maxSoundingVoices, virtualThreshold: c.virtualThreshold,
                           commandLogCapacity: c.commandLogCapacity, speakerLayout: c.speakerLayout,
                           limitedEffects: c.maxLimitedEffects, hrtf: c.rendering.hrtf,
-                          loudnessMetering: c.loudnessMetering)
+                          loudnessMetering: c.loudnessMetering, lazySinc: lazySinc, prefaultRings: c.prefaultRings)
         mixer.testSignal = c.planeTestSignal
         if c.renderThreads > 1 {
             mixer.parallelLanes = ParallelLanes(mixer: mixer, threads: c.renderThreads,
@@ -448,20 +453,30 @@ public final class Engine: @unchecked Sendable {
     /// Sends a batch of commands so that the render side sees all of them in the same block.
     package func send(_ batch: [MixerCommand]) {
         guard !batch.isEmpty else { return }
-        let queue = mixer.commands
-        control.withLock { state in state.send(batch, to: queue) }
+        let queue = mixer.commands, mixer = mixer
+        control.withLock { state in
+            // The sinc bank is built only when a voice may use it, before the command that lets it (`SincSlot`).
+            if !mixer.hasSinc, batch.contains(where: Mixer.mayNeedSinc) { mixer.prepareSinc() }
+            state.send(batch, to: queue)
+        }
     }
 
     /// `send` of one command, without an array.
     package func send(_ command: MixerCommand) {
-        let queue = mixer.commands
-        control.withLock { state in state.send(command, to: queue) }
+        let queue = mixer.commands, mixer = mixer
+        control.withLock { state in
+            if !mixer.hasSinc, Mixer.mayNeedSinc(command) { mixer.prepareSinc() }
+            state.send(command, to: queue)
+        }
     }
 
     /// `send` of a voice change, written to the ring's change field (`CommandCell`).
     package func send(_ change: VoiceChange, slot: Int32, generation: UInt32) {
-        let queue = mixer.commands
-        control.withLock { state in state.send(change, slot: slot, generation: generation, to: queue) }
+        let queue = mixer.commands, mixer = mixer
+        control.withLock { state in
+            if !mixer.hasSinc, Mixer.mayNeedSinc(change) { mixer.prepareSinc() }
+            state.send(change, slot: slot, generation: generation, to: queue)
+        }
     }
 
     /// Moves commands that found the command ring full into it, and frees the effect chains the render side

@@ -69,6 +69,27 @@ struct CompactStorage: @unchecked Sendable {
                               allocation: allocation)
     }
 
+    /// A 16-bit PCM file read as its integers (`PCM16Reader`), which this storage takes over: as `int16`, or as
+    /// `int8` when every sample's low byte is zero (what `linear` chooses for the same samples decoded to Float).
+    static func pcm16(_ pcm: PCM16Audio) -> CompactStorage {
+        let frames = pcm.frameCount, channels = pcm.channelCount
+        guard pcm.usedBits & 0xFF == 0 else {
+            return CompactStorage(storage: .int16,
+                                  packed: PackedSamples(format: .int16, base: UnsafeRawPointer(pcm.planes),
+                                                        planeBytes: 2 * frames),
+                                  bytes: 2 * channels * frames, channelCount: channels, frameCount: frames,
+                                  sampleRate: pcm.sampleRate, allocation: UnsafeMutableRawPointer(pcm.planes))
+        }
+        defer { pcm.deallocate() }
+        let allocation = UnsafeMutableRawPointer.allocate(byteCount: channels * frames, alignment: 4)
+        let out = allocation.bindMemory(to: Int8.self, capacity: channels * frames)
+        for i in 0..<(channels * frames) { out[i] = Int8(truncatingIfNeeded: pcm.planes[i] >> 8) }
+        return CompactStorage(storage: .int8,
+                              packed: PackedSamples(format: .int8, base: UnsafeRawPointer(allocation), planeBytes: frames),
+                              bytes: channels * frames, channelCount: channels, frameCount: frames,
+                              sampleRate: pcm.sampleRate, allocation: allocation)
+    }
+
     /// An Apple IMA4 file (CAF or AIFC) kept as its packets, each channel's blocks together, with every packet's
     /// decoder state: nil when `source` is not an IMA4 file. Runs the decoder over every packet once (the cost of a
     /// decode, without its output), so a corrupt packet fails here as the Float decode would. Whole packets only,

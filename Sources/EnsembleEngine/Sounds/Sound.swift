@@ -159,13 +159,19 @@ public final class Sound: @unchecked Sendable {
     /// Loads the file at `path` (any format `AudioFile` reads) into memory, held as `storage` says (see
     /// `StoragePreference.compact`: by default in the file's own sample format).
     public convenience init(contentsOf path: String, storage: StoragePreference = .compact) throws(EngineError) {
-        // IMA4 packets are read straight from the file into the sound; anything else (and any file that cannot be
-        // opened, whose error the read below words) is read whole first.
+        // IMA4 packets and 16-bit PCM are read straight from the file into the sound; anything else (and any file
+        // that cannot be opened, whose error the read below words) is read whole first.
         if storage == .compact, !FileBytes.isSequential(path: path), let source = try? ByteSource.open(path: path) {
             let packets: CompactStorage?
             do { packets = try CompactStorage.ima4(source, name: path) } catch { throw .file(error) }
             if let packets {
                 try self.init(packets: packets, name: path, sampleRate: packets.sampleRate,
+                              loopPoints: FileLoopPoints.read(source, path: path))
+                return
+            }
+            // 16-bit PCM straight from the file into 16-bit storage (no copy of the whole file, no Float decode).
+            if let pcm = PCM16Reader.read(source: source, name: path) {
+                try self.init(packets: CompactStorage.pcm16(pcm), name: path, sampleRate: pcm.sampleRate,
                               loopPoints: FileLoopPoints.read(source, path: path))
                 return
             }
@@ -186,6 +192,12 @@ public final class Sound: @unchecked Sendable {
                 try self.init(packets: packets, name: name, sampleRate: packets.sampleRate, loopPoints: loopPoints)
                 return
             }
+            // 16-bit PCM straight into 16-bit storage, without a Float decode to convert back.
+            if let pcm = PCM16Reader.read(bytes: bytes, name: name) {
+                try self.init(packets: CompactStorage.pcm16(pcm), name: name, sampleRate: pcm.sampleRate,
+                              loopPoints: loopPoints)
+                return
+            }
         }
         let audio: DecodedAudio
         do {
@@ -196,7 +208,7 @@ public final class Sound: @unchecked Sendable {
         try self.init(audio, name: name, loopPoints: loopPoints, storage: storage)
     }
 
-    /// A sound over IMA4 packets (`CompactStorage.ima4`), which it then owns.
+    /// A sound over compact storage read straight from a file (IMA4 packets, 16-bit PCM), which it then owns.
     private init(packets: CompactStorage, name: String, sampleRate: Double,
                  loopPoints: (start: Int, end: Int)?) throws(EngineError) {
         guard sampleRate.isFinite, sampleRate >= 1000, sampleRate <= 768_000 else {

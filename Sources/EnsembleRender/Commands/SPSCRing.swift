@@ -72,11 +72,13 @@ package struct SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     /// The cells are pages of their own, mapped and populated now (`MAP_POPULATE`), so that the first pass through
     /// the ring faults none in: a 16384-cell command ring is megabytes, and faulting a page in every few cells
     /// cost a game's first seconds of commands a third more, while a render thread posting events would take the
-    /// faults itself. Unmapped again by `deallocate`.
-    package init(minimumCapacity: Int) {
+    /// faults itself. Unmapped again by `deallocate`. Without `populate` (an offline render, where no thread is
+    /// real time) pages are faulted in as cells are first used, and making the ring costs nothing.
+    package init(minimumCapacity: Int, populate: Bool = true) {
         indices = RingIndices(minimumCapacity: minimumCapacity)
         bytes = indices.capacity * MemoryLayout<Element>.stride
-        let mapped = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0)
+        let flags = MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0)
+        let mapped = mmap(nil, bytes, PROT_READ | PROT_WRITE, flags, -1, 0)
         guard let mapped, mapped != MAP_FAILED else {
             // Out of address space: the engine's other allocations would trap the same way.
             fatalError("SPSCRing: mmap of \(bytes) bytes failed (errno \(errno))")

@@ -85,8 +85,17 @@ package struct MixLane {
         }
     }
 
+    /// The engine's rate: which sinc bank the lane's slot takes (`prepareSinc`).
+    let outputRate: Double
+
+    /// Puts the sinc bank for `outputRate` in the lane's tables (`SincSlot`): control side, before the first voice
+    /// that resamples with sinc starts; nothing after the first time.
+    package func prepareSinc() {
+        tables.sincSlot.fill(SincBank.forOutputRate(outputRate))
+    }
+
     /// `outputRate` (the engine's) decides the sinc's bank (`SincBank.forOutputRate`) and which steps below 1 take
-    /// its anti-image table (`ResamplerTables.sincTable(step:)`).
+    /// its anti-image table (`ResamplerTables.sincTable(step:)`); the bank comes when `prepareSinc` is called.
     package init(index: Int, maxBlockFrames: Int, capacity: Int, cubic: UnsafePointer<Float>, channelCount: Int = 2,
                  outputRate: Double = 48000) {
         self.index = index
@@ -104,7 +113,8 @@ package struct MixLane {
         routeRight = .allocate(capacity: maxBlockFrames)
         streamWindowLeft = .allocate(capacity: Self.streamWindowFrames)
         streamWindowRight = .allocate(capacity: Self.streamWindowFrames)
-        tables = ResamplerTables(cubic: cubic, sinc: SincBank.forOutputRate(outputRate),
+        self.outputRate = outputRate
+        tables = ResamplerTables(cubic: cubic, sincSlot: SincSlot(),
                                  edgeLeft: .allocate(capacity: SincBank.maxTaps),
                                  edgeRight: .allocate(capacity: SincBank.maxTaps),
                                  windowLeft: Self.allocateWindow(), windowRight: Self.allocateWindow(),
@@ -130,6 +140,7 @@ package struct MixLane {
     package func deallocate() {
         for p in [scratchLeft, scratchRight, scratchGain, dryLeft, dryRight, sendLeft, sendRight, routeLeft, routeRight, streamWindowLeft, streamWindowRight,
                   tables.edgeLeft, tables.edgeRight, tables.packetScratch] { p.deallocate() }
+        tables.sincSlot.deallocate()
         (tables.windowLeft - Self.windowSlack).deallocate()
         (tables.windowRight - Self.windowSlack).deallocate()
         if let cache = tables.ima4Cache { IMA4WindowCache.free(cache) }

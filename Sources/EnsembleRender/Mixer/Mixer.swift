@@ -110,10 +110,14 @@ package final class Mixer: @unchecked Sendable {
     ///   - speakerLayout: the output channels positioned voices are panned onto (`SpatialMath`).
     ///   - limitedEffects: entries of the per-effect limit table (`EffectLimitTable`).
     ///   - hrtf: headphones: the data set positioned voices are heard through (at `sampleRate`), nil for speakers.
+    ///   - prefaultRings: populate the command and event rings' pages now (`SPSCRing`); false for offline renders.
+    ///   - lazySinc: leave the sinc bank out until `prepareSinc` (an engine calls it before it sends the first
+    ///     start of a voice that resamples with sinc); else it is there from the start.
     package init(sampleRate: Double, maxBlockFrames: Int, capacity: Int, effectPolyphony: Int, stealRampFrames: Int,
          commandCapacity: Int, eventCapacity: Int, soundingCap: Int = 0, virtualThreshold: Float = 0,
          commandLogCapacity: Int = 0, laneCount: Int = MixLane.defaultCount, speakerLayout: SpeakerLayout = .stereo,
-         limitedEffects: Int = 64, hrtf: HRTF? = nil, loudnessMetering: Bool = false) {
+         limitedEffects: Int = 64, hrtf: HRTF? = nil, loudnessMetering: Bool = false, lazySinc: Bool = false,
+         prefaultRings: Bool = true) {
         let channelCount = speakerLayout.channelCount
         masterLoudness = loudnessMetering ? LoudnessMeterCore(sampleRate: sampleRate, channelCount: channelCount) : nil
         masterLoudnessReadout = masterLoudness?.readout
@@ -123,8 +127,8 @@ package final class Mixer: @unchecked Sendable {
         self.sampleRate = sampleRate
         self.maxBlockFrames = maxBlockFrames
         self.capacity = capacity
-        commands = CommandQueue(minimumCapacity: commandCapacity)
-        events = EventQueue(minimumCapacity: eventCapacity)
+        commands = CommandQueue(minimumCapacity: commandCapacity, populate: prefaultRings)
+        events = EventQueue(minimumCapacity: eventCapacity, populate: prefaultRings)
         telemetry = VoiceTelemetry(capacity: capacity)
         voices = VoicePool(capacity: capacity, sampleRate: sampleRate)
         outbox = EventOutbox(events: events, capacity: 4 * capacity + 1024)
@@ -162,6 +166,7 @@ package final class Mixer: @unchecked Sendable {
         buses = BusRack(maxBlockFrames: maxBlockFrames, channelCount: channelCount,
                         loudnessRate: loudnessMetering ? sampleRate : nil)
         interruption = Interruption(ramp: stealRampFrames)
+        if !lazySinc { prepareSinc() }
     }
 
     deinit {

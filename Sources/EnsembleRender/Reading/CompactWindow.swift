@@ -8,18 +8,40 @@ import EnsembleFormats
 /// window as Float (exact), then runs the very kernels of a Float sound on that window (`Resampler`'s fast
 /// loops, the fused mix included) with a cursor relative to it, and moves the real cursor by the same exact 32.32
 /// sum. So a compact sound gives the bits of the same sound held as Float, in a half (16-bit), a quarter (8-bit),
-/// three quarters (24-bit) or about a seventh (IMA4) of the memory.
+/// three quarters (24-bit) or about a seventh (IMA4) of the memory. 16-bit voices resampled with the cubic or
+/// linear kernel skip the window for most frames (`direct16`).
 enum CompactWindow {
     @_noLocks
     static func resample(_ cursor: inout SourceCursor, _ source: VoiceSource, _ packed: PackedSamples,
                          _ tables: ResamplerTables, _ sink: Resampler.Sink, count: Int) {
-        let stereo = source.channelCount == 2
         let passthrough = cursor.isPassthrough
         if passthrough && scalesExactly(sink.gains) && copy(&cursor, source, packed, sink, count: count) {
             return
         }
-        let kernel = TapKernel(cursor, tables)
-        let before = passthrough ? 0 : kernel.before, after = passthrough ? 0 : kernel.after
+        if !passthrough, case .int16 = packed.format {
+            if case .cubic = cursor.quality {
+                return direct16(&cursor, source, packed, tables, sink, count: count, cubic: true)
+            }
+            if case .linear = cursor.quality {
+                return direct16(&cursor, source, packed, tables, sink, count: count, cubic: false)
+            }
+        }
+        windowed(&cursor, source, packed, tables, sink, count: count)
+    }
+
+    /// The window path: each chunk's frames converted into the lane's window, then the Float kernels on it.
+    @_noLocks
+    static func windowed(_ cursor: inout SourceCursor, _ source: VoiceSource, _ packed: PackedSamples,
+                         _ tables: ResamplerTables, _ sink: Resampler.Sink, count: Int) {
+        let stereo = source.channelCount == 2
+        let passthrough = cursor.isPassthrough
+        // At step 1 no kernel (nor its table: a sinc voice at step 1 may play before any sinc bank is built).
+        var before = 0, after = 0
+        if !passthrough {
+            let kernel = TapKernel(cursor, tables)
+            before = kernel.before
+            after = kernel.after
+        }
         let room = UInt64(ResamplerTables.windowFrames - before - after - 4)
         let perChunk = max(1, Int(min((room << 32) / max(cursor.step, 1), UInt64(1 << 30))))
         var done = 0
@@ -38,6 +60,47 @@ enum CompactWindow {
             cursor.fraction = UInt32(truncatingIfNeeded: moved)
             cursor.wrap()
             done += n
+        }
+    }
+
+    /// 16-bit voices off step 1 through the cubic or linear kernel: runs whose taps all lie inside the current
+    /// pass read the stored integers directly (`ensemble_cubic_i16`, `ensemble_linear_i16`: x·2⁻¹⁵ in registers,
+    /// then the Float kernels' arithmetic, so the same bits), with no conversion pass; frames whose taps cross an
+    /// edge or a loop seam go through the window (`windowed`), a few at a time.
+    @_noLocks
+    static func direct16(_ cursor: inout SourceCursor, _ source: VoiceSource, _ packed: PackedSamples,
+                         _ tables: ResamplerTables, _ sink: Resampler.Sink, count: Int, cubic: Bool) {
+        let stereo = source.channelCount == 2
+        let before = cubic ? 1 : 0, after = cubic ? 2 : 1
+        let l = packed.base.assumingMemoryBound(to: Int16.self)
+        let r = stereo ? (packed.base + packed.planeBytes).assumingMemoryBound(to: Int16.self) : l
+        var done = 0
+        while done < count {
+            let limit = cursor.length - 1 - after - cursor.position
+            var fast = 0
+            if cursor.position >= (cursor.pass > 0 ? cursor.loopStart : 0) + before && limit >= 0 {
+                fast = Resampler.fastFrames(cursor, limit: limit, count: count - done)
+            }
+            guard fast > 0 else {
+                // Near an edge: through the window, past the taps that cross it.
+                let n = min(count - done, 2 * (before + after) + 2)
+                windowed(&cursor, source, packed, tables, sink.advanced(by: done), count: n)
+                done += n
+                continue
+            }
+            let p = cursor.position
+            var put = sink.put(from: done)
+            // A C function is opaque to the performance checker; the kernels only read and compute.
+            let f = _unsafePerformance {
+                cubic ? ensemble_cubic_i16(l + p, r + p, stereo ? 1 : 0, fast, UInt64(cursor.fraction), cursor.step,
+                                           tables.cubic, &put)
+                    : ensemble_linear_i16(l + p, r + p, stereo ? 1 : 0, fast, cursor.length - p,
+                                          UInt64(cursor.fraction), cursor.step, &put)
+            }
+            cursor.position += Int(truncatingIfNeeded: f >> 32)
+            cursor.fraction = UInt32(truncatingIfNeeded: f)
+            done += fast
+            cursor.wrap()
         }
     }
 

@@ -401,7 +401,7 @@ package enum Resampler {
     /// all `count` do (the usual case: a run inside the sound).
     @inline(__always)
     @_noLocks
-    private static func fastFrames(_ cursor: SourceCursor, limit: Int, count: Int) -> Int {
+    static func fastFrames(_ cursor: SourceCursor, limit: Int, count: Int) -> Int {
         let span = UInt64(min(limit + 1, 1 << 30)) << 32 - UInt64(cursor.fraction)
         let step = cursor.step, n = UInt64(count)
         if n > 0, n <= 1 << 20, step <= 1 << 40, (n - 1) * step < span { return count }

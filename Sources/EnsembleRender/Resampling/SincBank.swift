@@ -48,13 +48,21 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
 
     /// The bank of engines at 48 kHz and above. Built by the first caller; never freed (one per process, read by
     /// every mixer).
-    package static let shared = SincBank(stopEdge: 0.59)
+    package static let shared = SincBank(stopEdge: sharedStopEdge)
     /// The bank of engines below 48 kHz: steps above 1 stop from 0.5465 of the output rate (1 − 20/44.1), so what
     /// folds back lands at 20 kHz or above on a 44.1 kHz engine. Built by the first mixer below 48 kHz.
-    package static let narrow = SincBank(stopEdge: 1 - 20000 / 44100)
+    package static let narrow = SincBank(stopEdge: narrowStopEdge)
 
     /// The bank for an engine at `outputRate`.
     package static func forOutputRate(_ outputRate: Double) -> SincBank { outputRate < 48000 ? narrow : shared }
+
+    /// The stop edges of `shared` and `narrow` (`stopEdge`), and the one `forOutputRate` picks, known without
+    /// building either bank.
+    static let sharedStopEdge = 0.59
+    static let narrowStopEdge = 1 - 20000 / 44100.0
+    static func stopEdge(forOutputRate outputRate: Double) -> Double {
+        outputRate < 48000 ? narrowStopEdge : sharedStopEdge
+    }
 
     /// `stopEdge`: where the tables of steps above 1 stop, as a fraction of the output rate (they pass to 0.41).
     private init(stopEdge: Double) {
@@ -113,10 +121,10 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
     /// 0.5·s·rate ≥ 20 kHz, and the top of its transition band, 0.59·s·rate, at most `stopEdge` of the output rate
     /// if it folds back (steps 0.833…1 at 48 kHz, 0.907…0.926 at 44.1 kHz, each with its bank `forOutputRate`).
     /// None (low > high) at 40 kHz and below. Other steps below 1 take `antiImage`.
-    package func shortTableSteps(outputRate: Double) -> (low: UInt64, high: UInt64) {
+    package static func shortTableSteps(outputRate: Double) -> (low: UInt64, high: UInt64) {
         guard outputRate > 40000 else { return (.max, 0) }
         let low = (40000 / outputRate * 0x1p32).rounded(.up)
-        let high = min(stopEdge / 0.59 * 0x1p32, 0x1p32 - 1).rounded(.down)
+        let high = min(stopEdge(forOutputRate: outputRate) / 0.59 * 0x1p32, 0x1p32 - 1).rounded(.down)
         guard low <= high else { return (.max, 0) }
         return (UInt64(low), UInt64(high))
     }

@@ -2,11 +2,17 @@
 import CMixKernel
 import EnsembleFormats
 
-/// The tables every resampler kernel reads, made once by the mixer (the sinc bank once per process).
+/// The tables every resampler kernel reads, made once by the mixer (the sinc bank once per process, when first
+/// needed: `SincSlot`).
 package struct ResamplerTables: BitwiseCopyable {
     /// The Catmull-Rom weights (`Resampler.makeWeightTable`).
     package var cubic: UnsafePointer<Float>
-    package var sinc: SincBank
+    /// The sinc bank, once something on the engine resamples with sinc (`SincSlot`).
+    package var sincSlot: SincSlot
+    /// The bank: read only for sinc voices, which start after the slot is filled.
+    package var sinc: SincBank { @_noLocks get { sincSlot.filled.bank } }
+    /// What a cubic or linear `TapKernel` holds as its (unused) sinc table: no weights.
+    let noSinc: SincBank.Table
     /// The `fastSinc` bank of this engine's output rate (`FastSincBank.slot(outputRate:)`): nil until a control
     /// thread prepares it, which it does before any voice that uses it starts.
     package var fastSinc: UnsafePointer<FastSincBank?>
@@ -22,25 +28,39 @@ package struct ResamplerTables: BitwiseCopyable {
     package var ima4: UnsafePointer<ensemble_ima4_tables>
     /// Steps below 1 that may take the 36-tap table on this engine (`SincBank.shortTableSteps(outputRate:)`); the
     /// others below 1 take the anti-image table.
-    var shortLow: UInt64
-    var shortHigh: UInt64
+    /// (Both sinc tiers use them; known from the rate alone, so without either bank built.)
+    let shortLow: UInt64
+    let shortHigh: UInt64
+    /// The lane's decoded IMA4 windows (`IMA4WindowCache`), nil for tables of no lane.
+    package var ima4Cache: UnsafeMutablePointer<IMA4WindowCache>? = nil
     /// Floats before `windowLeft`/`windowRight` and after their `windowFrames` that a conversion may overwrite:
     /// with `IMA4Packets.framesPerPacket` of them, IMA4 packets that a window wants only part of are decoded whole
     /// in place, with the rest of their run (`IMA4Packets.convert`).
     var windowSlack = 0
-    /// The lane's decoded IMA4 windows (`IMA4WindowCache`), nil for tables of no lane.
-    package var ima4Cache: UnsafeMutablePointer<IMA4WindowCache>? = nil
 
     /// Frames each window holds.
     package static var windowFrames: Int { @_noLocks get { 4096 } }
 
+    /// Tables with `sinc` in their slot already (a new slot; the caller frees it with the buffers).
     package init(cubic: UnsafePointer<Float>, sinc: SincBank, edgeLeft: UnsafeMutablePointer<Float>,
                  edgeRight: UnsafeMutablePointer<Float>, windowLeft: UnsafeMutablePointer<Float>,
                  windowRight: UnsafeMutablePointer<Float>, packetScratch: UnsafeMutablePointer<Float>,
                  ima4: UnsafePointer<ensemble_ima4_tables>, windowSlack: Int = 0, outputRate: Double = 0,
                  ima4Cache: UnsafeMutablePointer<IMA4WindowCache>? = nil) {
+        self.init(cubic: cubic, sincSlot: SincSlot(sinc), edgeLeft: edgeLeft,
+                  edgeRight: edgeRight, windowLeft: windowLeft, windowRight: windowRight, packetScratch: packetScratch,
+                  ima4: ima4, windowSlack: windowSlack, outputRate: outputRate, ima4Cache: ima4Cache)
+    }
+
+    /// Tables whose sinc bank is in `sincSlot`, filled or to be filled before a sinc voice starts.
+    package init(cubic: UnsafePointer<Float>, sincSlot: SincSlot, edgeLeft: UnsafeMutablePointer<Float>,
+                 edgeRight: UnsafeMutablePointer<Float>, windowLeft: UnsafeMutablePointer<Float>,
+                 windowRight: UnsafeMutablePointer<Float>, packetScratch: UnsafeMutablePointer<Float>,
+                 ima4: UnsafePointer<ensemble_ima4_tables>, windowSlack: Int = 0, outputRate: Double,
+                 ima4Cache: UnsafeMutablePointer<IMA4WindowCache>? = nil) {
         self.cubic = cubic
-        self.sinc = sinc
+        self.sincSlot = sincSlot
+        noSinc = SincBank.Table(data: cubic, taps: 0)
         self.edgeLeft = edgeLeft
         self.edgeRight = edgeRight
         self.windowLeft = windowLeft
@@ -50,7 +70,7 @@ package struct ResamplerTables: BitwiseCopyable {
         self.windowSlack = windowSlack
         fastSinc = FastSincBank.slot(outputRate: outputRate)
         self.ima4Cache = ima4Cache
-        (shortLow, shortHigh) = sinc.shortTableSteps(outputRate: outputRate)
+        (shortLow, shortHigh) = SincBank.shortTableSteps(outputRate: outputRate)
     }
 
     /// The sinc table for a step (32.32) on this engine: below 1 the anti-image table unless the 36-tap table's
@@ -63,12 +83,12 @@ package struct ResamplerTables: BitwiseCopyable {
     }
 
     /// The `fastSinc` table for a step (32.32) on this engine, chosen as `sincTable(step:)` chooses (the banks share
-    /// their short table's band and steps). An unprepared bank (a voice started without
-    /// `FastSincBank.prepare(outputRate:)`, which the engine never does) plays with the `sinc` tables.
+    /// their short table's band and steps). Its bank is prepared on the control side before any voice that uses
+    /// it starts (`FastSincBank.prepare(outputRate:)`).
     @inline(__always)
     @_noLocks
     package func fastSincTable(step: UInt64) -> SincBank.Table {
-        guard let bank = fastSinc.pointee else { return sincTable(step: step) }
+        let bank = fastSinc.pointee.unsafelyUnwrapped
         if step < 1 << 32, step < shortLow || step > shortHigh { return bank.antiImage }
         return bank.table(step: step)
     }
@@ -104,11 +124,11 @@ struct TapKernel: BitwiseCopyable {
             taps = table.taps
             before = table.before
         case .cubic:
-            table = tables.sinc.table(step: 0) // unused
+            table = tables.noSinc // unused (the sinc bank may not be built)
             taps = 4
             before = 1
         case .linear:
-            table = tables.sinc.table(step: 0) // unused
+            table = tables.noSinc // unused
             taps = 2
             before = 0
         }
