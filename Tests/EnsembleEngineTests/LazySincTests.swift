@@ -50,6 +50,32 @@ final class LazySincTests: XCTestCase {
         XCTAssertFalse(engine.mixer.hasSinc)
     }
 
+    /// `fastSinc` has its own bank and knows its short-table steps from the rate: an engine whose voices all play
+    /// fastSinc off step 1 (mono and stereo, pitched down and up) never builds the sinc bank, and gives the bits
+    /// of an engine that had it from the start.
+    func testFastSincVoicesNeedNoSincBank() throws {
+        func run(prepared: Bool) throws -> ([Float], Bool) {
+            var c = Engine.Configuration()
+            c.resampler = .fastSinc
+            let engine = try Engine(configuration: c)
+            if prepared { engine.mixer.prepareSinc() }
+            let mono = try sound(), stereo = try Sound(DecodedAudio(sampleRate: 44100, channels: [
+                (0..<22050).map { Float(sin(Double($0) * 0.03)) * 0.4 }, (0..<22050).map { Float(cos(Double($0) * 0.07)) * 0.4 }]),
+                name: "stereo")
+            let down = try engine.makeTrack(mono), up = try engine.makeTrack(stereo), step = try engine.makeTrack(mono)
+            try down.setRate(0.71)
+            try up.setRate(1.9)
+            try step.setRate(0.9)   // 0.9: the short table's steps at 48 kHz
+            try engine.play([down, up, step], atFrame: 0)
+            return (render(engine, frames: 8192), engine.mixer.hasSinc)
+        }
+        let (lazy, built) = try run(prepared: false)
+        let (eager, _) = try run(prepared: true)
+        XCTAssertFalse(built, "no sinc bank for fastSinc voices")
+        XCTAssertGreaterThan(lazy.map { abs($0) }.max() ?? 0, 0.1, "the voices are heard")
+        XCTAssertEqual(lazy.map(\.bitPattern), eager.map(\.bitPattern))
+    }
+
     /// Compact sounds that go through the window at step 1 (IMA4, 24-bit) read no table there; a streamed sound
     /// sizes its window by the kernel, so its start brings the bank.
     func testCompactVoicesAtStepOneNeedNoBankAndStreamedOnesBringIt() throws {
