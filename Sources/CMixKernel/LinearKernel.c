@@ -69,56 +69,16 @@ static linear_fn linear = linear_portable;
 
 #define AVX2 __attribute__((target("avx2")))
 
-// Eight frames' taps from the sixteen samples at lo and hi: lane k takes tap idx[k] (0…15) from the low window
-// (idx < 8) or the high one, a permute reading only an index's low three bits.
-#define PICK(lo, hi, idx, high)                                                                               \
-    _mm256_blendv_ps(_mm256_permutevar8x32_ps(lo, idx), _mm256_permutevar8x32_ps(hi, idx), high)
+#include "LinearLanes.h"
 
-// Eight frames of `p` from its window at p + base: s = t0 + (t1 − t0)·t, where t1 comes from the window one sample
-// later at the same index. Within an eighth of step one (`unity`: a moving source's doppler, 44.1 → 48 kHz), frame
-// k's first tap is sample k or its neighbour (k + 1 above one, k − 1 below: `neighbour`), so each tap is a blend of
-// two windows one sample apart, cheaper than a lane-crossing permute (three micro-ops on Zen 1); below one only
-// from base 1 on, since the window one sample earlier must not start before `p`. Otherwise, when the eighth
-// frame's first tap is within the first eight samples (`near`: every step ≤ 1, and most groups of a step a little
-// above), each tap is one permute of one window.
-#define LERP8(p) ({                                                                                           \
-        __m256 t0_, t1_;                                                                                      \
-        if (unity > 0) {                                                                                      \
-            __m256 w1_ = _mm256_loadu_ps((p) + base + 1);                                                     \
-            t0_ = _mm256_blendv_ps(_mm256_loadu_ps((p) + base), w1_, neighbour);                              \
-            t1_ = _mm256_blendv_ps(w1_, _mm256_loadu_ps((p) + base + 2), neighbour);                          \
-        } else if (unity < 0) {                                                                               \
-            __m256 w0_ = _mm256_loadu_ps((p) + base);                                                         \
-            t0_ = _mm256_blendv_ps(w0_, _mm256_loadu_ps((p) + base - 1), neighbour);                          \
-            t1_ = _mm256_blendv_ps(_mm256_loadu_ps((p) + base + 1), w0_, neighbour);                          \
-        } else if (near) {                                                                                    \
-            t0_ = _mm256_permutevar8x32_ps(_mm256_loadu_ps((p) + base), idx);                                 \
-            t1_ = _mm256_permutevar8x32_ps(_mm256_loadu_ps((p) + base + 1), idx);                             \
-        } else {                                                                                              \
-            __m256 high_ = _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, seven));                               \
-            t0_ = PICK(_mm256_loadu_ps((p) + base), _mm256_loadu_ps((p) + base + 8), idx, high_);             \
-            t1_ = PICK(_mm256_loadu_ps((p) + base + 1), _mm256_loadu_ps((p) + base + 9), idx, high_);         \
-        }                                                                                                     \
-        _mm256_add_ps(t0_, _mm256_mul_ps(_mm256_sub_ps(t1_, t0_), t));                                        \
-    })
+// Eight samples of `p` from p + i.
+#define LOAD8F(p, i) _mm256_loadu_ps((p) + (i))
+#define LERP8(p) LERP8_WITH(LOAD8F, p)
 
-// Eight frames at a time while their window (17 samples) lies inside `avail`, then the scalar loop. Offsets within
-// a group are exact 64-bit sums; lanes of `ka`/`kb` hold k·step for k = 0, 1, 4, 5 and 2, 3, 6, 7 so that
-// picking the odd and even halves of both (a per-128-bit-lane shuffle) gives frames 0…7 in order.
+// Eight frames at a time (`LinearLanes.h`) while their window (17 samples) lies inside `avail`, then the scalar loop.
 #define VECTOR_LOOP(PUT8, PUT, STEREO)                                                                        \
     for (; j + 8 <= end && (long)(f >> 32) + 17 <= avail; j += 8) {                                            \
-        long base = (long)(f >> 32);                                                                          \
-        uint32_t frac0 = (uint32_t)f;                                                                         \
-        int near = (((uint64_t)frac0 + step7) >> 32) < 8;                                                     \
-        __m256i frac = _mm256_set1_epi64x((long long)frac0);                                                 \
-        __m256 xa = _mm256_castsi256_ps(_mm256_add_epi64(frac, ka));                                          \
-        __m256 xb = _mm256_castsi256_ps(_mm256_add_epi64(frac, kb));                                          \
-        __m256i idx = _mm256_castps_si256(_mm256_shuffle_ps(xa, xb, _MM_SHUFFLE(3, 1, 3, 1)));                \
-        __m256i low = _mm256_castps_si256(_mm256_shuffle_ps(xa, xb, _MM_SHUFFLE(2, 0, 2, 0)));                \
-        __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(low, 8)), scale);                       \
-        int unity = up ? 1 : down && base >= 1 ? -1 : 0;                                                      \
-        __m256 neighbour = _mm256_castsi256_ps(                                                               \
-            up ? _mm256_cmpgt_epi32(idx, lanes8) : _mm256_cmpgt_epi32(lanes8, idx));                          \
+        LINEAR_LANE_GROUP                                                                                     \
         __m256 sl = LERP8(l);                                                                                 \
         __m256 sr = (STEREO) ? LERP8(r) : sl;                                                                 \
         PUT8(j, sl, sr);                                                                                      \
@@ -126,7 +86,6 @@ static linear_fn linear = linear_portable;
     }                                                                                                         \
     SCALAR_LOOP(PUT, STEREO)
 
-#define ADD8(dst, v) _mm256_storeu_ps(dst, _mm256_add_ps(_mm256_loadu_ps(dst), v))
 #define STORE8_MONO(j, sl, sr) _mm256_storeu_ps(outL + (j), sl)
 #define STORE8_STEREO(j, sl, sr) (_mm256_storeu_ps(outL + (j), sl), _mm256_storeu_ps(outR + (j), sr))
 #define GAINS8_MONO(j, sl, sr) (ADD8(outL + (j), _mm256_mul_ps(va, sl)), ADD8(outR + (j), _mm256_mul_ps(vc, sl)))
@@ -150,15 +109,7 @@ static linear_fn linear = linear_portable;
         UNPACK_PUT(put)                                                                                       \
         long j = *jp;                                                                                         \
         uint64_t f = *fp;                                                                                     \
-        const __m256i ka = _mm256_setr_epi64x(0, (long long)step, (long long)(4 * step), (long long)(5 * step)); \
-        const __m256i kb = _mm256_setr_epi64x((long long)(2 * step), (long long)(3 * step), (long long)(6 * step), \
-                                              (long long)(7 * step));                                         \
-        const __m256i seven = _mm256_set1_epi32(7);                                                           \
-        const __m256 scale = _mm256_set1_ps(0x1p-24f);                                                        \
-        const uint64_t step7 = 7 * step, step8 = 8 * step;                                                    \
-        const uint64_t one = 1ull << 32, eighth = one >> 3;                                                   \
-        const int up = step >= one && step < one + eighth, down = step < one && step > one - eighth;         \
-        const __m256i lanes8 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);                                     \
+        LINEAR_LANE_CONSTANTS                                                                                 \
         SETUP                                                                                                 \
         VECTOR_LOOP(PUT8, PUT, STEREO)                                                                        \
         *jp = j;                                                                                              \

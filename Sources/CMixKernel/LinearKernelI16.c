@@ -43,41 +43,15 @@ static linear_fn linear = linear_portable;
 // Eight samples of `p` from p + at as Float integers (exact; not yet scaled by 2⁻¹⁵).
 #define LOAD8(p, at) _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)((p) + (at)))))
 
-// Eight frames' taps from the sixteen samples at lo and hi: lane k takes tap idx[k] (0…15) from the low window
-// (idx < 8) or the high one.
-#define PICK(lo, hi, idx, high)                                                                               \
-    _mm256_blendv_ps(_mm256_permutevar8x32_ps(lo, idx), _mm256_permutevar8x32_ps(hi, idx), high)
+#include "LinearLanes.h"
 
-// Eight frames of `p` from its window at p + base, the windows picked as LinearKernel.c's LERP8 picks them (the
-// same cases, the same reads), on the integers: t0 + (t1 − t0)·t, then ·2⁻¹⁵. Scaling by a power of two commutes
-// with every rounding here (no intermediate comes near the subnormal range: the smallest nonzero product is
-// 1·2⁻²⁴), so this is exactly the Float formula on the decoded samples.
-#define LERP8(p) ({                                                                                           \
-        __m256 t0_, t1_;                                                                                      \
-        if (unity > 0) {                                                                                      \
-            __m256 w1_ = LOAD8(p, base + 1);                                                                  \
-            t0_ = _mm256_blendv_ps(LOAD8(p, base), w1_, neighbour);                                           \
-            t1_ = _mm256_blendv_ps(w1_, LOAD8(p, base + 2), neighbour);                                       \
-        } else if (unity < 0) {                                                                               \
-            __m256 w0_ = LOAD8(p, base);                                                                      \
-            t0_ = _mm256_blendv_ps(w0_, LOAD8(p, base - 1), neighbour);                                       \
-            t1_ = _mm256_blendv_ps(LOAD8(p, base + 1), w0_, neighbour);                                       \
-        } else if (near) {                                                                                    \
-            t0_ = _mm256_permutevar8x32_ps(LOAD8(p, base), idx);                                              \
-            t1_ = _mm256_permutevar8x32_ps(LOAD8(p, base + 1), idx);                                          \
-        } else {                                                                                              \
-            __m256 high_ = _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, seven));                               \
-            t0_ = PICK(LOAD8(p, base), LOAD8(p, base + 8), idx, high_);                                       \
-            t1_ = PICK(LOAD8(p, base + 1), LOAD8(p, base + 9), idx, high_);                                   \
-        }                                                                                                     \
-        _mm256_mul_ps(_mm256_add_ps(t0_, _mm256_mul_ps(_mm256_sub_ps(t1_, t0_), t)), k15);                    \
-    })
+// Eight frames of `p`, the windows picked as LinearKernel.c picks them (the same cases, the same reads), on the
+// integers: t0 + (t1 − t0)·t, then ·2⁻¹⁵. Scaling by a power of two commutes with every rounding here (no
+// intermediate comes near the subnormal range: the smallest nonzero product is 1·2⁻²⁴), so this is exactly the
+// Float formula on the decoded samples.
+#define LERP8(p) _mm256_mul_ps(LERP8_WITH(LOAD8, p), k15)
 
-#define ADD8(dst, v) _mm256_storeu_ps(dst, _mm256_add_ps(_mm256_loadu_ps(dst), v))
-
-// Offsets within a group are exact 64-bit sums: lanes of `ka`/`kb` hold k·step for k = 0, 1, 4, 5 and 2, 3, 6, 7,
-// so picking the odd and even 32-bit halves of both gives frames 0…7 in order (as LinearKernel.c does). Eight
-// frames at a time while their window (17 samples) lies inside `avail`.
+// Eight frames at a time while their window (17 samples) lies inside `avail`.
 #define LINEAR_AVX2(name, STEREO, GAINS)                                                                      \
     AVX2 static uint64_t name(const int16_t *l, const int16_t *r, long n, long avail, long *jp, uint64_t f,   \
                               uint64_t step, const ensemble_put *put) {                                       \
@@ -85,29 +59,11 @@ static linear_fn linear = linear_portable;
         const __m256 va = _mm256_set1_ps(put->a), vb = _mm256_set1_ps(put->b);                                \
         const __m256 vc = _mm256_set1_ps(put->c), vd = _mm256_set1_ps(put->d);                                \
         (void)vb, (void)vd, (void)r, (void)outR;                                                              \
-        const __m256i ka = _mm256_setr_epi64x(0, (long long)step, (long long)(4 * step), (long long)(5 * step)); \
-        const __m256i kb = _mm256_setr_epi64x((long long)(2 * step), (long long)(3 * step), (long long)(6 * step), \
-                                              (long long)(7 * step));                                         \
-        const __m256i seven = _mm256_set1_epi32(7);                                                           \
-        const __m256 scale = _mm256_set1_ps(0x1p-24f), k15 = _mm256_set1_ps(0x1p-15f);                        \
-        const uint64_t step7 = 7 * step, step8 = 8 * step;                                                    \
-        const uint64_t one = 1ull << 32, eighth = one >> 3;                                                   \
-        const int up = step >= one && step < one + eighth, down = step < one && step > one - eighth;         \
-        const __m256i lanes8 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);                                     \
+        LINEAR_LANE_CONSTANTS                                                                                 \
+        const __m256 k15 = _mm256_set1_ps(0x1p-15f);                                                          \
         long j = *jp;                                                                                         \
         for (; j + 8 <= n && (long)(f >> 32) + 17 <= avail; j += 8) {                                          \
-            long base = (long)(f >> 32);                                                                      \
-            uint32_t frac0 = (uint32_t)f;                                                                     \
-            int near = (((uint64_t)frac0 + step7) >> 32) < 8;                                                 \
-            __m256i frac = _mm256_set1_epi64x((long long)frac0);                                             \
-            __m256 xa = _mm256_castsi256_ps(_mm256_add_epi64(frac, ka));                                      \
-            __m256 xb = _mm256_castsi256_ps(_mm256_add_epi64(frac, kb));                                      \
-            __m256i idx = _mm256_castps_si256(_mm256_shuffle_ps(xa, xb, _MM_SHUFFLE(3, 1, 3, 1)));            \
-            __m256i low = _mm256_castps_si256(_mm256_shuffle_ps(xa, xb, _MM_SHUFFLE(2, 0, 2, 0)));            \
-            __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(low, 8)), scale);                   \
-            int unity = up ? 1 : down && base >= 1 ? -1 : 0;                                                  \
-            __m256 neighbour = _mm256_castsi256_ps(                                                           \
-                up ? _mm256_cmpgt_epi32(idx, lanes8) : _mm256_cmpgt_epi32(lanes8, idx));                      \
+            LINEAR_LANE_GROUP                                                                                 \
             __m256 sl = LERP8(l);                                                                             \
             __m256 sr = (STEREO) ? LERP8(r) : sl;                                                             \
             if (!(GAINS)) {                                                                                   \
