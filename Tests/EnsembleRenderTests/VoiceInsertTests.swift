@@ -276,10 +276,8 @@ final class VoiceInsertTests: XCTestCase {
         XCTAssertGreaterThan(reference.left.filter { $0 != 0 }.count, 8000)
         for (block, threads) in [(333, 1), (4096, 1), (64, 2), (333, 2), (4096, 2)] {
             let (other, _) = try Self.renderStereo(block: block, threads: threads, extraTracks: 4)
-            let i = (0..<other.count).first {
-                other.left[$0].bitPattern != reference.left[$0].bitPattern
-                    || other.right[$0].bitPattern != reference.right[$0].bitPattern
-            }
+            XCTAssertEqual(other.count, reference.count)
+            let i = other.firstBitDifference(from: reference)
             XCTAssertNil(i, "block \(block), \(threads) threads: differs at frame \(i ?? -1)")
         }
     }

@@ -60,6 +60,13 @@ package struct Mix {
     /// One past the last frame at which either channel is not exactly zero (0 when silent).
     package var endOfSound: Int { ((0..<count).last { left[$0] != 0 || right[$0] != 0 } ?? -1) + 1 }
 
+    /// The first frame at which either channel's bits differ from `other`'s (nil when every bit is the same; the
+    /// shorter length is compared, so check the counts too).
+    package func firstBitDifference(from other: Mix) -> Int? {
+        (0..<min(count, other.count)).first {
+            left[$0].bitPattern != other.left[$0].bitPattern || right[$0].bitPattern != other.right[$0].bitPattern
+        }
+    }
 }
 
 /// Renders `frames` frames in calls of `block` frames (the last call may be shorter), planar.
