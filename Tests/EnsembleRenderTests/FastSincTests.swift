@@ -58,16 +58,6 @@ final class FastSincTests: XCTestCase {
 
     // MARK: The design
 
-    /// I0 by its series, written again here so the reference does not share the engine's code.
-    private static func i0(_ x: Double) -> Double {
-        var sum = 1.0, term = 1.0
-        for k in 1..<60 {
-            term *= (x / 2) * (x / 2) / Double(k * k)
-            sum += term
-        }
-        return sum
-    }
-
     /// The design: a Kaiser-windowed sinc, β = 6.8 over ±taps/2 frames, cutoff halfway between the band edges,
     /// 4·⌈4.32 / (stop − pass) / 4⌉ taps (24 taps over a 0.18 transition band).
     private static func design(pass: Double, stop: Double) -> (taps: Int, cutoff: Double) {
@@ -84,50 +74,18 @@ final class FastSincTests: XCTestCase {
         return design(pass: 0.33 / pow(2, (k - 1) / 24), stop: 0.59 / pow(2, k / 24))
     }
 
-    private static func h(_ x: Double, taps: Int, cutoff: Double) -> Double {
-        let half = Double(taps / 2)
-        guard abs(x) < half else { return 0 }
-        let a = 2 * cutoff * x
-        let sinc = a == 0 ? 1 : sin(Double.pi * a) / (Double.pi * a)
-        return 2 * cutoff * sinc * i0(6.8 * (1 - (x / half) * (x / half)).squareRoot()) / i0(6.8)
-    }
+    /// The filter itself: Kaiser β = 6.8.
+    private static let filter = PolyphaseSincReference(beta: 6.8)
 
     private static let noise: [Double] = {
         var rng = SplitMix64(seed: 12)
         return (0..<300).map { _ in Double(Float.random(in: -0.5...0.5, using: &rng)) }
     }()
 
-    /// Output frame k of a voice stepping `step` (32.32) through one pass of `samples` from `offset`: taps
-    /// i − (taps/2 − 1) … i + taps/2, weights interpolated between phases p/256 and (p + 1)/256.
-    private static func reference(step: UInt64, frame k: Int, offset: Int, taps: Int, cutoff: Double) -> Double {
-        let fixed = UInt64(offset) << 32 + UInt64(k) * step
-        let i = Int(fixed >> 32)
-        let p = Double((fixed >> 24) & 255), t = Double(fixed & 0xFF_FFFF) / 0x1p24
-        var sum = 0.0
-        for j in (1 - taps / 2)...(taps / 2) {
-            let frame = i + j
-            let x = frame < 0 || frame >= noise.count ? 0 : noise[frame]
-            let a = h(Double(j) - p / 256, taps: taps, cutoff: cutoff)
-            let b = h(Double(j) - (p + 1) / 256, taps: taps, cutoff: cutoff)
-            sum += x * (a + (b - a) * t)
-        }
-        return sum
-    }
-
     private func renderNoise(rate: Float, loops: Int = 0, offset: Int, block: Int, metering: Bool = false,
                              stereo: Bool = false) throws -> Mix {
-        let engine = try makeEngine()
-        let s = Self.noise
-        let sound = stereo ? try stereoSound(s.count, left: { s[$0] }, right: { _ in 0 }) : try monoSound(s.count) { s[$0] }
-        let track = try engine.makeTrack(sound)
-        track.resampler = .fastSinc
-        try track.setPan(-1)
-        try track.setRate(rate)
-        try track.setNumberOfLoops(loops)
-        track.isMeteringEnabled = metering
-        try track.setCurrentTime(Double(offset) / 48000)
-        try track.play(at: track.engine.time(frame: 3))
-        return EnsembleTestSupport.render(engine, frames: 1200, block: block)
+        try PolyphaseSincReference.render(Self.noise, resampler: .fastSinc, rate: rate, loops: loops, offset: offset,
+                                          block: block, metering: metering, stereo: stereo)
     }
 
     func testFastSincMatchesItsDesign() throws {
@@ -140,7 +98,7 @@ final class FastSincTests: XCTestCase {
             let frames = Int(mix.endOfSound) - 3
             assertChannel(mix.left, { i in
                 let k = i - 3
-                return k >= 0 && k < frames ? Self.reference(step: step, frame: k, offset: 7, taps: taps, cutoff: cutoff) : 0
+                return k >= 0 && k < frames ? Self.filter.sample(Self.noise, step: step, frame: k, offset: 7, taps: taps, cutoff: cutoff) : 0
             }, 0..<1200, "rate \(rate)", tolerance: 1e-5)
         }
     }

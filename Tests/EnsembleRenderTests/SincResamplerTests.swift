@@ -18,61 +18,16 @@ final class SincResamplerTests: XCTestCase {
         return (0..<300).map { _ in Double(Float.random(in: -0.5...0.5, using: &rng)) }
     }()
 
-    /// I0 by its series, written again here so the reference does not share the engine's code.
-    private static func i0(_ x: Double) -> Double {
-        var sum = 1.0, term = 1.0
-        for k in 1..<60 {
-            term *= (x / 2) * (x / 2) / Double(k * k)
-            sum += term
-        }
-        return sum
-    }
-
-    /// A design for steps below 1: `taps` taps, cutoff `cutoff` (cycles per source frame), Kaiser β = 10 over
-    /// ±taps/2 frames. On a 48 kHz engine steps 0.833…1 take 36 taps at cutoff 0.5 (their images all land at
-    /// 19.7 kHz or above, in the stopband below 20 kHz); the others the anti-image design, 72 taps at cutoff 0.455.
-    private static func h(_ x: Double, taps: Int, cutoff: Double) -> Double {
-        let half = Double(taps / 2)
-        guard abs(x) < half else { return 0 }
-        let a = 2 * cutoff * x
-        let sinc = a == 0 ? 1 : sin(Double.pi * a) / (Double.pi * a)
-        return 2 * cutoff * sinc * i0(10 * (1 - (x / half) * (x / half)).squareRoot()) / i0(10)
-    }
-
-    /// Output frame k of a voice stepping `step` (32.32) through `passes` copies of `samples` from `offset`:
-    /// taps i − (taps/2 − 1) … i + taps/2, weights interpolated between phases p/256 and (p + 1)/256 by the
-    /// fraction's low 24 bits, silence outside the passes.
-    private static func reference(_ samples: [Double], step: UInt64, frame k: Int, passes: Int, offset: Int,
-                                  taps: Int, cutoff: Double) -> Double {
-        let fixed = UInt64(offset) << 32 + UInt64(k) * step
-        let i = Int(fixed >> 32)
-        let p = Double((fixed >> 24) & 255), t = Double(fixed & 0xFF_FFFF) / 0x1p24
-        let n = samples.count
-        var sum = 0.0
-        for j in (1 - taps / 2)...(taps / 2) {
-            let frame = i + j
-            let x = frame < 0 || frame >= n * passes ? 0 : samples[frame % n]
-            let a = h(Double(j) - p / 256, taps: taps, cutoff: cutoff)
-            let b = h(Double(j) - (p + 1) / 256, taps: taps, cutoff: cutoff)
-            sum += x * (a + (b - a) * t)
-        }
-        return sum
-    }
+    /// The design for steps below 1 (Kaiser β = 10): on a 48 kHz engine steps 0.833…1 take 36 taps at cutoff 0.5
+    /// (their images all land at 19.7 kHz or above, in the stopband below 20 kHz); the others the anti-image
+    /// design, 72 taps at cutoff 0.455.
+    private static let design = PolyphaseSincReference(beta: 10)
 
     private func render(rate: Float, loops: Int, offset: Int, block: Int, metering: Bool = false,
                         stereo: Bool = false) throws -> Mix {
-        let engine = try makeEngine()
-        let s = Self.noise
-        let sound = stereo ? try stereoSound(s.count, left: { s[$0] }, right: { _ in 0 }) : try monoSound(s.count) { s[$0] }
-        let track = try engine.makeTrack(sound)
-        XCTAssertEqual(track.resampler, .sinc, "the default")
-        try track.setPan(-1)
-        try track.setRate(rate)
-        try track.setNumberOfLoops(loops)
-        track.isMeteringEnabled = metering
-        try track.setCurrentTime(Double(offset) / 48000)
-        try track.play(at: track.engine.time(frame: 3))
-        return EnsembleTestSupport.render(engine, frames: 1200, block: block)
+        XCTAssertEqual(try makeEngine().makeTrack(try monoSound(10) { _ in 0 }).resampler, .sinc, "the default")
+        return try PolyphaseSincReference.render(Self.noise, resampler: nil, rate: rate, loops: loops, offset: offset,
+                                                 block: block, metering: metering, stereo: stereo)
     }
 
     func testSincMatchesItsDesignAcrossSeamsAndEdges() throws {
@@ -85,7 +40,7 @@ final class SincResamplerTests: XCTestCase {
             assertChannel(mix.left, { i in
                 let k = i - 3
                 return k >= 0 && k < frames
-                    ? Self.reference(Self.noise, step: step, frame: k, passes: 2, offset: 7, taps: taps, cutoff: cutoff) : 0
+                    ? Self.design.sample(Self.noise, step: step, frame: k, passes: 2, offset: 7, taps: taps, cutoff: cutoff) : 0
             }, 0..<1200, "rate \(rate)", tolerance: 1e-5)
         }
     }
