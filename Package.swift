@@ -67,9 +67,11 @@ let package = Package(
         .executableTarget(name: "example-engine-tone", dependencies: ["Ensemble"], path: "Sources/Examples/EngineTone"),
         .executableTarget(
             name: "ensemble-bench",
-            dependencies: ["Ensemble", "EnsembleSoak", "COpenAL", "CSndfile", "CAllocationCounter", "CSincKernel"],
+            dependencies: ["Ensemble", "EnsembleSoak", "COpenAL", "CSndfile", "CAllocationCounter", "CSincKernel", "CBenchProbe"],
             path: "Benchmarks/ensemble-bench"
         ),
+        // The benchmark program's machine probes (vector-load throughput for the sinc kernel's roofline).
+        .target(name: "CBenchProbe", path: "Benchmarks/CBenchProbe"),
         // The soak driver (random multi-threaded traffic, checked), shared by SoakTests and `ensemble-bench --soak`.
         .target(name: "EnsembleSoak", dependencies: ["Ensemble", "CAllocationCounter"]),
         // Counts heap allocations per thread (interposes `malloc`): the tests prove the render path allocates nothing

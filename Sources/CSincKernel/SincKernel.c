@@ -22,7 +22,7 @@ typedef float v16 __attribute__((vector_size(64)));
 #define MAIN8(n, c)                                                                                          \
     for (; j + 16 <= whole; j += 16) {                                                                       \
         for (int f = 0; f < n; f++) {                                                                        \
-            const float *rw = row[f], *nx = row[f] + taps;                                                   \
+            const float *rw = row[f], *nx = row[f] + ensemble_sinc_stride(taps);                             \
             v8 w0 = __builtin_elementwise_fma(t8[f], load8(nx + j) - load8(rw + j), load8(rw + j));          \
             v8 w1 = __builtin_elementwise_fma(t8[f], load8(nx + j + 8) - load8(rw + j + 8), load8(rw + j + 8)); \
             for (int k = 0; k < c; k++) {                                                                    \
@@ -41,7 +41,7 @@ typedef float v16 __attribute__((vector_size(64)));
             for (int k = 0; k < c; k++) a[f][k] = (v16){0};                                                  \
         for (; j + 16 <= whole; j += 16) {                                                                   \
             for (int f = 0; f < n; f++) {                                                                    \
-                const float *rw = row[f], *nx = row[f] + taps;                                               \
+                const float *rw = row[f], *nx = row[f] + ensemble_sinc_stride(taps);                         \
                 v16 t16 = __builtin_shufflevector(t8[f], t8[f], 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7); \
                 v16 w = __builtin_elementwise_fma(t16, load16(nx + j) - load16(rw + j), load16(rw + j));     \
                 for (int k = 0; k < c; k++)                                                                  \
@@ -60,9 +60,12 @@ typedef float v16 __attribute__((vector_size(64)));
 // the channels); each channel's products accumulate (fused) into two accumulators, blocks of eight alternating,
 // a last four taps (taps = 8m + 4) into the sum of both halves, then a fixed pairwise sum. With n > 1 the
 // frames' independent chains overlap; every n computes each frame with the same operations in the same order.
+// `odd` / `four`: whether taps has an odd block of eight past the sixteens / a last four, 1 or 0 as constants (the
+// caller's copy for that case, without the tests), −1 to test at run time.
 #define GROUP(suffix, attributes, MAIN, n, c)                                                                \
-    attributes static inline void group##n##x##c##_##suffix(const float *const *x, const float *const *row, \
-                                                            const float *t, long taps, float *const *out) {  \
+    attributes static inline __attribute__((always_inline)) void group##n##x##c##_##suffix(                  \
+        const float *const *x, const float *const *row, const float *t, long taps, const int odd,            \
+        const int four, float *const *out) {                                                                 \
         v8 t8[n], a0[n][c], a1[n][c];                                                                        \
         for (int f = 0; f < n; f++) {                                                                        \
             t8[f] = (v8){t[f], t[f], t[f], t[f], t[f], t[f], t[f], t[f]};                                    \
@@ -70,34 +73,35 @@ typedef float v16 __attribute__((vector_size(64)));
         }                                                                                                    \
         long whole = taps & ~7L, j = 0;                                                                      \
         MAIN(n, c)                                                                                           \
-        int odd = j < whole;                                                                                 \
+        int eight = odd < 0 ? j < whole : odd;                                                               \
         v4 sums[n][c];                                                                                       \
         for (int f = 0; f < n; f++) {                                                                        \
-            const float *rw = row[f], *nx = row[f] + taps;                                                   \
+            const float *rw = row[f], *nx = row[f] + ensemble_sinc_stride(taps);                             \
             long i = j;                                                                                      \
-            if (odd) {                                                                                       \
+            if (eight) {                                                                                     \
                 v8 w0 = __builtin_elementwise_fma(t8[f], load8(nx + i) - load8(rw + i), load8(rw + i));      \
                 for (int k = 0; k < c; k++)                                                                  \
                     a0[f][k] = __builtin_elementwise_fma(w0, load8(x[f * c + k] + i), a0[f][k]);             \
                 i += 8;                                                                                      \
             }                                                                                                \
             v4 t4 = {t[f], t[f], t[f], t[f]};                                                                \
-            v4 w = i < taps ? __builtin_elementwise_fma(t4, load4(nx + i) - load4(rw + i), load4(rw + i))    \
+            int last4 = four < 0 ? i < taps : four;                                                          \
+            v4 w = last4 ? __builtin_elementwise_fma(t4, load4(nx + i) - load4(rw + i), load4(rw + i))       \
                             : (v4){0};                                                                       \
             for (int k = 0; k < c; k++) {                                                                    \
                 v8 acc = a0[f][k] + a1[f][k];                                                                \
                 v4 sum = __builtin_shufflevector(acc, acc, 0, 1, 2, 3) + __builtin_shufflevector(acc, acc, 4, 5, 6, 7); \
-                if (i < taps) sum = __builtin_elementwise_fma(w, load4(x[f * c + k] + i), sum);              \
+                if (last4) sum = __builtin_elementwise_fma(w, load4(x[f * c + k] + i), sum);                 \
                 sums[f][k] = sum;                                                                            \
             }                                                                                                \
         }                                                                                                    \
         if (n * c == 4) {                                                                                    \
-            /* Four sums at once, transposed: lane q of the result is (s_q[0] + s_q[2]) + (s_q[1] + s_q[3]),   \
+            /* Four sums at once, transposed: lane q of the result is (s_q[0] + s_q[2]) + (s_q[1] + s_q[3]), \
                `reduce` of sum q, the same additions in the same order. */                                   \
             v4 *q = &sums[0][0];                                                                             \
             v4 u = __builtin_shufflevector(q[0], q[1], 0, 4, 1, 5) + __builtin_shufflevector(q[0], q[1], 2, 6, 3, 7); \
             v4 v = __builtin_shufflevector(q[2], q[3], 0, 4, 1, 5) + __builtin_shufflevector(q[2], q[3], 2, 6, 3, 7); \
-            v4 r = __builtin_shufflevector(u, v, 0, 1, 4, 5) + __builtin_shufflevector(u, v, 2, 3, 6, 7);   \
+            v4 r = __builtin_shufflevector(u, v, 0, 1, 4, 5) + __builtin_shufflevector(u, v, 2, 3, 6, 7);    \
             for (int f = 0; f < n; f++)                                                                      \
                 for (int k = 0; k < c; k++) out[k][f] = r[f * c + k];                                        \
         } else {                                                                                             \
@@ -107,7 +111,7 @@ typedef float v16 __attribute__((vector_size(64)));
     }
 
 // The single-frame kernels and RUN: `count` frames from fixed-point `start`, mono four at a time, stereo two.
-#define SINC_KERNELS(suffix, attributes, MAIN)                                                               \
+#define SINC_KERNELS(suffix, attributes, MAIN, COPIES)                                                       \
     GROUP(suffix, attributes, MAIN, 1, 1)                                                                    \
     GROUP(suffix, attributes, MAIN, 4, 1)                                                                    \
     GROUP(suffix, attributes, MAIN, 1, 2)                                                                    \
@@ -115,19 +119,20 @@ typedef float v16 __attribute__((vector_size(64)));
     attributes static inline float mono_##suffix(const float *x, const float *row, long taps, float t) {     \
         float value;                                                                                         \
         float *out[1] = {&value};                                                                            \
-        group1x1_##suffix(&x, &row, &t, taps, out);                                                          \
+        group1x1_##suffix(&x, &row, &t, taps, -1, -1, out);                                                  \
         return value;                                                                                        \
     }                                                                                                        \
     attributes static inline void stereo_##suffix(const float *l, const float *r, const float *row,          \
                                                   long taps, float t, float *pair) {                         \
         const float *x[2] = {l, r};                                                                          \
         float *out[2] = {pair, pair + 1};                                                                    \
-        group1x2_##suffix(x, &row, &t, taps, out);                                                           \
+        group1x2_##suffix(x, &row, &t, taps, -1, -1, out);                                                   \
     }                                                                                                        \
-    attributes static void run_##suffix(const float *l, const float *r, int stereo, const float *data,       \
-                                        long taps, uint64_t start, uint64_t step, long count,                \
-                                        float *outL, float *outR) {                                          \
-        uint64_t f = start;                                                                                  \
+    /* The groups of frames (from *position, which it advances); returns the frames done. `odd`, `four`: GROUP's. */ \
+    attributes static inline __attribute__((always_inline)) long groups_##suffix(                            \
+        const float *l, const float *r, int stereo, const float *data, long taps, uint64_t *position, uint64_t step, \
+        long count, float *outL, float *outR, const int odd, const int four) {                               \
+        uint64_t f = *position;                                                                              \
         long k = 0;                                                                                          \
         if (stereo) {                                                                                        \
             for (; k + 2 <= count; k += 2) {                                                                 \
@@ -137,11 +142,11 @@ typedef float v16 __attribute__((vector_size(64)));
                     uint32_t fraction = (uint32_t)f;                                                         \
                     x[2 * g] = l + (long)(f >> 32);                                                          \
                     x[2 * g + 1] = r + (long)(f >> 32);                                                      \
-                    row[g] = data + taps * (long)(fraction >> 24);                                           \
+                    row[g] = data + ensemble_sinc_stride(taps) * (long)(fraction >> 24);                     \
                     t[g] = (float)(fraction & 0xFFFFFFu) * 0x1p-24f;                                         \
                 }                                                                                            \
                 float *out[2] = {outL + k, outR + k};                                                        \
-                group2x2_##suffix(x, row, t, taps, out);                                                     \
+                group2x2_##suffix(x, row, t, taps, odd, four, out);                                          \
             }                                                                                                \
         } else {                                                                                             \
             for (; k + 4 <= count; k += 4) {                                                                 \
@@ -150,17 +155,37 @@ typedef float v16 __attribute__((vector_size(64)));
                 for (int g = 0; g < 4; g++, f += step) {                                                     \
                     uint32_t fraction = (uint32_t)f;                                                         \
                     x[g] = l + (long)(f >> 32);                                                              \
-                    row[g] = data + taps * (long)(fraction >> 24);                                           \
+                    row[g] = data + ensemble_sinc_stride(taps) * (long)(fraction >> 24);                     \
                     t[g] = (float)(fraction & 0xFFFFFFu) * 0x1p-24f;                                         \
                 }                                                                                            \
                 float *out[1] = {outL + k};                                                                  \
-                group4x1_##suffix(x, row, t, taps, out);                                                     \
+                group4x1_##suffix(x, row, t, taps, odd, four, out);                                          \
             }                                                                                                \
         }                                                                                                    \
+        *position = f;                                                                                       \
+        return k;                                                                                            \
+    }                                                                                                        \
+    attributes static void run_##suffix(const float *l, const float *r, int stereo, const float *data,       \
+                                        long taps, uint64_t start, uint64_t step, long count,                \
+                                        float *outL, float *outR) {                                          \
+        uint64_t f = start;                                                                                  \
+        long k;                                                                                              \
+        /* COPIES: a copy of the groups for each case of the tails (none, a last 4, an odd 8, both), whose      \
+           frames test none: on Zen 5, AVX-512 1…27 % less time a frame; AVX2's copies with tails came out      \
+           2…17 % slower (register allocation), so it has one copy that tests them (COPIES 0). */               \
+        if (COPIES && (taps & 8))                                                                            \
+            k = taps & 4 ? groups_##suffix(l, r, stereo, data, taps, &f, step, count, outL, outR, 1, 1)      \
+                         : groups_##suffix(l, r, stereo, data, taps, &f, step, count, outL, outR, 1, 0);     \
+        else if (COPIES && (taps & 4))                                                                       \
+            k = groups_##suffix(l, r, stereo, data, taps, &f, step, count, outL, outR, 0, 1);                \
+        else if (COPIES && !(taps & 12))                                                                     \
+            k = groups_##suffix(l, r, stereo, data, taps, &f, step, count, outL, outR, 0, 0);                \
+        else                                                                                                 \
+            k = groups_##suffix(l, r, stereo, data, taps, &f, step, count, outL, outR, -1, -1);              \
         for (; k < count; k++, f += step) {                                                                  \
             long i = (long)(f >> 32);                                                                        \
             uint32_t fraction = (uint32_t)f;                                                                 \
-            const float *row = data + taps * (long)(fraction >> 24);                                         \
+            const float *row = data + ensemble_sinc_stride(taps) * (long)(fraction >> 24);                   \
             float t = (float)(fraction & 0xFFFFFFu) * 0x1p-24f;                                              \
             if (stereo) {                                                                                    \
                 float pair[2];                                                                               \
@@ -173,7 +198,7 @@ typedef float v16 __attribute__((vector_size(64)));
         }                                                                                                    \
     }
 
-SINC_KERNELS(portable, , MAIN8)
+SINC_KERNELS(portable, , MAIN8, 0)
 
 // The portable kernels whatever the CPU, so a test can compare them with the ones chosen.
 float ensemble_sinc_mono_portable(const float *x, const float *row, long taps, float t) {
@@ -190,8 +215,8 @@ static void (*run_kernel)(const float *, const float *, int, const float *, long
                           float *) = run_portable;
 
 #if defined(__x86_64__)
-SINC_KERNELS(avx2, __attribute__((target("avx2,fma"))), MAIN8)
-SINC_KERNELS(avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), MAIN16)
+SINC_KERNELS(avx2, __attribute__((target("avx2,fma"))), MAIN8, 0)
+SINC_KERNELS(avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), MAIN16, 1)
 
 // Chosen once at load time, before any thread renders.
 __attribute__((constructor)) static void choose_kernels(void) {

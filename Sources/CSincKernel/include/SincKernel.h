@@ -4,19 +4,24 @@
 
 #include <stdint.h>
 
-/// One output sample: sum over j < taps of (row[j] + t * (next[j] − row[j])) * x[j], next = row + taps (the
-/// following phase), each weight and each product's accumulation a fused multiply-add, eight taps per lane
-/// group into two accumulators (blocks alternating, so the additions overlap), a last four when taps = 8m + 4,
-/// summed in a fixed order. `taps` is a multiple of 4. The same bits on every CPU: the AVX-512, AVX2/FMA and portable
-/// builds do the same operations.
+/// Floats from one phase row of a table to the next: `taps` rounded up to 16, so that the rows of a table whose base
+/// is 64-byte aligned start on cache lines (no 16-lane load of weights crosses one); the padding is never read.
+static inline long ensemble_sinc_stride(long taps) { return (taps + 15) & ~15L; }
+
+/// One output sample: sum over j < taps of (row[j] + t * (next[j] − row[j])) * x[j], next = row +
+/// ensemble_sinc_stride(taps) (the following phase), each weight and each product's accumulation a fused
+/// multiply-add, eight taps per lane group into two accumulators (blocks alternating, so the additions overlap), a
+/// last four when taps = 8m + 4, summed in a fixed order. `taps` is a multiple of 4. The same bits on every CPU: the
+/// AVX-512, AVX2/FMA and portable builds do the same operations.
 float ensemble_sinc_mono(const float *x, const float *row, long taps, float t);
 
 /// Both channels with the weights computed once; each channel has the same bits as `ensemble_sinc_mono`.
 void ensemble_sinc_stereo(const float *l, const float *r, const float *row, long taps, float t, float *out);
 
 /// `count` frames, frame k from the taps at l + (f >> 32) (and r when `stereo`), f = start + k·step (32.32), its
-/// weights the row of `data` (taps Floats per phase, phases 0…256) picked by the fraction's top 8 bits and t
-/// its low 24 bits: each frame has the same bits as `ensemble_sinc_mono` / `ensemble_sinc_stereo`.
+/// weights the row of `data` (phases 0…256, `taps` Floats each, ensemble_sinc_stride(taps) apart; base 64-byte
+/// aligned for speed) picked by the fraction's top 8 bits and t its low 24 bits: each frame has the same bits as
+/// `ensemble_sinc_mono` / `ensemble_sinc_stereo`.
 void ensemble_sinc_run(const float *l, const float *r, int stereo, const float *data, long taps, uint64_t start,
                        uint64_t step, long count, float *outL, float *outR);
 

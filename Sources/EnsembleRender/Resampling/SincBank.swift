@@ -27,10 +27,13 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
     /// its stopband and the output's Nyquist folds back.
     package static var maxFilteredStep: UInt64 { @_noLocks get { 8 << 32 } }
 
-    /// One table: `taps` weights per phase, phases 0…256 one after another.
+    /// One table: `taps` weights per phase, phases 0…256 one after another, `stride` Floats apart from a 64-byte
+    /// aligned base, so every row starts on a cache line (zeros between).
     package struct Table: BitwiseCopyable {
         package var data: UnsafePointer<Float>
         package var taps: Int
+        /// Floats from one phase row to the next: `taps` rounded up to 16 (`ensemble_sinc_stride`).
+        package var stride: Int { @_noLocks get { (taps + 15) & ~15 } }
         /// Taps before the cursor's frame: taps / 2 − 1.
         package var before: Int { @_noLocks get { taps / 2 - 1 } }
     }
@@ -98,8 +101,11 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
     /// window `beta`, at the 257 phases 0…256 (`Table`); shared by this bank and `FastSincBank`.
     static func kaiserTable(taps: Int, cutoff: Double, beta: Double) -> Table {
         let phases = 1 << Self.phaseBits
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: 4 * taps * (phases + 1), alignment: 32)
-        let data = raw.bindMemory(to: Float.self, capacity: taps * (phases + 1))
+        let stride = (taps + 15) & ~15
+        assert(stride == ensemble_sinc_stride(taps))
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: 4 * stride * (phases + 1), alignment: 64)
+        let data = raw.bindMemory(to: Float.self, capacity: stride * (phases + 1))
+        data.initialize(repeating: 0, count: stride * (phases + 1))
         let half = Double(taps / 2), norm = 1 / Self.besselI0(beta)
         // The kernel at every phase 0…phases (phase `phases` is the next frame's 0). It is even, so phase
         // `phases` − p, tap `taps` − 1 − j mirrors phase p, tap j: half the evaluations.
@@ -109,8 +115,8 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
                 // Tap j is frame i − (taps/2 − 1) + j; the output lies at i + t.
                 let x = Double(j - (taps / 2 - 1)) - t
                 let v = Float(Self.kaiserSinc(x, cutoff: cutoff, half: half, beta: beta) * norm)
-                data[taps * p + j] = v
-                data[taps * (phases - p) + taps - 1 - j] = v
+                data[stride * p + j] = v
+                data[stride * (phases - p) + taps - 1 - j] = v
             }
         }
         return Table(data: data, taps: taps)
@@ -166,7 +172,7 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
     @inline(__always)
     @_noLocks
     package static func sample(_ x: UnsafePointer<Float>, _ table: Table, _ fraction: UInt32) -> Float {
-        let row = table.data + table.taps &* Int(truncatingIfNeeded: fraction &>> 24) // 32 − phaseBits
+        let row = table.data + table.stride &* Int(truncatingIfNeeded: fraction &>> 24) // 32 − phaseBits
         let t = Float(fraction & 0x00FF_FFFF) * 0x1p-24
         // A C function is opaque to the performance checker; the kernel only reads and computes.
         return _unsafePerformance { ensemble_sinc_mono(x, row, table.taps, t) }
@@ -177,7 +183,7 @@ package struct SincBank: BitwiseCopyable, @unchecked Sendable {
     @_noLocks
     package static func stereo(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ table: Table,
                        _ fraction: UInt32) -> (Float, Float) {
-        let row = table.data + table.taps &* Int(truncatingIfNeeded: fraction &>> 24) // 32 − phaseBits
+        let row = table.data + table.stride &* Int(truncatingIfNeeded: fraction &>> 24) // 32 − phaseBits
         let t = Float(fraction & 0x00FF_FFFF) * 0x1p-24
         var out = SIMD2<Float>()
         _unsafePerformance {
