@@ -160,12 +160,17 @@ final class PlayCommandTests: XCTestCase {
         XCTAssertEqual(counts?.first, counts?.last, "every loss was reopened: \(summary)")
         XCTAssertGreaterThanOrEqual(counts?.first ?? 0, 2, summary)
         let reference = try interleavedStereo(rendered), played = try interleavedStereo(recording)
-        let lead = try XCTUnwrap(firstSoundingFrame(played))
-        // Where the last device started in the scene: the render frame its first 64 frames match.
-        let head = frames(played, lead..<(lead + 64))
-        let from = try XCTUnwrap((0..<(57600 - 64)).first { frames(reference, $0..<($0 + 64)) == head }, "the last recording is part of the render")
-        XCTAssertGreaterThan(from, 19200, "the last device started late in the scene")
-        assertSameBits(frames(played, lead..<(lead + 57600 - from)), frames(reference, from..<57600), "the scene went on to its end")
+        if let lead = firstSoundingFrame(played) {
+            // Where the last device started in the scene: the render frame its first 64 frames match.
+            let head = frames(played, lead..<(lead + 64))
+            let from = try XCTUnwrap((0..<(57600 - 64)).first { frames(reference, $0..<($0 + 64)) == head }, "the last recording is part of the render")
+            XCTAssertGreaterThan(from, 19200, "the last device started late in the scene")
+            assertSameBits(frames(played, lead..<(lead + 57600 - from)), frames(reference, from..<57600), "the scene went on to its end")
+        } else {
+            // Where the losses fall depends on the device's real-time start-up: a third loss may come after the
+            // scene's last sound, leaving a fourth device only the silent end. Silence is right only then.
+            XCTAssertGreaterThanOrEqual(counts?.first ?? 0, 3, "a silent last recording needs a fourth device: \(summary)")
+        }
 
         let stopped = try runProcess(prlimit, [limit, try ensembleExecutable(), "play", scene, "--on-device-loss", "stop"], environment: env)
         XCTAssertEqual(stopped.status, 1)
