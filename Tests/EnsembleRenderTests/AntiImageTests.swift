@@ -95,23 +95,7 @@ final class AntiImageTests: XCTestCase {
         let x = try play(noise.count, sourceRate: sourceRate, rate: rate, outputRate: outputRate, count: count) {
             noise[$0]
         }
-        var density = [Double](repeating: 0, count: n / 2 + 1)
-        for s in 0..<segments {
-            let p = spectrum(x[(s * n)..<((s + 1) * n)]).power
-            for k in 0..<density.count { density[k] += p[k] }
-        }
-        let binHz = outputRate / Double(n), heard = sourceRate * Double(rate)
-        let pass = Int(0.05 * heard / binHz)...Int(0.35 * heard / binHz)
-        let reference = pass.reduce(0.0) { $0 + density[$1] } / Double(pass.count)
-        var worst = -300.0
-        var k = Int((0.505 * heard / binHz).rounded(.up))
-        let top = min(Int(20000 / binHz), n / 2)
-        while k + 32 <= top {
-            let band = density[k..<(k + 32)].reduce(0, +) / 32
-            worst = max(worst, 10 * log10(max(band, 1e-300) / reference))
-            k += 32
-        }
-        return worst
+        return ResamplerMeasure.worstImageBand(x, sampleRate: outputRate, heard: sourceRate * Double(rate))
     }
 
     func testNoiseImagesWhenPitchingDown() throws {

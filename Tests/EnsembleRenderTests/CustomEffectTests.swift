@@ -154,15 +154,9 @@ final class CustomEffectTests: XCTestCase {
         try t.setNumberOfLoops(-1)
         try t.setBus(busNumber(1))
         try engine.play([t], at: engine.time(frame: 3))
-        let block = 256
-        let l = UnsafeMutablePointer<Float>.allocate(capacity: block), r = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
-        defer { l.deallocate(); r.deallocate() }
-        for _ in 0..<4 { engine.render(left: l, right: r, frames: block) }
-        var total: UInt64 = 0
-        for k in 0..<40 {
+        let total = try renderCountingAllocations(engine) { k in
             try engine.setParameter(0, to: 200 + Float(k) * 10, of: ring)
             try engine.scheduleParameter(1, to: Float(k % 4) / 4, of: ring, at: engine.time(frame: engine.currentFrame + 100))
-            total += renderCountingAllocations(engine, k, left: l, right: r, frames: block)
         }
         XCTAssertEqual(total, 0, "render allocated \(total) times")
         XCTAssertEqual(ring.allocatingCalls, 0)

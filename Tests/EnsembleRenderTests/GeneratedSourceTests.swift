@@ -191,15 +191,9 @@ final class GeneratedSourceTests: XCTestCase {
         let t = try engine.makeTrack(try Sound(generator: source, sampleRate: 48000))
         try t.setFilter(.lowpass(gainHF: 0.5))
         try t.play(at: engine.time(frame: 10))
-        let block = 256
-        let l = UnsafeMutablePointer<Float>.allocate(capacity: block), r = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
-        defer { l.deallocate(); r.deallocate() }
-        for _ in 0..<4 { engine.render(left: l, right: r, frames: block) }
-        var total: UInt64 = 0
-        for k in 0..<40 {
+        let total = try renderCountingAllocations(engine) { k in
             try engine.setParameter(0, to: 200 + Float(k) * 10, of: source)
             try engine.scheduleParameter(0, to: 300, of: source, at: engine.time(frame: engine.currentFrame + 99))
-            total += renderCountingAllocations(engine, k, left: l, right: r, frames: block)
         }
         XCTAssertEqual(total, 0, "render allocated \(total) times")
         XCTAssertEqual(source.allocatingCalls, 0)

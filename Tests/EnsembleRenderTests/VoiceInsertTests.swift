@@ -297,12 +297,7 @@ final class VoiceInsertTests: XCTestCase {
         let moving = try CustomEffect(RingGain(), parameters: [30, 1])
         try positioned.setInsert(moving)
         try engine.play([t, positioned], at: engine.time(frame: 3))
-        let block = 256
-        let l = UnsafeMutablePointer<Float>.allocate(capacity: block), r = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
-        defer { l.deallocate(); r.deallocate() }
-        for _ in 0..<4 { engine.render(left: l, right: r, frames: block) }
-        var total: UInt64 = 0
-        for k in 0..<40 {
+        let total = try renderCountingAllocations(engine) { k in
             try engine.setParameter(0, to: 200 + Float(k) * 10, of: ring)
             try engine.scheduleParameter(1, to: Float(k % 4) / 4, of: ring, at: engine.time(frame: engine.currentFrame + 100))
             try positioned.setPosition(Vector3(1 + Float(k) * 0.1, 0, -2), ramp: 0.002)
@@ -311,7 +306,6 @@ final class VoiceInsertTests: XCTestCase {
                 ring = try CustomEffect(RingGain(), parameters: [300, 0.5])
                 try t.setInsert(ring)
             }
-            total += renderCountingAllocations(engine, k, left: l, right: r, frames: block)
         }
         XCTAssertEqual(total, 0, "render allocated \(total) times")
         XCTAssertEqual(ring.allocatingCalls, 0)

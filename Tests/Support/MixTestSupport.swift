@@ -256,6 +256,21 @@ package func renderCountingAllocations(_ engine: Engine, _ k: Int, left: UnsafeM
     return allocation_counter_stop()
 }
 
+/// The heap allocations of rendering `blocks` blocks of `frames` (after 4 blocks to warm up), `change(k)` made
+/// on this thread before block k: the render-thread allocation tests' loop, with its own buffers.
+package func renderCountingAllocations(_ engine: Engine, blocks: Int = 40, frames: Int = 256,
+                                       change: (Int) throws -> Void) rethrows -> UInt64 {
+    let l = UnsafeMutablePointer<Float>.allocate(capacity: frames), r = UnsafeMutablePointer<Float>.allocate(capacity: 2 * frames)
+    defer { l.deallocate(); r.deallocate() }
+    for _ in 0..<4 { engine.render(left: l, right: r, frames: frames) }
+    var total: UInt64 = 0
+    for k in 0..<blocks {
+        try change(k)
+        total += renderCountingAllocations(engine, k, left: l, right: r, frames: frames)
+    }
+    return total
+}
+
 /// `n` output frames as the seconds the API takes for ramps and fades (exact after the engine rounds them back).
 package func frameSeconds(_ n: Int, _ rate: Double = 48000) -> Double { Double(n) / rate }
 
