@@ -183,7 +183,7 @@ extension Engine {
         if !done.isEmpty { busControl.customEffects.withLock { $0 += done } }
     }
 
-    /// Sets parameter `index` of `effect` (installed on this engine by `setEffects`) to `value` from the next
+    /// Sets parameter `index` of `effect` (installed on this engine by `setEffects` or `Track.setInsert`) to `value` from the next
     /// block on. Any thread. Throws `EngineError.invalidParameter` for an effect not installed here, an index
     /// outside 0..<`parameterCount` or a value that is not finite.
     public func setParameter(_ index: Int, to value: Float, of effect: CustomEffect) throws(EngineError) {
@@ -244,7 +244,7 @@ extension Engine {
     private func parameterWrite(_ index: Int, _ value: Float, _ effect: CustomEffect) throws(EngineError) -> ParameterWrite {
         let known = busControl.customEffects.withLock { $0.contains { $0 === effect } }
         guard known else {
-            throw .invalidParameter(name: "effect", value: 0, expected: "a CustomEffect installed on this engine by setEffects")
+            throw .invalidParameter(name: "effect", value: 0, expected: "a CustomEffect installed on this engine by setEffects or Track.setInsert")
         }
         return try checkedWrite(index, value, effect.parameters, count: effect.parameterCount)
     }
