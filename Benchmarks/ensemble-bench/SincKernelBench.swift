@@ -164,6 +164,37 @@ enum SincKernelBench {
             }
         }
 
+        // The same frames over 16-bit samples (what a 16-bit voice runs, `ensemble_sinc_run_i16`): the same loads
+        // a block, half the bytes, plus a widening and a conversion per source vector.
+        let l16 = UnsafeMutablePointer<Int16>.allocate(capacity: sourceCount)
+        let r16 = UnsafeMutablePointer<Int16>.allocate(capacity: sourceCount)
+        for k in 0..<sourceCount {
+            l16[k] = Int16(l[k] * 32767)
+            r16[k] = Int16(r[k] * 32767)
+        }
+        print("\n16-bit source (`ensemble_sinc_run_i16`) against Float, the same table and frames, cycles a frame:")
+        for path: Int32 in [1, 2] {
+            var cells: [String] = []
+            for taps in [24, 36, 72, 96] {
+                let t = table(taps: taps)
+                for stereo: Int32 in [0, 1] {
+                    guard ensemble_sinc_run_i16_path(path, l16, r16, stereo, t, taps, 0, step, frames, outL, outR) == 1 else { continue }
+                    var float: [Double] = [], int16: [Double] = []
+                    for _ in 0..<9 {
+                        float.append(cycles(frames: frames, repeats: repeats) {
+                            _ = ensemble_sinc_run_path(path, l, r, stereo, t, taps, 0, step, frames, outL, outR)
+                        })
+                        int16.append(cycles(frames: frames, repeats: repeats) {
+                            _ = ensemble_sinc_run_i16_path(path, l16, r16, stereo, t, taps, 0, step, frames, outL, outR)
+                        })
+                    }
+                    cells.append(String(format: "%d %@ %.1f / %.1f", taps, stereo == 1 ? "stereo" : "mono", median(int16),
+                                        median(float)))
+                }
+            }
+            if !cells.isEmpty { print("- \(path == 2 ? "AVX-512" : "AVX2") (16-bit / Float): " + cells.joined(separator: "; ")) }
+        }
+
         print("\nFixed cost per frame: one phase row, x 64-byte aligned (no line crossings), 16…128 taps; least-squares fit")
         for stereo: Int32 in [0, 1] {
             for path: Int32 in [1, 2] {

@@ -18,23 +18,42 @@ typedef float v16 __attribute__((vector_size(64)));
 #define load16(p) ({ v16 v_; memcpy(&v_, (p), sizeof v_); v_; })
 #define reduce(h) (((h)[0] + (h)[2]) + ((h)[1] + (h)[3]))
 
+// The source's sample type X, f32 (Float) or i16 (a 16-bit compact sound's integers): X_t the element, X_loadN(p)
+// N samples as Floats (an int16 converts exactly), X_scale(s) what a sum is multiplied by to give the sum over the
+// samples as Floats (x·2⁻¹⁵ for int16: a power of two only moves the exponents, so Σ w·(x·2⁻¹⁵) computed with the
+// same fused operations is (Σ w·x)·2⁻¹⁵ bit for bit while no value is subnormal).
+typedef float f32_t;
+typedef int16_t i16_t;
+typedef int16_t s4 __attribute__((vector_size(8)));
+typedef int16_t s8 __attribute__((vector_size(16)));
+typedef int16_t s16 __attribute__((vector_size(32)));
+#define f32_load4(p) load4(p)
+#define f32_load8(p) load8(p)
+#define f32_load16(p) load16(p)
+#define f32_scale(s) (s)
+#define i16_load4(p) ({ s4 v_; memcpy(&v_, (p), sizeof v_); __builtin_convertvector(v_, v4); })
+#define i16_load8(p) ({ s8 v_; memcpy(&v_, (p), sizeof v_); __builtin_convertvector(v_, v8); })
+#define i16_load16(p) ({ s16 v_; memcpy(&v_, (p), sizeof v_); __builtin_convertvector(v_, v16); })
+#define i16_scale(s) ((s) * 0x1p-15f)
+#define XLOAD(X, n, p) X##_load##n(p)
+
 // The blocks of sixteen taps, eight lanes wide: block 2m's products into a0, block 2m + 1's into a1.
-#define MAIN8(n, c)                                                                                          \
+#define MAIN8(n, c, X)                                                                                       \
     for (; j + 16 <= whole; j += 16) {                                                                       \
         for (int f = 0; f < n; f++) {                                                                        \
             const float *rw = row[f], *nx = row[f] + ensemble_sinc_stride(taps);                             \
             v8 w0 = __builtin_elementwise_fma(t8[f], load8(nx + j) - load8(rw + j), load8(rw + j));          \
             v8 w1 = __builtin_elementwise_fma(t8[f], load8(nx + j + 8) - load8(rw + j + 8), load8(rw + j + 8)); \
             for (int k = 0; k < c; k++) {                                                                    \
-                a0[f][k] = __builtin_elementwise_fma(w0, load8(x[f * c + k] + j), a0[f][k]);                 \
-                a1[f][k] = __builtin_elementwise_fma(w1, load8(x[f * c + k] + j + 8), a1[f][k]);             \
+                a0[f][k] = __builtin_elementwise_fma(w0, XLOAD(X, 8, x[f * c + k] + j), a0[f][k]);           \
+                a1[f][k] = __builtin_elementwise_fma(w1, XLOAD(X, 8, x[f * c + k] + j + 8), a1[f][k]);       \
             }                                                                                                \
         }                                                                                                    \
     }
 
 // The same blocks sixteen lanes wide (AVX-512): lanes 0…7 of one accumulator are a0's, lanes 8…15 a1's, every
 // lane the same fused operations in the same order as MAIN8, so the same bits.
-#define MAIN16(n, c)                                                                                         \
+#define MAIN16(n, c, X)                                                                                      \
     if (whole >= 16) {                                                                                       \
         v16 a[n][c];                                                                                         \
         for (int f = 0; f < n; f++)                                                                          \
@@ -45,7 +64,7 @@ typedef float v16 __attribute__((vector_size(64)));
                 v16 t16 = __builtin_shufflevector(t8[f], t8[f], 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7); \
                 v16 w = __builtin_elementwise_fma(t16, load16(nx + j) - load16(rw + j), load16(rw + j));     \
                 for (int k = 0; k < c; k++)                                                                  \
-                    a[f][k] = __builtin_elementwise_fma(w, load16(x[f * c + k] + j), a[f][k]);               \
+                    a[f][k] = __builtin_elementwise_fma(w, XLOAD(X, 16, x[f * c + k] + j), a[f][k]);         \
             }                                                                                                \
         }                                                                                                    \
         for (int f = 0; f < n; f++)                                                                          \
@@ -62,9 +81,9 @@ typedef float v16 __attribute__((vector_size(64)));
 // frames' independent chains overlap; every n computes each frame with the same operations in the same order.
 // `odd` / `four`: whether taps has an odd block of eight past the sixteens / a last four, 1 or 0 as constants (the
 // caller's copy for that case, without the tests), −1 to test at run time.
-#define GROUP(suffix, attributes, MAIN, n, c)                                                                \
+#define GROUP(suffix, attributes, MAIN, n, c, X)                                                             \
     attributes static inline __attribute__((always_inline)) void group##n##x##c##_##suffix(                  \
-        const float *const *x, const float *const *row, const float *t, long taps, const int odd,            \
+        const X##_t *const *x, const float *const *row, const float *t, long taps, const int odd,            \
         const int four, float *const *out) {                                                                 \
         v8 t8[n], a0[n][c], a1[n][c];                                                                        \
         for (int f = 0; f < n; f++) {                                                                        \
@@ -72,7 +91,7 @@ typedef float v16 __attribute__((vector_size(64)));
             for (int k = 0; k < c; k++) a0[f][k] = a1[f][k] = (v8){0};                                       \
         }                                                                                                    \
         long whole = taps & ~7L, j = 0;                                                                      \
-        MAIN(n, c)                                                                                           \
+        MAIN(n, c, X)                                                                                        \
         int eight = odd < 0 ? j < whole : odd;                                                               \
         v4 sums[n][c];                                                                                       \
         for (int f = 0; f < n; f++) {                                                                        \
@@ -81,7 +100,7 @@ typedef float v16 __attribute__((vector_size(64)));
             if (eight) {                                                                                     \
                 v8 w0 = __builtin_elementwise_fma(t8[f], load8(nx + i) - load8(rw + i), load8(rw + i));      \
                 for (int k = 0; k < c; k++)                                                                  \
-                    a0[f][k] = __builtin_elementwise_fma(w0, load8(x[f * c + k] + i), a0[f][k]);             \
+                    a0[f][k] = __builtin_elementwise_fma(w0, XLOAD(X, 8, x[f * c + k] + i), a0[f][k]);       \
                 i += 8;                                                                                      \
             }                                                                                                \
             v4 t4 = {t[f], t[f], t[f], t[f]};                                                                \
@@ -91,7 +110,7 @@ typedef float v16 __attribute__((vector_size(64)));
             for (int k = 0; k < c; k++) {                                                                    \
                 v8 acc = a0[f][k] + a1[f][k];                                                                \
                 v4 sum = __builtin_shufflevector(acc, acc, 0, 1, 2, 3) + __builtin_shufflevector(acc, acc, 4, 5, 6, 7); \
-                if (last4) sum = __builtin_elementwise_fma(w, load4(x[f * c + k] + i), sum);                 \
+                if (last4) sum = __builtin_elementwise_fma(w, XLOAD(X, 4, x[f * c + k] + i), sum);           \
                 sums[f][k] = sum;                                                                            \
             }                                                                                                \
         }                                                                                                    \
@@ -103,40 +122,41 @@ typedef float v16 __attribute__((vector_size(64)));
             v4 v = __builtin_shufflevector(q[2], q[3], 0, 4, 1, 5) + __builtin_shufflevector(q[2], q[3], 2, 6, 3, 7); \
             v4 r = __builtin_shufflevector(u, v, 0, 1, 4, 5) + __builtin_shufflevector(u, v, 2, 3, 6, 7);    \
             for (int f = 0; f < n; f++)                                                                      \
-                for (int k = 0; k < c; k++) out[k][f] = r[f * c + k];                                        \
+                for (int k = 0; k < c; k++) out[k][f] = X##_scale(r[f * c + k]);                             \
         } else {                                                                                             \
             for (int f = 0; f < n; f++)                                                                      \
-                for (int k = 0; k < c; k++) out[k][f] = reduce(sums[f][k]);                                  \
+                for (int k = 0; k < c; k++) out[k][f] = X##_scale(reduce(sums[f][k]));                       \
         }                                                                                                    \
     }
 
 // The single-frame kernels and RUN: `count` frames from fixed-point `start`, mono four at a time, stereo two.
-#define SINC_KERNELS(suffix, attributes, MAIN, COPIES)                                                       \
-    GROUP(suffix, attributes, MAIN, 1, 1)                                                                    \
-    GROUP(suffix, attributes, MAIN, 4, 1)                                                                    \
-    GROUP(suffix, attributes, MAIN, 1, 2)                                                                    \
-    GROUP(suffix, attributes, MAIN, 2, 2)                                                                    \
-    attributes static inline float mono_##suffix(const float *x, const float *row, long taps, float t) {     \
+#define SINC_KERNELS(suffix, attributes, MAIN, COPIES, X)                                                    \
+    GROUP(suffix, attributes, MAIN, 1, 1, X)                                                                 \
+    GROUP(suffix, attributes, MAIN, 4, 1, X)                                                                 \
+    GROUP(suffix, attributes, MAIN, 1, 2, X)                                                                 \
+    GROUP(suffix, attributes, MAIN, 2, 2, X)                                                                 \
+    attributes static inline float mono_##suffix(const X##_t *x, const float *row, long taps, float t) {     \
         float value;                                                                                         \
         float *out[1] = {&value};                                                                            \
         group1x1_##suffix(&x, &row, &t, taps, -1, -1, out);                                                  \
         return value;                                                                                        \
     }                                                                                                        \
-    attributes static inline void stereo_##suffix(const float *l, const float *r, const float *row,          \
+    attributes static inline void stereo_##suffix(const X##_t *l, const X##_t *r, const float *row,          \
                                                   long taps, float t, float *pair) {                         \
-        const float *x[2] = {l, r};                                                                          \
+        const X##_t *x[2] = {l, r};                                                                          \
         float *out[2] = {pair, pair + 1};                                                                    \
         group1x2_##suffix(x, &row, &t, taps, -1, -1, out);                                                   \
     }                                                                                                        \
     /* The groups of frames (from *position, which it advances); returns the frames done. `odd`, `four`: GROUP's. */ \
     attributes static inline __attribute__((always_inline)) long groups_##suffix(                            \
-        const float *l, const float *r, int stereo, const float *data, long taps, uint64_t *position, uint64_t step, \
+        const X##_t *l, const X##_t *r, int stereo, const float *data, long taps, uint64_t *position, uint64_t step, \
         long count, float *outL, float *outR, const int odd, const int four) {                               \
         uint64_t f = *position;                                                                              \
         long k = 0;                                                                                          \
         if (stereo) {                                                                                        \
             for (; k + 2 <= count; k += 2) {                                                                 \
-                const float *x[4], *row[2];                                                                  \
+                const X##_t *x[4];                                                                           \
+                const float *row[2];                                                                         \
                 float t[2];                                                                                  \
                 for (int g = 0; g < 2; g++, f += step) {                                                     \
                     uint32_t fraction = (uint32_t)f;                                                         \
@@ -150,7 +170,8 @@ typedef float v16 __attribute__((vector_size(64)));
             }                                                                                                \
         } else {                                                                                             \
             for (; k + 4 <= count; k += 4) {                                                                 \
-                const float *x[4], *row[4];                                                                  \
+                const X##_t *x[4];                                                                           \
+                const float *row[4];                                                                         \
                 float t[4];                                                                                  \
                 for (int g = 0; g < 4; g++, f += step) {                                                     \
                     uint32_t fraction = (uint32_t)f;                                                         \
@@ -165,14 +186,14 @@ typedef float v16 __attribute__((vector_size(64)));
         *position = f;                                                                                       \
         return k;                                                                                            \
     }                                                                                                        \
-    attributes static void run_##suffix(const float *l, const float *r, int stereo, const float *data,       \
+    attributes static void run_##suffix(const X##_t *l, const X##_t *r, int stereo, const float *data,       \
                                         long taps, uint64_t start, uint64_t step, long count,                \
                                         float *outL, float *outR) {                                          \
         uint64_t f = start;                                                                                  \
         long k;                                                                                              \
-        /* COPIES: a copy of the groups for each case of the tails (none, a last 4, an odd 8, both), whose      \
-           frames test none: on Zen 5, AVX-512 1…27 % less time a frame; AVX2's copies with tails came out      \
-           2…17 % slower (register allocation), so it has one copy that tests them (COPIES 0). */               \
+        /* COPIES: a copy of the groups for each case of the tails (none, a last 4, an odd 8, both), whose   \
+           frames test none: on Zen 5, AVX-512 1…27 % less time a frame; AVX2's copies with tails came out   \
+           2…17 % slower (register allocation), so it has one copy that tests them (COPIES 0). */            \
         if (COPIES && (taps & 8))                                                                            \
             k = taps & 4 ? groups_##suffix(l, r, stereo, data, taps, &f, step, count, outL, outR, 1, 1)      \
                          : groups_##suffix(l, r, stereo, data, taps, &f, step, count, outL, outR, 1, 0);     \
@@ -198,7 +219,8 @@ typedef float v16 __attribute__((vector_size(64)));
         }                                                                                                    \
     }
 
-SINC_KERNELS(portable, , MAIN8, 0)
+SINC_KERNELS(portable, , MAIN8, 0, f32)
+SINC_KERNELS(portable_i16, , MAIN8, 0, i16)
 
 // The portable kernels whatever the CPU, so a test can compare them with the ones chosen.
 float ensemble_sinc_mono_portable(const float *x, const float *row, long taps, float t) {
@@ -213,10 +235,14 @@ static float (*mono_kernel)(const float *, const float *, long, float) = mono_po
 static void (*stereo_kernel)(const float *, const float *, const float *, long, float, float *) = stereo_portable;
 static void (*run_kernel)(const float *, const float *, int, const float *, long, uint64_t, uint64_t, long, float *,
                           float *) = run_portable;
+static void (*run_i16_kernel)(const int16_t *, const int16_t *, int, const float *, long, uint64_t, uint64_t, long,
+                              float *, float *) = run_portable_i16;
 
 #if defined(__x86_64__)
-SINC_KERNELS(avx2, __attribute__((target("avx2,fma"))), MAIN8, 0)
-SINC_KERNELS(avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), MAIN16, 1)
+SINC_KERNELS(avx2, __attribute__((target("avx2,fma"))), MAIN8, 0, f32)
+SINC_KERNELS(avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), MAIN16, 1, f32)
+SINC_KERNELS(avx2_i16, __attribute__((target("avx2,fma"))), MAIN8, 0, i16)
+SINC_KERNELS(avx512_i16, __attribute__((target("avx512f,avx512vl,avx2,fma"))), MAIN16, 1, i16)
 
 // Chosen once at load time, before any thread renders.
 __attribute__((constructor)) static void choose_kernels(void) {
@@ -225,11 +251,13 @@ __attribute__((constructor)) static void choose_kernels(void) {
         mono_kernel = mono_avx2;
         stereo_kernel = stereo_avx2;
         run_kernel = run_avx2;
+        run_i16_kernel = run_avx2_i16;
     }
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && !getenv("ENSEMBLE_NO_AVX512")) {
         mono_kernel = mono_avx512;
         stereo_kernel = stereo_avx512;
         run_kernel = run_avx512;
+        run_i16_kernel = run_avx512_i16;
     }
 }
 #endif
@@ -238,24 +266,41 @@ float ensemble_sinc_mono(const float *x, const float *row, long taps, float t) {
     return mono_kernel(x, row, taps, t);
 }
 
-int ensemble_sinc_run_path(int path, const float *l, const float *r, int stereo, const float *data, long taps,
-                           uint64_t start, uint64_t step, long count, float *outL, float *outR) {
-    if (path == 0) {
-        run_portable(l, r, stereo, data, taps, start, step, count, outL, outR);
-        return 1;
-    }
+// Whether this CPU has build `path` (0 portable, 1 AVX2/FMA, 2 AVX-512).
+static int has_path(int path) {
+    if (path == 0) return 1;
 #if defined(__x86_64__)
     __builtin_cpu_init();
-    if (path == 1 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        run_avx2(l, r, stereo, data, taps, start, step, count, outL, outR);
-        return 1;
-    }
-    if (path == 2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) {
-        run_avx512(l, r, stereo, data, taps, start, step, count, outL, outR);
-        return 1;
-    }
+    if (path == 1) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (path == 2) return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
 #endif
     return 0;
+}
+
+int ensemble_sinc_run_path(int path, const float *l, const float *r, int stereo, const float *data, long taps,
+                           uint64_t start, uint64_t step, long count, float *outL, float *outR) {
+    if (!has_path(path)) return 0;
+    void (*run)(const float *, const float *, int, const float *, long, uint64_t, uint64_t, long, float *, float *) =
+        run_portable;
+#if defined(__x86_64__)
+    if (path == 1) run = run_avx2;
+    if (path == 2) run = run_avx512;
+#endif
+    run(l, r, stereo, data, taps, start, step, count, outL, outR);
+    return 1;
+}
+
+int ensemble_sinc_run_i16_path(int path, const int16_t *l, const int16_t *r, int stereo, const float *data, long taps,
+                               uint64_t start, uint64_t step, long count, float *outL, float *outR) {
+    if (!has_path(path)) return 0;
+    void (*run)(const int16_t *, const int16_t *, int, const float *, long, uint64_t, uint64_t, long, float *,
+                float *) = run_portable_i16;
+#if defined(__x86_64__)
+    if (path == 1) run = run_avx2_i16;
+    if (path == 2) run = run_avx512_i16;
+#endif
+    run(l, r, stereo, data, taps, start, step, count, outL, outR);
+    return 1;
 }
 
 void ensemble_sinc_stereo(const float *l, const float *r, const float *row, long taps, float t, float *out) {
@@ -265,6 +310,11 @@ void ensemble_sinc_stereo(const float *l, const float *r, const float *row, long
 void ensemble_sinc_run(const float *l, const float *r, int stereo, const float *data, long taps, uint64_t start,
                        uint64_t step, long count, float *outL, float *outR) {
     run_kernel(l, r, stereo, data, taps, start, step, count, outL, outR);
+}
+
+void ensemble_sinc_run_i16(const int16_t *l, const int16_t *r, int stereo, const float *data, long taps, uint64_t start,
+                           uint64_t step, long count, float *outL, float *outR) {
+    run_i16_kernel(l, r, stereo, data, taps, start, step, count, outL, outR);
 }
 
 long ensemble_sinc_clock_chain(long n) {

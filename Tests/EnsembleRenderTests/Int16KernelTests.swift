@@ -1,4 +1,5 @@
 import CMixKernel
+import CSincKernel
 import XCTest
 import EnsembleTestSupport
 import EnsembleRender
@@ -7,7 +8,9 @@ import EnsembleRender
 /// voice runs without a Float window) against the Float formulas on the decoded samples (k·2⁻¹⁵), written out in
 /// Swift one rounding at a time, and against their portable builds, bit for bit: stored and added with gains,
 /// mono and stereo, steps from 1/16 to 4 (the spread of a scene's rates, 0.5…2, and beyond), every fraction,
-/// counts around the eight-frame groups, the extreme samples −32768 and 32767, and no read outside the taps.
+/// counts around the eight-frame groups, the extreme samples −32768 and 32767, and no read outside the taps. The
+/// sinc kernel over 16-bit samples (`ensemble_sinc_run_i16`) against the Float sinc kernel on the decoded samples,
+/// every build, every table of both tiers.
 final class Int16KernelTests: XCTestCase {
     private let gains = (a: Float(0.7), b: Float(-0.3), c: Float(0.45), d: Float(0.9))
 
@@ -141,6 +144,92 @@ final class Int16KernelTests: XCTestCase {
                               step: step, gains: true, weights: weights, start: start)
                 XCTAssertEqual(got.left.map(\.bitPattern), want.left.map(\.bitPattern), "step \(step) cubic \(cubic)")
                 XCTAssertEqual(got.right.map(\.bitPattern), want.right.map(\.bitPattern), "step \(step) cubic \(cubic)")
+            }
+        }
+    }
+
+    // MARK: The sinc kernel over 16-bit samples
+
+    /// The tables a 16-bit sinc or fastSinc voice can meet: both banks' anti-image tables, and tables for steps
+    /// from 1 up to 8 (every tail case: taps 8m, 8m + 4, 16m, 16m + 4).
+    private func sincTables() throws -> [SincBank.Table] {
+        FastSincBank.prepare(outputRate: 48000)
+        let fast = try XCTUnwrap(FastSincBank.slot(outputRate: 48000).pointee)
+        let one: UInt64 = 1 << 32
+        let steps = [one, one + one / 3, 2 * one, 3 * one + 7, 5 * one, 8 * one]
+        let tables = [SincBank.shared.antiImage, fast.antiImage] + steps.flatMap {
+            [SincBank.shared.table(step: $0), fast.table(step: $0)]
+        }
+        XCTAssertEqual(Set(tables.map { $0.taps % 16 }).sorted(), [0, 4, 8, 12], "every tail case")
+        return tables
+    }
+
+    func testSincKernelGivesTheFloatKernelsBitsOnTheDecodedSamples() throws {
+        var noise = SplitMix(seed: 0x51C)
+        let source = 4096
+        func samples() -> [Int16] {
+            (0..<source).map { i in
+                i % 40 < 4 ? (i % 2 == 0 ? .min : .max) : Int16(truncatingIfNeeded: noise.next())
+            }
+        }
+        let l = samples(), r = samples()
+        let fl = l.map(decoded), fr = r.map(decoded)
+        var ran = 0
+        for table in try sincTables() {
+            for stereo: Int32 in [0, 1] {
+                for (step, count): (UInt64, Int) in [(0xBB00_1234, 203), (0x1_6000_0001, 97), (0x2_0000_0000, 7),
+                                                     (0x0_1000_0000, 1), (0x4_0000_0003, 21)] {
+                    let start = noise.next() >> 32
+                    let end = Int((start &+ step &* UInt64(count - 1)) >> 32) + table.taps
+                    guard end <= source else { continue }
+                    var want = [Float](repeating: 0, count: count), wantR = want
+                    XCTAssertEqual(ensemble_sinc_run_path(0, fl, fr, stereo, table.data, table.taps, start, step, count,
+                                                          &want, &wantR), 1)
+                    XCTAssertGreaterThan(want.map(abs).max() ?? 0, 0.01, "a real signal")
+                    for path: Int32 in [-1, 0, 1, 2] {
+                        var gotL = [Float](repeating: .nan, count: count), gotR = gotL
+                        if path < 0 {
+                            ensemble_sinc_run_i16(l, r, stereo, table.data, table.taps, start, step, count, &gotL, &gotR)
+                        } else {
+                            guard ensemble_sinc_run_i16_path(path, l, r, stereo, table.data, table.taps, start, step,
+                                                             count, &gotL, &gotR) == 1 else { continue }
+                        }
+                        ran += 1
+                        let what = "path \(path), \(table.taps) taps, step \(step), stereo \(stereo)"
+                        assertSameBits(gotL, want, what)
+                        if stereo == 1 { assertSameBits(gotR, wantR, what) }
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(ran, 100)
+    }
+
+    /// The sinc kernel reads only each frame's taps: samples right after a page that may not be read and right
+    /// before another, frames from the first whose taps are readable to the last.
+    func testSincKernelReadsOnlyItsTaps() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard let memory = mmap(nil, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              memory != MAP_FAILED else { throw XCTSkip("mmap failed") }
+        defer { munmap(memory, 3 * page) }
+        XCTAssertEqual(mprotect(memory, page, PROT_NONE), 0)
+        XCTAssertEqual(mprotect(memory + 2 * page, page, PROT_NONE), 0)
+        let count = page / 2
+        let samples = (memory + page).bindMemory(to: Int16.self, capacity: count)
+        for i in 0..<count { samples[i] = Int16(truncatingIfNeeded: i &* 7919) }
+        let floats = (0..<count).map { decoded(samples[$0]) }
+        let one: UInt64 = 1 << 32
+        for table in try sincTables() {
+            for step in [one / 2 + 7, one - 1, one + 1, 3 * one - 3] {
+                let n = Int((UInt64(count - table.taps) << 32) / step) + 1
+                var want = [Float](repeating: 0, count: n), wantR = want, gotL = want, gotR = want
+                for path: Int32 in [0, 1, 2] {
+                    guard ensemble_sinc_run_i16_path(path, samples, samples, 1, table.data, table.taps, 0, step, n,
+                                                     &gotL, &gotR) == 1 else { continue }
+                    _ = ensemble_sinc_run_path(0, floats, floats, 1, table.data, table.taps, 0, step, n, &want, &wantR)
+                    assertSameBits(gotL, want, "path \(path), \(table.taps) taps, step \(step)")
+                    assertSameBits(gotR, wantR, "path \(path), \(table.taps) taps, step \(step)")
+                }
             }
         }
     }

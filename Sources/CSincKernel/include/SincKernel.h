@@ -30,6 +30,16 @@ void ensemble_sinc_run(const float *l, const float *r, int stereo, const float *
 int ensemble_sinc_run_path(int path, const float *l, const float *r, int stereo, const float *data, long taps,
                            uint64_t start, uint64_t step, long count, float *outL, float *outR);
 
+/// `ensemble_sinc_run` over a 16-bit compact sound's integers: each tap read as (float)x (exact), each frame's sum
+/// multiplied by 2⁻¹⁵ at the end, which gives the bits `ensemble_sinc_run` gives on the samples as Floats (x·2⁻¹⁵):
+/// a power of two only moves the exponents (no value here comes near the subnormals). No window is converted.
+void ensemble_sinc_run_i16(const int16_t *l, const int16_t *r, int stereo, const float *data, long taps, uint64_t start,
+                           uint64_t step, long count, float *outL, float *outR);
+
+/// `ensemble_sinc_run_i16` through one build (as `ensemble_sinc_run_path`): 0 when this CPU lacks the path.
+int ensemble_sinc_run_i16_path(int path, const int16_t *l, const int16_t *r, int stereo, const float *data, long taps,
+                               uint64_t start, uint64_t step, long count, float *outL, float *outR);
+
 /// For benchmarks: 4·n dependent one-cycle integer additions (x86-64; nothing elsewhere), whose wall time gives the
 /// core's clock at that moment, to turn a kernel's ns per frame into cycles. Returns 4·n.
 long ensemble_sinc_clock_chain(long n);

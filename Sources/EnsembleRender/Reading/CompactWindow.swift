@@ -8,8 +8,8 @@ import EnsembleFormats
 /// window as Float (exact), then runs the very kernels of a Float sound on that window (`Resampler`'s fast
 /// loops, the fused mix included) with a cursor relative to it, and moves the real cursor by the same exact 32.32
 /// sum. So a compact sound gives the bits of the same sound held as Float, in a half (16-bit), a quarter (8-bit),
-/// three quarters (24-bit) or about a seventh (IMA4) of the memory. 16-bit voices resampled with the cubic or
-/// linear kernel skip the window for most frames (`direct16`).
+/// three quarters (24-bit) or about a seventh (IMA4) of the memory. 16-bit voices off step 1 skip the window for
+/// most frames (`direct16`).
 enum CompactWindow {
     @_noLocks
     static func resample(_ cursor: inout SourceCursor, _ source: VoiceSource, _ packed: PackedSamples,
@@ -19,12 +19,7 @@ enum CompactWindow {
             return
         }
         if !passthrough, case .int16 = packed.format {
-            if case .cubic = cursor.quality {
-                return direct16(&cursor, source, packed, tables, sink, count: count, cubic: true)
-            }
-            if case .linear = cursor.quality {
-                return direct16(&cursor, source, packed, tables, sink, count: count, cubic: false)
-            }
+            return direct16(&cursor, source, packed, tables, sink, count: count)
         }
         windowed(&cursor, source, packed, tables, sink, count: count)
     }
@@ -63,15 +58,16 @@ enum CompactWindow {
         }
     }
 
-    /// 16-bit voices off step 1 through the cubic or linear kernel: runs whose taps all lie inside the current
-    /// pass read the stored integers directly (`ensemble_cubic_i16`, `ensemble_linear_i16`: x·2⁻¹⁵ in registers,
-    /// then the Float kernels' arithmetic, so the same bits), with no conversion pass; frames whose taps cross an
-    /// edge or a loop seam go through the window (`windowed`), a few at a time.
+    /// 16-bit voices off step 1: runs whose taps all lie inside the current pass read the stored integers directly
+    /// (`ensemble_cubic_i16`, `ensemble_linear_i16`, `ensemble_sinc_run_i16`: x·2⁻¹⁵ in registers, or the sinc's
+    /// sums times 2⁻¹⁵, so the bits of the Float kernels), with no conversion pass; frames whose taps cross an edge
+    /// or a loop seam go through the window (`windowed`), a few at a time.
     @_noLocks
     static func direct16(_ cursor: inout SourceCursor, _ source: VoiceSource, _ packed: PackedSamples,
-                         _ tables: ResamplerTables, _ sink: Resampler.Sink, count: Int, cubic: Bool) {
+                         _ tables: ResamplerTables, _ sink: Resampler.Sink, count: Int) {
         let stereo = source.channelCount == 2
-        let before = cubic ? 1 : 0, after = cubic ? 2 : 1
+        let kernel = TapKernel(cursor, tables)
+        let before = kernel.before, after = kernel.after
         let l = packed.base.assumingMemoryBound(to: Int16.self)
         let r = stereo ? (packed.base + packed.planeBytes).assumingMemoryBound(to: Int16.self) : l
         var done = 0
@@ -88,14 +84,22 @@ enum CompactWindow {
                 done += n
                 continue
             }
-            let p = cursor.position
+            let p = cursor.position, start = UInt64(cursor.fraction)
             var put = sink.put(from: done)
-            // A C function is opaque to the performance checker; the kernels only read and compute.
-            let f = _unsafePerformance {
-                cubic ? ensemble_cubic_i16(l + p, r + p, stereo ? 1 : 0, fast, UInt64(cursor.fraction), cursor.step,
-                                           tables.cubic, &put)
-                    : ensemble_linear_i16(l + p, r + p, stereo ? 1 : 0, fast, cursor.length - p,
-                                          UInt64(cursor.fraction), cursor.step, &put)
+            let f: UInt64
+            switch kernel.quality {
+            case .sinc, .fastSinc:
+                f = Resampler.sincRun(l + (p - before), r + (p - before), int16: true, start, cursor.step, kernel.table,
+                                      tables, sink, at: done, count: fast, stereo: stereo)
+            case .cubic:
+                // A C function is opaque to the performance checker; the kernels only read and compute.
+                f = _unsafePerformance {
+                    ensemble_cubic_i16(l + p, r + p, stereo ? 1 : 0, fast, start, cursor.step, tables.cubic, &put)
+                }
+            case .linear:
+                f = _unsafePerformance {
+                    ensemble_linear_i16(l + p, r + p, stereo ? 1 : 0, fast, cursor.length - p, start, cursor.step, &put)
+                }
             }
             cursor.position += Int(truncatingIfNeeded: f >> 32)
             cursor.fraction = UInt32(truncatingIfNeeded: f)

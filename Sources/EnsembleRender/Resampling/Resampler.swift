@@ -450,8 +450,8 @@ package enum Resampler {
                 case .cubic, .linear: break
                 }
                 let f = isSinc
-                    ? sincRun(l + base, r + base, UInt64(cursor.fraction), step, kernel.table, tables, sink, at: done,
-                              count: fast, stereo: stereo)
+                    ? sincRun(l + base, r + base, int16: false, UInt64(cursor.fraction), step, kernel.table, tables,
+                              sink, at: done, count: fast, stereo: stereo)
                     : linearRun(l + base, r + base, UInt64(cursor.fraction), step, available: cursor.length - base,
                                 sink, at: done, count: fast, stereo: stereo)
                 cursor.position += Int(truncatingIfNeeded: f >> 32)
@@ -467,15 +467,23 @@ package enum Resampler {
 
     /// The sinc's fast loop: runs of up to `SincBank.maxTaps` frames computed by `SincBank.run` into the edge
     /// buffers (free outside the edge loop), then put into `sink`: the same bits as `tapLoop`, one C call per run.
+    /// `l`/`r` point at Floats, or at a 16-bit compact sound's integers when `int16` (`CompactWindow.direct16`:
+    /// the same bits as the sound decoded to Float).
     @_noLocks
-    private static func sincRun(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ start: UInt64, _ step: UInt64,
-                                _ table: SincBank.Table, _ tables: ResamplerTables, _ sink: Sink, at: Int, count: Int,
-                                stereo: Bool) -> UInt64 {
+    static func sincRun(_ l: UnsafeRawPointer, _ r: UnsafeRawPointer, int16: Bool, _ start: UInt64, _ step: UInt64,
+                        _ table: SincBank.Table, _ tables: ResamplerTables, _ sink: Sink, at: Int, count: Int,
+                        stereo: Bool) -> UInt64 {
         let outL = tables.edgeLeft, outR = tables.edgeRight
         var f = start, done = 0
         while done < count {
             let n = min(SincBank.maxTaps, count - done)
-            SincBank.run(l, r, stereo: stereo, table, start: f, step: step, count: n, outL, outR)
+            if int16 {
+                SincBank.run(l.assumingMemoryBound(to: Int16.self), r.assumingMemoryBound(to: Int16.self),
+                             stereo: stereo, table, start: f, step: step, count: n, outL, outR)
+            } else {
+                SincBank.run(l.assumingMemoryBound(to: Float.self), r.assumingMemoryBound(to: Float.self),
+                             stereo: stereo, table, start: f, step: step, count: n, outL, outR)
+            }
             put(outL, outR, stereo: stereo, count: n, into: sink, at: at &+ done)
             f &+= step &* UInt64(n)
             done += n
