@@ -277,29 +277,34 @@ static int has_path(int path) {
     return 0;
 }
 
+typedef void (*run_f32)(const float *, const float *, int, const float *, long, uint64_t, uint64_t, long, float *,
+                        float *);
+typedef void (*run_i16)(const int16_t *, const int16_t *, int, const float *, long, uint64_t, uint64_t, long, float *,
+                        float *);
+
+// The builds by path number (0 portable, 1 AVX2/FMA, 2 AVX-512), those this file has for the target.
+static const struct {
+    run_f32 f32;
+    run_i16 i16;
+} builds[] = {
+    {run_portable, run_portable_i16},
+#if defined(__x86_64__)
+    {run_avx2, run_avx2_i16},
+    {run_avx512, run_avx512_i16},
+#endif
+};
+
 int ensemble_sinc_run_path(int path, const float *l, const float *r, int stereo, const float *data, long taps,
                            uint64_t start, uint64_t step, long count, float *outL, float *outR) {
     if (!has_path(path)) return 0;
-    void (*run)(const float *, const float *, int, const float *, long, uint64_t, uint64_t, long, float *, float *) =
-        run_portable;
-#if defined(__x86_64__)
-    if (path == 1) run = run_avx2;
-    if (path == 2) run = run_avx512;
-#endif
-    run(l, r, stereo, data, taps, start, step, count, outL, outR);
+    builds[path].f32(l, r, stereo, data, taps, start, step, count, outL, outR);
     return 1;
 }
 
 int ensemble_sinc_run_i16_path(int path, const int16_t *l, const int16_t *r, int stereo, const float *data, long taps,
                                uint64_t start, uint64_t step, long count, float *outL, float *outR) {
     if (!has_path(path)) return 0;
-    void (*run)(const int16_t *, const int16_t *, int, const float *, long, uint64_t, uint64_t, long, float *,
-                float *) = run_portable_i16;
-#if defined(__x86_64__)
-    if (path == 1) run = run_avx2_i16;
-    if (path == 2) run = run_avx512_i16;
-#endif
-    run(l, r, stereo, data, taps, start, step, count, outL, outR);
+    builds[path].i16(l, r, stereo, data, taps, start, step, count, outL, outR);
     return 1;
 }
 

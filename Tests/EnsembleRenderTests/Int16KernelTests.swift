@@ -17,6 +17,11 @@ final class Int16KernelTests: XCTestCase {
     /// The decoded Float of a 16-bit sample.
     private func decoded(_ s: Int16) -> Float { Float(s) * 0x1p-15 }
 
+    /// Random samples with runs of the extremes, so that every product and sum meets full scale.
+    private func samples(_ count: Int, _ noise: inout SplitMix) -> [Int16] {
+        (0..<count).map { i in i % 50 < 3 ? (i % 2 == 0 ? .min : .max) : Int16(truncatingIfNeeded: noise.next()) }
+    }
+
     /// What the kernel must leave in `outL`/`outR` (which start as `start` and its reverse), frame by frame.
     private func expected(_ l: [Int16], _ r: [Int16], stereo: Bool, n: Int, from f0: UInt64, step: UInt64,
                           gains: Bool, cubic: Bool, weights: UnsafePointer<Float>,
@@ -78,13 +83,7 @@ final class Int16KernelTests: XCTestCase {
         defer { weights.deallocate() }
         var noise = SplitMix(seed: 0x16B1)
         let source = 1200
-        // Random samples with runs of the extremes, so that every product and sum meets full scale.
-        func samples() -> [Int16] {
-            (0..<source).map { i in
-                i % 50 < 3 ? (i % 2 == 0 ? .min : .max) : Int16(truncatingIfNeeded: noise.next())
-            }
-        }
-        let l = samples(), r = samples()
+        let l = samples(source, &noise), r = samples(source, &noise)
         let one: UInt64 = 1 << 32
         let steps: [UInt64] = [one / 16, one / 2, one / 2 + 12345, one * 15 / 16, one - 1, one + 1, one * 5 / 4 | 0xFFFF,
                                one + one / 7, 2 * one - 1, 2 * one, 3 * one + 99, 4 * one]
@@ -118,16 +117,11 @@ final class Int16KernelTests: XCTestCase {
     /// The kernels read only each frame's taps: samples right after a page that may not be read, and ending
     /// right before another, with runs whose first and last taps are the first and last samples.
     func testKernelsReadOnlyTheirTaps() throws {
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        guard let memory = mmap(nil, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-              memory != MAP_FAILED else { throw XCTSkip("mmap failed") }
-        defer { munmap(memory, 3 * page) }
-        XCTAssertEqual(mprotect(memory, page, PROT_NONE), 0)
-        XCTAssertEqual(mprotect(memory + 2 * page, page, PROT_NONE), 0)
+        let page = try GuardedPage()
         let weights = Resampler.makeWeightTable()
         defer { weights.deallocate() }
-        let count = page / 2
-        let samples = (memory + page).bindMemory(to: Int16.self, capacity: count)
+        let count = page.size / 2
+        let samples = page.start.bindMemory(to: Int16.self, capacity: count)
         for i in 0..<count { samples[i] = Int16(truncatingIfNeeded: i &* 7919) }
         let copy = Array(UnsafeBufferPointer(start: samples, count: count))
         let one: UInt64 = 1 << 32
@@ -167,12 +161,7 @@ final class Int16KernelTests: XCTestCase {
     func testSincKernelGivesTheFloatKernelsBitsOnTheDecodedSamples() throws {
         var noise = SplitMix(seed: 0x51C)
         let source = 4096
-        func samples() -> [Int16] {
-            (0..<source).map { i in
-                i % 40 < 4 ? (i % 2 == 0 ? .min : .max) : Int16(truncatingIfNeeded: noise.next())
-            }
-        }
-        let l = samples(), r = samples()
+        let l = samples(source, &noise), r = samples(source, &noise)
         let fl = l.map(decoded), fr = r.map(decoded)
         var ran = 0
         for table in try sincTables() {
@@ -208,14 +197,9 @@ final class Int16KernelTests: XCTestCase {
     /// The sinc kernel reads only each frame's taps: samples right after a page that may not be read and right
     /// before another, frames from the first whose taps are readable to the last.
     func testSincKernelReadsOnlyItsTaps() throws {
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        guard let memory = mmap(nil, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-              memory != MAP_FAILED else { throw XCTSkip("mmap failed") }
-        defer { munmap(memory, 3 * page) }
-        XCTAssertEqual(mprotect(memory, page, PROT_NONE), 0)
-        XCTAssertEqual(mprotect(memory + 2 * page, page, PROT_NONE), 0)
-        let count = page / 2
-        let samples = (memory + page).bindMemory(to: Int16.self, capacity: count)
+        let page = try GuardedPage()
+        let count = page.size / 2
+        let samples = page.start.bindMemory(to: Int16.self, capacity: count)
         for i in 0..<count { samples[i] = Int16(truncatingIfNeeded: i &* 7919) }
         let floats = (0..<count).map { decoded(samples[$0]) }
         let one: UInt64 = 1 << 32

@@ -117,14 +117,10 @@ final class LinearKernelTests: XCTestCase {
     /// Nor any before the first sample: a step just below one blends each window with the one a sample earlier,
     /// which must not start before the run's first sample (here right after a page that may not be read).
     func testKernelReadsNothingBeforeTheFirstSample() throws {
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        guard let memory = mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-              memory != MAP_FAILED else { throw XCTSkip("mmap failed") }
-        defer { munmap(memory, 2 * page) }
-        XCTAssertEqual(mprotect(memory, page, PROT_NONE), 0)
+        let page = try GuardedPage()
         let one: UInt64 = 1 << 32
-        let count = page / 4
-        let samples = (memory + page).bindMemory(to: Float.self, capacity: count)
+        let count = page.size / 4
+        let samples = page.start.bindMemory(to: Float.self, capacity: count)
         for i in 0..<count { samples[i] = Float(i % 13) * 0.07 - 0.4 }
         let copy = Array(UnsafeBufferPointer(start: samples, count: count))
         for step in [one * 15 / 16, one - 1, one - one / 8 + 1, one + 1] {
@@ -146,16 +142,12 @@ final class LinearKernelTests: XCTestCase {
     /// The kernel reads no sample at or past `avail`: the samples end right at a page that may not be read, so a
     /// window loaded past them would crash the test.
     func testKernelReadsNothingPastTheAvailableSamples() throws {
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        guard let memory = mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-              memory != MAP_FAILED else { throw XCTSkip("mmap failed") }
-        defer { munmap(memory, 2 * page) }
-        XCTAssertEqual(mprotect(memory + page, page, PROT_NONE), 0)
+        let page = try GuardedPage()
         let one: UInt64 = 1 << 32
         for step in [one * 9 / 10, one + one / 10, one * 19 / 10, 2 * one, one * 27 / 10] {
             let n = 96
             let needed = Int((step * UInt64(n - 1)) >> 32) + 2
-            let samples = (memory + page - 4 * needed).bindMemory(to: Float.self, capacity: needed)
+            let samples = (page.end - 4 * needed).bindMemory(to: Float.self, capacity: needed)
             for i in 0..<needed { samples[i] = Float(i % 17) * 0.05 - 0.4 }
             let copy = Array(UnsafeBufferPointer(start: samples, count: needed))
             for stereo in [false, true] {
