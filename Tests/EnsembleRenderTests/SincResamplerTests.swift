@@ -113,4 +113,50 @@ final class SincResamplerTests: XCTestCase {
             return k % 2 == 0 ? s[i] : (s[i] + next) / 2
         }, 0..<600, "linear", tolerance: 1e-7)
     }
+
+    /// `ensemble_sinc_run` and `ensemble_sinc_run_i16` at every tap count from 4 to 140 (every tail case, fewer
+    /// than a group's sixteen taps included), tables 64-byte aligned and not, mono and stereo, counts around the
+    /// groups of frames: every build gives the portable Float build's bits, the 16-bit runs on the decoded samples.
+    func testEveryBuildGivesTheSameBitsAtEveryTapCount() {
+        var rng = SplitMix64(seed: 0x7A95)
+        let source = 2048
+        let i16: [Int16] = (0..<source).map { _ in Int16.random(in: .min ... .max, using: &rng) }
+        let r16: [Int16] = i16.reversed()
+        let l = i16.map { Float($0) * 0x1p-15 }, r = r16.map { Float($0) * 0x1p-15 }
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: 4 * (144 * 257 + 16), alignment: 64)
+        defer { memory.deallocate() }
+        var compared = 0
+        for taps in stride(from: 4, through: 140, by: 4) {
+            let stride = ensemble_sinc_stride(taps)
+            for offset in [0, 1] { // a table base on a cache line, and one float past it
+                let table = memory.bindMemory(to: Float.self, capacity: 144 * 257 + 16) + offset
+                for k in 0..<(stride * 257) { table[k] = Float.random(in: -0.5...0.5, using: &rng) }
+                for stereo: Int32 in [0, 1] {
+                    for (start, step, count): (UInt64, UInt64, Int) in [(0x1234_5678, 0xBB00_1234, 131),
+                                                                         (0xFFFF_FFFF, 0x1_6000_0001, 9), (7, 0x2_0000_0000, 3)] {
+                        var want = [Float](repeating: 0, count: count), wantR = want
+                        XCTAssertEqual(ensemble_sinc_run_path(0, l, r, stereo, table, taps, start, step, count, &want,
+                                                              &wantR), 1)
+                        for path: Int32 in [0, 1, 2] {
+                            var gotL = [Float](repeating: .nan, count: count), gotR = gotL
+                            var got16L = gotL, got16R = gotL
+                            guard ensemble_sinc_run_path(path, l, r, stereo, table, taps, start, step, count, &gotL,
+                                                         &gotR) == 1 else { continue }
+                            XCTAssertEqual(ensemble_sinc_run_i16_path(path, i16, r16, stereo, table, taps, start, step,
+                                                                      count, &got16L, &got16R), 1)
+                            let what = "path \(path), \(taps) taps, table +\(offset), stereo \(stereo), step \(step)"
+                            assertSameBits(gotL, want, what)
+                            assertSameBits(got16L, want, what + ", 16-bit")
+                            if stereo == 1 {
+                                assertSameBits(gotR, wantR, what)
+                                assertSameBits(got16R, wantR, what + ", 16-bit")
+                            }
+                            compared += 1
+                        }
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThanOrEqual(compared, 35 * 2 * 2 * 3 * 2, "the portable build and at least one more")
+    }
 }
