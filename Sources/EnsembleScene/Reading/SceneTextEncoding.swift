@@ -11,10 +11,10 @@ enum SceneTextEncoding {
         let encoding: String.Encoding, name: String
         switch (b[0], b[1], b[2], b[3]) {
         case (0xEF, 0xBB, 0xBF, _): return data.dropFirst(3)
-        case (0xFF, 0xFE, 0, 0), (_, 0, 0, 0) where b[0] != 0: (encoding, name) = (.utf32LittleEndian, "UTF-32")
-        case (0, 0, 0xFE, 0xFF), (0, 0, 0, _) where b[3] != 0: (encoding, name) = (.utf32BigEndian, "UTF-32")
-        case (0xFF, 0xFE, _, _), (_, 0, _, 0) where b[0] != 0: (encoding, name) = (.utf16LittleEndian, "UTF-16")
-        case (0xFE, 0xFF, _, _), (0, _, 0, _) where b[1] != 0: (encoding, name) = (.utf16BigEndian, "UTF-16")
+        case (0xFF, 0xFE, 0, 0), (1..., 0, 0, 0): (encoding, name) = (.utf32LittleEndian, "UTF-32")
+        case (0, 0, 0xFE, 0xFF), (0, 0, 0, 1...): (encoding, name) = (.utf32BigEndian, "UTF-32")
+        case (0xFF, 0xFE, _, _), (1..., 0, _, 0): (encoding, name) = (.utf16LittleEndian, "UTF-16")
+        case (0xFE, 0xFF, _, _), (0, 1..., 0, _): (encoding, name) = (.utf16BigEndian, "UTF-16")
         default: return data
         }
         // The mark, if any, is not part of the text.
