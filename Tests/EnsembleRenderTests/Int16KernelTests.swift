@@ -6,9 +6,10 @@ import EnsembleRender
 
 /// The cubic and linear kernels over 16-bit samples (`ensemble_cubic_i16`, `ensemble_linear_i16`, what a 16-bit
 /// voice runs without a Float window) against the Float formulas on the decoded samples (k·2⁻¹⁵), written out in
-/// Swift one rounding at a time, and against their portable builds, bit for bit: stored and added with gains,
-/// mono and stereo, steps from 1/16 to 4 (the spread of a scene's rates, 0.5…2, and beyond), every fraction,
-/// counts around the eight-frame groups, the extreme samples −32768 and 32767, and no read outside the taps. The
+/// Swift one rounding at a time, and against their portable builds (the linear kernel: every build this CPU has,
+/// `ensemble_linear_i16_path`), bit for bit: stored and added with gains, mono and stereo, steps from 1/16 to 4
+/// (the spread of a scene's rates, 0.5…2, and beyond), every fraction, counts around the eight- and sixteen-frame
+/// groups, the extreme samples −32768 and 32767, and no read outside the taps. The
 /// sinc kernel over 16-bit samples (`ensemble_sinc_run_i16`) against the Float sinc kernel on the decoded samples,
 /// every build, every table of both tiers.
 final class Int16KernelTests: XCTestCase {
@@ -54,7 +55,16 @@ final class Int16KernelTests: XCTestCase {
         return (outL, outR, f)
     }
 
-    private enum Kernel { case cubic, cubicPortable, linear, linearPortable }
+    private enum Kernel { case cubic, cubicPortable, linear, linearPortable, linearPath(Int32) }
+
+    /// The linear kernel as chosen, its portable build and every vector build this CPU has (1 AVX2, 2 AVX-512).
+    private var linearKernels: [Kernel] {
+        var probe = ensemble_put()
+        var end: UInt64 = 0
+        return [.linear, .linearPortable] + [Int32(1), 2].filter {
+            ensemble_linear_i16_path($0, nil, nil, 0, 0, 0, 0, 1 << 32, &probe, &end) == 1
+        }.map { .linearPath($0) }
+    }
 
     private func run(_ kernel: Kernel, _ l: UnsafePointer<Int16>, _ r: UnsafePointer<Int16>, stereo: Bool, n: Int,
                      avail: Int, from f0: UInt64, step: UInt64, gains: Bool, weights: UnsafePointer<Float>,
@@ -72,6 +82,10 @@ final class Int16KernelTests: XCTestCase {
                 case .cubicPortable: return ensemble_cubic_i16_portable(l, r, s, n, f0, step, weights, &put)
                 case .linear: return ensemble_linear_i16(l, r, s, n, avail, f0, step, &put)
                 case .linearPortable: return ensemble_linear_i16_portable(l, r, s, n, avail, f0, step, &put)
+                case .linearPath(let path):
+                    var end: UInt64 = 0
+                    _ = ensemble_linear_i16_path(path, l, r, s, n, avail, f0, step, &put, &end)
+                    return end
                 }
             }
         }
@@ -86,9 +100,9 @@ final class Int16KernelTests: XCTestCase {
         let l = samples(source, &noise), r = samples(source, &noise)
         let one: UInt64 = 1 << 32
         let steps: [UInt64] = [one / 16, one / 2, one / 2 + 12345, one * 15 / 16, one - 1, one + 1, one * 5 / 4 | 0xFFFF,
-                               one + one / 7, 2 * one - 1, 2 * one, 3 * one + 99, 4 * one]
+                               one + one / 7, 2 * one - 1, 2 * one, 3 * one + 99, 4 * one, one * 14 / 15, one * 29 / 30]
         for step in steps {
-            for n in [0, 1, 7, 8, 9, 15, 16, 17, 64, 131] {
+            for n in [0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 131] {
                 let f0 = noise.next() >> 32 | UInt64(1 + noise.next() % 4) << 32
                 // Exactly the samples the last frame's taps need, or plenty.
                 let last = Int((f0 &+ step &* UInt64(max(n, 1) - 1)) >> 32) + 3
@@ -99,7 +113,7 @@ final class Int16KernelTests: XCTestCase {
                         for cubic in [true, false] {
                             let want = expected(l, r, stereo: stereo, n: n, from: f0, step: step, gains: gains,
                                                 cubic: cubic, weights: weights, start: start)
-                            for kernel in cubic ? [Kernel.cubic, .cubicPortable] : [.linear, .linearPortable] {
+                            for kernel in cubic ? [Kernel.cubic, .cubicPortable] : linearKernels {
                                 let got = run(kernel, l, r, stereo: stereo, n: n, avail: last, from: f0, step: step,
                                               gains: gains, weights: weights, start: start)
                                 let what = "\(kernel) step \(step), n \(n), gains \(gains), stereo \(stereo)"
@@ -125,7 +139,7 @@ final class Int16KernelTests: XCTestCase {
         for i in 0..<count { samples[i] = Int16(truncatingIfNeeded: i &* 7919) }
         let copy = Array(UnsafeBufferPointer(start: samples, count: count))
         let one: UInt64 = 1 << 32
-        for step in [one / 2 + 7, one - 1, one + 1, 2 * one - 3] {
+        for step in [one / 2 + 7, one * 29 / 30, one - 1, one + 1, 2 * one - 3] {
             for cubic in [true, false] {
                 // From the first frame whose taps are readable to the last.
                 let first: UInt64 = cubic ? one : 0
@@ -134,10 +148,12 @@ final class Int16KernelTests: XCTestCase {
                 let start = [Float](repeating: 0.25, count: n)
                 let want = expected(copy, copy, stereo: true, n: n, from: first, step: step, gains: true, cubic: cubic,
                                     weights: weights, start: start)
-                let got = run(cubic ? .cubic : .linear, samples, samples, stereo: true, n: n, avail: count, from: first,
-                              step: step, gains: true, weights: weights, start: start)
-                XCTAssertEqual(got.left.map(\.bitPattern), want.left.map(\.bitPattern), "step \(step) cubic \(cubic)")
-                XCTAssertEqual(got.right.map(\.bitPattern), want.right.map(\.bitPattern), "step \(step) cubic \(cubic)")
+                for kernel in cubic ? [Kernel.cubic] : linearKernels {
+                    let got = run(kernel, samples, samples, stereo: true, n: n, avail: count, from: first, step: step,
+                                  gains: true, weights: weights, start: start)
+                    XCTAssertEqual(got.left.map(\.bitPattern), want.left.map(\.bitPattern), "\(kernel) step \(step)")
+                    XCTAssertEqual(got.right.map(\.bitPattern), want.right.map(\.bitPattern), "\(kernel) step \(step)")
+                }
             }
         }
     }

@@ -8,11 +8,12 @@ import EnsembleEngine
 import EnsembleOutput
 import EnsembleScene
 
-/// The linear resampler's C kernel (`ensemble_linear`: eight frames from a window of source samples with AVX2)
-/// against linear interpolation written out in Swift one rounding at a time, and against the portable build, bit
-/// for bit: every way of putting the samples (stored, added with constant gains, added with a gain ramp then
-/// steady gains), mono and stereo, steps below one, just above, up to two and beyond (where the window no longer
-/// holds eight frames), every fraction, and runs that end right at the readable samples.
+/// The linear resampler's C kernel (`ensemble_linear`: sixteen frames from a window of source samples with
+/// AVX-512, eight with AVX2) against linear interpolation written out in Swift one rounding at a time, every build
+/// this CPU has (`ensemble_linear_path`: portable, AVX2, AVX-512) and the one it chose, bit for bit: every way of
+/// putting the samples (stored, added with constant gains, added with a gain ramp then steady gains), mono and
+/// stereo, steps below one, just above, up to two and beyond (where the windows no longer hold a group), every
+/// fraction, counts around both group sizes, and runs that end right at the readable samples.
 final class LinearKernelTests: XCTestCase {
     private struct Put {
         var mode: Int32
@@ -48,8 +49,26 @@ final class LinearKernelTests: XCTestCase {
         return (outL, outR, f)
     }
 
-    private func run(_ kernel: (UnsafePointer<Float>?, UnsafePointer<Float>?, Int32, Int, Int, UInt64, UInt64,
-                                UnsafePointer<ensemble_put>?) -> UInt64,
+    private typealias Kernel = (UnsafePointer<Float>?, UnsafePointer<Float>?, Int32, Int, Int, UInt64, UInt64,
+                                UnsafePointer<ensemble_put>?) -> UInt64
+
+    /// The kernel this CPU chose and every build it has, by name.
+    private var kernels: [(name: String, kernel: Kernel)] {
+        var probe = ensemble_put()
+        var end: UInt64 = 0
+        let paths = [(Int32(1), "AVX2"), (2, "AVX-512")].filter {
+            ensemble_linear_path($0.0, nil, nil, 0, 0, 0, 0, 1 << 32, &probe, &end) == 1
+        }
+        return [("chosen", ensemble_linear), ("portable", ensemble_linear_portable)] + paths.map { path, name in
+            (name, { l, r, s, n, avail, f0, step, put in
+                var end: UInt64 = 0
+                _ = ensemble_linear_path(path, l, r, s, n, avail, f0, step, put, &end)
+                return end
+            })
+        }
+    }
+
+    private func run(_ kernel: Kernel,
                      _ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, stereo: Bool, n: Int, avail: Int,
                      from f0: UInt64, step: UInt64,
                      _ p: Put, start: [Float]) -> (left: [Float], right: [Float], end: UInt64) {
@@ -74,9 +93,11 @@ final class LinearKernelTests: XCTestCase {
         // Below one (receding), within an eighth of one (the blends of neighbouring windows) and at that range's
         // edges either side, one plus a little more (the window's near case for most groups, not all), up to two,
         // two and beyond (one frame at a time), and a step whose fraction is all ones.
+        // For sixteen frames a group, steps either side of 14/15 (where the first sixteen samples stop holding
+        // every tap).
         let steps: [UInt64] = [one / 3, one * 15 / 16, one - 1, one - one / 8 + 1, one - one / 8, one + 1, one + one / 50,
                                one + one / 8 - 1, one + one / 8, one + one / 7, 2 * one - 1, 2 * one, 3 * one + 12345,
-                               one * 5 / 4 | 0xFFFF]
+                               one * 5 / 4 | 0xFFFF, one * 14 / 15, one * 14 / 15 + 1, one * 29 / 30]
         var puts = [Put(mode: Int32(ENSEMBLE_PUT_STORE)), Put(mode: Int32(ENSEMBLE_PUT_GAINS))]
         for (first, frames) in [(0, Int.max), (37, 5), (200, 0), (-3, 13), (Int64(Int32.max) - 20, 40)] as [(Int64, Int)] {
             var p = Put(mode: Int32(ENSEMBLE_PUT_RAMP))
@@ -85,7 +106,7 @@ final class LinearKernelTests: XCTestCase {
             puts.append(p)
         }
         for step in steps {
-            for n in [0, 1, 7, 8, 9, 17, 64, 131] {
+            for n in [0, 1, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 64, 131] {
                 let f0 = noise.next() >> 32 | UInt64(noise.next() % 5) << 32
                 // Exactly the samples the last frame's taps need, or plenty.
                 let last = Int((f0 &+ step &* UInt64(max(n, 1) - 1)) >> 32) + 2
@@ -95,18 +116,15 @@ final class LinearKernelTests: XCTestCase {
                     for p in puts {
                         for stereo in [false, true] where !(stereo && p.mode == Int32(ENSEMBLE_PUT_RAMP)) {
                             let want = expected(l, r, stereo: stereo, n: n, from: f0, step: step, p, start: start)
-                            let got = run(ensemble_linear, l, r, stereo: stereo, n: n, avail: avail, from: f0, step: step,
-                                          p, start: start)
-                            let portable = run(ensemble_linear_portable, l, r, stereo: stereo, n: n, avail: avail,
-                                               from: f0, step: step, p, start: start)
-                            let what = "step \(step), n \(n), avail \(avail), mode \(p.mode), first \(p.first), "
-                                + "ramp frames \(p.rampFrames), stereo \(stereo)"
-                            XCTAssertEqual(got.left.map(\.bitPattern), want.left.map(\.bitPattern), what)
-                            XCTAssertEqual(got.right.map(\.bitPattern), want.right.map(\.bitPattern), what)
-                            XCTAssertEqual(got.end, want.end, what)
-                            XCTAssertEqual(portable.left.map(\.bitPattern), want.left.map(\.bitPattern), what)
-                            XCTAssertEqual(portable.right.map(\.bitPattern), want.right.map(\.bitPattern), what)
-                            XCTAssertEqual(portable.end, want.end, what)
+                            for (name, kernel) in kernels {
+                                let got = run(kernel, l, r, stereo: stereo, n: n, avail: avail, from: f0, step: step,
+                                              p, start: start)
+                                let what = "\(name): step \(step), n \(n), avail \(avail), mode \(p.mode), "
+                                    + "first \(p.first), ramp frames \(p.rampFrames), stereo \(stereo)"
+                                XCTAssertEqual(got.left.map(\.bitPattern), want.left.map(\.bitPattern), what)
+                                XCTAssertEqual(got.right.map(\.bitPattern), want.right.map(\.bitPattern), what)
+                                XCTAssertEqual(got.end, want.end, what)
+                            }
                         }
                     }
                 }
@@ -129,11 +147,14 @@ final class LinearKernelTests: XCTestCase {
                     var p = Put(mode: Int32(mode))
                     p.rampFrames = 50
                     let n = 96, start = [Float](repeating: 0.125, count: n)
-                    let got = run(ensemble_linear, samples, samples, stereo: false, n: n, avail: count, from: f0,
-                                  step: step, p, start: start)
                     let want = expected(copy, copy, stereo: false, n: n, from: f0, step: step, p, start: start)
-                    XCTAssertEqual(got.left.map(\.bitPattern), want.left.map(\.bitPattern), "step \(step), from \(f0)")
-                    XCTAssertEqual(got.right.map(\.bitPattern), want.right.map(\.bitPattern), "step \(step), from \(f0)")
+                    for (name, kernel) in kernels {
+                        let got = run(kernel, samples, samples, stereo: false, n: n, avail: count, from: f0,
+                                      step: step, p, start: start)
+                        let what = "\(name): step \(step), from \(f0)"
+                        XCTAssertEqual(got.left.map(\.bitPattern), want.left.map(\.bitPattern), what)
+                        XCTAssertEqual(got.right.map(\.bitPattern), want.right.map(\.bitPattern), what)
+                    }
                 }
             }
         }
@@ -144,7 +165,7 @@ final class LinearKernelTests: XCTestCase {
     func testKernelReadsNothingPastTheAvailableSamples() throws {
         let page = try GuardedPage()
         let one: UInt64 = 1 << 32
-        for step in [one * 9 / 10, one + one / 10, one * 19 / 10, 2 * one, one * 27 / 10] {
+        for step in [one * 9 / 10, one * 29 / 30, one + one / 10, one * 19 / 10, 2 * one, one * 27 / 10] {
             let n = 96
             let needed = Int((step * UInt64(n - 1)) >> 32) + 2
             let samples = (page.end - 4 * needed).bindMemory(to: Float.self, capacity: needed)
@@ -155,12 +176,14 @@ final class LinearKernelTests: XCTestCase {
                     var p = Put(mode: Int32(mode))
                     p.rampFrames = 50
                     let start = [Float](repeating: 0.125, count: n)
-                    let got = run(ensemble_linear, samples, samples, stereo: stereo, n: n, avail: needed, from: 0,
-                                  step: step, p, start: start)
                     let want = expected(copy, copy, stereo: stereo, n: n, from: 0, step: step, p, start: start)
-                    XCTAssertEqual(got.left.map(\.bitPattern), want.left.map(\.bitPattern), "step \(step)")
-                    XCTAssertEqual(got.right.map(\.bitPattern), want.right.map(\.bitPattern), "step \(step)")
-                    XCTAssertEqual(got.end, step * UInt64(n))
+                    for (name, kernel) in kernels {
+                        let got = run(kernel, samples, samples, stereo: stereo, n: n, avail: needed, from: 0,
+                                      step: step, p, start: start)
+                        XCTAssertEqual(got.left.map(\.bitPattern), want.left.map(\.bitPattern), "\(name): step \(step)")
+                        XCTAssertEqual(got.right.map(\.bitPattern), want.right.map(\.bitPattern), "\(name): step \(step)")
+                        XCTAssertEqual(got.end, step * UInt64(n))
+                    }
                 }
             }
         }

@@ -25,6 +25,10 @@ uint64_t ensemble_cubic_i16_portable(const int16_t *l, const int16_t *r, int ste
 uint64_t ensemble_linear_i16(const int16_t *l, const int16_t *r, int stereo, long n, long avail, uint64_t start,
                              uint64_t step, const ensemble_put *put);
 
+/// `ensemble_linear_i16` through one build (as `ensemble_linear_path`): 0 when this CPU lacks the path.
+int ensemble_linear_i16_path(int path, const int16_t *l, const int16_t *r, int stereo, long n, long avail,
+                             uint64_t start, uint64_t step, const ensemble_put *put, uint64_t *end);
+
 /// The one-frame-at-a-time build whatever the CPU (for tests).
 uint64_t ensemble_linear_i16_portable(const int16_t *l, const int16_t *r, int stereo, long n, long avail,
                                       uint64_t start, uint64_t step, const ensemble_put *put);

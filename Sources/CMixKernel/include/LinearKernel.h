@@ -25,13 +25,18 @@ typedef struct {
 /// · 2⁻²⁴: s = l[i] + (l[i + 1] − l[i])·t (and the same of `r` when `stereo`), each operation rounded on its own,
 /// exactly `TapKernel.frame`'s linear case, put as `put` says. `avail` is how many floats of `l`/`r` may be
 /// read: every tap used must lie below it, and the eight-lane loop reads whole windows only while they do.
-/// Returns the offset after the last frame. The same bits on every CPU (eight frames at a time where AVX2 is,
-/// one at a time elsewhere).
+/// Returns the offset after the last frame. The same bits on every CPU (sixteen frames at a time where AVX-512 is,
+/// eight where AVX2 is, one at a time elsewhere; ENSEMBLE_NO_AVX512=1 in the environment keeps AVX2).
 uint64_t ensemble_linear(const float *l, const float *r, int stereo, long n, long avail, uint64_t start,
                          uint64_t step, const ensemble_put *put);
 
 /// The one-frame-at-a-time build whatever the CPU (for tests: the kernel chosen for this CPU must agree with it).
 uint64_t ensemble_linear_portable(const float *l, const float *r, int stereo, long n, long avail, uint64_t start,
                                   uint64_t step, const ensemble_put *put);
+
+/// `ensemble_linear` through one build whatever the CPU chose: `path` 0 portable, 1 AVX2, 2 AVX-512; the offset
+/// after the last frame in `end`. Returns 0 (and computes nothing) when this CPU lacks the path. For tests.
+int ensemble_linear_path(int path, const float *l, const float *r, int stereo, long n, long avail, uint64_t start,
+                         uint64_t step, const ensemble_put *put, uint64_t *end);
 
 #endif

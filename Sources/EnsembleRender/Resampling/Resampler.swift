@@ -515,8 +515,8 @@ package enum Resampler {
 
     /// The linear kernel's fast loop: `count` frames whose two taps lie inside the file, from fixed-point offset
     /// `start` past `l`/`r` (of which `available` frames may be read), into `sink` from index `at`; returns the
-    /// final offset. In C (`ensemble_linear`: eight frames per window of source samples where AVX2 is), the bits
-    /// of `TapKernel.frame` and `Sink.put` frame by frame.
+    /// final offset. In C (`ensemble_linear`: sixteen frames per window of source samples where AVX-512 is, eight
+    /// where AVX2 is), the bits of `TapKernel.frame` and `Sink.put` frame by frame.
     @inline(__always)
     @_noLocks
     private static func linearRun(_ l: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ start: UInt64, _ step: UInt64,
