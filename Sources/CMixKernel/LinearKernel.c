@@ -124,7 +124,8 @@ __attribute__((always_inline)) static inline uint64_t linear_vector(const linear
         k->gains[stereo != 0](l, r, &j, n, avail, &f, step, put);
         break;
     case ENSEMBLE_PUT_RAMP: {
-        long ramped = put->rampFrames < n ? put->rampFrames : n;
+        // A put advanced past its ramp's end carries rampFrames < 0: no frame ramps.
+        long ramped = put->rampFrames < 0 ? 0 : put->rampFrames < n ? put->rampFrames : n;
         if (put->first < INT32_MIN || put->first + ramped > INT32_MAX)
             return linear_portable(l, r, stereo, n, avail, f, step, put);
         k->ramp(l, r, &j, ramped, avail, &f, step, put);

@@ -99,7 +99,9 @@ final class LinearKernelTests: XCTestCase {
                                one + one / 8 - 1, one + one / 8, one + one / 7, 2 * one - 1, 2 * one, 3 * one + 12345,
                                one * 5 / 4 | 0xFFFF, one * 14 / 15, one * 14 / 15 + 1, one * 29 / 30]
         var puts = [Put(mode: Int32(ENSEMBLE_PUT_STORE)), Put(mode: Int32(ENSEMBLE_PUT_GAINS))]
-        for (first, frames) in [(0, Int.max), (37, 5), (200, 0), (-3, 13), (Int64(Int32.max) - 20, 40)] as [(Int64, Int)] {
+        // A put advanced past its ramp's end (as `Sink.put(from:)` makes it) carries a negative count: no frame ramps.
+        for (first, frames) in [(0, Int.max), (37, 5), (200, 0), (-3, 13), (Int64(Int32.max) - 20, 40), (90, -7)]
+            as [(Int64, Int)] {
             var p = Put(mode: Int32(ENSEMBLE_PUT_RAMP))
             p.first = first
             p.rampFrames = frames
