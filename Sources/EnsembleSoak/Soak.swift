@@ -74,8 +74,12 @@ public struct SoakReport: Sendable, CustomStringConvertible {
     public var heapGrowth = 0
     /// Peak absolute sample of the live mix (the soak made sound; in real time, of the replay).
     public var peak: Float = 0
-    /// Custom effects installed in chains (each replayed by a twin), and their parameter changes made.
+    /// Custom effects installed in chains and on track inserts (each replayed by a twin), and their parameter
+    /// changes made.
     public var customEffects = 0, parameterChanges = 0
+    /// Track inserts set (with a custom effect) and cleared, and starts asked of the generated tracks (each
+    /// replayed by a twin generator).
+    public var insertsSet = 0, insertsCleared = 0, generatedStarts = 0
     /// Device reopens made under traffic (real time), and the device changes the output reported.
     public var reopens = 0, deviceChanges = 0
     /// Every check that did not hold, described (with the history of a track whose voice was never ended).
@@ -95,7 +99,7 @@ public struct SoakReport: Sendable, CustomStringConvertible {
           track voices \(c.voices): \(c.trackStarts) starts, \(c.trackEnds) ends; effects fired \(c.fired), completions \(c.completions)
           ends by reason: \(reasons); refused for a full voice pool: \(poolExhausted)
           timed commands \(c.scheduled): applied \(c.applied), cancelled \(c.cancelled)
-          custom effects \(customEffects), parameter changes \(parameterChanges)
+          custom effects \(customEffects), parameter changes \(parameterChanges); inserts set \(insertsSet), cleared \(insertsCleared); generated starts \(generatedStarts)
           device reopens \(reopens), device changes reported \(deviceChanges)
           replay events: \(replayStarted) started, \(replayEnded) ended, \(replayApplied) timed applied; peak \(peak)
           live heap MB by round\(which): \(sample(heapBytes)); growth after warm-up \(heapGrowth / 1024) KB
@@ -174,7 +178,7 @@ public enum Soak {
 
         // Rest: one round for timed commands to apply (a stop sent before a timed start applies is lost), then
         // stop every track each round until everything is reported.
-        let tracks = traffic.flatMap { $0.tracks.map(\.track) }
+        let tracks = traffic.flatMap(\.ownedTracks)
         let paused = traffic.flatMap(\.pausedFirings)
         loop.round(&report)
         for _ in 0..<6 {
@@ -208,6 +212,9 @@ public enum Soak {
         report.counts = totals.counts
         report.customEffects = world.customEffectCount
         report.parameterChanges = world.parameterChanges.load(ordering: .relaxed)
+        report.insertsSet = world.insertsSet.load(ordering: .relaxed)
+        report.insertsCleared = world.insertsCleared.load(ordering: .relaxed)
+        report.generatedStarts = world.generatedStarts.load(ordering: .relaxed)
         report.replayStarted = loop.replay.started
         report.replayEnded = loop.replay.ended
         report.replayApplied = loop.replay.applied
@@ -231,6 +238,9 @@ public enum Soak {
         if ledger.openCount(.firing) > 0 { report.failures.append("\(ledger.openCount(.firing)) firings never completed") }
         if ledger.openCount(.command) > 0 {
             report.failures.append("\(ledger.openCount(.command)) timed commands never reported")
+        }
+        if world.allocatingCalls > 0 {
+            report.failures.append("custom effects and generators allocated on the render thread in \(world.allocatingCalls) calls")
         }
         if engine.droppedEvents > 0 { report.failures.append("engine dropped \(engine.droppedEvents) events") }
         if engine.droppedCommands > 0 { report.failures.append("engine dropped \(engine.droppedCommands) timed commands") }

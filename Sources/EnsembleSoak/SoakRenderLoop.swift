@@ -51,13 +51,7 @@ struct RenderLoop {
             }
         }
         report.loggedCommands += log.count
-        let fits = replayed.withUnsafeMutableBufferPointer { out in
-            replay.render(log[...], frames: frames, blockFrames: block, into: out.baseAddress!,
-                          parameterTarget: { world.replayTarget($0) }) {
-                world.nextChain(onBus: $0)
-            }
-        }
-        if !fits {
+        if !replayRender(log[...], frames: frames) {
             report.failures.append("round \(report.rounds): the command log does not fit the block grid")
         } else if let first = live.indices.first(where: { live[$0].bitPattern != replayed[$0].bitPattern }) {
             report.failures.append("round \(report.rounds): the mix differs from the replay of its command log " +
@@ -91,13 +85,7 @@ struct RenderLoop {
         while replay.renderedFrame < rendered {
             let n = Int(min(Int64(chunk), rendered - replay.renderedFrame)), upto = replay.renderedFrame + Int64(n)
             let due = log.firstIndex { $0.frame >= upto } ?? log.endIndex
-            let fits = replayed.withUnsafeMutableBufferPointer { out in
-                replay.render(log[..<due], frames: n, blockFrames: block, into: out.baseAddress!,
-                              parameterTarget: { world.replayTarget($0) }) {
-                    world.nextChain(onBus: $0)
-                }
-            }
-            if !fits {
+            if !replayRender(log[..<due], frames: n) {
                 report.failures.append("round \(report.rounds): the command log does not fit the block grid")
                 break
             }
@@ -106,6 +94,21 @@ struct RenderLoop {
             log.removeSubrange(..<due)
         }
         closeRound(&report)
+    }
+
+    /// Replays `entries` over the next `frames` frames into `replayed`, with the world's twins for the live
+    /// engine's chains, inserts, generated sources and their parameters. Returns whether the entries fit the
+    /// block grid.
+    private mutating func replayRender(_ entries: ArraySlice<LoggedCommand>, frames: Int) -> Bool {
+        let world = self.world, replay = self.replay, block = configuration.blockFrames
+        return replayed.withUnsafeMutableBufferPointer { out in
+            replay.render(entries, frames: frames, blockFrames: block, into: out.baseAddress!,
+                          parameterTarget: { world.replayTarget($0) },
+                          insertTwin: { world.nextInsert(slot: $0) },
+                          generatorTwin: { world.generatorTwin($0) }) {
+                world.nextChain(onBus: $0)
+            }
+        }
     }
 
     /// Real time, once the output has shut down: replays the blocks it rendered since the last round.

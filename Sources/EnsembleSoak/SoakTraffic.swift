@@ -10,9 +10,11 @@ import Foundation
 // driver takes them back after the traffic stops). Effects, buses and chains are shared by every thread.
 
 /// One control thread's random calls on the engine: its own tracks (start, pause, resume, stop, seek, rate,
-/// loops, loop regions, fades, buses, timed changes and cancellations, timed starts, group starts, release and
-/// replacement) and the shared effects and buses (fire, stop, dispose and re-register, bus settings, effect
-/// chains with custom effects among the built-in ones, their parameters at once and timed, timed bus volumes).
+/// loops, loop regions, fades, buses, custom effects on their inserts and cleared, timed changes and
+/// cancellations, timed starts, group starts, release and replacement) and the shared effects and buses (fire,
+/// stop, dispose and re-register, bus settings, effect chains with custom effects among the built-in ones, the
+/// custom effects' parameters, chain or insert, at once and timed, timed bus volumes); and its generated track
+/// (started at once or on a frame, stopped, its generator's parameters changed at once and timed).
 ///
 /// Voices are counted exactly (`SoakLedger.startingVoices`), within the engine's documented rules: `play(at:)`
 /// and group starts, which cut a voice still sounding without reporting its end, are used only on tracks whose
@@ -29,6 +31,10 @@ struct SoakTraffic: Sendable {
     let world: SoakWorld
     var rng: SplitMix64
     private(set) var tracks: [OwnedTrack] = []
+    /// The thread's generated track (`SoakGenerator`), played, stopped and given parameters by its own calls only
+    /// (the calls on `tracks` would seek, loop or change the rate, which a generated track refuses).
+    private(set) var generated: OwnedTrack
+    private let generator: GeneratedSource
     /// Recent cancellable timed commands with their ledger tokens, and recent firings (to stop them).
     private var commands: [(id: ScheduledCommandID, token: Int)] = []
     private var firings: [EffectInstance] = []
@@ -48,7 +54,14 @@ struct SoakTraffic: Sendable {
             let made = try world.makeTrack(sound)
             tracks.append(OwnedTrack(id: made.id, track: made.track))
         }
+        let made = try world.makeGeneratedTrack(length: Int64(2400 + rng.below(21600)), channels: 1 + rng.below(2),
+                                                parameters: [rng.float(100...1000), rng.float(0.1...0.5)])
+        generated = OwnedTrack(id: made.id, track: made.track)
+        generator = made.source
     }
+
+    /// Every track the thread owns, the generated one included (the rest stops them).
+    var ownedTracks: [Track] { tracks.map(\.track) + [generated.track] }
 
     /// Makes calls until the world stops running, at most two per rendered block (and the render loop waits for
     /// about one per thread and block), so the traffic density does not depend on how the threads are scheduled.
@@ -70,14 +83,19 @@ struct SoakTraffic: Sendable {
     /// One random call.
     mutating func step() {
         switch rng.below(100) {
-        case 0..<14: startIdleTrack()
+        case 0..<12: startIdleTrack()
+        case 12..<14: playGenerated()
         case 14..<18: startGroup()
         case 18..<22: schedulePlay()
         case 22..<28: pauseOrResume()
-        case 28..<34: stopTrack()
+        case 28..<33: stopTrack()
+        case 33: stopGenerated()
         case 34..<38: seek()
-        case 38..<50: changeParameter()
-        case 50..<60: scheduleChange()
+        case 38..<46: changeParameter()
+        case 46..<49: setInsert()
+        case 49: changeEffectParameter()
+        case 50..<59: scheduleChange()
+        case 59: changeGeneratorParameter()
         case 60..<64: cancelCommand()
         case 64..<76: fire()
         case 76..<80: steerFiring()
@@ -219,14 +237,51 @@ struct SoakTraffic: Sendable {
 
     private mutating func stopTrack() {
         guard let i = pickTransportTrack() else { return }
-        let t = tracks[i].track, how = rng.below(3)
-        ledger.note(track: tracks[i].id, ["stop()", "stop(fade:)", "stop(at:)"][how])
+        stop(tracks[i])
+        tracks[i].stopRequested = true
+    }
+
+    /// `stop()`, `stop(fade:)` or `stop(at:)` on the track's voice.
+    private mutating func stop(_ owned: OwnedTrack) {
+        let t = owned.track, how = rng.below(3)
+        ledger.note(track: owned.id, ["stop()", "stop(fade:)", "stop(at:)"][how])
         switch how {
         case 0: t.stop()
         case 1: accept(ledger, try t.stop(fade: rng.chance(30) ? 0 : rng.unit() * 0.05))
         default: accept(ledger, try t.stop(at: engine.time(frame: now + ahead())))
         }
-        tracks[i].stopRequested = true
+    }
+
+    // MARK: The generated track
+
+    /// Starts the generated track once its voices have all been reported ended (its generator starts again from
+    /// position 0), at once or on a frame ahead, with a fresh volume, pan and bus.
+    private mutating func playGenerated() {
+        let t = generated
+        guard ledger.isIdle(track: t.id) else { return }
+        accept(ledger, try t.track.setVolume(rng.float(0.2...1)))
+        accept(ledger, try t.track.setPan(rng.float(-1...1)))
+        // A bus nobody has set up yet is refused, leaving the track where it was: allowed.
+        try? t.track.setBus(bus(rng.below(5)))
+        let frame: Int64? = rng.chance(50) ? nil : now + ahead(), engine = self.engine
+        world.generatedStarts.add(1, ordering: .relaxed)
+        ledger.startingVoices(on: [(t.id, t.track)], frame == nil ? "play() generated" : "play(at:) generated") {
+            if let frame { try? t.track.play(at: engine.time(frame: frame)) } else { t.track.play() }
+        }
+    }
+
+    /// Stops the generated track's voice if it has one (else it ends when its generator does).
+    private mutating func stopGenerated() {
+        guard !ledger.isIdle(track: generated.id) else { return }
+        stop(generated)
+    }
+
+    /// Changes the thread's generator's frequency or level: at once, or on a frame ahead.
+    private mutating func changeGeneratorParameter() {
+        let index = rng.below(2), value = index == 0 ? rng.float(100...1000) : rng.float(0...0.5)
+        let engine = self.engine, generator = self.generator
+        changeParameter(index, to: value, set: { try engine.setParameter($0, to: $1, of: generator) },
+                        schedule: { try engine.scheduleParameter($0, to: $1, of: generator, at: $2, onApplied: $3, onDropped: $4) })
     }
 
     // MARK: Changes
@@ -406,15 +461,10 @@ struct SoakTraffic: Sendable {
         var made: [(live: CustomEffect, twin: CustomEffect)] = []
         for _ in 0..<rng.below(3) {
             if rng.chance(25) {
-                // A custom effect, and its twin for the replay.
-                let parameters = [rng.float(0.5...20), rng.float(0...1)]
-                guard let live = try? CustomEffect(SoakTremolo(), parameters: parameters),
-                      let twin = try? CustomEffect(SoakTremolo(), parameters: parameters) else {
-                    return ledger.violation("CustomEffect refused valid parameters \(parameters)")
-                }
-                specs.append(.custom(live))
-                replay.append(.custom(twin))
-                made.append((live, twin))
+                guard let pair = tremoloWithTwin() else { return }
+                specs.append(.custom(pair.live))
+                replay.append(.custom(pair.twin))
+                made.append(pair)
                 continue
             }
             let before = specs.count
@@ -437,24 +487,63 @@ struct SoakTraffic: Sendable {
         }
     }
 
-    /// Changes a parameter of one of the custom effects the soak installed: at once, or on a frame ahead.
+    /// A new custom effect (the soak's tremolo, random parameters) and its twin for the replay, made alike.
+    private mutating func tremoloWithTwin() -> (live: CustomEffect, twin: CustomEffect)? {
+        let parameters = [rng.float(0.5...20), rng.float(0...1)]
+        guard let live = try? CustomEffect(SoakTremolo(), parameters: parameters),
+              let twin = try? CustomEffect(SoakTremolo(), parameters: parameters) else {
+            ledger.violation("CustomEffect refused valid parameters \(parameters)")
+            return nil
+        }
+        return (live, twin)
+    }
+
+    /// Puts a new custom effect on one of this thread's tracks' inserts, playing or not (the twin goes to the
+    /// replay), or clears the insert (a quarter of the time); a fifth of the time on the generated track.
+    private mutating func setInsert() {
+        guard let i = pickTrack(where: { _ in true }) else { return }
+        let t = rng.chance(20) ? generated : tracks[i]
+        if rng.chance(25) {
+            ledger.note(track: t.id, "setInsert(nil)")
+            world.setInsert(nil, twin: nil, on: t.track)
+            return
+        }
+        guard let pair = tremoloWithTwin() else { return }
+        ledger.note(track: t.id, "setInsert(tremolo)")
+        // As for a chain: offered to `changeEffectParameter` only once installed.
+        if world.setInsert(pair.live, twin: pair.twin, on: t.track) { world.addCustomEffect(pair.live, twin: pair.twin) }
+    }
+
+    /// Changes a parameter of one of the custom effects the soak installed (in a bus chain or on a track's insert):
+    /// at once, or on a frame ahead.
     private mutating func changeEffectParameter() {
         var rng = self.rng
-        defer { self.rng = rng }
-        guard let effect = world.customEffect({ rng.below($0) }) else { return }
-        let index = rng.below(2)
-        let value = index == 0 ? rng.float(0.5...20) : rng.float(0...1)
+        let picked = world.customEffect({ rng.below($0) })
+        self.rng = rng
+        guard let effect = picked else { return }
+        let index = self.rng.below(2)
+        let value = index == 0 ? self.rng.float(0.5...20) : self.rng.float(0...1)
+        let engine = self.engine
+        changeParameter(index, to: value, set: { try engine.setParameter($0, to: $1, of: effect) },
+                        schedule: { try engine.scheduleParameter($0, to: $1, of: effect, at: $2, onApplied: $3, onDropped: $4) })
+    }
+
+    /// Sets parameter `index` to `value` with `set` (a custom effect's or a generator's `setParameter`), or half
+    /// the time with `schedule` on a frame ahead, its outcome reported to the ledger.
+    private mutating func changeParameter(
+        _ index: Int, to value: Float, set: (Int, Float) throws -> Void,
+        schedule: (Int, Float, EngineTime, @escaping CommandApplyHandler, @escaping CommandDropHandler) throws -> ScheduledCommandID
+    ) {
         world.parameterChanges.add(1, ordering: .relaxed)
         if rng.chance(50) {
-            accept(ledger, try engine.setParameter(index, to: value, of: effect))
+            accept(ledger, try set(index, value))
             return
         }
         let frame = now + ahead()
         let token = ledger.open(.command), ledger = self.ledger
         do {
-            let id = try engine.scheduleParameter(index, to: value, of: effect, at: engine.time(frame: frame),
-                                                  onApplied: { _ in ledger.applied(command: token) },
-                                                  onDropped: { _, _ in ledger.applied(command: token) })
+            let id = try schedule(index, value, engine.time(frame: frame), { _ in ledger.applied(command: token) },
+                                  { _, _ in ledger.applied(command: token) })
             remember(id, token)
         } catch {
             ledger.violation("scheduleParameter(\(index), to: \(value)) refused: \(error)")

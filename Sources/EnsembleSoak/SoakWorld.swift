@@ -8,11 +8,11 @@ import Foundation
 import Synchronization
 
 // Threads: shared by the control threads (traffic), the engine's event thread (ledger callbacks) and the render
-// loop (chain lists for the replay).
+// loop (chain lists, insert twins and parameter targets for the replay).
 
 /// What every soak thread shares: the engine under test, the ledger, the sounds (kept alive for the whole run,
-/// because the replay plays them after the live engine has let go), the registered effects and the effect lists
-/// given to `setEffects`.
+/// because the replay plays them after the live engine has let go), the registered effects, the effect lists
+/// given to `setEffects` and the twins of the custom effects (chains and track inserts) the replay runs.
 final class SoakWorld: Sendable {
     let engine: Engine
     let ledger = SoakLedger()
@@ -104,12 +104,49 @@ final class SoakWorld: Sendable {
         }
     }
 
+    /// Per voice slot, the twins of the insert effects `setInsert` put there that the replay has not used yet, in
+    /// the order the engine sent them (the lock is held across the call; a slot changes owner only after the
+    /// engine has cleared its insert, so one slot's inserts come in the log in this order whichever track set them).
+    private let inserts = Mutex<[Int32: [CustomEffect]]>([:])
+    /// Inserts set (with an effect) and cleared by the traffic.
+    let insertsSet = Atomic<Int>(0), insertsCleared = Atomic<Int>(0)
+
+    /// `Track.setInsert`, remembering `twin` (the twin of `effect`; nil with a nil effect) for the replay when the
+    /// engine takes it. Returns whether it did.
+    @discardableResult
+    func setInsert(_ effect: CustomEffect?, twin: CustomEffect?, on track: Track) -> Bool {
+        inserts.withLock { inserts in
+            do {
+                try track.setInsert(effect)
+                if let twin { inserts[track.slot, default: []].append(twin) }
+                if effect == nil { insertsCleared.add(1, ordering: .relaxed) } else { insertsSet.add(1, ordering: .relaxed) }
+                return true
+            } catch {
+                ledger.violation("setInsert on slot \(track.slot) refused: \(error)")
+                return false
+            }
+        }
+    }
+
+    /// The replay's twin for the next insert the log puts on `slot`.
+    func nextInsert(slot: Int) -> CustomEffect? {
+        let next: CustomEffect? = inserts.withLock { inserts in
+            guard inserts[Int32(slot)]?.isEmpty == false else { return nil }
+            return inserts[Int32(slot)]?.removeFirst()
+        }
+        if next == nil { ledger.violation("the log has an insert on slot \(slot) that setInsert never made") }
+        return next
+    }
+
     /// Remembers a custom effect the live engine has installed and its twin for the replay.
     func addCustomEffect(_ live: CustomEffect, twin: CustomEffect) {
         customEffects.withLock { $0.append((live, twin)) }
     }
 
-    /// Parameter changes of custom effects the traffic made (at once or timed).
+    /// Starts of the generated tracks the traffic asked for.
+    let generatedStarts = Atomic<Int>(0)
+
+    /// Parameter changes of custom effects and generators the traffic made (at once or timed).
     let parameterChanges = Atomic<Int>(0)
 
     /// How many custom effects the traffic installed.
@@ -120,20 +157,65 @@ final class SoakWorld: Sendable {
         customEffects.withLock { $0.isEmpty ? nil : $0[pick($0.count)].live }
     }
 
-    /// Where the replay writes a logged parameter change: the same parameter of the twin of the live effect whose
-    /// array `target` points into.
+    /// Each generated source given to a live track, with the twin the replay runs in its place (same generator,
+    /// same initial parameters): kept for the whole run, as the engines keep them.
+    private let generators = Mutex<[(live: GeneratedSource, twin: GeneratedSource)]>([])
+
+    /// A new track playing a new generated source (`SoakGenerator` of `length` frames, `channels` 1 or 2, its
+    /// parameters frequency and level), whose twin the replay gets; its callbacks report to the ledger.
+    func makeGeneratedTrack(length: Int64, channels: Int, parameters: [Float]) throws -> (id: Int, track: Track,
+                                                                                          source: GeneratedSource) {
+        let live = try GeneratedSource(SoakGenerator(length: length), channelCount: channels, parameters: parameters)
+        let twin = try GeneratedSource(SoakGenerator(length: length), channelCount: channels, parameters: parameters)
+        let made = try makeTrack(try Sound(generator: live, sampleRate: engine.sampleRate, name: "generated"))
+        // Known before the track can start, so before the log can hold a start or a parameter change for it.
+        generators.withLock { $0.append((live, twin)) }
+        return (made.id, made.track, live)
+    }
+
+    /// `process` and `generate` calls of the live custom effects and generators that allocated on the render
+    /// thread (debug builds count them; the soak's own must not).
+    var allocatingCalls: Int {
+        customEffects.withLock { $0.reduce(0) { $0 + $1.live.allocatingCalls } }
+            + generators.withLock { $0.reduce(0) { $0 + $1.live.allocatingCalls } }
+    }
+
+    /// The replay's twin of the live generated source a logged start plays.
+    func generatorTwin(_ live: GeneratedSource) -> GeneratedSource? {
+        let twin = generators.withLock { pairs in pairs.first { $0.live === live }?.twin }
+        if twin == nil { ledger.violation("the log starts a generated source the soak never made") }
+        return twin
+    }
+
+    /// Where the replay writes a logged parameter change: the same parameter of the twin of the live effect or
+    /// generated source whose array `target` points into.
     func replayTarget(_ target: UnsafeMutablePointer<Float>) -> UnsafeMutablePointer<Float> {
+        // The address as a number, so what the lookups under the locks return is not tied to the caller's pointer.
+        let address = Int(bitPattern: target)
         let twin: UnsafeMutablePointer<Float>? = customEffects.withLock { pairs in
-            for pair in pairs where target >= pair.live.parameters && target < pair.live.parameters + pair.live.parameterCount {
-                return pair.twin.parameters + (target - pair.live.parameters)
+            for p in pairs {
+                if let t = Self.counterpart(address, p.live.parameters, p.live.parameterCount, p.twin.parameters) { return t }
+            }
+            return nil
+        } ?? generators.withLock { pairs in
+            for p in pairs {
+                if let t = Self.counterpart(address, p.live.parameters, p.live.parameterCount, p.twin.parameters) { return t }
             }
             return nil
         }
         guard let twin else {
-            ledger.violation("the log has a parameter change for an effect the soak never installed")
+            ledger.violation("the log has a parameter change for an effect or generator the soak never made")
             return target
         }
         return twin
+    }
+
+    /// The parameter of `twin` at the index the one at `address` has in `live` (`count` parameters), nil if
+    /// `address` is not in `live`.
+    private static func counterpart(_ address: Int, _ live: UnsafeMutablePointer<Float>, _ count: Int,
+                                    _ twin: UnsafeMutablePointer<Float>) -> UnsafeMutablePointer<Float>? {
+        let index = (address - Int(bitPattern: live)) / MemoryLayout<Float>.stride
+        return address >= Int(bitPattern: live) && index < count ? twin + index : nil
     }
 
     /// The replay's next chain for `bus`.

@@ -37,6 +37,9 @@ final class SoakTests: XCTestCase {
         XCTAssertGreaterThan(report.counts.endReasons[.refused] ?? 0, 0, "the per-effect limits must bite")
         XCTAssertGreaterThan(report.loggedCommands, 600, "\(report)")
         XCTAssertGreaterThan(report.customEffects, 0, "custom effects in chains, replayed by twins")
+        XCTAssertGreaterThan(report.insertsSet, 0, "custom effects on track inserts, replayed by twins")
+        XCTAssertGreaterThan(report.insertsCleared, 0, "\(report)")
+        XCTAssertGreaterThan(report.generatedStarts, 0, "generated tracks, replayed by twin generators")
         XCTAssertGreaterThan(report.parameterChanges, 0, "\(report)")
     }
 
@@ -120,6 +123,61 @@ final class SoakTests: XCTestCase {
         let withoutFirstStart = log.filter { if case .start = $0.command { return $0.frame != 0 } else { return true } }
         XCTAssertLessThan(withoutFirstStart.count, log.count)
         XCTAssertNotEqual(replay(withoutFirstStart).map(\.bitPattern), live.map(\.bitPattern))
+    }
+
+    /// A track insert and a generated source replay through twins given to the replay: with them the bytes match;
+    /// with the insert replayed as none, or a generator twin made with another level, they do not.
+    func testReplayRunsTwinsOfTrackInsertsAndGeneratedSources() throws {
+        let c = loggingConfiguration(block: 128)
+        let engine = try Engine(configuration: c)
+        let a = try engine.makeTrack(try monoSound(6000) { sin(Double($0) * 0.05) * 0.5 })
+        let effect = try CustomEffect(SoakTremolo(), parameters: [6, 0.9])
+        let source = try GeneratedSource(SoakGenerator(length: 3000), channelCount: 2, parameters: [440, 0.4])
+        let g = try engine.makeTrack(try Sound(generator: source, sampleRate: engine.sampleRate))
+
+        let frames = 128 * 40
+        var live = [Float](repeating: 0, count: 2 * frames)
+        var log: [LoggedCommand] = []
+        try live.withUnsafeMutableBufferPointer { out in
+            for k in 0..<40 {
+                switch k {
+                case 0:
+                    try a.setInsert(effect)
+                    a.play()
+                case 2: try g.play(at: engine.time(frame: 300))
+                case 8: try engine.setParameter(1, to: 0.3, of: effect)
+                case 12: try engine.scheduleParameter(0, to: 880, of: source, at: engine.time(frame: 2000))
+                case 30: try a.setInsert(nil)
+                default: break
+                }
+                engine.render(interleaved: out.baseAddress! + 2 * 128 * k, frames: 128)
+                engine.drainCommandLog(into: &log)
+            }
+        }
+        XCTAssertEqual(engine.lostCommandLogEntries, 0)
+
+        /// The log replayed with fresh twins (the insert's left out if `insert` is false; the generator's level
+        /// `level`), parameter changes mapped onto them.
+        func replay(insert: Bool, level: Float) throws -> [Float] {
+            let effectTwin = try CustomEffect(SoakTremolo(), parameters: [6, 0.9])
+            let sourceTwin = try GeneratedSource(SoakGenerator(length: 3000), channelCount: 2, parameters: [440, level])
+            var out = [Float](repeating: 0, count: 2 * frames)
+            let replay = CommandReplay(configuration: c)
+            let fits = out.withUnsafeMutableBufferPointer { o in
+                replay.render(log[...], frames: frames, blockFrames: 128, into: o.baseAddress!,
+                              parameterTarget: { $0 == effect.parameters + 1 ? effectTwin.parameters + 1 : sourceTwin.parameters },
+                              insertTwin: { slot in
+                                  XCTAssertEqual(slot, Int(a.slot))
+                                  return insert ? effectTwin : nil
+                              },
+                              generatorTwin: { $0 === source ? sourceTwin : nil }) { _ in [] }
+            }
+            XCTAssert(fits)
+            return out
+        }
+        XCTAssertEqual(try replay(insert: true, level: 0.4).map(\.bitPattern), live.map(\.bitPattern))
+        XCTAssertNotEqual(try replay(insert: false, level: 0.4).map(\.bitPattern), live.map(\.bitPattern))
+        XCTAssertNotEqual(try replay(insert: true, level: 0.3).map(\.bitPattern), live.map(\.bitPattern))
     }
 
     /// Recording the commands costs the render side no allocation (it is a preallocated ring).

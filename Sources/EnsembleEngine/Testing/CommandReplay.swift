@@ -7,12 +7,14 @@ import EnsembleFormats
 /// of the command log and the block size alone, whatever the threads, timing and event delivery did.
 ///
 /// It replays `MixerCommand`s, not `Engine` calls: the control side's bookkeeping (slots, generations, sequences)
-/// is already in the commands. Three things cannot be copied from the log: an effect chain (the live render side
-/// owns and later frees it), which the replay builds afresh from the `EffectSpec`s the caller gives; a custom
-/// effect, whose state belongs to the live engine, so the caller gives a twin in those specs (the replay prepares
-/// it) and maps each logged parameter change onto the twin's parameters; and the sounds, which the caller keeps
-/// alive for as long as the replay may play them. Streamed sounds, generated sources and track inserts (replayed
-/// as none) are not supported (their rings, generators and effects belong to the live engine).
+/// is already in the commands. What a command points at that belongs to the live engine is not copied from the
+/// log but put in place afresh: a bus's effect chain is built from the `EffectSpec`s the caller gives; a custom
+/// effect (in a bus chain or on a track's insert) and a generated source are replaced by twins the caller gives
+/// (made like the live ones, with the same initial parameters; the replay prepares them as the live engine
+/// did), and each logged parameter change is mapped onto the twin's parameters. The sounds are the caller's to
+/// keep alive for as long as the replay may play them. Not supported: streamed sounds (their rings belong to the
+/// live engine), a track insert without a twin (replayed as none) and a generated voice without a twin (it would
+/// run the live generator).
 @_spi(Testing)
 public final class CommandReplay {
     private let mixer: Mixer
@@ -36,15 +38,20 @@ public final class CommandReplay {
     /// Events the replayed render side could not report or queue (should stay 0, like the live engine's).
     public var droppedEvents: Int { mixer.droppedEvents.load(ordering: .relaxed) }
 
-    /// Renders the next `frames` frames interleaved (the configuration's channels a frame) into `output`, in blocks of `blockFrames`, giving each
-    /// entry of `log` to the mixer just before the block that starts on its frame, in log order. `chainSpecs`
-    /// is asked, once per chain change in the log and in log order, for the effects of the new chain on that
-    /// bus (what `setEffects` was given, with twins for its custom effects). `parameterTarget` maps the live
-    /// parameter a logged change writes to the twin's. Returns false, rendering nothing, unless every entry's
-    /// frame lies in the span on the grid of `blockFrames`-frame blocks from the current frame, in order.
+    /// Renders the next `frames` frames interleaved (the configuration's channels a frame) into `output`, in blocks
+    /// of `blockFrames`, giving each entry of `log` to the mixer just before the block that starts on its frame, in
+    /// log order. The callbacks, asked in log order on this thread, supply the twins (`replayable`): `chainSpecs`
+    /// once per chain change, with the bus (what `setEffects` was given, with twins for its custom effects);
+    /// `insertTwin` once per insert put on a track, with its slot (the twin of the `Track.setInsert` effect, nil
+    /// to replay none); `generatorTwin` once per start of a generated voice, with the live source; and
+    /// `parameterTarget` maps the live parameter a logged change writes to the twin's. Returns false, rendering
+    /// nothing, unless every entry's frame lies in the span on the grid of `blockFrames`-frame blocks from the
+    /// current frame, in order.
     public func render(_ log: ArraySlice<LoggedCommand>, frames: Int, blockFrames: Int,
                        into output: UnsafeMutablePointer<Float>,
                        parameterTarget: (UnsafeMutablePointer<Float>) -> UnsafeMutablePointer<Float> = { $0 },
+                       insertTwin: (Int) -> CustomEffect? = { _ in nil },
+                       generatorTwin: (GeneratedSource) -> GeneratedSource? = { _ in nil },
                        chainSpecs: (Int) -> [EffectSpec]) -> Bool {
         let start = renderedFrame, end = start + Int64(frames)
         var previous = start
@@ -59,12 +66,7 @@ public final class CommandReplay {
         while done < frames {
             let now = renderedFrame
             while next < log.endIndex, log[next].frame == now {
-                var command = freshChain(log[next].command, chainSpecs)
-                if case var .bus(.parameter(write)) = command {
-                    write.target = parameterTarget(write.target)
-                    command = .bus(.parameter(write))
-                }
-                mixer.receive(command)
+                mixer.receive(replayable(log[next].command, parameterTarget, insertTwin, generatorTwin, chainSpecs))
                 next += 1
             }
             let n = min(blockFrames, frames - done)
@@ -76,19 +78,54 @@ public final class CommandReplay {
         return true
     }
 
-    /// The command with its chain replaced by a new one built from the same effects (the logged pointer belongs
-    /// to the live engine); a bus's configuration gets this mixer's lane accumulators made first.
-    private func freshChain(_ command: MixerCommand, _ chainSpecs: (Int) -> [EffectSpec]) -> MixerCommand {
-        if case let .bus(.configure(bus)) = command { mixer.prepareBus(Int(bus)) }
-        // A track's insert runs an application's effect instance the live engine owns: not replayed (none here).
-        if case let .insert(slot, _) = command { return .insert(slot: slot, chain: ChainHandle(pointer: nil)) }
-        guard case let .bus(.chain(bus, _, fadeFrames)) = command else { return command }
-        let specs = chainSpecs(Int(bus))
-        let format = EffectFormat(sampleRate: sampleRate, maxFrames: maxBlockFrames,
-                                  channelPairs: max(mixer.channelCount / 2, 1))
-        for case let .custom(twin) in specs where !twin.isInstalled { try? twin.install(format, name: "twin") }
-        let chain = EffectChain.make(specs, sampleRate: sampleRate, pairs: mixer.channelCount / 2)
-        return .bus(.chain(bus: bus, chain: ChainHandle(pointer: chain), fadeFrames: fadeFrames))
+    /// The command with what it points at in the live engine replaced by this side's own: a bus chain or a track
+    /// insert built afresh (the logged pointer belongs to the live engine, which frees it), a generated voice's
+    /// source by its twin's, a parameter write aimed at the twin. A bus's configuration gets this mixer's lane
+    /// accumulators made first.
+    private func replayable(_ command: MixerCommand,
+                            _ parameterTarget: (UnsafeMutablePointer<Float>) -> UnsafeMutablePointer<Float>,
+                            _ insertTwin: (Int) -> CustomEffect?, _ generatorTwin: (GeneratedSource) -> GeneratedSource?,
+                            _ chainSpecs: (Int) -> [EffectSpec]) -> MixerCommand {
+        switch command {
+        case let .bus(.configure(bus)):
+            mixer.prepareBus(Int(bus))
+            return command
+        case let .bus(.chain(bus, _, fadeFrames)):
+            let chain = makeChain(chainSpecs(Int(bus)), pairs: mixer.channelCount / 2, name: "twin")
+            return .bus(.chain(bus: bus, chain: ChainHandle(pointer: chain), fadeFrames: fadeFrames))
+        case var .bus(.parameter(write)):
+            write.target = parameterTarget(write.target)
+            return .bus(.parameter(write))
+        case let .insert(slot, logged):
+            // An insert the live engine cleared (nil) is cleared here too, without asking; as `Engine.setInsert`,
+            // one channel pair.
+            let twin = logged.pointer == nil ? nil : insertTwin(Int(slot))
+            let chain = twin.flatMap { makeChain([.custom($0)], pairs: 1, name: "insert twin") }
+            return .insert(slot: slot, chain: ChainHandle(pointer: chain))
+        case .start(let slot, let generation, var setup):
+            guard let view = setup.source.stream, view.capacity == 0 else { return command }
+            // A generated voice: its view's samples are the live `GeneratedSource` (unretained; the caller keeps
+            // its sound alive). The twin is prepared as `Engine.makeTrack` prepared the live one.
+            let live = Unmanaged<GeneratedSource>.fromOpaque(UnsafeMutableRawPointer(mutating: view.samples))
+                .takeUnretainedValue()
+            guard let twin = generatorTwin(live) else { return command }
+            if !twin.isInstalled {
+                try? twin.install(GeneratorFormat(sampleRate: sampleRate, maxFrames: maxBlockFrames,
+                                                  channelCount: twin.channelCount))
+            }
+            setup.source = twin.voiceSource(sampleRate: setup.source.sampleRate)
+            return .start(slot: slot, generation: generation, setup)
+        default:
+            return command
+        }
+    }
+
+    /// A chain of `specs` over `pairs` channel pairs, its custom effects (twins) prepared first as the live
+    /// engine prepared theirs (each once: a twin is installed on one chain or insert for its life).
+    private func makeChain(_ specs: [EffectSpec], pairs: Int, name: String) -> UnsafeMutablePointer<EffectChain>? {
+        let format = EffectFormat(sampleRate: sampleRate, maxFrames: maxBlockFrames, channelPairs: max(pairs, 1))
+        for case let .custom(twin) in specs where !twin.isInstalled { try? twin.install(format, name: name) }
+        return EffectChain.make(specs, sampleRate: sampleRate, pairs: pairs)
     }
 
     private func countEvents() {
