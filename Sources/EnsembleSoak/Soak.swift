@@ -177,11 +177,16 @@ public enum Soak {
         report.poolExhausted = traffic.reduce(0) { $0 + $1.poolExhausted }
 
         // Rest: one round for timed commands to apply (a stop sent before a timed start applies is lost), then
-        // stop every track each round until everything is reported.
+        // stop every track each round until everything is reported, for as long as a firing may still sound.
         let tracks = traffic.flatMap(\.ownedTracks)
         let paused = traffic.flatMap(\.pausedFirings)
         loop.round(&report)
-        for _ in 0..<6 {
+        // A firing held by a paused bus starts when the rest resumes it and then plays whole: at the slowest rate
+        // (rate and pitch variation stay in `Track.rateRange`) the zap sounds 3.2 s, longer than a few rounds.
+        let slowest = world.effectSounds.map {
+            Double($0.frameCount) * c.sampleRate / $0.sampleRate / Double(Track.rateRange.lowerBound)
+        }.max() ?? 0
+        for _ in 0..<(6 + Int((slowest / Double(c.roundFrames)).rounded(.up))) {
             // A firing on a paused bus waits for its resume: resume every bus (the ones not set up refuse); a
             // firing paused by its handle is stopped (it ends where it is; one that has ended ignores it).
             for b in Bus.submixes { try? engine.resume(b, fade: 0) }
