@@ -108,10 +108,6 @@ struct SoakTraffic: Sendable {
         case 97..<99: pauseOrResumeBus()
         case 99: changeEffectParameter()
         default: break
-        // DEVICE REOPEN (branch `device`, not merged yet): once the soak can render through an `OpenALOutput`
-        // (wave backend) instead of `RenderLoop`'s offline pulls, add a case here that calls the output's reopen
-        // API. The ledger then checks no voice, firing or timed command is lost or duplicated across the reopen,
-        // and the replay still applies (the render side logs what it receives, whoever drives it).
         }
     }
 
