@@ -267,6 +267,16 @@ static void (*run_i16_kernel)(const int16_t *, const int16_t *, int, const float
                             __builtin_shufflevector((c), (d), 0, 1, 2, 3, 4, 5, 6, 7), 0, 1, 2, 3, 4, 5, 6, 7, 8, \
                             9, 10, 11, 12, 13, 14, 15)
 
+// What a run's groups start from: `n` frames a group (four sums of `c` channels), the rows' size, the blocks of
+// sixteen, the frame count `k`, the position `f` and the four fractions (32-bit lanes) with their step a group.
+#define GROUPS_SETUP                                                                                         \
+    const int n = 4 / c;                                                                                     \
+    long rowBytes = 4 * ensemble_sinc_stride(taps), blocks = taps >> 4, k = 0;                               \
+    uint64_t f = *position;                                                                                  \
+    v4i fraction = {(int)(uint32_t)f, (int)(uint32_t)(f + step), (int)(uint32_t)(f + 2 * step),               \
+                    (int)(uint32_t)(f + 3 * step)};                                                          \
+    v4i groupStep = (v4i){0} + (int)(uint32_t)(n * step);
+
 // A group's frames from *f: their windows, rows and (all at once, from `fraction`, the frames' fractions) t: the
 // low 24 bits, exact in a float, · 2^−24.
 #define POSITIONS(n)                                                                                         \
@@ -370,11 +380,7 @@ AVX2 static inline __attribute__((always_inline)) void four_sums_avx2(
 AVX2 static inline __attribute__((always_inline)) long groups_avx2(
     const void *l, const void *r, int c, const float *data, long taps, uint64_t *position, uint64_t step,
     long count, float *outL, float *outR, int odd, int four, int i16) {
-    const int n = 4 / c;
-    long rowBytes = 4 * ensemble_sinc_stride(taps), blocks = taps >> 4, k = 0;
-    uint64_t f = *position;
-    v4i fraction = {(int)(uint32_t)f, (int)(uint32_t)(f + step), (int)(uint32_t)(f + 2 * step), (int)(uint32_t)(f + 3 * step)};
-    v4i groupStep = (v4i){0} + (int)(uint32_t)(n * step);
+    GROUPS_SETUP
     for (; k + n <= count; k += n) {
         POSITIONS(n)
         four_sums_avx2(l, r, (const char *)data, rowBytes, blocks, ix, off, t, n, c, odd, four, i16, outL + k,
@@ -477,11 +483,7 @@ AVX512 static inline __attribute__((always_inline)) void sums_avx512(const produ
 AVX512 static inline __attribute__((always_inline)) long groups_avx512(
     const void *l, const void *r, int c, const float *data, long taps, uint64_t *position, uint64_t step,
     long count, float *outL, float *outR, int odd, int four, int i16) {
-    const int n = 4 / c;
-    long rowBytes = 4 * ensemble_sinc_stride(taps), blocks = taps >> 4, k = 0;
-    uint64_t f = *position;
-    v4i fraction = {(int)(uint32_t)f, (int)(uint32_t)(f + step), (int)(uint32_t)(f + 2 * step), (int)(uint32_t)(f + 3 * step)};
-    v4i groupStep = (v4i){0} + (int)(uint32_t)(n * step);
+    GROUPS_SETUP
     v16i lane[4] = {(v16i){0}, (v16i){0} + 1, (v16i){0} + 2, (v16i){0} + 3};
     for (int g = 0; g < n; g++) OPAQUE_V(lane[g]); /* kept in registers: one permute per t, not two shuffles */
     products P[2];

@@ -72,6 +72,22 @@ final class SoakTests: XCTestCase {
     }
 
     /// The replay check can fail: the same log renders the same bytes, and the log less one start does not.
+    /// `blocks` blocks of 128 frames from `engine` (stereo, interleaved), `step(k)` called before block k, and
+    /// the command log drained after each block.
+    private func renderLogged(_ engine: Engine, blocks: Int, _ step: (Int) throws -> Void) throws
+        -> (mix: [Float], log: [LoggedCommand]) {
+        var mix = [Float](repeating: 0, count: 2 * 128 * blocks)
+        var log: [LoggedCommand] = []
+        try mix.withUnsafeMutableBufferPointer { out in
+            for k in 0..<blocks {
+                try step(k)
+                engine.render(interleaved: out.baseAddress! + 2 * 128 * k, frames: 128)
+                engine.drainCommandLog(into: &log)
+            }
+        }
+        return (mix, log)
+    }
+
     func testReplayOfTheCommandLogMatchesAndNoticesAMissingCommand() throws {
         let c = loggingConfiguration(block: 128)
         let engine = try Engine(configuration: c)
@@ -85,22 +101,16 @@ final class SoakTests: XCTestCase {
         try engine.setEffects(chain, on: busNumber(2))
 
         let frames = 128 * 40
-        var live = [Float](repeating: 0, count: 2 * frames)
-        var log: [LoggedCommand] = []
-        try live.withUnsafeMutableBufferPointer { out in
-            for k in 0..<40 {
-                switch k {
-                case 0: a.play()
-                case 3: try b.play(at: b.engine.time(frame: 500))
-                case 5: try b.setBus(busNumber(2))
-                case 9: try engine.fire(fx, volume: 0.5, pan: 0.3, at: engine.time(frame: 1300), bus: busNumber(2))
-                case 12: try a.setPan(-0.7)
-                case 20: _ = b.schedule(.seek(to: frameSeconds(100)), atFrame: 2700)
-                case 25: a.stop()
-                default: break
-                }
-                engine.render(interleaved: out.baseAddress! + 2 * 128 * k, frames: 128)
-                engine.drainCommandLog(into: &log)
+        let (live, log) = try renderLogged(engine, blocks: 40) { k in
+            switch k {
+            case 0: a.play()
+            case 3: try b.play(at: b.engine.time(frame: 500))
+            case 5: try b.setBus(busNumber(2))
+            case 9: try engine.fire(fx, volume: 0.5, pan: 0.3, at: engine.time(frame: 1300), bus: busNumber(2))
+            case 12: try a.setPan(-0.7)
+            case 20: _ = b.schedule(.seek(to: frameSeconds(100)), atFrame: 2700)
+            case 25: a.stop()
+            default: break
             }
         }
         XCTAssertEqual(engine.lostCommandLogEntries, 0)
@@ -136,22 +146,16 @@ final class SoakTests: XCTestCase {
         let g = try engine.makeTrack(try Sound(generator: source, sampleRate: engine.sampleRate))
 
         let frames = 128 * 40
-        var live = [Float](repeating: 0, count: 2 * frames)
-        var log: [LoggedCommand] = []
-        try live.withUnsafeMutableBufferPointer { out in
-            for k in 0..<40 {
-                switch k {
-                case 0:
-                    try a.setInsert(effect)
-                    a.play()
-                case 2: try g.play(at: engine.time(frame: 300))
-                case 8: try engine.setParameter(1, to: 0.3, of: effect)
-                case 12: try engine.scheduleParameter(0, to: 880, of: source, at: engine.time(frame: 2000))
-                case 30: try a.setInsert(nil)
-                default: break
-                }
-                engine.render(interleaved: out.baseAddress! + 2 * 128 * k, frames: 128)
-                engine.drainCommandLog(into: &log)
+        let (live, log) = try renderLogged(engine, blocks: 40) { k in
+            switch k {
+            case 0:
+                try a.setInsert(effect)
+                a.play()
+            case 2: try g.play(at: engine.time(frame: 300))
+            case 8: try engine.setParameter(1, to: 0.3, of: effect)
+            case 12: try engine.scheduleParameter(0, to: 880, of: source, at: engine.time(frame: 2000))
+            case 30: try a.setInsert(nil)
+            default: break
             }
         }
         XCTAssertEqual(engine.lostCommandLogEntries, 0)
