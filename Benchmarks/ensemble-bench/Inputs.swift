@@ -118,6 +118,20 @@ func selfExecutable() -> String {
     (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
 }
 
+/// The `ensemble` command built beside this benchmark, if any; a warning on standard error when it is older than the
+/// benchmark (`swift build -c release --product ensemble-bench` leaves it stale, and its figures would be the old
+/// build's).
+func siblingEnsemble() -> String? {
+    let me = selfExecutable()
+    let exe = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("ensemble").path
+    guard FileManager.default.isExecutableFile(atPath: exe) else { return nil }
+    let date = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date }
+    if let mine = date(me), let theirs = date(exe), theirs < mine {
+        FileHandle.standardError.write(Data("warning: \(exe) is older than this benchmark (build it: swift build -c release)\n".utf8))
+    }
+    return exe
+}
+
 func which(_ tool: String) -> String? {
     for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
         let p = "\(dir)/\(tool)"

@@ -26,8 +26,7 @@ enum Mixdown {
 
     static func run(inputs: InputSet, voices: [Int], seconds: Double, dir: String) throws -> [Row] {
         let paths = try files(inputs: inputs, in: dir)
-        let exe = URL(fileURLWithPath: selfExecutable()).deletingLastPathComponent().appendingPathComponent("ensemble").path
-        let ensemble = FileManager.default.isExecutableFile(atPath: exe) ? exe : nil
+        let ensemble = siblingEnsemble()
         let sox = which("sox"), ffmpeg = which("ffmpeg")
         var rows: [Row] = []
         for n in voices {
@@ -100,8 +99,7 @@ enum Mixdown {
     static func againstOpenAL(inputs: InputSet, voices: Int, seconds: Double, repeats: Int, dir: String) throws -> [PeerRow] {
         let paths = try files(inputs: inputs, in: dir)
         let me = selfExecutable()
-        let exe = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("ensemble").path
-        guard FileManager.default.isExecutableFile(atPath: exe) else { return [] }
+        guard let exe = siblingEnsemble() else { return [] }
         let scenes: [(String, Bool, String?)] = [("rate 1", false, nil), ("rates 0.5…2, cubic", true, "cubic"),
                                                  ("rates 0.5…2, linear", true, "linear")]
         var rows: [PeerRow] = []

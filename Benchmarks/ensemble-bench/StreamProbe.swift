@@ -36,8 +36,8 @@ enum StreamProbe {
         if ima4 {
             source = dir + "/master.caf"
             let convert = Process()
-            convert.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-                .appendingPathComponent("ensemble")
+            guard let ensemble = siblingEnsemble() else { throw CocoaError(.fileNoSuchFile) }
+            convert.executableURL = URL(fileURLWithPath: ensemble)
             convert.arguments = ["convert", master, "-o", source, "--codec", "ima4"]
             try convert.run()
             convert.waitUntilExit()
