@@ -49,11 +49,11 @@ final class BusControl: Sendable {
     let buses = Mutex<[Entry]>(Array(repeating: Entry(), count: BusRack.count))
     /// Effect chains made and not yet freed (installed, crossfading out, or on their way back).
     let liveChains = Atomic<Int>(0)
-    /// Every custom effect installed on this engine, kept for the engine's life: a timed parameter command may
-    /// still be on its way when the chain holding the effect is freed, and its parameter array must outlive it.
-    let customEffects = Mutex<[CustomEffect]>([])
-    /// Every generated source given to a track of this engine, kept for the same reason.
-    let generators = Mutex<[GeneratedSource]>([])
+    /// The custom effects installed on this engine (`ParameterTargets`: held while a parameter change is on its
+    /// way, whose parameter array must outlive it, forgotten once nobody holds them).
+    let customEffects = Mutex(ParameterTargets<CustomEffect>())
+    /// The generated sources given to tracks of this engine, kept the same way.
+    let generators = Mutex(ParameterTargets<GeneratedSource>())
 }
 
 /// Buses and effect chains: up to 16 buses (1…16) collect the tracks and effects routed to them, run their
@@ -180,20 +180,21 @@ extension Engine {
             }
             done.append(effect)
         }
-        if !done.isEmpty { busControl.customEffects.withLock { $0 += done } }
+        let rendered = renderedFrame
+        if !done.isEmpty { busControl.customEffects.withLock { r in for d in done { r.add(d, rendered: rendered) } } }
     }
 
     /// Sets parameter `index` of `effect` (installed on this engine by `setEffects` or `Track.setInsert`) to `value` from the next
     /// block on. Any thread. Throws `EngineError.invalidParameter` for an effect not installed here, an index
     /// outside 0..<`parameterCount` or a value that is not finite.
     public func setParameter(_ index: Int, to value: Float, of effect: CustomEffect) throws(EngineError) {
-        send(.bus(.parameter(try parameterWrite(index, value, effect))))
+        send(.bus(.parameter(try parameterWrite(index, value, effect, at: nil))))
     }
 
     /// Sets parameter `index` of `generator` (given to a track of this engine) to `value` from the next block on.
     /// Any thread. Throws as `setParameter(_:to:of:)` for an effect does.
     public func setParameter(_ index: Int, to value: Float, of generator: GeneratedSource) throws(EngineError) {
-        send(.bus(.parameter(try parameterWrite(index, value, generator))))
+        send(.bus(.parameter(try parameterWrite(index, value, generator, at: nil))))
     }
 
     /// Sets parameter `index` of `generator` to `value` at `time`, exactly (the block is split there), as
@@ -203,7 +204,7 @@ extension Engine {
                                   onApplied: CommandApplyHandler? = nil,
                                   onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID {
         let frame = try self.frame(of: time)
-        let write = try parameterWrite(index, value, generator)
+        let write = try parameterWrite(index, value, generator, at: frame)
         return schedule(.bus(.parameter(write)), atFrame: frame, dropped: onDropped) { applied in onApplied?(applied) }
     }
 
@@ -215,17 +216,26 @@ extension Engine {
         }
         try generator.install(GeneratorFormat(sampleRate: sampleRate, maxFrames: configuration.maxBlockFrames,
                                               channelCount: generator.channelCount))
-        busControl.generators.withLock { $0.append(generator) }
+        let rendered = renderedFrame
+        busControl.generators.withLock { $0.add(generator, rendered: rendered) }
     }
 
-    /// The render-side write for a generator's parameter change, checked.
-    private func parameterWrite(_ index: Int, _ value: Float, _ generator: GeneratedSource) throws(EngineError) -> ParameterWrite {
-        let known = busControl.generators.withLock { $0.contains { $0 === generator } }
+    /// The render-side write for a generator's parameter change on `frame` (nil: the next block), checked; the
+    /// generator is held until the change has surely been taken.
+    private func parameterWrite(_ index: Int, _ value: Float, _ generator: GeneratedSource,
+                                at frame: Int64?) throws(EngineError) -> ParameterWrite {
+        let known = busControl.generators.withLock { $0.contains(generator) }
         guard known else {
             throw .invalidParameter(name: "generator", value: 0, expected: "a GeneratedSource given to a track of this engine")
         }
-        return try checkedWrite(index, value, generator.parameters, count: generator.parameterCount)
+        let write = try checkedWrite(index, value, generator.parameters, count: generator.parameterCount)
+        let rendered = renderedFrame, grace = parameterGrace
+        busControl.generators.withLock { $0.sending(generator, frame: frame, rendered: rendered, grace: grace) }
+        return write
     }
+
+    /// Frames after which the render side has surely taken a command sent (or due) before them: two blocks.
+    private var parameterGrace: Int64 { 2 * Int64(configuration.maxBlockFrames) }
 
     /// Sets parameter `index` of `effect` to `value` at `time`, exactly: the block is split there, so the frames
     /// before it are processed with the old value and the rest with the new. `onApplied` runs on the event
@@ -236,17 +246,22 @@ extension Engine {
                                   onApplied: CommandApplyHandler? = nil,
                                   onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID {
         let frame = try self.frame(of: time)
-        let write = try parameterWrite(index, value, effect)
+        let write = try parameterWrite(index, value, effect, at: frame)
         return schedule(.bus(.parameter(write)), atFrame: frame, dropped: onDropped) { applied in onApplied?(applied) }
     }
 
-    /// The render-side write for a parameter change, checked.
-    private func parameterWrite(_ index: Int, _ value: Float, _ effect: CustomEffect) throws(EngineError) -> ParameterWrite {
-        let known = busControl.customEffects.withLock { $0.contains { $0 === effect } }
+    /// The render-side write for an effect's parameter change on `frame` (nil: the next block), checked; the
+    /// effect is held until the change has surely been taken.
+    private func parameterWrite(_ index: Int, _ value: Float, _ effect: CustomEffect,
+                                at frame: Int64?) throws(EngineError) -> ParameterWrite {
+        let known = busControl.customEffects.withLock { $0.contains(effect) }
         guard known else {
             throw .invalidParameter(name: "effect", value: 0, expected: "a CustomEffect installed on this engine by setEffects or Track.setInsert")
         }
-        return try checkedWrite(index, value, effect.parameters, count: effect.parameterCount)
+        let write = try checkedWrite(index, value, effect.parameters, count: effect.parameterCount)
+        let rendered = renderedFrame, grace = parameterGrace
+        busControl.customEffects.withLock { $0.sending(effect, frame: frame, rendered: rendered, grace: grace) }
+        return write
     }
 
     /// The write of `value` into parameter `index` of an array of `count`, or the error naming what is wrong.
@@ -315,8 +330,8 @@ extension Engine {
     /// source whose `generate`) has allocated (`CustomEffect.allocatingCalls`, `GeneratedSource.allocatingCalls`),
     /// the first time it is seen; the render goes on.
     private func reportAllocatingEffects() {
-        let offenders = busControl.customEffects.withLock { effects in effects.filter { $0.takeAllocationReport() } }
-        let generators = busControl.generators.withLock { all in all.filter { $0.takeAllocationReport() } }
+        let offenders = busControl.customEffects.withLock { r in r.all.filter { $0.takeAllocationReport() } }
+        let generators = busControl.generators.withLock { r in r.all.filter { $0.takeAllocationReport() } }
         for g in generators {
             FileHandle.standardError.write(Data(("Ensemble: a generated source (\(g.parameterCount) parameters) allocated on "
                 + "the render thread in its generate call; see the \"Custom effects and generated sources\" article "

@@ -2,8 +2,8 @@
 import EnsembleRender
 
 extension Engine {
-    /// `Track.setInsert`: prepares `effect` for one channel pair, keeps it in the registry of custom effects (so its
-    /// parameters can be changed, and its parameter array outlives any command on its way), wraps it in a one-unit
+    /// `Track.setInsert`: prepares `effect` for one channel pair, registers it among the custom effects (so its
+    /// parameters can be changed; `ParameterTargets` keeps it alive while a change is on its way), wraps it in a one-unit
     /// chain and sends it to the track's slot (`MixerCommand.insert`), which retires the chain it replaces.
     ///
     /// The track's state and the command change under the track's lock then the engine's (the order `play` takes
@@ -13,7 +13,8 @@ extension Engine {
         if let effect {
             try effect.install(EffectFormat(sampleRate: sampleRate, maxFrames: configuration.maxBlockFrames,
                                             channelPairs: 1), name: "insert")
-            busControl.customEffects.withLock { $0.append(effect) }
+            let rendered = renderedFrame
+            busControl.customEffects.withLock { $0.add(effect, rendered: rendered) }
             chain = EffectChain.make([.custom(effect)], sampleRate: sampleRate, pairs: 1)
             busControl.liveChains.add(1, ordering: .relaxed)
         }
