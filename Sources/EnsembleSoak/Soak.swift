@@ -113,6 +113,9 @@ public struct SoakReport: Sendable, CustomStringConvertible {
 /// timed command is reported exactly once (`SoakLedger`); memory stays flat; and the mix equals, bit for bit,
 /// a replay of the command log the render side received on a fresh render side (`CommandReplay`).
 public enum Soak {
+    /// The most frames ahead of the render clock the traffic times a command for.
+    static let aheadLimit: Int64 = 12000
+
     public static func run(_ c: SoakConfiguration) throws -> SoakReport {
         var ec = Engine.Configuration()
         ec.sampleRate = c.sampleRate

@@ -120,7 +120,7 @@ struct SoakTraffic: Sendable {
 
 
     /// Up to a quarter of a second ahead (0 is "already due": applied at the next block).
-    private mutating func ahead() -> Int64 { Int64(rng.below(12000)) }
+    private mutating func ahead() -> Int64 { Int64(rng.below(Int(Soak.aheadLimit))) }
 
     /// A random one of the tracks that `include` accepts.
     private mutating func pickTrack(where include: (OwnedTrack) -> Bool) -> Int? {

@@ -84,9 +84,14 @@ final class SoakWorld: Sendable {
         return (id, track)
     }
 
-    /// Each custom effect given to the live engine, with the twin the replay runs in its place (same effect, same
-    /// initial parameters): kept for the whole run, as the engines keep them.
+    /// Each custom effect given to the live engine and still held by it (or by the traffic), with the twin the
+    /// replay runs in its place (same effect, same initial parameters); see `forgetUnheldEffects`.
     private let customEffects = Mutex<[(live: CustomEffect, twin: CustomEffect)]>([])
+    /// Twins of effects the live engine let go, kept until the replay has rendered past `until`: a timed parameter
+    /// change the replay holds may still write into them.
+    private let retiredTwins = Mutex<[(twin: CustomEffect, until: Int64)]>([])
+    /// How many custom effects the traffic installed.
+    private let installedEffects = Atomic<Int>(0)
 
     /// `setEffects`, remembering the list for the replay when the engine takes it: `replay` (the same list with
     /// each custom effect's twin in its place) when given. Returns whether the engine took it.
@@ -141,6 +146,32 @@ final class SoakWorld: Sendable {
     /// Remembers a custom effect the live engine has installed and its twin for the replay.
     func addCustomEffect(_ live: CustomEffect, twin: CustomEffect) {
         customEffects.withLock { $0.append((live, twin)) }
+        installedEffects.add(1, ordering: .relaxed)
+    }
+
+    /// Render loop, after a round's replay: forgets the effects only this list still holds (their chain or insert
+    /// freed, no parameter change on its way, the traffic not using them), so a long soak keeps only the live ones,
+    /// as the engine does. Such an effect is in no command the log has not given the replay yet (a change sent
+    /// keeps it held by the engine until the render side took it), so its address leaves `replayTarget`'s
+    /// mapping safely; its twin stays until the replay is past any timed change of it (`Soak.aheadLimit`).
+    func forgetUnheldEffects(replayFrame: Int64) {
+        let retired: [CustomEffect] = customEffects.withLock { pairs in
+            var gone: [CustomEffect] = [], i = 0
+            while i < pairs.count {
+                if isKnownUniquelyReferenced(&pairs[i].live) {
+                    gone.append(pairs[i].twin)
+                    pairs.swapAt(i, pairs.count - 1)
+                    pairs.removeLast()
+                } else {
+                    i += 1
+                }
+            }
+            return gone
+        }
+        retiredTwins.withLock { twins in
+            twins.removeAll { replayFrame >= $0.until }
+            twins += retired.map { ($0, replayFrame + 2 * Soak.aheadLimit) }
+        }
     }
 
     /// Starts of the generated tracks the traffic asked for.
@@ -150,7 +181,7 @@ final class SoakWorld: Sendable {
     let parameterChanges = Atomic<Int>(0)
 
     /// How many custom effects the traffic installed.
-    var customEffectCount: Int { customEffects.withLock { $0.count } }
+    var customEffectCount: Int { installedEffects.load(ordering: .relaxed) }
 
     /// One of the live custom effects (nil before the first).
     func customEffect(_ pick: (Int) -> Int) -> CustomEffect? {

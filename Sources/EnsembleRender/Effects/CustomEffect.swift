@@ -12,8 +12,9 @@ import CRenderMath
 /// instance shared elsewhere would race). The handle itself is `Sendable` and may be used from any thread.
 /// A handle can be installed once (one chain on one bus, or one track's insert, for its whole life): a chain
 /// change fades the old chain while the new one starts, and one effect's state cannot be in both; make a new
-/// `CustomEffect` for a new chain or insert. The effect and its parameters live as long as the handle and any
-/// chain or insert holding it (the engine keeps a reference until it is freed, on the control side).
+/// `CustomEffect` for a new chain or insert. The effect and its parameters live as long as the handle, any chain
+/// or insert holding it (freed on the control side), or a parameter change still on its way; a replaced effect
+/// nobody holds is released, so installing a new one per shot does not grow the engine.
 public final class CustomEffect: @unchecked Sendable {
     // @unchecked: `box` is used by one thread at a time (the control side until `install`, then only the render
     // thread); `parameters` is written at `init` and afterwards only by the render thread applying commands.
