@@ -75,7 +75,11 @@ final class AllocationTests: XCTestCase {
         for k in 0..<64 {
             // Control calls may allocate; count only the render calls.
             switch k % 8 {
-            case 0: if k == 16 { tracks[0].pause() } else if k == 24 { tracks[0].play() }
+            case 0:
+                if k == 16 { tracks[0].pause() } else if k == 24 { tracks[0].play() }
+                // Late starts (their frames already rendered): a group, and a firing.
+                if k == 16 { try engine.play(late, at: engine.time(frame: engine.currentFrame - 300)) }
+                if k == 24 { try engine.fire(fx, at: engine.time(frame: engine.currentFrame - 1)) }
             case 1: try tracks[0].setCurrentTime(Double(k) / 48000) // seek
             case 2: try tracks[0].setPan(k % 16 == 2 ? 0.8 : -0.8)
             case 3: try tracks[2].setVolume(k % 16 == 3 ? 0.3 : 0.9)
@@ -83,10 +87,6 @@ final class AllocationTests: XCTestCase {
             case 5: try tracks[2].setRate([1.7, 0.6, 4, 0.0625][(k / 8) % 4]) // the rate range's ends too
             case 6: if k == 30 { tracks[3].pause() } else if k == 38 { tracks[3].play() }
             case 7: if k == 39 { engine.pause() } else if k == 55 { engine.resume() } // engine-wide, with ramps
-            case 0:
-                // Late starts (their frames already rendered): a group, and a firing.
-                if k == 16 { try engine.play(late, at: engine.time(frame: engine.currentFrame - 300)) }
-                if k == 24 { try engine.fire(fx, at: engine.time(frame: engine.currentFrame - 1)) }
             default: break
             }
             total += renderCountingAllocations(engine, k, left: left, right: right, frames: block)
