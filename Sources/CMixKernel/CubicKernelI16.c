@@ -3,6 +3,7 @@
 // sound: the conversion x·2⁻¹⁵ is exact, then the same products and the same order of sums. No operation is fused
 // (contraction is off), so the eight-lane build and the scalar one give the same bits.
 #include "Int16Kernels.h"
+#include "PutFrame.h"
 
 #pragma clang fp contract(off)
 
@@ -14,23 +15,12 @@
 
 static uint64_t cubic_portable(const int16_t *l, const int16_t *r, int stereo, long n, uint64_t f, uint64_t step,
                                const float *weights, const ensemble_put *put) {
-    float *restrict outL = put->outL, *restrict outR = put->outR;
-    const float a = put->a, b = put->b, c = put->c, d = put->d;
-    const int gains = put->mode == ENSEMBLE_PUT_GAINS;
+    PUT_LOCALS(put)
     for (long j = 0; j < n; j++, f += step) {
         long i = (long)(f >> 32);
         const float *w = ROW(f);
         float sl = CUBIC(l, i, w), sr = stereo ? CUBIC(r, i, w) : 0.0f;
-        if (!gains) {
-            outL[j] = sl;
-            if (stereo) outR[j] = sr;
-        } else if (stereo) {
-            outL[j] += a * sl + b * sr;
-            outR[j] += c * sl + d * sr;
-        } else {
-            outL[j] += a * sl;
-            outR[j] += c * sl;
-        }
+        PUT_FRAME(j, sl, sr, stereo);
     }
     return f;
 }

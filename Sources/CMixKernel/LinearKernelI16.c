@@ -4,6 +4,7 @@
 // them (LinearLanes.h; a gather per group measured twice as slow on Zen 5). Contraction is off, so every build
 // gives the same bits.
 #include "Int16Kernels.h"
+#include "PutFrame.h"
 #include "LinearLanes.h"
 
 #pragma clang fp contract(off)
@@ -14,21 +15,10 @@
 static uint64_t linear_portable(const int16_t *l, const int16_t *r, int stereo, long n, long avail, uint64_t f,
                                 uint64_t step, const ensemble_put *put) {
     (void)avail;
-    float *restrict outL = put->outL, *restrict outR = put->outR;
-    const float a = put->a, b = put->b, c = put->c, d = put->d;
-    const int gains = put->mode == ENSEMBLE_PUT_GAINS;
+    PUT_LOCALS(put)
     for (long j = 0; j < n; j++, f += step) {
         float sl = LERP(l, f), sr = stereo ? LERP(r, f) : 0.0f;
-        if (!gains) {
-            outL[j] = sl;
-            if (stereo) outR[j] = sr;
-        } else if (stereo) {
-            outL[j] += a * sl + b * sr;
-            outR[j] += c * sl + d * sr;
-        } else {
-            outL[j] += a * sl;
-            outR[j] += c * sl;
-        }
+        PUT_FRAME(j, sl, sr, stereo);
     }
     return f;
 }
