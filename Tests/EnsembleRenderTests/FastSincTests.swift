@@ -114,16 +114,7 @@ final class FastSincTests: XCTestCase {
             let bank = try XCTUnwrap(slot.pointee)
             for (s, table) in [(0, bank.antiImage)] + steps.map({ ($0, bank.table(step: UInt64($0 * 0x1p32))) }) {
                 XCTAssertLessThanOrEqual(table.taps, SincBank.maxTaps)
-                for fraction: UInt32 in [0, 1, 0x00FF_FFFF, 0x0100_0000, 0x7FFF_FFFF, 0xABCD_1234, 0xFFFF_FFFF] {
-                    let row = table.data + table.stride * Int(fraction >> 24), t = Float(fraction & 0xFF_FFFF) * 0x1p-24
-                    let mono = SincBank.sample(l, table, fraction)
-                    XCTAssertEqual(mono.bitPattern, ensemble_sinc_mono_portable(l, row, table.taps, t).bitPattern,
-                                   "mono, step \(s), fraction \(fraction)")
-                    var pair: [Float] = [0, 0]
-                    ensemble_sinc_stereo_portable(l, r, row, table.taps, t, &pair)
-                    let (sl, sr) = SincBank.stereo(l, r, table, fraction)
-                    XCTAssertEqual([sl.bitPattern, sr.bitPattern], pair.map(\.bitPattern), "stereo, step \(s)")
-                }
+                assertSingleFramesMatchThePortableBuild(table, l, r, "step \(s)")
             }
         }
     }

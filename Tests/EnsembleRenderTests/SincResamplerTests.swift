@@ -53,17 +53,7 @@ final class SincResamplerTests: XCTestCase {
         let steps = Array(stride(from: 0.5, through: 4.5, by: 0.0625))
         for bank in [SincBank.shared, SincBank.narrow] {
             for (s, table) in [(0, bank.antiImage)] + steps.map({ ($0, bank.table(step: UInt64($0 * 0x1p32))) }) {
-                for fraction: UInt32 in [0, 1, 0x00FF_FFFF, 0x0100_0000, 0x7FFF_FFFF, 0xABCD_1234, 0xFFFF_FFFF] {
-                    let row = table.data + table.stride * Int(fraction >> 24), t = Float(fraction & 0xFF_FFFF) * 0x1p-24
-                    let mono = SincBank.sample(l, table, fraction)
-                    XCTAssertEqual(mono.bitPattern, ensemble_sinc_mono_portable(l, row, table.taps, t).bitPattern,
-                                   "mono, step \(s), fraction \(fraction)")
-                    var pair: [Float] = [0, 0]
-                    ensemble_sinc_stereo_portable(l, r, row, table.taps, t, &pair)
-                    let (sl, sr) = SincBank.stereo(l, r, table, fraction)
-                    XCTAssertEqual([sl.bitPattern, sr.bitPattern], pair.map(\.bitPattern), "stereo, step \(s)")
-                    XCTAssertEqual(sl.bitPattern, mono.bitPattern, "stereo's left is the mono sample, step \(s)")
-                }
+                assertSingleFramesMatchThePortableBuild(table, l, r, "step \(s)")
             }
         }
     }
@@ -158,5 +148,23 @@ final class SincResamplerTests: XCTestCase {
             }
         }
         XCTAssertGreaterThanOrEqual(compared, 35 * 2 * 2 * 3 * 2, "the portable build and at least one more")
+    }
+}
+
+/// `table`'s single frames (`SincBank.sample`, `.stereo`) through the kernels chosen for this CPU against the
+/// portable fmaf build, bit for bit, at fractions on and between phases; a stereo frame's left is the mono sample.
+func assertSingleFramesMatchThePortableBuild(_ table: SincBank.Table, _ l: [Float], _ r: [Float], _ what: String,
+                                             file: StaticString = #filePath, line: UInt = #line) {
+    for fraction: UInt32 in [0, 1, 0x00FF_FFFF, 0x0100_0000, 0x7FFF_FFFF, 0xABCD_1234, 0xFFFF_FFFF] {
+        let row = table.data + table.stride * Int(fraction >> 24), t = Float(fraction & 0xFF_FFFF) * 0x1p-24
+        let mono = SincBank.sample(l, table, fraction)
+        XCTAssertEqual(mono.bitPattern, ensemble_sinc_mono_portable(l, row, table.taps, t).bitPattern,
+                       "mono, \(what), fraction \(fraction)", file: file, line: line)
+        var pair: [Float] = [0, 0]
+        ensemble_sinc_stereo_portable(l, r, row, table.taps, t, &pair)
+        let (sl, sr) = SincBank.stereo(l, r, table, fraction)
+        XCTAssertEqual([sl.bitPattern, sr.bitPattern], pair.map(\.bitPattern), "stereo, \(what), fraction \(fraction)",
+                       file: file, line: line)
+        XCTAssertEqual(sl.bitPattern, mono.bitPattern, "stereo's left is the mono sample, \(what)", file: file, line: line)
     }
 }
