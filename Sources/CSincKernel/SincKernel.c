@@ -238,12 +238,13 @@ static void (*run_i16_kernel)(const int16_t *, const int16_t *, int, const float
                               float *, float *) = run_portable_i16;
 
 #if defined(__x86_64__)
-// The x86-64 runs take four sums at a time (mono four frames, stereo two; sum q = f·c + k, frame f's channel k), each
-// computed as GROUP computes it. Frame f's window starts at ix[f] in each channel and its row is off[f] bytes into
-// the table, so a block's loads are one base per array (shared by the frames: the channels, the rows, the next rows)
-// plus one index per frame: 8 + 3 or 4 registers, where a pointer per frame and array (12) spilled. The first block
-// adds its products to zeros (no zeroing of accumulators), and each step after the blocks works on the four sums in
-// one register: an odd eight, a0 + a1, the halves' sum, the last four taps, (s0 + s2) + (s1 + s3).
+// The x86-64 runs take four sums at a time (mono four frames, stereo two; AVX-512 stereo from 48 taps four frames,
+// eight sums; sum q = f·c + k, frame f's channel k), each computed as GROUP computes it. Frame f's window starts at
+// ix[f] in each channel and its row is off[f] bytes into the table, so a block's loads are one base per array
+// (shared by the frames: the channels, the rows, the next rows) plus one index per frame: 8 + 3 or 4 registers,
+// where a pointer per frame and array (12) spilled. The first block adds its products to zeros (no zeroing of
+// accumulators), and each step after the blocks works on four sums in one register: an odd eight, a0 + a1, the
+// halves' sum, the last four taps, (s0 + s2) + (s1 + s3).
 
 // The sources as bytes (`i16`, a constant in each copy: 16-bit samples, else Float), element `es` bytes wide:
 // XLOADn(p, i) n samples from element i as Floats.
@@ -267,10 +268,11 @@ static void (*run_i16_kernel)(const int16_t *, const int16_t *, int, const float
                             __builtin_shufflevector((c), (d), 0, 1, 2, 3, 4, 5, 6, 7), 0, 1, 2, 3, 4, 5, 6, 7, 8, \
                             9, 10, 11, 12, 13, 14, 15)
 
-// What a run's groups start from: `n` frames a group (four sums of `c` channels), the rows' size, the blocks of
-// sixteen, the frame count `k`, the position `f` and the four fractions (32-bit lanes) with their step a group.
-#define GROUPS_SETUP                                                                                         \
-    const int n = 4 / c;                                                                                     \
+// What a run's groups start from: `n` frames a group (`frames`, at most four: four or eight sums of `c` channels),
+// the rows' size, the blocks of sixteen, the frame count `k`, the position `f` and the fractions of four frames
+// (32-bit lanes) with their step a group.
+#define GROUPS_SETUP(frames)                                                                                 \
+    const int n = (frames);                                                                                  \
     long rowBytes = 4 * ensemble_sinc_stride(taps), blocks = taps >> 4, k = 0;                               \
     uint64_t f = *position;                                                                                  \
     v4i fraction = {(int)(uint32_t)f, (int)(uint32_t)(f + step), (int)(uint32_t)(f + 2 * step),               \
@@ -380,7 +382,7 @@ AVX2 static inline __attribute__((always_inline)) void four_sums_avx2(
 AVX2 static inline __attribute__((always_inline)) long groups_avx2(
     const void *l, const void *r, int c, const float *data, long taps, uint64_t *position, uint64_t step,
     long count, float *outL, float *outR, int odd, int four, int i16) {
-    GROUPS_SETUP
+    GROUPS_SETUP(4 / c)
     for (; k + n <= count; k += n) {
         POSITIONS(n)
         four_sums_avx2(l, r, (const char *)data, rowBytes, blocks, ix, off, t, n, c, odd, four, i16, outL + k,
@@ -396,11 +398,8 @@ RUN(avx2_i16, avx2, AVX2, i16, 1)
 SINGLE_KERNELS(avx512, AVX512, MAIN16, f32)
 SINGLE_KERNELS(avx512_i16, AVX512, MAIN16, i16)
 
-// A group's products (AVX-512): lanes 0…7 of a[q] are GROUP's a0 of sum q, lanes 8…15 its a1.
-typedef struct {
-    v16 a[4];
-    v16 w, x; // the last four taps' weights and windows (taps = 8m + 4), lanes 4q…4q+3 sum q's
-} products;
+// A group's products (AVX-512), four sums a vector set: lanes 0…7 of a[q] are GROUP's a0 of sum q, lanes 8…15 its
+// a1; w[h] and x[h] the last four taps' weights and windows (taps = 8m + 4), lanes 4q…4q+3 sum 4h + q's.
 
 // A block of sixteen taps (LOAD load16, XLOAD XLOAD16, WIDEN none) or eight (load8, XLOAD8, zero-extended: lanes
 // 8…15 then add fma(0, 0, a) = a, exactly) for every frame: w = fma(t, next − row, row), a_q = fma(w, x, ADD_q).
@@ -417,9 +416,9 @@ typedef struct {
 
 // `lane[f]`: f in every lane, to spread frame f's t with one permute.
 AVX512 static inline __attribute__((always_inline)) void products_avx512(
-    products *P, const char *l, const char *r, const char *data, long rowBytes, long blocks, const long *ix,
-    const long *off, v4 t, const v16i *lane, int n, int c, int odd, int four, int i16) {
-    v16 *a = P->a, tb[4], zero[4] = {{0}};
+    v16 *a, v16 *wt, v16 *xt, const char *l, const char *r, const char *data, long rowBytes, long blocks,
+    const long *ix, const long *off, v4 t, const v16i *lane, int n, int c, int odd, int four, int i16) {
+    v16 tb[4], zero[8] = {{0}};
     v16 t4x4 = __builtin_shufflevector(t, t, 0, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
     for (int f = 0; f < n; f++) tb[f] = __builtin_ia32_permvarsf512(t4x4, lane[f]);
     const long es = i16 ? 2 : 4;
@@ -438,24 +437,29 @@ AVX512 static inline __attribute__((always_inline)) void products_avx512(
         xl += 8 * es, xr += 8 * es, rw += 32, nx += 32;
     }
     if (four) {
-        v4 w0[4], w1[4], x[4], t4[4];
-        for (int q = 0; q < 4; q++) {
-            w0[q] = load4(rw + off[q / c]);
-            w1[q] = load4(nx + off[q / c]);
-            x[q] = XLOAD4(q % c ? xr : xl, ix[q / c]);
-            t4[q] = (v4){t[q / c], t[q / c], t[q / c], t[q / c]};
+        for (int h = 0; 4 * h < n * c; h++) { /* n·c is a multiple of four */
+            v4 w0[4], w1[4], x[4], t4[4];
+            for (int q = 0; q < 4; q++) {
+                int s = 4 * h + q, g = s / c;
+                w0[q] = load4(rw + off[g]);
+                w1[q] = load4(nx + off[g]);
+                x[q] = XLOAD4(s % c ? xr : xl, ix[g]);
+                t4[q] = (v4){t[g], t[g], t[g], t[g]};
+            }
+            v16 row = concat4(w0[0], w0[1], w0[2], w0[3]);
+            wt[h] = __builtin_elementwise_fma(concat4(t4[0], t4[1], t4[2], t4[3]),
+                                              concat4(w1[0], w1[1], w1[2], w1[3]) - row, row);
+            xt[h] = concat4(x[0], x[1], x[2], x[3]);
         }
-        v16 row = concat4(w0[0], w0[1], w0[2], w0[3]);
-        P->w = __builtin_elementwise_fma(concat4(t4[0], t4[1], t4[2], t4[3]), concat4(w1[0], w1[1], w1[2], w1[3]) - row, row);
-        P->x = concat4(x[0], x[1], x[2], x[3]);
     }
 }
 #undef t16
 #undef t8
 
-AVX512 static inline __attribute__((always_inline)) void sums_avx512(const products *P, int c, int four, int i16,
-                                                                     float *outL, float *outR) {
-    const v16 *a = P->a;
+// Sums 0…3 of `a` (with the last four taps' `w` and `x`): lanes 4q of the result are sum q, scaled for 16-bit
+// sources.
+AVX512 static inline __attribute__((always_inline)) v16 four_sums_avx512(const v16 *a, v16 w, v16 x, int four,
+                                                                         int i16) {
     // a0 + a1 of sums 0 and 1 (lanes 0…7, 8…15), 2 and 3; then their halves' sums: lanes 4q…4q+3 sum q's.
     v16 s01 = __builtin_shufflevector(a[0], a[1], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
               __builtin_shufflevector(a[0], a[1], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
@@ -463,39 +467,66 @@ AVX512 static inline __attribute__((always_inline)) void sums_avx512(const produ
               __builtin_shufflevector(a[2], a[3], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
     v16 s = __builtin_shufflevector(s01, s23, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
             __builtin_shufflevector(s01, s23, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
-    if (four) s = __builtin_elementwise_fma(P->w, P->x, s);
+    if (four) s = __builtin_elementwise_fma(w, x, s);
     v16 p = s + __builtin_shufflevector(s, s, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
     p = p + __builtin_shufflevector(p, p, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14);
     if (i16) p = i16_scale(p);
-    if (c == 1) {
-        v4 out = __builtin_shufflevector(p, p, 0, 4, 8, 12);
-        memcpy(outL, &out, sizeof out);
-    } else { /* left 0, 1 and right 0, 1 */
-        v4 out = __builtin_shufflevector(p, p, 0, 8, 4, 12);
-        memcpy(outL, &out, 8);
-        memcpy(outR, (float *)&out + 2, 8);
+    return p;
+}
+
+// A group's n frames into outL (and outR), four sums at a time: mono four frames, stereo two (left, right, left,
+// right) a time.
+AVX512 static inline __attribute__((always_inline)) void sums_avx512(const v16 *a, const v16 *w, const v16 *x, int n,
+                                                                     int c, int four, int i16, float *outL,
+                                                                     float *outR) {
+    for (int h = 0; 4 * h < n * c; h++) {
+        v16 p = four_sums_avx512(a + 4 * h, w[h], x[h], four, i16);
+        if (c == 1) {
+            v4 out = __builtin_shufflevector(p, p, 0, 4, 8, 12);
+            memcpy(outL, &out, sizeof out);
+        } else {
+            v4 out = __builtin_shufflevector(p, p, 0, 8, 4, 12);
+            memcpy(outL + 2 * h, &out, 8);
+            memcpy(outR + 2 * h, (float *)&out + 2, 8);
+        }
     }
 }
 
-// The frames from *position four sums at a time; returns the frames done. A group's sums are finished after the
-// next group's products, whose loads their shuffles and additions (inputs ready by then) overlap: 0.1–1 cycle a
-// frame less on Zen 5.
+// The frames from *position, S sums (S / c frames) a group; returns the frames done. A group's sums are finished
+// after the next group's products, whose loads their shuffles and additions (inputs ready by then) overlap. Each
+// sum adds one product a block to its own accumulator and an FMA takes four cycles, so two stereo frames (four
+// accumulators) wait on the FMAs as long as on their loads; four frames (eight) do not, but crowd the registers at
+// short filters and with both tails: stereo takes four frames from three blocks of sixteen without both tails
+// (Benchmarks/README.md §1b).
+#define GROUPS_AVX512(S)                                                                                     \
+    AVX512 static inline __attribute__((always_inline)) long groups##S##_avx512(                             \
+        const void *l, const void *r, int c, const float *data, long taps, uint64_t *position, uint64_t step, \
+        long count, float *outL, float *outR, int odd, int four, int i16) {                                  \
+        GROUPS_SETUP(S / c)                                                                                  \
+        v16i lane[4] = {(v16i){0}, (v16i){0} + 1, (v16i){0} + 2, (v16i){0} + 3};                             \
+        for (int g = 0; g < n; g++) OPAQUE_V(lane[g]); /* kept in registers: one permute per t */            \
+        v16 a[2][S], w[2][S / 4], x[2][S / 4];                                                               \
+        for (; k + n <= count; k += n) {                                                                     \
+            POSITIONS(n)                                                                                     \
+            products_avx512(a[1], w[1], x[1], l, r, (const char *)data, rowBytes, blocks, ix, off, t, lane, n, c, \
+                            odd, four, i16);                                                                 \
+            if (k > 0) sums_avx512(a[0], w[0], x[0], n, c, four, i16, outL + k - n, outR + k - n);           \
+            memcpy(a[0], a[1], sizeof a[0]);                                                                 \
+            if (four) memcpy(w[0], w[1], sizeof w[0]), memcpy(x[0], x[1], sizeof x[0]);                      \
+        }                                                                                                    \
+        if (k > 0) sums_avx512(a[0], w[0], x[0], n, c, four, i16, outL + k - n, outR + k - n);               \
+        *position = f;                                                                                       \
+        return k;                                                                                            \
+    }
+GROUPS_AVX512(4)
+GROUPS_AVX512(8)
+
 AVX512 static inline __attribute__((always_inline)) long groups_avx512(
     const void *l, const void *r, int c, const float *data, long taps, uint64_t *position, uint64_t step,
     long count, float *outL, float *outR, int odd, int four, int i16) {
-    GROUPS_SETUP
-    v16i lane[4] = {(v16i){0}, (v16i){0} + 1, (v16i){0} + 2, (v16i){0} + 3};
-    for (int g = 0; g < n; g++) OPAQUE_V(lane[g]); /* kept in registers: one permute per t, not two shuffles */
-    products P[2];
-    for (; k + n <= count; k += n) {
-        POSITIONS(n)
-        products_avx512(&P[1], l, r, (const char *)data, rowBytes, blocks, ix, off, t, lane, n, c, odd, four, i16);
-        if (k > 0) sums_avx512(&P[0], c, four, i16, outL + k - n, outR + k - n);
-        P[0] = P[1];
-    }
-    if (k > 0) sums_avx512(&P[0], c, four, i16, outL + k - n, outR + k - n);
-    *position = f;
-    return k;
+    if (c == 2 && taps >= 48 && !(odd && four))
+        return groups8_avx512(l, r, c, data, taps, position, step, count, outL, outR, odd, four, i16);
+    return groups4_avx512(l, r, c, data, taps, position, step, count, outL, outR, odd, four, i16);
 }
 RUN(avx512, avx512, AVX512, f32, 0)
 RUN(avx512_i16, avx512, AVX512, i16, 1)
