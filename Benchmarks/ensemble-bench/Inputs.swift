@@ -118,16 +118,20 @@ func selfExecutable() -> String {
     (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
 }
 
-/// The `ensemble` command built beside this benchmark, if any; a warning on standard error when it is older than the
-/// benchmark (`swift build -c release --product ensemble-bench` leaves it stale, and its figures would be the old
-/// build's).
+/// The `ensemble` command built beside this benchmark, if any; a warning on standard error when it is stale: older
+/// than an object file it links (`swift build -c release --product ensemble-bench` rebuilds the library but leaves
+/// the command as it was, and its figures would be the old build's). SwiftPM lists those objects in
+/// `ensemble.product/Objects.LinkFileList`; without that list nothing is checked.
 func siblingEnsemble() -> String? {
-    let me = selfExecutable()
-    let exe = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("ensemble").path
+    let folder = URL(fileURLWithPath: selfExecutable()).deletingLastPathComponent()
+    let exe = folder.appendingPathComponent("ensemble").path
     guard FileManager.default.isExecutableFile(atPath: exe) else { return nil }
     let date = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date }
-    if let mine = date(me), let theirs = date(exe), theirs < mine {
-        FileHandle.standardError.write(Data("warning: \(exe) is older than this benchmark (build it: swift build -c release)\n".utf8))
+    let list = folder.appendingPathComponent("ensemble.product/Objects.LinkFileList").path
+    if let linked = date(exe), let objects = try? String(contentsOfFile: list, encoding: .utf8),
+       let newer = objects.split(separator: "\n").first(where: { date(String($0)).map { $0 > linked } ?? false }) {
+        FileHandle.standardError.write(Data(
+            "warning: \(exe) is older than \(newer), which it links (build it: swift build -c release)\n".utf8))
     }
     return exe
 }
