@@ -27,6 +27,8 @@ final class SoakWorld: Sendable {
     let calls = Atomic<Int>(0)
     private let trackIDs = Atomic<Int>(0)
 
+    deinit { strayParameter.deallocate() }
+
     init(engine: Engine) throws {
         self.engine = engine
         let rate = engine.sampleRate
@@ -87,9 +89,15 @@ final class SoakWorld: Sendable {
     /// Each custom effect given to the live engine and still held by it (or by the traffic), with the twin the
     /// replay runs in its place (same effect, same initial parameters); see `forgetUnheldEffects`.
     private let customEffects = Mutex<[(live: CustomEffect, twin: CustomEffect)]>([])
-    /// Twins of effects the live engine let go, kept until the replay has rendered past `until`: a timed parameter
-    /// change the replay holds may still write into them.
-    private let retiredTwins = Mutex<[(twin: CustomEffect, until: Int64)]>([])
+    /// Effects the live engine and the traffic let go, with their twins, kept until the replay has rendered past
+    /// `until`: a change the render side took after the round's log was drained is logged (and replayed) later,
+    /// and must still find its twin, and the live effect must not be freed meanwhile (its address could be reused
+    /// and mapped to the wrong twin).
+    private let retired = Mutex<[(live: CustomEffect, twin: CustomEffect, until: Int64)]>([])
+    /// Where a parameter change the soak cannot map is written (after its violation is noted): never into an
+    /// effect's own memory.
+    /// (Written only under the ledger's violation, by the render loop's replay; its value is never read.)
+    nonisolated(unsafe) private let strayParameter = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     /// How many custom effects the traffic installed.
     private let installedEffects = Atomic<Int>(0)
 
@@ -149,17 +157,18 @@ final class SoakWorld: Sendable {
         installedEffects.add(1, ordering: .relaxed)
     }
 
-    /// Render loop, after a round's replay: forgets the effects only this list still holds (their chain or insert
-    /// freed, no parameter change on its way, the traffic not using them), so a long soak keeps only the live ones,
-    /// as the engine does. Such an effect is in no command the log has not given the replay yet (a change sent
-    /// keeps it held by the engine until the render side took it), so its address leaves `replayTarget`'s
-    /// mapping safely; its twin stays until the replay is past any timed change of it (`Soak.aheadLimit`).
-    func forgetUnheldEffects(replayFrame: Int64) {
-        let retired: [CustomEffect] = customEffects.withLock { pairs in
-            var gone: [CustomEffect] = [], i = 0
+    /// Render loop, after a round's replay: retires the effects only this list still holds (their chain or insert
+    /// freed, no parameter change on its way, the traffic not using them), so a long soak keeps only the live
+    /// ones, as the engine does. A change of such an effect may still be on its way into the log: sent before the
+    /// engine let go, taken by the render side after the round's log was drained. It is taken at most `aheadLimit`
+    /// frames past the live engine's `liveFrame` (a timed one by its frame, the rest at the next block), so the
+    /// pair stays, mapped, until the replay is past that by a round's margin.
+    func forgetUnheldEffects(replayFrame: Int64, liveFrame: Int64) {
+        let gone: [(live: CustomEffect, twin: CustomEffect)] = customEffects.withLock { pairs in
+            var gone: [(live: CustomEffect, twin: CustomEffect)] = [], i = 0
             while i < pairs.count {
                 if isKnownUniquelyReferenced(&pairs[i].live) {
-                    gone.append(pairs[i].twin)
+                    gone.append(pairs[i])
                     pairs.swapAt(i, pairs.count - 1)
                     pairs.removeLast()
                 } else {
@@ -168,9 +177,9 @@ final class SoakWorld: Sendable {
             }
             return gone
         }
-        retiredTwins.withLock { twins in
-            twins.removeAll { replayFrame >= $0.until }
-            twins += retired.map { ($0, replayFrame + 2 * Soak.aheadLimit) }
+        retired.withLock { retired in
+            retired.removeAll { replayFrame >= $0.until }
+            retired += gone.map { ($0.live, $0.twin, liveFrame + 2 * Soak.aheadLimit) }
         }
     }
 
@@ -228,6 +237,11 @@ final class SoakWorld: Sendable {
                 if let t = Self.counterpart(address, p.live.parameters, p.live.parameterCount, p.twin.parameters) { return t }
             }
             return nil
+        } ?? retired.withLock { pairs in
+            for p in pairs {
+                if let t = Self.counterpart(address, p.live.parameters, p.live.parameterCount, p.twin.parameters) { return t }
+            }
+            return nil
         } ?? generators.withLock { pairs in
             for p in pairs {
                 if let t = Self.counterpart(address, p.live.parameters, p.live.parameterCount, p.twin.parameters) { return t }
@@ -236,7 +250,7 @@ final class SoakWorld: Sendable {
         }
         guard let twin else {
             ledger.violation("the log has a parameter change for an effect or generator the soak never made")
-            return target
+            return strayParameter
         }
         return twin
     }

@@ -83,4 +83,47 @@ final class ParameterTargetsTests: XCTestCase {
         XCTAssertLessThan(growth, 64 << 10, "8000 effects installed: \(growth) bytes kept")
         XCTAssertLessThan(engine.busControl.customEffects.withLock { $0.count }, 300)
     }
+
+    /// A change that found the command ring full waits in the engine's overflow, possibly for many blocks: its
+    /// target must stay alive until the render side has taken it, however long past its send (the hold counted
+    /// from the send alone let the effect go after two blocks, and the change then wrote into freed memory).
+    func testAChangeLeftInTheOverflowHoldsItsTargetUntilTaken() throws {
+        var c = Engine.Configuration()
+        c.maxBlockFrames = 256
+        c.commandCapacity = 64
+        let engine = try Engine(configuration: c)
+        let bus = try Bus(2), other = try Bus(3)
+        try engine.setBus(bus, settings: BusSettings())
+        try engine.setBus(other, settings: BusSettings())
+        let keeper = try CustomEffect(SoakTremolo(), parameters: [6, 0.9])
+        try engine.setEffects([.custom(keeper)], on: other)
+        weak var gone: CustomEffect?
+        do {
+            let fx = try CustomEffect(SoakTremolo(), parameters: [6, 0.9])
+            gone = fx
+            try engine.setEffects([.custom(fx)], on: bus)
+            _ = render(engine, frames: 256, block: 256)
+            // Its chain is let go at the next block (twice: the control side keeps the previous list for the ramp).
+            try engine.setEffects([], on: bus)
+            try engine.setEffects([], on: bus)
+            // 600 commands: the ring (64) and the overflow; the render side takes at most 64 a block.
+            for k in 0..<600 { try engine.setParameter(1, to: Float(k % 10) / 10, of: keeper) }
+            try engine.setParameter(1, to: 0.5, of: fx)
+        }
+        XCTAssertEqual(engine.parameterReleaseFrame, .min, "commands wait in the overflow")
+        _ = render(engine, frames: 768, block: 256) // two blocks past the send and more
+        engine.pumpCommands() // the old chain freed; the change still waits behind the others
+        engine.busControl.customEffects.withLock { $0.sweep(rendered: engine.parameterReleaseFrame) }
+        XCTAssertNotNil(gone, "its change still waits in the overflow")
+        // Until the overflow is empty and two blocks more, then let go.
+        for _ in 0..<40 {
+            engine.pumpCommands()
+            _ = render(engine, frames: 256, block: 256)
+        }
+        engine.pumpCommands()
+        XCTAssertEqual(engine.control.withLock { $0.overflow.count }, 0)
+        XCTAssertEqual(engine.parameterReleaseFrame, engine.renderedFrame)
+        engine.busControl.customEffects.withLock { $0.sweep(rendered: engine.parameterReleaseFrame) }
+        XCTAssertNil(gone, "taken, and nobody else holds it")
+    }
 }

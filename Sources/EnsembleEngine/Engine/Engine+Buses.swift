@@ -180,21 +180,23 @@ extension Engine {
             }
             done.append(effect)
         }
-        let rendered = renderedFrame
-        if !done.isEmpty { busControl.customEffects.withLock { r in for d in done { r.add(d, rendered: rendered) } } }
+        let release = parameterReleaseFrame
+        if !done.isEmpty { busControl.customEffects.withLock { r in for d in done { r.add(d, rendered: release) } } }
     }
 
     /// Sets parameter `index` of `effect` (installed on this engine by `setEffects` or `Track.setInsert`) to `value` from the next
     /// block on. Any thread. Throws `EngineError.invalidParameter` for an effect not installed here, an index
     /// outside 0..<`parameterCount` or a value that is not finite.
     public func setParameter(_ index: Int, to value: Float, of effect: CustomEffect) throws(EngineError) {
-        send(.bus(.parameter(try parameterWrite(index, value, effect, at: nil))))
+        send(.bus(.parameter(try parameterWrite(index, value, effect))))
+        hold(effect, untilTakenBy: nil)
     }
 
     /// Sets parameter `index` of `generator` (given to a track of this engine) to `value` from the next block on.
     /// Any thread. Throws as `setParameter(_:to:of:)` for an effect does.
     public func setParameter(_ index: Int, to value: Float, of generator: GeneratedSource) throws(EngineError) {
-        send(.bus(.parameter(try parameterWrite(index, value, generator, at: nil))))
+        send(.bus(.parameter(try parameterWrite(index, value, generator))))
+        hold(generator, untilTakenBy: nil)
     }
 
     /// Sets parameter `index` of `generator` to `value` at `time`, exactly (the block is split there), as
@@ -204,8 +206,10 @@ extension Engine {
                                   onApplied: CommandApplyHandler? = nil,
                                   onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID {
         let frame = try self.frame(of: time)
-        let write = try parameterWrite(index, value, generator, at: frame)
-        return schedule(.bus(.parameter(write)), atFrame: frame, dropped: onDropped) { applied in onApplied?(applied) }
+        let write = try parameterWrite(index, value, generator)
+        let id = schedule(.bus(.parameter(write)), atFrame: frame, dropped: onDropped) { applied in onApplied?(applied) }
+        hold(generator, untilTakenBy: frame)
+        return id
     }
 
     /// Control side (`makeTrack`): prepares a generated sound's generator for this engine and keeps it. Throws
@@ -216,22 +220,27 @@ extension Engine {
         }
         try generator.install(GeneratorFormat(sampleRate: sampleRate, maxFrames: configuration.maxBlockFrames,
                                               channelCount: generator.channelCount))
-        let rendered = renderedFrame
-        busControl.generators.withLock { $0.add(generator, rendered: rendered) }
+        let release = parameterReleaseFrame
+        busControl.generators.withLock { $0.add(generator, rendered: release) }
     }
 
-    /// The render-side write for a generator's parameter change on `frame` (nil: the next block), checked; the
-    /// generator is held until the change has surely been taken.
-    private func parameterWrite(_ index: Int, _ value: Float, _ generator: GeneratedSource,
-                                at frame: Int64?) throws(EngineError) -> ParameterWrite {
+    /// The render-side write for a generator's parameter change, checked.
+    private func parameterWrite(_ index: Int, _ value: Float, _ generator: GeneratedSource) throws(EngineError)
+        -> ParameterWrite {
         let known = busControl.generators.withLock { $0.contains(generator) }
         guard known else {
             throw .invalidParameter(name: "generator", value: 0, expected: "a GeneratedSource given to a track of this engine")
         }
-        let write = try checkedWrite(index, value, generator.parameters, count: generator.parameterCount)
+        return try checkedWrite(index, value, generator.parameters, count: generator.parameterCount)
+    }
+
+    /// After a change of `generator` due on `frame` (nil: the next block) was sent: it is held until the change
+    /// has surely been taken. Called after the send, whose caller holds the generator until then: the frames
+    /// rendered now are at least those rendered when the write entered the ring (a write left in the overflow
+    /// holds every target until it is taken: `parameterReleaseFrame`).
+    private func hold(_ generator: GeneratedSource, untilTakenBy frame: Int64?) {
         let rendered = renderedFrame, grace = parameterGrace
         busControl.generators.withLock { $0.sending(generator, frame: frame, rendered: rendered, grace: grace) }
-        return write
     }
 
     /// Frames after which the render side has surely taken a command sent (or due) before them: two blocks.
@@ -246,22 +255,26 @@ extension Engine {
                                   onApplied: CommandApplyHandler? = nil,
                                   onDropped: CommandDropHandler? = nil) throws(EngineError) -> ScheduledCommandID {
         let frame = try self.frame(of: time)
-        let write = try parameterWrite(index, value, effect, at: frame)
-        return schedule(.bus(.parameter(write)), atFrame: frame, dropped: onDropped) { applied in onApplied?(applied) }
+        let write = try parameterWrite(index, value, effect)
+        let id = schedule(.bus(.parameter(write)), atFrame: frame, dropped: onDropped) { applied in onApplied?(applied) }
+        hold(effect, untilTakenBy: frame)
+        return id
     }
 
-    /// The render-side write for an effect's parameter change on `frame` (nil: the next block), checked; the
-    /// effect is held until the change has surely been taken.
-    private func parameterWrite(_ index: Int, _ value: Float, _ effect: CustomEffect,
-                                at frame: Int64?) throws(EngineError) -> ParameterWrite {
+    /// The render-side write for an effect's parameter change, checked.
+    private func parameterWrite(_ index: Int, _ value: Float, _ effect: CustomEffect) throws(EngineError)
+        -> ParameterWrite {
         let known = busControl.customEffects.withLock { $0.contains(effect) }
         guard known else {
             throw .invalidParameter(name: "effect", value: 0, expected: "a CustomEffect installed on this engine by setEffects or Track.setInsert")
         }
-        let write = try checkedWrite(index, value, effect.parameters, count: effect.parameterCount)
+        return try checkedWrite(index, value, effect.parameters, count: effect.parameterCount)
+    }
+
+    /// After a change of `effect` due on `frame` (nil: the next block) was sent: held as a generator is (`hold`).
+    private func hold(_ effect: CustomEffect, untilTakenBy frame: Int64?) {
         let rendered = renderedFrame, grace = parameterGrace
         busControl.customEffects.withLock { $0.sending(effect, frame: frame, rendered: rendered, grace: grace) }
-        return write
     }
 
     /// The write of `value` into parameter `index` of an array of `count`, or the error naming what is wrong.

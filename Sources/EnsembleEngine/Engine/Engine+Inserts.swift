@@ -13,8 +13,8 @@ extension Engine {
         if let effect {
             try effect.install(EffectFormat(sampleRate: sampleRate, maxFrames: configuration.maxBlockFrames,
                                             channelPairs: 1), name: "insert")
-            let rendered = renderedFrame
-            busControl.customEffects.withLock { $0.add(effect, rendered: rendered) }
+            let release = parameterReleaseFrame
+            busControl.customEffects.withLock { $0.add(effect, rendered: release) }
             chain = EffectChain.make([.custom(effect)], sampleRate: sampleRate, pairs: 1)
             busControl.liveChains.add(1, ordering: .relaxed)
         }

@@ -284,6 +284,11 @@ public final class Engine: @unchecked Sendable {
     /// Control-side bus settings and effect chains (the render side only ever sees the commands they turn into).
     let busControl = BusControl()
 
+    /// The rendered frame from which every command that waited in the overflow has surely been taken (two
+    /// blocks after the last left it), `.max` while one waits: parameter targets are let go only past it
+    /// (`parameterReleaseFrame`), since a write's hold counts from its send, not from its push into the ring.
+    private let overflowSettled = Atomic<Int64>(.min)
+
     /// The engine clock's frame (see `now`).
     package var currentFrame: Int64 {
         let rendered = mixer.clock.load(ordering: .acquiring)
@@ -458,6 +463,7 @@ public final class Engine: @unchecked Sendable {
             // The sinc bank is built only when a voice may use it, before the command that lets it (`SincSlot`).
             if !mixer.hasSinc, batch.contains(where: Mixer.mayNeedSinc) { mixer.prepareSinc() }
             state.send(batch, to: queue)
+            noteOverflow(&state)
         }
     }
 
@@ -467,6 +473,7 @@ public final class Engine: @unchecked Sendable {
         control.withLock { state in
             if !mixer.hasSinc, Mixer.mayNeedSinc(command) { mixer.prepareSinc() }
             state.send(command, to: queue)
+            noteOverflow(&state)
         }
     }
 
@@ -476,6 +483,7 @@ public final class Engine: @unchecked Sendable {
         control.withLock { state in
             if !mixer.hasSinc, Mixer.mayNeedSinc(change) { mixer.prepareSinc() }
             state.send(change, slot: slot, generation: generation, to: queue)
+            noteOverflow(&state)
         }
     }
 
@@ -484,8 +492,29 @@ public final class Engine: @unchecked Sendable {
     /// blocks so that a burst of commands is never left behind.
     package func pumpCommands() {
         let queue = mixer.commands
-        control.withLock { state in state.flushOverflow(to: queue) }
+        control.withLock { state in
+            state.flushOverflow(to: queue)
+            noteOverflow(&state)
+        }
         reclaimChains()
+    }
+
+    /// After a send or a flush, under the control lock: `overflowSettled` follows the overflow.
+    private func noteOverflow(_ state: inout ControlState) {
+        if !state.overflow.isEmpty {
+            state.overflowed = true
+            overflowSettled.store(.max, ordering: .releasing)
+        } else if state.overflowed {
+            state.overflowed = false
+            overflowSettled.store(renderedFrame + 2 * Int64(configuration.maxBlockFrames), ordering: .releasing)
+        }
+    }
+
+    /// The rendered frame by which parameter targets may be let go: the frames rendered, or none while a command
+    /// waits in the overflow or has only just left it.
+    var parameterReleaseFrame: Int64 {
+        let rendered = renderedFrame
+        return rendered >= overflowSettled.load(ordering: .acquiring) ? rendered : .min
     }
 
     func nextSequence() -> UInt64 {

@@ -5,10 +5,12 @@
 /// passes), and which must stay alive for a change on its way.
 ///
 /// A change travels to the render side as a raw pointer into the target's parameter array, so the target must
-/// outlive it. The registry holds a target strongly from a change's send until the render side has surely taken
-/// it: two blocks' worth of frames (`grace`) rendered after the later of the send and the change's frame (the
-/// render side takes every waiting command at a block's start, and a timed one by its frame, or sooner when
-/// cancelled or dropped). Otherwise it holds the target weakly: its chain, insert or sound keeps it alive as
+/// outlive it. The registry holds a target strongly from a change's send (the caller holds it until then) until
+/// the render side has surely taken it: two blocks' worth of frames (`grace`) rendered after the later of the send
+/// and the change's frame (the render side takes every waiting command at a block's start, and a timed one by its
+/// frame, or sooner when cancelled or dropped); a change left in the engine's overflow (the ring full) holds every
+/// target until two blocks after it entered the ring (`Engine.parameterReleaseFrame`, what `sweep` is given).
+/// Otherwise it holds the target weakly: its chain, insert or sound keeps it alive as
 /// long as the render side can run it, and a target nobody holds any more is forgotten. So an application that
 /// makes a new effect per shot does not grow the engine: entries are swept whenever they have doubled.
 struct ParameterTargets<Target: AnyObject> {
