@@ -244,7 +244,7 @@ extension Engine {
     }
 
     /// Frames after which the render side has surely taken a command sent (or due) before them: two blocks.
-    private var parameterGrace: Int64 { 2 * Int64(configuration.maxBlockFrames) }
+    var parameterGrace: Int64 { 2 * Int64(configuration.maxBlockFrames) }
 
     /// Sets parameter `index` of `effect` to `value` at `time`, exactly: the block is split there, so the frames
     /// before it are processed with the old value and the rest with the new. `onApplied` runs on the event

@@ -506,7 +506,7 @@ public final class Engine: @unchecked Sendable {
             overflowSettled.store(.max, ordering: .releasing)
         } else if state.overflowed {
             state.overflowed = false
-            overflowSettled.store(renderedFrame + 2 * Int64(configuration.maxBlockFrames), ordering: .releasing)
+            overflowSettled.store(renderedFrame + parameterGrace, ordering: .releasing)
         }
     }
 
