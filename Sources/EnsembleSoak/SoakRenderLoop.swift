@@ -119,7 +119,7 @@ struct RenderLoop {
     /// Counts the round and measures memory after it.
     private func closeRound(_ report: inout SoakReport) {
         // Only with the whole log replayed: an entry still waiting may name an effect the engine has let go.
-        if log.isEmpty { world.forgetUnheldEffects(replayFrame: replay.renderedFrame, liveFrame: engine.renderTime.frame) }
+        if log.isEmpty { world.retireUnheldEffects(replayFrame: replay.renderedFrame, liveFrame: engine.renderTime.frame) }
         report.rounds += 1
         report.framesRendered = engine.renderTime.frame
         report.residentBytes.append(Self.residentBytes())

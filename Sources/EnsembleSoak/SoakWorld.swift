@@ -87,7 +87,7 @@ final class SoakWorld: Sendable {
     }
 
     /// Each custom effect given to the live engine and still held by it (or by the traffic), with the twin the
-    /// replay runs in its place (same effect, same initial parameters); see `forgetUnheldEffects`.
+    /// replay runs in its place (same effect, same initial parameters); see `retireUnheldEffects`.
     private let customEffects = Mutex<[(live: CustomEffect, twin: CustomEffect)]>([])
     /// Effects the live engine and the traffic let go, with their twins, kept until the replay has rendered past
     /// `until`: a change the render side took after the round's log was drained is logged (and replayed) later,
@@ -162,8 +162,8 @@ final class SoakWorld: Sendable {
     /// ones, as the engine does. A change of such an effect may still be on its way into the log: sent before the
     /// engine let go, taken by the render side after the round's log was drained. It is taken at most `aheadLimit`
     /// frames past the live engine's `liveFrame` (a timed one by its frame, the rest at the next block), so the
-    /// pair stays, mapped, until the replay is past that by a round's margin.
-    func forgetUnheldEffects(replayFrame: Int64, liveFrame: Int64) {
+    /// pair stays, mapped, until the replay is past that by as much again.
+    func retireUnheldEffects(replayFrame: Int64, liveFrame: Int64) {
         let gone: [(live: CustomEffect, twin: CustomEffect)] = customEffects.withLock { pairs in
             var gone: [(live: CustomEffect, twin: CustomEffect)] = [], i = 0
             while i < pairs.count {
@@ -233,26 +233,29 @@ final class SoakWorld: Sendable {
         // The address as a number, so what the lookups under the locks return is not tied to the caller's pointer.
         let address = Int(bitPattern: target)
         let twin: UnsafeMutablePointer<Float>? = customEffects.withLock { pairs in
-            for p in pairs {
-                if let t = Self.counterpart(address, p.live.parameters, p.live.parameterCount, p.twin.parameters) { return t }
-            }
-            return nil
+            Self.counterpart(address, in: pairs) { ($0.live.parameters, $0.live.parameterCount, $0.twin.parameters) }
         } ?? retired.withLock { pairs in
-            for p in pairs {
-                if let t = Self.counterpart(address, p.live.parameters, p.live.parameterCount, p.twin.parameters) { return t }
-            }
-            return nil
+            Self.counterpart(address, in: pairs) { ($0.live.parameters, $0.live.parameterCount, $0.twin.parameters) }
         } ?? generators.withLock { pairs in
-            for p in pairs {
-                if let t = Self.counterpart(address, p.live.parameters, p.live.parameterCount, p.twin.parameters) { return t }
-            }
-            return nil
+            Self.counterpart(address, in: pairs) { ($0.live.parameters, $0.live.parameterCount, $0.twin.parameters) }
         }
         guard let twin else {
             ledger.violation("the log has a parameter change for an effect or generator the soak never made")
             return strayParameter
         }
         return twin
+    }
+
+    /// `counterpart` in the first of `pairs` whose live array (`arrays`: live parameters, their count, the twin's)
+    /// holds `address`.
+    private static func counterpart<Pair>(_ address: Int, in pairs: [Pair],
+                                          _ arrays: (Pair) -> (UnsafeMutablePointer<Float>, Int, UnsafeMutablePointer<Float>))
+        -> UnsafeMutablePointer<Float>? {
+        for p in pairs {
+            let (live, count, twin) = arrays(p)
+            if let t = counterpart(address, live, count, twin) { return t }
+        }
+        return nil
     }
 
     /// The parameter of `twin` at the index the one at `address` has in `live` (`count` parameters), nil if

@@ -45,8 +45,6 @@ package struct ControlState {
     package var sequence: UInt64 = 0
     /// Command batches that found the ring full, sent in order as soon as it has room.
     package var overflow: [[MixerCommand]] = []
-    /// Whether `overflow` held commands when last looked at (`Engine.noteOverflow`).
-    var overflowed = false
     package var effects: [Int: (effect: SoundEffect, sound: Sound, limits: EffectLimitSetup)] = [:]
     var nextEffectID = 1
     /// Free entries of the render side's `EffectLimitTable` (a stack), and each entry's generation, bumped when

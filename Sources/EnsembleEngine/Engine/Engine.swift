@@ -463,7 +463,7 @@ public final class Engine: @unchecked Sendable {
             // The sinc bank is built only when a voice may use it, before the command that lets it (`SincSlot`).
             if !mixer.hasSinc, batch.contains(where: Mixer.mayNeedSinc) { mixer.prepareSinc() }
             state.send(batch, to: queue)
-            noteOverflow(&state)
+            noteOverflow(state)
         }
     }
 
@@ -473,7 +473,7 @@ public final class Engine: @unchecked Sendable {
         control.withLock { state in
             if !mixer.hasSinc, Mixer.mayNeedSinc(command) { mixer.prepareSinc() }
             state.send(command, to: queue)
-            noteOverflow(&state)
+            noteOverflow(state)
         }
     }
 
@@ -483,7 +483,7 @@ public final class Engine: @unchecked Sendable {
         control.withLock { state in
             if !mixer.hasSinc, Mixer.mayNeedSinc(change) { mixer.prepareSinc() }
             state.send(change, slot: slot, generation: generation, to: queue)
-            noteOverflow(&state)
+            noteOverflow(state)
         }
     }
 
@@ -494,18 +494,17 @@ public final class Engine: @unchecked Sendable {
         let queue = mixer.commands
         control.withLock { state in
             state.flushOverflow(to: queue)
-            noteOverflow(&state)
+            noteOverflow(state)
         }
         reclaimChains()
     }
 
-    /// After a send or a flush, under the control lock: `overflowSettled` follows the overflow.
-    private func noteOverflow(_ state: inout ControlState) {
+    /// After a send or a flush, under the control lock (so the only writer): `overflowSettled` follows the
+    /// overflow.
+    private func noteOverflow(_ state: borrowing ControlState) {
         if !state.overflow.isEmpty {
-            state.overflowed = true
             overflowSettled.store(.max, ordering: .releasing)
-        } else if state.overflowed {
-            state.overflowed = false
+        } else if overflowSettled.load(ordering: .relaxed) == .max {
             overflowSettled.store(renderedFrame + parameterGrace, ordering: .releasing)
         }
     }

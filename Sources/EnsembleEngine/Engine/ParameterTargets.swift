@@ -10,9 +10,9 @@
 /// and the change's frame (the render side takes every waiting command at a block's start, and a timed one by its
 /// frame, or sooner when cancelled or dropped); a change left in the engine's overflow (the ring full) holds every
 /// target until two blocks after it entered the ring (`Engine.parameterReleaseFrame`, what `sweep` is given).
-/// Otherwise it holds the target weakly: its chain, insert or sound keeps it alive as
-/// long as the render side can run it, and a target nobody holds any more is forgotten. So an application that
-/// makes a new effect per shot does not grow the engine: entries are swept whenever they have doubled.
+/// Otherwise it holds the target weakly: its chain, insert or sound keeps it alive as long as the render side can
+/// run it, and a target nobody holds any more is forgotten. So an application that makes a new effect per shot
+/// does not grow the engine: entries are swept whenever they have doubled.
 struct ParameterTargets<Target: AnyObject> {
     private struct Entry {
         weak var target: Target?
