@@ -59,12 +59,10 @@ final class OpenALStream: @unchecked Sendable {
     private let realTime: Bool
 
     /// Buffers in the ring now (render thread; published in `activeBuffers`): it starts at the configured count
-    /// and doubles, up to `capacity`, when underruns repeat (`growthWindow`).
+    /// and doubles, up to `capacity`, when underruns repeat (`growth`).
     private var active: Int
-    /// Monotonic time of the last underrun (0: none yet), for the growth rule.
-    private var lastUnderrunNanos: Int64 = 0
-    /// An underrun within this time of the previous one grows the ring.
-    static let growthWindow: Int64 = 10_000_000_000
+    /// When an underrun grows the ring (render thread).
+    private var growth: RingGrowthRule
 
     /// Buffers played and unqueued, and buffers rendered (or carried) so far, in this stream's numbering.
     private var unqueuedBuffers: Int64 = 0
@@ -121,6 +119,7 @@ final class OpenALStream: @unchecked Sendable {
         self.engine = engine
         let capacity = max(capacity ?? bufferCount, bufferCount)
         self.capacity = capacity
+        growth = RingGrowthRule(capacity: capacity)
         active = bufferCount
         activeBuffers = Atomic(bufferCount)
         self.bufferFrames = bufferFrames
@@ -444,8 +443,8 @@ final class OpenALStream: @unchecked Sendable {
     }
 
     /// Counts an underrun and restarts the stopped source, whose queue holds only unplayed buffers in order.
-    /// An underrun within `growthWindow` of the previous one first doubles the ring (up to `capacity`): the
-    /// new buffers are rendered and queued behind the others, so the timeline goes on unchanged.
+    /// An underrun the growth rule says repeats doubles the ring first (up to `capacity`): the new buffers are
+    /// rendered and queued behind the others, so the timeline goes on unchanged.
     @_noLocks
     private func restartAfterUnderrun() {
         // Every buffer before `unqueuedBuffers` was played; the restarted source resumes with the next one.
@@ -453,9 +452,7 @@ final class OpenALStream: @unchecked Sendable {
         lastUnderrunFrame.store(resumed, ordering: .relaxed)
         underruns.add(1, ordering: .relaxed)
         latencyStale = true
-        let time = monotonicNanos()
-        if lastUnderrunNanos != 0, time - lastUnderrunNanos < Self.growthWindow, active < capacity {
-            let grown = min(2 * active, capacity)
+        if let grown = growth.underrun(atNanos: monotonicNanos(), active: active) {
             for k in active..<grown { refill(buffers[k]) }
             active = grown
             activeBuffers.store(grown, ordering: .relaxed)
@@ -463,7 +460,6 @@ final class OpenALStream: @unchecked Sendable {
             let frames = grown * bufferFrames
             clock._withUnsafeGuaranteedRef { $0.ringGrew(to: frames, at: resumed) }
         }
-        lastUnderrunNanos = time
         let s = source
         _unsafePerformance { alSourcePlay(s) }
     }
