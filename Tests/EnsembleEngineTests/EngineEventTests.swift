@@ -294,7 +294,8 @@ final class EngineEventTests: XCTestCase {
         // A timed play while the previous voice still sounds replaces it: both ends are reported.
         try track.play(at: engine.time(frame: 1600))
         let replaced = Task { try await track.finished }          // the voice started on 1600
-        while track.endWaiters.waitingCount == 0 { await Task.yield() }
+        // Registered, not merely begun: a wait decides which voice it waits for when it registers.
+        while track.endWaiters.registeredCount == 0 { await Task.yield() }
         track.schedulePlay(atFrame: 2000)                           // cuts the 1600 voice on 2000 (stopped)
         _ = engine.renderOffline(frames: 2000, blockFrames: 256)
         let cut = try await replaced.value

@@ -37,6 +37,9 @@ package final class EndWaiters<Value: Sendable>: Sendable {
 
     /// Tasks waiting now (for tests: a cancelled wait must leave none behind).
     package var waitingCount: Int { state.withLock { $0.waiters.count + $0.starting.count } }
+    /// Tasks whose wait is decided and registered (for tests: after this counts a wait, what it waits for is
+    /// fixed; a wait only begun has not yet read what it waits for).
+    package var registeredCount: Int { state.withLock { $0.waiters.count } }
 
     /// Waits as `target` decides, given the last end reported (`target` runs under this object's lock, so an end
     /// reported meanwhile cannot be missed; it may take other locks that the reporting thread does not hold
