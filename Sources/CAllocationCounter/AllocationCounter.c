@@ -31,14 +31,15 @@ static inline void note(void) {
         atomic_fetch_add_explicit(&shared_count, 1, memory_order_relaxed);
 }
 
-// Under AddressSanitizer (`swift test --sanitize=address`) its allocator must stay in place: nothing is counted
-// then (AllocationTests.testCounterIsLiveAndCounts says so), but the rest of the suite runs checked.
+// Under AddressSanitizer or ThreadSanitizer (`swift test --sanitize=address|thread`) the sanitizer's allocator must
+// stay in place: nothing is counted then (AllocationTests.testCounterIsLiveAndCounts says so), but the rest of the
+// suite runs checked.
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ENSEMBLE_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define ENSEMBLE_SANITIZER_ALLOCATOR 1
 #endif
 #endif
-#ifndef ENSEMBLE_ASAN
+#ifndef ENSEMBLE_SANITIZER_ALLOCATOR
 void *malloc(size_t size) { note(); return __libc_malloc(size); }
 void *calloc(size_t n, size_t size) { note(); return __libc_calloc(n, size); }
 void *realloc(void *p, size_t size) { note(); return __libc_realloc(p, size); }

@@ -24,8 +24,9 @@ package final class StreamLoader: @unchecked Sendable {
     private var streams: [StreamRing] = []
     private var running = true
     private var workSignal = 0
+    /// Decoders open now: changed by the loader thread only, read by `statistics()` on any thread (so atomic).
+    private let openDecoders = Atomic<Int>(0)
     /// Loader-thread state.
-    private var openDecoders = 0
     private var clock: UInt64 = 0
     private var interleaved: UnsafeMutablePointer<Float>
     /// Test hook: a delay (µs) before each chunk is decoded, to simulate a slow disk.
@@ -86,8 +87,9 @@ package final class StreamLoader: @unchecked Sendable {
     func statistics() -> StreamStatistics {
         condition.lock()
         defer { condition.unlock() }
-        var st = StreamStatistics(openStreams: 0, openFiles: openDecoders, underruns: retiredUnderruns,
-                                  missingFrames: retiredMissing, ringBytes: 0, errors: errors, nonFiniteSamples: nonFinite)
+        var st = StreamStatistics(openStreams: 0, openFiles: openDecoders.load(ordering: .relaxed),
+                                  underruns: retiredUnderruns, missingFrames: retiredMissing, ringBytes: 0,
+                                  errors: errors, nonFiniteSamples: nonFinite)
         for s in streams where !s.closed.load(ordering: .relaxed) {
             st.openStreams += 1
             st.underruns += s.underruns
@@ -128,7 +130,7 @@ package final class StreamLoader: @unchecked Sendable {
                 retiredUnderruns += s.underruns
                 retiredMissing += s.missingFrames
                 if s.feed != nil { retiredLive.append(s) }
-                if s.decoder != nil { openDecoders -= 1 }
+                if s.decoder != nil { openDecoders.subtract(1, ordering: .relaxed) }
                 s.decoder = nil
                 return true
             }
@@ -217,7 +219,7 @@ package final class StreamLoader: @unchecked Sendable {
             condition.lock()
             errors.append(error)
             condition.unlock()
-            if s.decoder != nil { openDecoders -= 1 }
+            if s.decoder != nil { openDecoders.subtract(1, ordering: .relaxed) }
             s.decoder = nil
             c[StreamView.status].store(StreamRing.Status.failed.rawValue, ordering: .releasing)
         }
@@ -293,19 +295,19 @@ package final class StreamLoader: @unchecked Sendable {
         clock += 1
         s.lastUse = clock
         if let d = s.decoder { return d }
-        if openDecoders >= maxOpenFiles {
+        if openDecoders.load(ordering: .relaxed) >= maxOpenFiles {
             condition.lock()
             let victim = streams.filter { $0.decoder != nil && $0 !== s }.min { $0.lastUse < $1.lastUse }
             condition.unlock()
             if let victim, victim.decoder != nil {
                 victim.decoder = nil
-                openDecoders -= 1
+                openDecoders.subtract(1, ordering: .relaxed)
             }
         }
         guard let file = s.file else { throw AudioFileError(.unreadable, path: s.name, "a live stream has no file") }
         let d = try file.open()
         s.decoder = d
-        openDecoders += 1
+        openDecoders.add(1, ordering: .relaxed)
         s.decoderPosition = 0
         return d
     }
