@@ -142,6 +142,13 @@ final class PulseAudioPlaybackTests: XCTestCase {
             }
             XCTAssertFalse(played.stderr.contains("underrun"), played.stderr)
             let heard = stretches(recording, reference: reference)
+            // The server's own client can starve too (OpenAL Soft's mixer thread late to write to pulse): the
+            // server then plays silence in place of the frames that came late, with no underrun in Ensemble's
+            // ring. Such a break, as rare as an underrun, is repeated likewise; one that recurs is a fault.
+            if heard.count > 1 && attempt < 3 {
+                print("run \(attempt): a break in the recording, none in Ensemble's ring (machine busy); repeating: \(heard)")
+                continue
+            }
             XCTAssertEqual(heard.count, 1, "one stretch without a break: \(heard)")
             let whole = try XCTUnwrap(heard.first, "nothing was played")
             XCTAssertEqual(whole.reference, 0, "the recording starts with the render's first frame")
