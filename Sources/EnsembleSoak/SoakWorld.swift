@@ -94,9 +94,8 @@ final class SoakWorld: Sendable {
     /// and must still find its twin, and the live effect must not be freed meanwhile (its address could be reused
     /// and mapped to the wrong twin).
     private let retired = Mutex<[(live: CustomEffect, twin: CustomEffect, until: Int64)]>([])
-    /// Where a parameter change the soak cannot map is written (after its violation is noted): never into an
-    /// effect's own memory.
-    /// (Written only under the ledger's violation, by the render loop's replay; its value is never read.)
+    /// Where a parameter change the soak cannot map is written (after its violation is noted), never into an
+    /// effect's own memory: written only by the render loop's replay, never read.
     nonisolated(unsafe) private let strayParameter = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     /// How many custom effects the traffic installed.
     private let installedEffects = Atomic<Int>(0)

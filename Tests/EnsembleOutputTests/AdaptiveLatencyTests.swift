@@ -73,23 +73,34 @@ final class AdaptiveLatencyTests: XCTestCase {
         return (start, end, growths, underruns, latency, engineLatency, reported, kept, seconds)
     }
 
+    /// The ring sizes the doublings pass through from `start` buffers up to the cap `maximumLatency` allows (never
+    /// below `start`), worked from the rule's statement.
+    private static func doublings(from start: Int, maximumLatency: Double) -> [Int] {
+        let cap = max(Int((maximumLatency * 48000).rounded()) / bufferFrames, start)
+        var sizes: [Int] = [], count = start
+        while count < cap {
+            count = min(2 * count, cap)
+            sizes.append(count)
+        }
+        return sizes
+    }
+
+    /// The latency of a ring of `buffers` buffers, seconds.
+    private static func latency(_ buffers: Int) -> Double { Double(buffers * bufferFrames) / 48000 }
+
     func testRepeatedUnderrunsDoubleTheRingUpToTheCap() throws {
         // 80 ms at 240-frame buffers: 16 buffers at most.
         let r = try run(stalls: 4, maximumLatency: 0.08)
-        let cap = max(16, r.start)
+        let sizes = Self.doublings(from: r.start, maximumLatency: 0.08)
+        let cap = sizes.last ?? r.start
         XCTAssertGreaterThanOrEqual(r.underruns, 4, "each stall is an underrun")
         XCTAssertEqual(r.end, cap, "doubled up to the cap, never past it")
-        var expected: [Double] = [], count = r.start
-        while count < cap {
-            count = min(2 * count, cap)
-            expected.append(Double(count * Self.bufferFrames) / 48000)
-        }
-        XCTAssertEqual(r.growths, expected.count, "one growth per doubling, none once at the cap")
-        XCTAssertEqual(r.latency, Double(cap * Self.bufferFrames) / 48000)
+        XCTAssertEqual(r.growths, sizes.count, "one growth per doubling, none once at the cap")
+        XCTAssertEqual(r.latency, Self.latency(cap))
         // Each growth is announced once (growths 0.4 s apart are never coalesced by the event thread's poll).
-        XCTAssertEqual(r.reported, expected)
+        XCTAssertEqual(r.reported, sizes.map(Self.latency))
         // The engine's latency counts the grown ring (and the device's own latency on top).
-        XCTAssertGreaterThanOrEqual(r.engineLatency, Double(cap * Self.bufferFrames) / 48000 - 0.001)
+        XCTAssertGreaterThanOrEqual(r.engineLatency, Self.latency(cap) - 0.001)
         XCTAssertTrue(r.samplesKept, "the timeline and the rendered samples are unchanged by the growth")
     }
 
@@ -100,9 +111,7 @@ final class AdaptiveLatencyTests: XCTestCase {
         // three tries for a run with the lone underrun; every try checks the rule.
         for attempt in 1...3 {
             let r = try run(stalls: 1, maximumLatency: 0.5)
-            let cap = max(Int(0.5 * 48000) / Self.bufferFrames, r.start)
-            var sizes: [Int] = [], count = r.start
-            while count < cap { count = min(2 * count, cap); sizes.append(count) }
+            let sizes = Self.doublings(from: r.start, maximumLatency: 0.5)
             let repeated = min(max(r.underruns - 1, 0), sizes.count)
             XCTAssertGreaterThanOrEqual(r.underruns, 1, "the stall is an underrun")
             if r.seconds < 10 {
@@ -111,7 +120,7 @@ final class AdaptiveLatencyTests: XCTestCase {
                 XCTAssertLessThanOrEqual(r.growths, repeated, "\(r.underruns) underruns over \(r.seconds) s")
             }
             XCTAssertEqual(r.end, r.growths == 0 ? r.start : sizes[r.growths - 1])
-            XCTAssertEqual(r.reported, sizes.prefix(r.growths).map { Double($0 * Self.bufferFrames) / 48000 })
+            XCTAssertEqual(r.reported, sizes.prefix(r.growths).map(Self.latency))
             XCTAssertTrue(r.samplesKept)
             if r.underruns == 1 || attempt == 3 { return }
         }
